@@ -1,0 +1,113 @@
+"""kartalint's own rules for definitions upstream accepts but that misbehave (spec §2.1 "NOT checked")."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from .. import karta
+from . import Context
+
+
+def _d(value: Any) -> Dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def check(ctx: Context) -> None:
+    comps = karta.components(ctx.data)
+    for comp in comps:
+        data = comp.data
+        if not comp.is_root and data.get("statusDefinition") is not None:
+            ctx.report("child-status-definition", comp.path + ("statusDefinition",),
+                       f"statusDefinition on child component '{data.get('name')}' is ignored: only the root's is used", key=True)
+        if not comp.is_root and isinstance(data.get("kind"), dict):
+            gvk = karta.gvk_of(data["kind"])
+            if gvk is not None and (not gvk[1] or not gvk[2]):
+                ctx.report("child-incomplete-kind", comp.path + ("kind",),
+                           f"kind of child component '{data.get('name')}' has an empty version or kind", key=True)
+        _status(ctx, comp)
+        scale = data.get("scaleDefinition")
+        if isinstance(scale, dict) and not any(isinstance(scale.get(k), str) and scale.get(k) for k in karta.SCALE_PATHS):
+            ctx.report("empty-scale-definition", comp.path + ("scaleDefinition",),
+                       f"scaleDefinition of '{data.get('name')}' has no path: replica extraction always fails "
+                       "(instance ids count (1) does not match results count (0))", key=True)
+        spec = _d(data.get("specDefinition"))
+        frag = spec.get("fragmentedPodSpecDefinition")
+        if isinstance(frag, dict) and not any(isinstance(frag.get(k), str) and frag.get(k) for k in karta.FRAGMENTED_PATHS):
+            ctx.report("empty-fragmented-spec", comp.path + ("specDefinition", "fragmentedPodSpecDefinition"),
+                       f"fragmentedPodSpecDefinition of '{data.get('name')}' has no path: pod spec extraction always fails", key=True)
+        if spec.get("metadataPath") and not spec.get("podSpecPath"):
+            ctx.report("metadata-without-pod-spec", comp.path + ("specDefinition", "metadataPath"),
+                       "metadataPath is only meaningful together with podSpecPath", key=True)
+    _additional_kinds(ctx, comps)
+
+
+def _status(ctx: Context, comp: karta.ComponentRef) -> None:
+    status = _d(comp.data.get("statusDefinition"))
+    if not status:
+        return
+    spath = comp.path + ("statusDefinition",)
+    conditions = status.get("conditionsDefinition")
+    phase = status.get("phaseDefinition")
+    uses_reason = False
+    for key, matchers in _d(status.get("statusMappings")).items():
+        for mi, matcher in enumerate(matchers if isinstance(matchers, list) else []):
+            mpath = spath + ("statusMappings", key, mi)
+            if matcher == {}:
+                ctx.report("always-matching-status", mpath,
+                           f"the empty matcher always matches: every object is reported {karta.MAPPING_KEYS.get(key, key)}")
+            matcher = _d(matcher)
+            if matcher.get("byPhase") and phase is None:
+                ctx.report("phase-without-definition", mpath + ("byPhase",),
+                           "byPhase is used but statusDefinition has no phaseDefinition: it never matches", key=True)
+            by_conditions = matcher.get("byConditions")
+            if by_conditions and conditions is None:
+                ctx.report("conditions-without-definition", mpath + ("byConditions",),
+                           "byConditions is used but statusDefinition has no conditionsDefinition: it never matches", key=True)
+            for ci, entry in enumerate(by_conditions if isinstance(by_conditions, list) else []):
+                entry = _d(entry)
+                if entry.get("reason"):
+                    uses_reason = True
+                if not entry.get("status") and not entry.get("reason") and entry:
+                    ctx.report("condition-without-expectation", mpath + ("byConditions", ci),
+                               f"condition '{entry.get('type')}' has neither status nor reason: it matches whenever the condition exists")
+    if isinstance(conditions, dict):
+        cpath = spath + ("conditionsDefinition",)
+        wanted = ["typeFieldName", "statusFieldName"] + (["reasonFieldName"] if uses_reason else [])
+        for name in wanted:
+            if not conditions.get(name):
+                default = karta.CONDITION_FIELD_DEFAULTS[name]
+                ctx.report("condition-field-name-missing", cpath,
+                           f"conditionsDefinition has no {name}: the cluster defaults it to '{default}', "
+                           f"but file-based tools read an empty name and never match", key=True,
+                           hint=f"add {name}: {default}")
+
+
+def _additional_kinds(ctx: Context, comps: list) -> None:
+    sd = karta.structure(ctx.data)
+    kinds = sd.get("additionalChildKinds")
+    if not isinstance(kinds, list):
+        return
+    component_kinds = {}
+    for comp in comps:
+        gvk = karta.gvk_of(comp.data.get("kind"))
+        if gvk is not None:
+            component_kinds.setdefault((gvk[0], gvk[2]), comp.data.get("name"))
+    seen = {}
+    for i, entry in enumerate(kinds):
+        gvk = karta.gvk_of(entry)
+        if gvk is None:
+            continue
+        path = ("spec", "structureDefinition", "additionalChildKinds", i)
+        if gvk in seen:
+            ctx.report("duplicate-additional-kind", path, f"additionalChildKinds repeats {_show(gvk)} (also at index {seen[gvk]})")
+        else:
+            seen[gvk] = i
+        owner = component_kinds.get((gvk[0], gvk[2]))
+        if owner is not None:
+            ctx.report("additional-kind-overlaps-component", path,
+                       f"additionalChildKinds lists {_show(gvk)}, already the kind of component '{owner}'")
+
+
+def _show(gvk: tuple) -> str:
+    group, version, kind = gvk
+    return f"{group}/{version}/{kind}" if group else f"{version}/{kind}"

@@ -1,0 +1,21 @@
+"""kartalint's jq front-end: tokenizer, parser, static analysis, libjq compilation, bounded runs."""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional, Tuple
+
+from .lexer import JqSyntaxError
+from .parser import Node, parse
+
+
+@functools.lru_cache(maxsize=8192)
+def parse_cached(expression: str) -> Tuple[Optional[Node], Optional[JqSyntaxError]]:
+    """(tree, None) or (None, error); cached by source text (trees are not mutated)."""
+    try:
+        return parse(expression), None
+    except JqSyntaxError as exc:
+        return None, exc
+
+
+__all__ = ["JqSyntaxError", "Node", "parse", "parse_cached"]

@@ -1,0 +1,404 @@
+"""What kartalint knows about a jq expression from its syntax tree.
+
+* ``restrictions``: Karta's blacklist (spec §2.3) as upstream applies it, plus the places
+  upstream's walker misses (``as`` bodies, ``label`` bodies, unary operands), marked as such;
+* ``portability``: constructs libjq accepts but gojq lacks or evaluates differently;
+* ``safety``: constructs that read the environment, files or input, or never terminate;
+* ``first_non_path``: why an expression cannot be used as an assignable path;
+* ``path_facts``: the field paths an expression reads and whether each is guarded by ``//``;
+* ``unguarded_arithmetic``: arithmetic that fails when an operand path is absent (null).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator, List, Optional, Tuple
+
+from .parser import ASSIGN_OPS, Node
+
+FORBIDDEN_DEL = "del"
+FORBIDDEN_EXCESSIVE = ("range", "paths", "recurse", "walk", "repeat")
+
+# Builtins that libjq has and gojq lacks or treats differently.
+NOT_PORTABLE_CALLS = {
+    "keys_unsorted": "gojq has no keys_unsorted (object keys are always sorted there); use keys",
+    "input_line_number": "gojq has no input_line_number",
+    "get_search_list": "gojq has no get_search_list",
+    "get_jq_origin": "gojq has no get_jq_origin",
+    "get_prog_origin": "gojq has no get_prog_origin",
+    "recurse_down": "gojq has no recurse_down",
+    "splits/2": "splits with flags: Oniguruma (libjq) and Go regexp (gojq) flags differ",
+}
+NOT_PORTABLE_VARS = {"__loc__": "gojq has no $__loc__", "__prog_args": "gojq has no $__prog_args"}
+UNSAFE_CALLS = {
+    "env": "reads the process environment (it would leak CI secrets into reports; Karta runs with none)",
+    "input": "reads further inputs",
+    "inputs": "reads further inputs",
+    "debug": "writes to stderr",
+    "stderr": "writes to stderr",
+    "input_filename": "reads the input file name",
+    "halt": "stops the program",
+    "halt_error": "stops the program",
+}
+UNSAFE_VARS = {"ENV": "reads the process environment (it would leak CI secrets into reports; Karta runs with none)"}
+REGEX_CALLS = {"test", "match", "capture", "scan", "split", "splits", "sub", "gsub"}
+_NOT_RE2 = re.compile(r"\(\?[=!]|\(\?<[=!]|\(\?>|\\[1-9]|[*+?}]\+|\\[hHRXK]")
+
+# Calls through which a jq expression stays an assignable path.
+PATH_CALLS = {
+    "select", "first", "last", "getpath", "empty", "error", "recurse", "limit", "nth", "objects",
+    "arrays", "scalars", "strings", "numbers", "booleans", "nulls", "iterables", "values", "paths",
+}
+_ARITH_FAILS_ON_NULL = ("-", "*", "/", "%")
+
+
+@dataclass(frozen=True)
+class Problem:
+    rule: str
+    message: str
+    start: int
+    end: int
+    upstream_misses: bool = False
+
+
+def _walk_with_visibility(root: Node) -> Iterator[Tuple[Node, bool]]:
+    """Nodes with a flag: True where upstream's blacklist walker does not look."""
+    stack: List[Tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, hidden = stack.pop()
+        yield node, hidden
+        kind = node.kind
+        for index, child in enumerate(node.children):
+            if child is None:
+                continue
+            child_hidden = hidden
+            if kind == "bind" and index >= 1:
+                child_hidden = True  # `as $x | body`: upstream does not descend
+            elif kind in ("label", "neg"):
+                child_hidden = True
+            stack.append((child, child_hidden))
+
+
+def restrictions(root: Node) -> List[Problem]:
+    """Karta's forbidden constructs: ``del``, excessive-output functions, ``..``, assignment."""
+    problems = []
+    for node, hidden in _walk_with_visibility(root):
+        if node.kind == "call" and node.value == FORBIDDEN_DEL:
+            problems.append(Problem("jq-forbidden-function", "del function is not allowed", node.start, node.end, hidden))
+        elif node.kind == "call" and node.value in FORBIDDEN_EXCESSIVE:
+            problems.append(
+                Problem("jq-forbidden-function", f"function '{node.value}' may produce excessive output and is not allowed", node.start, node.end, hidden)
+            )
+        elif node.kind == "recurse":
+            problems.append(Problem("jq-recursive-descent", "recursive descent operator '..' is not allowed", node.start, node.end, hidden))
+        elif node.kind == "binop" and node.value in ASSIGN_OPS:
+            problems.append(Problem("jq-assignment", f"modifying operator '{node.value}' is not allowed", node.start, node.end, hidden))
+    problems.sort(key=lambda p: (p.start, p.end))
+    return problems
+
+
+def portability(root: Node, source: str) -> List[Problem]:
+    problems = []
+    for node in root.walk():
+        if node.kind == "call":
+            name = str(node.value)
+            arity = len(node.children)
+            reason = NOT_PORTABLE_CALLS.get(f"{name}/{arity}") or NOT_PORTABLE_CALLS.get(name)
+            if reason:
+                problems.append(Problem("jq-not-portable", f"'{name}' is not portable: {reason}", node.start, node.end))
+            if name in REGEX_CALLS and node.children:
+                regex = node.children[0]
+                if regex is not None and regex.kind == "literal" and isinstance(regex.value, str) and _NOT_RE2.search(regex.value):
+                    problems.append(
+                        Problem("jq-not-portable", "regular expression uses a feature Go's regexp (gojq) does not support (lookaround, backreference, atomic or possessive groups)", regex.start, regex.end)
+                    )
+        elif node.kind == "var" and node.value in NOT_PORTABLE_VARS:
+            problems.append(Problem("jq-not-portable", f"'${node.value}' is not portable: {NOT_PORTABLE_VARS[node.value]}", node.start, node.end))
+        elif node.kind == "funcdef":
+            name = str(node.value)
+            if "::" in name:
+                problems.append(Problem("jq-not-portable", f"module-qualified function name '{name}' is not accepted by gojq", node.start, node.end))
+            elif name in ("if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch", "label", "import", "include", "and", "or", "not", "def", "__loc__"):
+                problems.append(Problem("jq-not-portable", f"gojq does not allow the keyword '{name}' as a function name", node.start, node.end))
+        elif node.kind == "slice":
+            for bound in node.children[1:]:
+                if bound is not None and bound.kind == "literal" and isinstance(bound.value, float):
+                    problems.append(Problem("jq-not-portable", "slices with fractional bounds round differently in libjq and gojq", bound.start, bound.end))
+    return problems
+
+
+def safety(root: Node) -> List[Problem]:
+    problems = []
+    for node in root.walk():
+        if node.kind == "call":
+            reason = UNSAFE_CALLS.get(str(node.value))
+            if reason and not _defined_locally(root, str(node.value)):
+                problems.append(Problem("jq-unsafe", f"'{node.value}' {reason}", node.start, node.end))
+        elif node.kind == "var" and node.value in UNSAFE_VARS:
+            problems.append(Problem("jq-unsafe", f"'${node.value}' {UNSAFE_VARS[node.value]}", node.start, node.end))
+        elif node.kind == "directive":
+            problems.append(Problem("jq-unsafe", f"'{node.value}' reads jq modules from files", node.start, node.end))
+    problems.extend(unbounded_recursion(root))
+    return problems
+
+
+def _defined_locally(root: Node, name: str) -> bool:
+    return any(n.kind == "funcdef" and n.value == name for n in root.walk())
+
+
+def unbounded_recursion(root: Node) -> List[Problem]:
+    """Recursive functions whose self-call is reached on every path (no visible base case)."""
+    problems = []
+    for node in root.walk():
+        if node.kind != "funcdef":
+            continue
+        body = node.children[0]
+        if body is None:
+            continue
+        call = _unconditional_self_call(body, str(node.value), len(node.params))
+        if call is not None:
+            problems.append(
+                Problem(
+                    "jq-unbounded-recursion",
+                    f"function '{node.value}' calls itself on every path and never returns",
+                    call.start,
+                    call.end,
+                )
+            )
+    return problems
+
+
+_STOPPERS = {"if", "try", "optional", "reduce", "foreach", "label", "funcdef"}
+_MAY_BE_EMPTY_CALLS = {"select", "empty", "error", "first", "limit", "until", "while", "recurse", "last", "nth", "halt", "halt_error"}
+
+
+def _may_stop(node: Node) -> bool:
+    """True when ``node`` may produce no output (so what is piped after it may not run)."""
+    for sub in node.walk():
+        if sub.kind in ("iterate", "if", "try", "optional", "reduce", "foreach"):
+            return True
+        if sub.kind == "call" and sub.value in _MAY_BE_EMPTY_CALLS:
+            return True
+    return False
+
+
+def _unconditional_self_call(node: Node, name: str, arity: int) -> Optional[Node]:
+    if node.kind == "call" and node.value == name and len(node.children) == arity:
+        return node
+    if node.kind in _STOPPERS or node.kind == "call":
+        return None
+    if node.kind == "binop":
+        left, right = node.children
+        op = node.value
+        if op in ("//", "and", "or"):
+            return _unconditional_self_call(left, name, arity) if left is not None else None
+        if op == "|":
+            found = _unconditional_self_call(left, name, arity) if left is not None else None
+            if found is not None:
+                return found
+            if left is not None and _may_stop(left):
+                return None
+            return _unconditional_self_call(right, name, arity) if right is not None else None
+    if node.kind == "bind":
+        source, body = node.children[0], node.children[1]
+        found = _unconditional_self_call(source, name, arity) if source is not None else None
+        if found is not None:
+            return found
+        if source is not None and _may_stop(source):
+            return None
+        return _unconditional_self_call(body, name, arity) if body is not None else None
+    for child in node.children:
+        if child is None:
+            continue
+        found = _unconditional_self_call(child, name, arity)
+        if found is not None:
+            return found
+    return None
+
+
+def first_non_path(node: Node) -> Optional[Node]:
+    """The first sub-expression that prevents ``node`` from being an assignable path, or None."""
+    kind = node.kind
+    if kind in ("identity", "iterate", "field", "index", "slice", "optional", "paren", "try"):
+        target = node.children[0] if node.children else None
+        if kind == "index" and target is None:
+            return None
+        if kind == "try":
+            return first_non_path(target) if target is not None else None
+        return first_non_path(target) if target is not None else None
+    if kind == "recurse":
+        return None
+    if kind == "binop" and node.value in ("|", ","):
+        for child in node.children:
+            if child is not None:
+                bad = first_non_path(child)
+                if bad is not None:
+                    return bad
+        return None
+    if kind == "if":
+        branches = int(node.value or 1)
+        results = [node.children[2 * i + 1] for i in range(branches)]
+        if len(node.children) > 2 * branches:
+            results.append(node.children[-1])
+        for child in results:
+            if child is not None:
+                bad = first_non_path(child)
+                if bad is not None:
+                    return bad
+        return None
+    if kind == "bind":
+        body = node.children[1]
+        return first_non_path(body) if body is not None else None
+    if kind == "call" and node.value in PATH_CALLS:
+        return None
+    if kind == "funcdef":
+        rest = node.children[1]
+        return first_non_path(rest) if rest is not None else None
+    return node
+
+
+@dataclass(frozen=True)
+class PathRead:
+    """A field path read by an expression, e.g. ``.spec.replicatedJobs[].replicas``."""
+
+    path: Tuple[str, ...]  # field names, "[]" for iteration, "[n]" for indices
+    start: int
+    end: int
+    guarded: bool  # under the left side of `//` or `?`, or inside try
+
+    def text(self) -> str:
+        out = ""
+        for part in self.path:
+            out += part if part.startswith("[") else "." + part
+        return out or "."
+
+
+def _path_of(node: Optional[Node], base: Tuple[str, ...]) -> Optional[Tuple[str, ...]]:
+    """The static field path of a path-only node, relative to ``base`` (the input's path)."""
+    if node is None:
+        return base
+    kind = node.kind
+    if kind == "identity":
+        return base
+    if kind == "field":
+        inner = _path_of(node.children[0], base)
+        return inner + (str(node.value),) if inner is not None else None
+    if kind == "index":
+        inner = _path_of(node.children[0], base)
+        key = node.children[1]
+        if inner is None or key is None:
+            return None
+        if key.kind == "literal" and isinstance(key.value, str):
+            return inner + (key.value,)
+        if key.kind == "literal" and isinstance(key.value, int):
+            return inner + (f"[{key.value}]",)
+        return inner + ("[?]",)
+    if kind == "iterate":
+        inner = _path_of(node.children[0], base)
+        return inner + ("[]",) if inner is not None else None
+    if kind == "optional":
+        return _path_of(node.children[0], base)
+    if kind == "paren":
+        return _path_of(node.children[0], base)
+    if kind == "binop" and node.value == "|":
+        left = _path_of(node.children[0], base)
+        return _path_of(node.children[1], left) if left is not None else None
+    return None
+
+
+def path_facts(root: Node) -> List[PathRead]:
+    """Every maximal field path read, with whether it is guarded by ``//``, ``?`` or ``try``."""
+    reads: List[PathRead] = []
+    _collect(root, (), False, reads)
+    return reads
+
+
+def _collect(node: Optional[Node], base: Optional[Tuple[str, ...]], guarded: bool, reads: List[PathRead]) -> None:
+    if node is None:
+        return
+    kind = node.kind
+    if kind in ("field", "index", "iterate") or (kind == "optional" and _path_of(node, ()) is not None):
+        full = _path_of(node, base or ())
+        if full is not None and base is not None:
+            reads.append(PathRead(full, node.start, node.end, guarded or kind == "optional" or _has_optional(node)))
+            # index expressions are evaluated against the input too
+            for sub in node.walk():
+                if sub.kind == "index" and sub.children[1] is not None and sub.children[1].kind not in ("literal",):
+                    _collect(sub.children[1], base, guarded, reads)
+            return
+    if kind == "binop" and node.value == "|":
+        left, right = node.children
+        _collect(left, base, guarded, reads)
+        left_path = _path_of(left, base) if base is not None else None
+        _collect(right, left_path, guarded, reads)
+        return
+    if kind == "binop" and node.value == "//":
+        left, right = node.children
+        _collect(left, base, True, reads)
+        _collect(right, base, guarded, reads)
+        return
+    if kind in ("try", "optional"):
+        for child in node.children:
+            _collect(child, base, True, reads)
+        return
+    if kind == "bind":
+        source, body = node.children[0], node.children[1]
+        _collect(source, base, guarded, reads)
+        _collect(body, base, guarded, reads)
+        return
+    if kind in ("reduce", "foreach"):
+        _collect(node.children[0], base, guarded, reads)
+        for child in node.children[2:]:
+            _collect(child, None, guarded, reads)
+        return
+    if kind == "call" and node.value in ("select", "map", "any", "all", "length", "first", "last"):
+        # arguments see elements (map/any/all on an array) or the input itself (select)
+        inner_base = base + ("[]",) if base is not None and node.value in ("map", "any", "all") and node.children else base
+        for child in node.children:
+            _collect(child, inner_base, guarded, reads)
+        return
+    if kind == "funcdef":
+        _collect(node.children[0], None, guarded, reads)
+        _collect(node.children[1], base, guarded, reads)
+        return
+    for child in node.children:
+        _collect(child, base, guarded, reads)
+
+
+def _has_optional(node: Node) -> bool:
+    return any(n.kind == "optional" for n in node.walk())
+
+
+def unguarded_arithmetic(root: Node) -> List[Tuple[Node, PathRead]]:
+    """(operator node, operand path) for ``-``, ``*``, ``/``, ``%`` on a bare path: jq fails on
+    ``null`` there (``null + x`` is fine, so ``+`` is not reported)."""
+    found: List[Tuple[Node, PathRead]] = []
+    _arith(root, (), found)
+    return found
+
+
+def _arith(node: Optional[Node], base: Optional[Tuple[str, ...]], found: List[Tuple[Node, PathRead]]) -> None:
+    if node is None:
+        return
+    if node.kind == "binop" and node.value == "|":
+        left, right = node.children
+        _arith(left, base, found)
+        _arith(right, _path_of(left, base) if base is not None else None, found)
+        return
+    if node.kind == "binop" and node.value == "//":
+        _arith(node.children[1], base, found)
+        return  # the left side is guarded by the default
+    if node.kind in ("try", "optional", "if", "funcdef", "reduce", "foreach"):
+        return
+    if node.kind == "binop" and node.value in _ARITH_FAILS_ON_NULL:
+        for operand in node.children:
+            if operand is None:
+                continue
+            bare = operand.children[0] if operand.kind == "paren" else operand
+            if bare is not None and bare.kind in ("field", "index") and not _has_optional(bare):
+                full = _path_of(bare, base or ())
+                if full is not None and base is not None:
+                    found.append((node, PathRead(full, bare.start, bare.end, False)))
+    for child in node.children:
+        _arith(child, base, found)

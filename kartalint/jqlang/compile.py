@@ -1,0 +1,73 @@
+"""libjq (the ``jq`` package) wrapper: cached compilation and error messages with positions."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, List, Optional, Sequence, Tuple
+
+import jq
+
+_ERROR = re.compile(r"jq: error: (?P<msg>.*?) at <top-level>, line (?P<line>\d+), column (?P<col>\d+):\n[^\n]*\n(?P<caret>[^\n]*)")
+_ERROR_NO_POS = re.compile(r"jq: error: (?P<msg>[^\n]*)")
+
+
+@dataclass(frozen=True)
+class CompileProblem:
+    message: str
+    start: int  # offset in the expression
+    end: int
+    syntax: bool  # a syntax error (vs. an undefined function/variable)
+
+
+def _offset(expression: str, line: int, column: int) -> int:
+    lines = expression.split("\n")
+    offset = sum(len(text) + 1 for text in lines[: max(0, line - 1)])
+    return min(len(expression), offset + max(0, column - 1))
+
+
+def parse_errors(expression: str, text: str) -> List[CompileProblem]:
+    problems = []
+    for match in _ERROR.finditer(text):
+        start = _offset(expression, int(match["line"]), int(match["col"]))
+        width = max(1, match["caret"].count("^"))
+        message = match["msg"]
+        problems.append(CompileProblem(message, start, min(len(expression), start + width) or start + 1, "syntax error" in message))
+    if not problems:
+        match = _ERROR_NO_POS.search(text)
+        message = match["msg"] if match else text.strip()
+        problems.append(CompileProblem(message, 0, max(1, len(expression)), "syntax error" in message))
+    return problems
+
+
+@functools.lru_cache(maxsize=8192)
+def compile_one(expression: str) -> Tuple[Optional[Any], Tuple[CompileProblem, ...]]:
+    """(program, problems): a compiled libjq program, or the problems that prevented it."""
+    try:
+        return jq.compile(expression), ()
+    except ValueError as exc:
+        return None, tuple(parse_errors(expression, str(exc)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile_batch(joined: str) -> bool:
+    try:
+        jq.compile(joined)
+        return True
+    except ValueError:
+        return False
+
+
+def compile_problems(expressions: Sequence[str]) -> List[Tuple[CompileProblem, ...]]:
+    """Problems per expression. All expressions of a definition are first compiled together as
+    function bodies of one program (one libjq compile instead of one per expression); only when
+    that fails is each compiled on its own to say which one is wrong and where."""
+    unique = list(dict.fromkeys(expressions))
+    if unique and all("import" not in e and "include" not in e and "$__loc__" not in e for e in unique):
+        # Unused definitions are not bound by libjq, so the body references every one of them.
+        joined = "\n".join(f"def __kartalint_{i}: {e}\n;" for i, e in enumerate(unique))
+        joined += "\n" + ", ".join(f"__kartalint_{i}" for i in range(len(unique)))
+        if _compile_batch(joined):
+            return [() for _ in expressions]
+    return [compile_one(e)[1] for e in expressions]

@@ -1,0 +1,81 @@
+"""The lint pipeline: discover files -> load -> check -> configure severities -> suppress."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Iterable, List, Optional
+
+from . import rules
+from .check import check_document
+from .config import Config
+from .load import SourceFile, iter_yaml_files, load_file
+from .model import Finding, Severity
+from .suppress import split
+
+
+@dataclass
+class LintResult:
+    checked: List[str] = field(default_factory=list)
+    findings: List[Finding] = field(default_factory=list)
+    missing: List[str] = field(default_factory=list)
+    karta_documents: int = 0
+    skipped_documents: int = 0
+    suppressed: int = 0
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    @property
+    def counts(self) -> dict:
+        return {"error": self.count(Severity.ERROR), "warning": self.count(Severity.WARNING), "info": self.count(Severity.INFO)}
+
+    def exit_code(self, strict: bool = False) -> int:
+        if self.missing:
+            return 2
+        if self.count(Severity.ERROR) or (strict and self.count(Severity.WARNING)):
+            return 1
+        if self.karta_documents == 0:
+            return 2
+        return 0
+
+
+def apply_config(findings: Iterable[Finding], config: Config) -> List[Finding]:
+    out = []
+    for finding in findings:
+        severity = config.severity(finding.rule)
+        if severity is None:
+            continue
+        out.append(finding if severity == finding.severity else dataclasses.replace(finding, severity=severity))
+    return out
+
+
+def lint_source(source: SourceFile, config: Config) -> tuple:
+    """(findings, karta documents, other documents, suppressed) of one loaded file."""
+    findings: List[Finding] = list(source.findings)
+    kartas = source.karta_documents
+    for document in kartas:
+        findings.extend(check_document(document))
+    findings = apply_config(findings, config)
+    findings, suppressed = split(findings, source.text)
+    return findings, len(kartas), len(source.documents) - len(kartas), suppressed
+
+
+def lint_paths(paths: Iterable[str], config: Optional[Config] = None) -> LintResult:
+    config = config or Config()
+    files, missing = iter_yaml_files(paths)
+    result = LintResult(missing=missing)
+    for path in files:
+        if path != "-" and config.excluded(path):
+            continue
+        source = load_file(path, config.max_file_size)
+        findings, kartas, others, suppressed = lint_source(source, config)
+        result.checked.append(source.path)
+        result.findings.extend(findings)
+        result.karta_documents += kartas
+        result.skipped_documents += others
+        result.suppressed += suppressed
+    return result
+
+
+__all__ = ["LintResult", "lint_paths", "lint_source", "apply_config", "rules"]

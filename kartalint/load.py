@@ -1,0 +1,359 @@
+"""Stage 1: read YAML files into documents that remember where every node came from.
+
+The fast path uses libyaml (PyYAML's C composer) for the node tree, which carries line and column
+marks for every node, and PyYAML's safe constructor for the data. Positions are looked up from the
+node tree only when a finding needs one. Everything that can go wrong with an input file becomes a
+finding with a position, never an exception: unreadable files, non-UTF-8 bytes, syntax errors
+(tabs included), duplicate keys, alias bombs, oversized and empty files.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+import yaml
+
+from .model import Finding, Path, Severity, Span
+from .scalars import scalar_offsets
+
+try:  # pragma: no cover - the C loader ships with PyYAML wheels
+    _BaseLoader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _BaseLoader = yaml.SafeLoader
+
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_EXPANDED_NODES = 500_000
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe loader that keeps timestamps as strings, as Kubernetes' YAML-to-JSON does."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass
+class Document:
+    """One YAML document of a file: its data and the node tree that locates it."""
+
+    source: "SourceFile"
+    index: int
+    data: Any
+    node: Any
+
+    @property
+    def is_karta(self) -> bool:
+        return is_karta(self.data)
+
+    def node_at(self, path: Path) -> Tuple[Any, Any, int]:
+        """(node, key node, depth reached) for ``path``; stops at the deepest existing node."""
+        node, key_node = self.node, None
+        depth = 0
+        for element in path:
+            if isinstance(node, yaml.MappingNode):
+                for k, v in node.value:
+                    if isinstance(k, yaml.ScalarNode) and _key_text(k) == str(element):
+                        node, key_node = v, k
+                        break
+                else:
+                    return node, key_node, depth
+            elif isinstance(node, yaml.SequenceNode) and isinstance(element, int):
+                if 0 <= element < len(node.value):
+                    node, key_node = node.value[element], None
+                else:
+                    return node, key_node, depth
+            else:
+                return node, key_node, depth
+            depth += 1
+        return node, key_node, depth
+
+    def span(self, path: Path, key: bool = False) -> Span:
+        """Span of the value at ``path`` (or of its key with ``key=True``); nearest ancestor if absent."""
+        node, key_node, depth = self.node_at(path)
+        if depth < len(path) and key_node is not None:
+            target = key_node  # point at the key of the deepest existing ancestor
+        elif key and key_node is not None:
+            target = key_node
+        else:
+            target = node
+        if target is None:
+            return Span.point(1, 1)
+        return self.source.span_of_marks(target.start_mark.index, _end_index(target))
+
+    def scalar_span(self, path: Path, start: int, end: int) -> Span:
+        """Span of characters ``start:end`` of the string scalar at ``path``."""
+        node, _, depth = self.node_at(path)
+        if depth < len(path) or not isinstance(node, yaml.ScalarNode):
+            return self.span(path)
+        offsets = self.source.offsets_for(node)
+        if offsets is None:
+            return self.span(path)
+        start = max(0, min(start, len(offsets) - 1))
+        end = max(start + 1, min(end, len(offsets) - 1))
+        return self.source.span_of_marks(offsets[start], offsets[end - 1] + 1)
+
+
+@dataclass
+class SourceFile:
+    """A file (or stdin) as read: its text, documents and load findings."""
+
+    path: str
+    text: str = ""
+    documents: List[Document] = field(default_factory=list)
+    findings: List[Finding] = field(default_factory=list)
+    _line_starts: Optional[List[int]] = None
+    _offsets: Dict[int, Optional[List[int]]] = field(default_factory=dict)
+
+    @property
+    def karta_documents(self) -> List[Document]:
+        return [d for d in self.documents if d.is_karta]
+
+    def position(self, index: int) -> Tuple[int, int]:
+        """1-based (line, column) of a character index."""
+        if self._line_starts is None:
+            starts = [0]
+            find = self.text.find
+            pos = find("\n")
+            while pos != -1:
+                starts.append(pos + 1)
+                pos = find("\n", pos + 1)
+            self._line_starts = starts
+        line = bisect.bisect_right(self._line_starts, index) - 1
+        return line + 1, index - self._line_starts[line] + 1
+
+    def span_of_marks(self, start: int, end: int) -> Span:
+        line, col = self.position(start)
+        end_line, end_col = self.position(max(start + 1, end))
+        return Span(line, col, end_line, end_col)
+
+    def offsets_for(self, node: Any) -> Optional[List[int]]:
+        key = id(node)
+        if key not in self._offsets:
+            self._offsets[key] = scalar_offsets(
+                self.text, node.start_mark.index, node.end_mark.index, node.style, str(node.value)
+            )
+        return self._offsets[key]
+
+    def finding(self, rule: str, severity: Severity, message: str, span: Span, path: Path = (), hint: str = "") -> Finding:
+        return Finding(self.path, span.line, span.column, span.end_line, span.end_column, rule, severity, message, tuple(path), hint)
+
+
+def is_karta(data: Any) -> bool:
+    """A Karta document: ``kind: Karta``, or no kind but a Karta-shaped spec."""
+    if not isinstance(data, dict):
+        return False
+    if data.get("kind") == "Karta":
+        return True
+    spec = data.get("spec")
+    return "kind" not in data and isinstance(spec, dict) and "structureDefinition" in spec
+
+
+def _key_text(node: Any) -> str:
+    return str(node.value)
+
+
+def _end_index(node: Any) -> int:
+    end = node.end_mark.index
+    if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+        return node.start_mark.index + 1  # the indicator; block content spans following lines
+    return end
+
+
+def read_text(path: str, max_bytes: int = MAX_FILE_BYTES) -> Tuple[Optional[str], Optional[Tuple[str, str, int]]]:
+    """Text of a file, or (rule, message, byte offset) describing why it cannot be read."""
+    try:
+        if path == "-":
+            import sys
+
+            raw = sys.stdin.buffer.read(max_bytes + 1)
+        else:
+            size = os.path.getsize(path)
+            if size > max_bytes:
+                return None, ("yaml-too-large", f"file is {size} bytes, over the {max_bytes}-byte limit", 0)
+            with open(path, "rb") as handle:
+                raw = handle.read(max_bytes + 1)
+    except OSError as exc:
+        return None, ("file-unreadable", f"cannot read file: {exc.strerror or exc}", 0)
+    if len(raw) > max_bytes:
+        return None, ("yaml-too-large", f"input is over the {max_bytes}-byte limit", 0)
+    try:
+        text = raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
+    except UnicodeDecodeError as exc:
+        return raw[: exc.start].decode("utf-8", "replace"), (
+            "yaml-encoding",
+            f"file is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
+            exc.start,
+        )
+    return text, None
+
+
+def load_file(path: str, max_bytes: int = MAX_FILE_BYTES, display_name: Optional[str] = None) -> SourceFile:
+    """Read and parse one file; problems become findings of the returned ``SourceFile``."""
+    name = display_name or ("<stdin>" if path == "-" else path)
+    text, problem = read_text(path, max_bytes)
+    if problem is not None:
+        rule, message, byte_offset = problem
+        source = SourceFile(name, text or "")
+        if rule == "yaml-encoding" and text is not None:
+            line, col = source.position(len(text))
+            span = Span.point(line, col)
+        else:
+            span = Span.point(1, 1)
+        source.findings.append(source.finding(rule, Severity.ERROR, message, span))
+        return source
+    return load_text(text or "", name)
+
+
+def load_text(text: str, name: str) -> SourceFile:
+    """Parse YAML text (possibly several ``---`` documents) with positions."""
+    source = SourceFile(name, text)
+    if not text.strip() or all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+        source.findings.append(source.finding("yaml-empty", Severity.WARNING, "file has no YAML document", Span.point(1, 1)))
+        return source
+    loader = _Loader(text)
+    try:
+        index = 0
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            problems = list(_node_problems(source, node))
+            source.findings.extend(problems)
+            if any(f.rule == "yaml-alias-bomb" for f in problems):
+                index += 1
+                continue
+            data = loader.construct_document(node)
+            if problems and any(f.rule == "yaml-non-string-key" for f in problems):
+                data = _stringify_keys(data)
+            source.documents.append(Document(source, index, data, node))
+            index += 1
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = exc.problem or "invalid YAML"
+        hint = ""
+        if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
+            hint = "YAML does not allow tabs for indentation: use spaces"
+        message = f"YAML syntax error: {problem}"
+        if exc.context:
+            message += f" ({exc.context})"
+        source.findings.append(source.finding("yaml-syntax-error", Severity.ERROR, message, Span.point(line, col), hint=hint))
+    except yaml.YAMLError as exc:  # pragma: no cover - reader errors without marks
+        source.findings.append(source.finding("yaml-syntax-error", Severity.ERROR, f"YAML error: {exc}", Span.point(1, 1)))
+    except RecursionError:
+        source.findings.append(
+            source.finding("yaml-syntax-error", Severity.ERROR, "YAML nesting is too deep to process", Span.point(1, 1))
+        )
+    finally:
+        loader.dispose()
+    return source
+
+
+def _node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
+    """Duplicate keys, non-string keys and alias bombs, found in one walk of the node tree."""
+    sizes: Dict[int, int] = {}
+    stack: List[Tuple[Any, bool]] = [(root, False)]
+    seen_mappings = set()
+    in_progress = set()
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            if isinstance(node, yaml.MappingNode):
+                total = 1 + sum(sizes.get(id(k), 1) + sizes.get(id(v), 1) for k, v in node.value)
+            elif isinstance(node, yaml.SequenceNode):
+                total = 1 + sum(sizes.get(id(v), 1) for v in node.value)
+            else:
+                total = 1
+            sizes[key] = total
+            if total > MAX_EXPANDED_NODES:
+                yield source.finding(
+                    "yaml-alias-bomb",
+                    Severity.ERROR,
+                    f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases; refused",
+                    source.span_of_marks(node.start_mark.index, node.start_mark.index + 1),
+                    hint="remove the anchors and aliases that multiply this document",
+                )
+                return
+            continue
+        if key in sizes:
+            continue
+        if key in in_progress:
+            yield source.finding(
+                "yaml-alias-bomb",
+                Severity.ERROR,
+                "document contains a recursive alias (a node that contains itself); refused",
+                source.span_of_marks(node.start_mark.index, node.start_mark.index + 1),
+                hint="remove the recursive anchor",
+            )
+            return
+        in_progress.add(key)
+        stack.append((node, True))
+        if isinstance(node, yaml.MappingNode):
+            if key not in seen_mappings:
+                seen_mappings.add(key)
+                first: Dict[str, Any] = {}
+                for k, _ in node.value:
+                    if not isinstance(k, yaml.ScalarNode):
+                        continue
+                    if k.tag != "tag:yaml.org,2002:str" and k.tag != "tag:yaml.org,2002:merge":
+                        yield source.finding(
+                            "yaml-non-string-key",
+                            Severity.WARNING,
+                            f"key {k.value!r} is not a string; Kubernetes converts it to the string {k.value!r}",
+                            source.span_of_marks(k.start_mark.index, k.end_mark.index),
+                            hint="quote the key",
+                        )
+                    text = _key_text(k)
+                    if text in first:
+                        prev = first[text]
+                        line, _ = source.position(prev.start_mark.index)
+                        yield source.finding(
+                            "yaml-duplicate-key",
+                            Severity.ERROR,
+                            f"duplicate key {text!r} (first defined on line {line}); the last one wins silently",
+                            source.span_of_marks(k.start_mark.index, k.end_mark.index),
+                            hint="remove or merge the duplicate key",
+                        )
+                    else:
+                        first[text] = k
+            for k, v in node.value:
+                stack.append((k, False))
+                stack.append((v, False))
+        elif isinstance(node, yaml.SequenceNode):
+            for v in node.value:
+                stack.append((v, False))
+
+
+def _stringify_keys(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {str(k) if not isinstance(k, str) else k: _stringify_keys(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_stringify_keys(v) for v in data]
+    return data
+
+
+def iter_yaml_files(paths: Iterable[str]) -> Tuple[List[str], List[str]]:
+    """Expand paths: directories are walked for ``*.yaml``/``*.yml``; returns (files, missing)."""
+    files: List[str] = []
+    missing: List[str] = []
+    for path in paths:
+        if path == "-":
+            files.append(path)
+        elif os.path.isdir(path):
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(names):
+                    if name.endswith((".yaml", ".yml")):
+                        files.append(os.path.join(root, name))
+        elif os.path.isfile(path):
+            files.append(path)
+        else:
+            missing.append(path)
+    return files, missing

@@ -1,0 +1,89 @@
+"""Immutable records shared by every stage: severities, source spans and findings."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Tuple, Union
+
+PathElement = Union[str, int]
+Path = Tuple[PathElement, ...]
+
+
+class Severity(enum.IntEnum):
+    """Finding severity; ordered so that ``max()`` gives the worst."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    def __str__(self) -> str:  # "error", "warning", "info"
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls[str(text).strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (expected error, warning or info)") from None
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A 1-based, end-exclusive region of a source file."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def point(cls, line: int, column: int) -> "Span":
+        return cls(line, column, line, column + 1)
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem at one place. Equality covers every field (message and severity included)."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    rule: str
+    severity: Severity
+    message: str
+    path: Path = field(default=())
+    hint: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "endLine": self.end_line,
+            "endColumn": self.end_column,
+            "rule": self.rule,
+            "severity": str(self.severity),
+            "message": self.message,
+            "path": list(self.path),
+            "hint": self.hint,
+        }
+
+
+def format_path(path: Path) -> str:
+    """Render a path as ``spec.structureDefinition.childComponents[0].name``."""
+    out = []
+    for element in path:
+        if isinstance(element, int):
+            out.append(f"[{element}]")
+        elif out:
+            out.append("." + element if _plain_key(element) else f"[{element!r}]")
+        else:
+            out.append(element if _plain_key(element) else f"[{element!r}]")
+    return "".join(out)
+
+
+def _plain_key(key: str) -> bool:
+    return bool(key) and all(ch.isalnum() or ch in "_-" for ch in key)

@@ -1,0 +1,23 @@
+"""Stage 5: output formats, plug-ins over one findings model (``REPORTERS`` by name)."""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Dict, Type
+
+from .base import Reporter
+from .github import GithubReporter
+from .json import JsonReporter
+from .sarif import SarifReporter
+from .text import TextReporter
+
+REPORTERS: Dict[str, Type[Reporter]] = {
+    cls.name: cls for cls in (TextReporter, JsonReporter, GithubReporter, SarifReporter)
+}
+
+
+def make_reporter(name: str, stream: IO[str], color: bool = False) -> Reporter:
+    """``auto`` picks ``github`` inside GitHub Actions and ``text`` elsewhere."""
+    if name == "auto":
+        name = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    return REPORTERS[name](stream, color=color)

@@ -1,0 +1,33 @@
+"""The versioned JSON document (docs/output.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, List
+
+from ..model import Finding
+from .base import Reporter
+
+SCHEMA_VERSION = 1
+
+
+class JsonReporter(Reporter):
+    name = "json"
+
+    def start(self) -> None:
+        self.items: List[Finding] = []
+
+    def finding(self, finding: Finding) -> None:
+        self.items.append(finding)
+
+    def finish(self, result: Any) -> None:
+        document = {
+            "schemaVersion": SCHEMA_VERSION,
+            "checked": list(result.checked),
+            "findings": [f.to_dict() for f in self.items],
+            "counts": result.counts,
+            "kartaDocuments": result.karta_documents,
+            "skippedDocuments": result.skipped_documents,
+            "suppressed": result.suppressed,
+        }
+        self.write(json.dumps(document, indent=2) + "\n")
