@@ -1,0 +1,90 @@
+"""Shared helpers: lint a YAML text, the reference data location, a base definition."""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any, Dict, List
+
+import pytest
+import yaml
+
+from kartalint.config import Config
+from kartalint.lint import lint_source
+from kartalint.load import load_text
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")
+HAVE_REFERENCE = os.path.isdir(REFERENCE)
+needs_reference = pytest.mark.skipif(not HAVE_REFERENCE, reason="../shared/reference is not present (a user's checkout has none)")
+
+BASE_DEFINITION = """\
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata:
+  name: example-com-trainer-v1
+spec:
+  structureDefinition:
+    rootComponent:
+      name: trainer
+      kind:
+        group: example.com
+        version: v1
+        kind: Trainer
+      statusDefinition:
+        phaseDefinition:
+          path: .status.phase
+        conditionsDefinition:
+          path: .status.conditions
+          typeFieldName: type
+          statusFieldName: status
+          reasonFieldName: reason
+          messageFieldName: message
+        statusMappings:
+          running:
+          - byPhase: Running
+          failed:
+          - byConditions:
+            - type: Failed
+              status: "True"
+    childComponents:
+    - name: worker
+      kind:
+        group: ""
+        version: v1
+        kind: Pod
+      ownerRef: trainer
+      specDefinition:
+        podTemplateSpecPath: .spec.roles[].template
+      scaleDefinition:
+        replicasPath: .spec.roles[] | (.replicas // 1)
+      instanceIdPath: .spec.roles[].name
+      podSelector:
+        componentTypeSelector:
+          keyPath: .metadata.labels["example.com/role"]
+        componentInstanceSelector:
+          idPath: .metadata.labels["example.com/role"]
+  optimizationInstructions:
+    gangScheduling:
+      podGroup:
+        name: all
+        subGroups:
+        - componentName: worker
+"""
+
+
+def base() -> Dict[str, Any]:
+    return copy.deepcopy(yaml.safe_load(BASE_DEFINITION))
+
+
+def lint_text(text: str, name: str = "def.yaml", config: Config = None):
+    findings, kartas, others, suppressed = lint_source(load_text(text, name), config or Config())
+    return findings
+
+
+def lint_data(data: Any) -> List:
+    return lint_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def rule_ids(findings) -> List[str]:
+    return sorted({f.rule for f in findings})

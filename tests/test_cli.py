@@ -1,0 +1,183 @@
+"""The command line: exit codes, output formats, configuration, suppression, generated docs."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from kartalint import rules
+from kartalint.cli import main, rules_markdown
+from conftest import BASE_DEFINITION, ROOT
+
+BAD = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
+WARN = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism")
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    (tmp_path / "good.yaml").write_text(BASE_DEFINITION)
+    (tmp_path / "bad.yaml").write_text(BAD)
+    (tmp_path / "warn.yaml").write_text(WARN)
+    (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n")
+    return tmp_path
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_clean_file_exits_0(files, capsys):
+    code, out, err = run(capsys, "lint", "good.yaml")
+    assert code == 0 and out == ""
+    assert "1 Karta definition(s)" in err
+
+
+def test_error_exits_1_with_yamllint_style_line(files, capsys):
+    code, out, _ = run(capsys, "lint", "bad.yaml")
+    assert code == 1
+    line = BAD.splitlines().index("      ownerRef: nobody") + 1
+    assert out.splitlines()[0] == f"bad.yaml:{line}:17: error unknown-owner-ref child component 'worker' has owner ref to non-existing component 'nobody'"
+    assert out.splitlines()[1].startswith("    hint: ")
+
+
+def test_warnings_exit_0_unless_strict(files, capsys):
+    assert run(capsys, "lint", "warn.yaml")[0] == 0
+    assert run(capsys, "lint", "--strict", "warn.yaml")[0] == 1
+
+
+def test_nothing_to_check_exits_2(files, capsys):
+    code, _, err = run(capsys, "lint", "other.yaml")
+    assert code == 2 and "no Karta definition found" in err
+    os.mkdir("emptydir")
+    assert run(capsys, "lint", "emptydir")[0] == 2
+
+
+def test_missing_path_exits_2(files, capsys):
+    code, _, err = run(capsys, "lint", "good.yaml", "nope.yaml")
+    assert code == 2 and "nope.yaml: no such file" in err
+
+
+def test_usage_error_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["lint", "--format", "xml", "x"])
+    assert exc.value.code == 2
+    assert main([]) == 2
+
+
+def test_json_shape(files, capsys):
+    code, out, _ = run(capsys, "lint", "--format", "json", "good.yaml", "bad.yaml", "other.yaml")
+    doc = json.loads(out)
+    assert code == 1
+    assert doc["schemaVersion"] == 1
+    assert doc["checked"] == ["good.yaml", "bad.yaml", "other.yaml"]
+    assert doc["counts"] == {"error": 1, "warning": 0, "info": 0}
+    assert doc["skippedDocuments"] == 1
+    finding = doc["findings"][0]
+    assert set(finding) == {"file", "line", "column", "endLine", "endColumn", "rule", "severity", "message", "path", "hint"}
+    assert finding["path"] == ["spec", "structureDefinition", "childComponents", 0, "ownerRef"]
+
+
+def test_github_annotations(files, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code, out, _ = run(capsys, "lint", "bad.yaml")
+    pattern = r"^::error file=bad\.yaml,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=kartalint unknown-owner-ref::.+%0Ahint: .+$"
+    assert re.match(pattern, out.splitlines()[0]), out
+
+
+def test_github_escaping():
+    from kartalint.report.github import escape_data, escape_property
+
+    assert escape_data("50% a\nb") == "50%25 a%0Ab"
+    assert escape_property("a:b,c") == "a%3Ab%2Cc"
+
+
+def test_sarif_structure(files, capsys):
+    code, out, _ = run(capsys, "lint", "--format", "sarif", "bad.yaml", "warn.yaml")
+    doc = json.loads(out)
+    assert doc["version"] == "2.1.0" and "$schema" in doc
+    run_ = doc["runs"][0]
+    driver = run_["tool"]["driver"]
+    assert driver["name"] == "kartalint"
+    ids = [r["id"] for r in driver["rules"]]
+    assert ids == list(rules.RULES)
+    for rule in driver["rules"]:
+        assert rule["shortDescription"]["text"] and rule["help"]["text"]
+        assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
+    assert {r["ruleId"] for r in run_["results"]} == {"unknown-owner-ref", "scale-path-not-null-safe"}
+    for result in run_["results"]:
+        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1 and region["endColumn"] > region["startColumn"] - 1
+        assert result["level"] in ("error", "warning", "note")
+
+
+def test_config_file_changes_severity_and_disables(files, capsys):
+    (files / ".kartalint.yaml").write_text("rules:\n  scale-path-not-null-safe: error\n  unknown-owner-ref: off\n")
+    assert run(capsys, "lint", "warn.yaml")[0] == 1
+    assert run(capsys, "lint", "bad.yaml")[0] == 0
+
+
+def test_pyproject_config(files, capsys):
+    (files / "pyproject.toml").write_text("[tool.kartalint]\nexclude = ['bad.yaml']\n")
+    code, out, _ = run(capsys, "lint", "good.yaml", "bad.yaml")
+    assert code == 0 and out == ""
+
+
+def test_bad_config_is_a_usage_error(files, capsys):
+    (files / ".kartalint.yaml").write_text("rules:\n  no-such-rule: off\n")
+    code, _, err = run(capsys, "lint", "good.yaml")
+    assert code == 2 and "unknown rule 'no-such-rule'" in err
+
+
+def test_inline_suppression(files, capsys):
+    text = BAD.replace("ownerRef: nobody", "ownerRef: nobody  # kartalint: disable=unknown-owner-ref")
+    (files / "sup.yaml").write_text(text)
+    code, out, err = run(capsys, "lint", "sup.yaml")
+    assert code == 0 and "1 suppressed" in err
+    text = BAD.replace("      ownerRef: nobody", "      # kartalint: disable\n      ownerRef: nobody")
+    (files / "sup2.yaml").write_text(text)
+    assert run(capsys, "lint", "sup2.yaml")[0] == 0
+    (files / "sup3.yaml").write_text("# kartalint: disable-file=unknown-owner-ref\n" + BAD)
+    assert run(capsys, "lint", "sup3.yaml")[0] == 0
+    (files / "sup4.yaml").write_text("# kartalint: disable-file=jq-unsafe\n" + BAD)
+    assert run(capsys, "lint", "sup4.yaml")[0] == 1
+
+
+def test_stdin(files, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BAD.encode())))
+    code, out, _ = run(capsys, "lint", "-")
+    assert code == 1 and out.startswith("<stdin>:")
+
+
+def test_rules_listing_and_docs_in_sync(capsys):
+    code, out, _ = run(capsys, "rules")
+    assert code == 0 and len(out.splitlines()) == len(rules.RULES)
+    with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as handle:
+        assert handle.read() == rules_markdown(), "docs/rules.md is stale: run `kartalint rules --format markdown > docs/rules.md`"
+
+
+def test_schema_command(capsys):
+    code, out, _ = run(capsys, "schema")
+    assert code == 0 and json.loads(out)["$schema"].startswith("https://json-schema.org/")
+    assert run(capsys, "schema", "--check")[0] == 0
+
+
+def test_console_script_runs():
+    proc = subprocess.run([sys.executable, "-m", "kartalint", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.startswith("kartalint ")
+
+
+def test_catalog_lints_clean_under_strict(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out, err = run(capsys, "lint", "--strict", "catalog/")
+    assert code == 0, out + err

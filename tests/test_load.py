@@ -1,0 +1,206 @@
+"""Loading: positions of findings in every scalar style, multi-document files, bad input."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import yaml
+
+from kartalint.load import load_file, load_text
+from kartalint.scalars import scalar_offsets
+from conftest import BASE_DEFINITION, REFERENCE, lint_text, needs_reference
+
+
+def _at(text: str, finding) -> str:
+    """The source text a single-line finding points at."""
+    line = text.splitlines()[finding.line - 1]
+    return line[finding.column - 1 : finding.end_column - 1]
+
+
+def _with_instance_id(scalar: str) -> str:
+    return BASE_DEFINITION.replace("      instanceIdPath: .spec.roles[].name\n", f"      instanceIdPath: {scalar}\n")
+
+
+def _only(findings, rule):
+    found = [f for f in findings if f.rule == rule]
+    assert len(found) == 1, [(f.rule, f.message) for f in findings]
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    "scalar",
+    [
+        ".spec.roles[] | del(.x) | .name",
+        "'.spec.roles[] | del(.x) | .name'",
+        '".spec.roles[] | del(.x) | .name"',
+        '"\\u002espec.roles[] | del(.x) | .name"',
+    ],
+)
+def test_jq_position_in_single_line_scalars(scalar):
+    text = _with_instance_id(scalar)
+    finding = _only(lint_text(text), "jq-forbidden-function")
+    assert _at(text, finding) == "del(.x)"
+
+
+def test_jq_position_in_literal_block_scalar():
+    text = _with_instance_id("|\n        .spec.roles[]\n        | del(.x)\n        | .name")
+    finding = _only(lint_text(text), "jq-forbidden-function")
+    assert _at(text, finding) == "del(.x)"
+    assert text.splitlines()[finding.line - 1].strip() == "| del(.x)"
+
+
+def test_jq_position_in_folded_block_scalar():
+    text = _with_instance_id(">-\n        .spec.roles[]\n        | .name\n        | ascii_downcase | nosuchfn")
+    finding = _only(lint_text(text), "jq-compile-error")
+    assert _at(text, finding) == "nosuchfn"
+
+
+def test_jq_syntax_error_position_in_multiline_plain_scalar():
+    text = _with_instance_id(".spec.roles[]\n        | .name | (")
+    finding = _only(lint_text(text), "jq-syntax-error")
+    assert finding.line == text.splitlines().index("        | .name | (") + 1
+
+
+def test_positions_in_second_document_of_a_stream():
+    other = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+    bad = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
+    text = other + "---\n" + BASE_DEFINITION + "---\n" + bad
+    findings = lint_text(text)
+    finding = _only(findings, "unknown-owner-ref")
+    offset = len((other + "---\n" + BASE_DEFINITION + "---\n").splitlines())
+    assert finding.line == offset + bad.splitlines().index("      ownerRef: nobody") + 1
+    assert _at(text, finding) == "nobody"
+    source = load_text(text, "x.yaml")
+    assert len(source.documents) == 3 and len(source.karta_documents) == 2
+
+
+def test_unknown_field_points_at_key():
+    text = BASE_DEFINITION.replace("      ownerRef: trainer\n", "      ownerRef: trainer\n      ownerName: trainer\n")
+    finding = _only(lint_text(text), "unknown-field")
+    assert _at(text, finding) == "ownerName"
+    assert finding.path == ("spec", "structureDefinition", "childComponents", 0, "ownerName")
+
+
+def test_missing_field_points_at_parent_key():
+    text = BASE_DEFINITION.replace("          statusFieldName: status\n", "")
+    finding = _only(lint_text(text), "condition-field-name-missing")
+    assert _at(text, finding) == "conditionsDefinition"
+
+
+def test_duplicate_key():
+    text = BASE_DEFINITION.replace("      ownerRef: trainer\n", "      ownerRef: trainer\n      ownerRef: trainer\n")
+    finding = _only(lint_text(text), "yaml-duplicate-key")
+    assert "first defined on line" in finding.message
+    assert _at(text, finding) == "ownerRef"
+
+
+def test_tab_indentation_is_a_syntax_error_with_hint():
+    text = "apiVersion: run.ai/v1alpha1\nkind: Karta\nspec:\n\tstructureDefinition: {}\n"
+    finding = _only(lint_text(text), "yaml-syntax-error")
+    assert (finding.line, finding.column) == (4, 1)
+    assert "tabs" in finding.hint
+
+
+def test_syntax_error_after_a_good_document_keeps_the_good_one():
+    text = BASE_DEFINITION + "---\nkind: Karta\nspec: [unclosed\n"
+    source = load_text(text, "x.yaml")
+    assert len(source.karta_documents) == 1
+    assert [f.rule for f in source.findings] == ["yaml-syntax-error"]
+
+
+def test_non_utf8(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(b"kind: Karta\nmetadata:\n  name: caf\xe9\n")
+    source = load_file(str(path))
+    finding = _only(source.findings, "yaml-encoding")
+    assert (finding.line, finding.column) == (3, 12)
+
+
+def test_empty_and_comment_only_files(tmp_path):
+    for content in ("", "# nothing here\n\n"):
+        path = tmp_path / "empty.yaml"
+        path.write_text(content)
+        assert [f.rule for f in load_file(str(path)).findings] == ["yaml-empty"]
+
+
+def test_file_over_size_limit_is_refused_without_reading(tmp_path):
+    path = tmp_path / "huge.yaml"
+    path.write_text("a: " + "x" * 2000 + "\n")
+    source = load_file(str(path), max_bytes=1000)
+    assert [f.rule for f in source.findings] == ["yaml-too-large"]
+    assert source.documents == []
+
+
+def test_billion_laughs_is_refused():
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        prev, cur = chr(ord("a") + i - 1), chr(ord("a") + i)
+        lines.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 10) + "]")
+    source = load_text("\n".join(lines) + "\n", "bomb.yaml")
+    assert [f.rule for f in source.findings] == ["yaml-alias-bomb"]
+    assert source.documents == []
+
+
+def test_recursive_alias_is_refused():
+    source = load_text("a: &a [1, *a]\n", "rec.yaml")
+    assert [f.rule for f in source.findings] == ["yaml-alias-bomb"]
+
+
+def test_timestamps_stay_strings():
+    source = load_text("t: 2026-09-17T06:48:43Z\n", "t.yaml")
+    assert source.documents[0].data == {"t": "2026-09-17T06:48:43Z"}
+
+
+def test_deep_nesting_does_not_crash():
+    text = "a: " + "[" * 5000 + "]" * 5000 + "\n"
+    source = load_text(text, "deep.yaml")
+    assert source.findings == [] or source.findings[0].rule == "yaml-syntax-error"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "k: plain with  double space\n",
+        "k: plain\n  folded over\n\n  two lines\n",
+        "k: 'it''s quoted\n  and folded'\n",
+        'k: "esc \\t \\" \\\\ \\u00e9 \\x41 \\\n   joined"\n',
+        "k: |\n  line one\n    indented\n\n  last\n",
+        "k: |-\n  strip\n",
+        "k: |+\n  keep\n\n",
+        "k: >\n  folded\n  text\n\n    more indented\n  back\n",
+        "k: >2-\n    two extra\n   spaces\n",
+    ],
+)
+def test_scalar_offsets_reproduce_value(text):
+    loader = yaml.SafeLoader(text)
+    node = loader.get_single_node().value[0][1]
+    offsets = scalar_offsets(text, node.start_mark.index, node.end_mark.index, node.style, node.value)
+    assert offsets is not None
+    assert len(offsets) == len(node.value) + 1
+    for char, offset in zip(node.value, offsets):
+        if char not in "\n \t":
+            assert text[offset] == char or text[offset] == "\\" or text[offset] == "'"
+
+
+@needs_reference
+def test_every_reference_scalar_maps_back():
+    total = 0
+    for folder, _, names in os.walk(REFERENCE):
+        for name in names:
+            if not name.endswith(".yaml"):
+                continue
+            source = load_file(os.path.join(folder, name))
+            for doc in source.documents:
+                stack = [doc.node]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, yaml.ScalarNode):
+                        total += 1
+                        assert source.offsets_for(node) is not None, (name, node.start_mark)
+                    elif isinstance(node, yaml.MappingNode):
+                        for k, v in node.value:
+                            stack += [k, v]
+                    else:
+                        stack += node.value
+    assert total > 100_000
