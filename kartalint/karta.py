@@ -50,16 +50,17 @@ class ComponentRef:
         return self.data.get("name")
 
 
-def _d(value: Any) -> Dict[str, Any]:
+def as_dict(value: Any) -> Dict[str, Any]:
+    """``value`` if it is a mapping, else an empty one (for reading malformed input safely)."""
     return value if isinstance(value, dict) else {}
 
 
-def _l(value: Any) -> List[Any]:
+def as_list(value: Any) -> List[Any]:
     return value if isinstance(value, list) else []
 
 
 def structure(doc: Any) -> Dict[str, Any]:
-    return _d(_d(_d(doc).get("spec")).get("structureDefinition"))
+    return as_dict(as_dict(as_dict(doc).get("spec")).get("structureDefinition"))
 
 
 def components(doc: Any) -> List[ComponentRef]:
@@ -70,14 +71,14 @@ def components(doc: Any) -> List[ComponentRef]:
     root = sd.get("rootComponent")
     if isinstance(root, dict):
         out.append(ComponentRef(base + ("rootComponent",), root, True))
-    for i, child in enumerate(_l(sd.get("childComponents"))):
+    for i, child in enumerate(as_list(sd.get("childComponents"))):
         if isinstance(child, dict):
             out.append(ComponentRef(base + ("childComponents", i), child, False))
     return out
 
 
 def gang_scheduling(doc: Any) -> Dict[str, Any]:
-    return _d(_d(_d(_d(doc).get("spec")).get("optimizationInstructions")).get("gangScheduling"))
+    return as_dict(as_dict(as_dict(as_dict(doc).get("spec")).get("optimizationInstructions")).get("gangScheduling"))
 
 
 def jq_fields(doc: Any) -> Iterator[JqField]:
@@ -86,11 +87,11 @@ def jq_fields(doc: Any) -> Iterator[JqField]:
         yield from _component_jq(comp.path, comp.data)
     gang = gang_scheduling(doc)
     gpath: Path = ("spec", "optimizationInstructions", "gangScheduling")
-    for gi, group in enumerate(_l(gang.get("podGroups"))):
-        for mi, member in enumerate(_l(_d(group).get("members"))):
+    for gi, group in enumerate(as_list(gang.get("podGroups"))):
+        for mi, member in enumerate(as_list(as_dict(group).get("members"))):
             mpath = gpath + ("podGroups", gi, "members", mi)
             for key in ("groupByKeyPaths", "filters"):
-                for k, expr in enumerate(_l(_d(member).get(key))):
+                for k, expr in enumerate(as_list(as_dict(member).get(key))):
                     yield from _field(mpath + (key, k), expr, "pod", False, key)
 
 
@@ -101,34 +102,34 @@ def _field(path: Path, value: Any, target: str, assignable: bool, kind: str) -> 
 
 def _component_jq(path: Path, comp: Dict[str, Any]) -> Iterator[JqField]:
     yield from _field(path + ("instanceIdPath",), comp.get("instanceIdPath"), "workload", False, "instanceIdPath")
-    spec = _d(comp.get("specDefinition"))
+    spec = as_dict(comp.get("specDefinition"))
     spath = path + ("specDefinition",)
     for key in ("podTemplateSpecPath", "podSpecPath", "metadataPath"):
         yield from _field(spath + (key,), spec.get(key), "workload", True, key)
-    frag = _d(spec.get("fragmentedPodSpecDefinition"))
+    frag = as_dict(spec.get("fragmentedPodSpecDefinition"))
     for key in FRAGMENTED_PATHS:
         yield from _field(spath + ("fragmentedPodSpecDefinition", key), frag.get(key), "workload", True, key)
-    scale = _d(comp.get("scaleDefinition"))
+    scale = as_dict(comp.get("scaleDefinition"))
     for key in SCALE_PATHS:
         yield from _field(path + ("scaleDefinition", key), scale.get(key), "workload", False, key)
-    selector = _d(comp.get("podSelector"))
+    selector = as_dict(comp.get("podSelector"))
     ppath = path + ("podSelector",)
-    yield from _field(ppath + ("componentTypeSelector", "keyPath"), _d(selector.get("componentTypeSelector")).get("keyPath"), "pod", False, "keyPath")
-    yield from _field(ppath + ("componentInstanceSelector", "idPath"), _d(selector.get("componentInstanceSelector")).get("idPath"), "pod", False, "idPath")
-    yield from _field(ppath + ("replicaSelector", "keyPath"), _d(selector.get("replicaSelector")).get("keyPath"), "pod", False, "keyPath")
-    status = _d(comp.get("statusDefinition"))
+    yield from _field(ppath + ("componentTypeSelector", "keyPath"), as_dict(selector.get("componentTypeSelector")).get("keyPath"), "pod", False, "keyPath")
+    yield from _field(ppath + ("componentInstanceSelector", "idPath"), as_dict(selector.get("componentInstanceSelector")).get("idPath"), "pod", False, "idPath")
+    yield from _field(ppath + ("replicaSelector", "keyPath"), as_dict(selector.get("replicaSelector")).get("keyPath"), "pod", False, "keyPath")
+    status = as_dict(comp.get("statusDefinition"))
     stpath = path + ("statusDefinition",)
-    yield from _field(stpath + ("phaseDefinition", "path"), _d(status.get("phaseDefinition")).get("path"), "workload", False, "phasePath")
-    yield from _field(stpath + ("conditionsDefinition", "path"), _d(status.get("conditionsDefinition")).get("path"), "workload", False, "conditionsPath")
-    mappings = _d(status.get("statusMappings"))
+    yield from _field(stpath + ("phaseDefinition", "path"), as_dict(status.get("phaseDefinition")).get("path"), "workload", False, "phasePath")
+    yield from _field(stpath + ("conditionsDefinition", "path"), as_dict(status.get("conditionsDefinition")).get("path"), "workload", False, "conditionsPath")
+    mappings = as_dict(status.get("statusMappings"))
     for key in mappings:
-        for mi, matcher in enumerate(_l(mappings.get(key))):
-            expr = _d(_d(matcher).get("byExpression")).get("expression")
+        for mi, matcher in enumerate(as_list(mappings.get(key))):
+            expr = as_dict(as_dict(matcher).get("byExpression")).get("expression")
             yield from _field(stpath + ("statusMappings", key, mi, "byExpression", "expression"), expr, "workload", False, "expression")
-    suspend = _d(comp.get("suspendDefinition"))
+    suspend = as_dict(comp.get("suspendDefinition"))
     for key in ("suspendActions", "resumeActions"):
-        for ai, action in enumerate(_l(suspend.get(key))):
-            yield from _field(path + ("suspendDefinition", key, ai, "path"), _d(action).get("path"), "workload", True, "actionPath")
+        for ai, action in enumerate(as_list(suspend.get(key))):
+            yield from _field(path + ("suspendDefinition", key, ai, "path"), as_dict(action).get("path"), "workload", True, "actionPath")
 
 
 def go_field_path(path: Path) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from .. import karta
+from ..karta import as_dict
 from . import Context
 
 
@@ -41,13 +42,10 @@ def check(ctx: Context) -> None:
         if not _may_have_minimum(subtree, comps, any_scale):
             ctx.report("gang-subgroup-without-scale", spath + ("componentName",),
                        f"component {name} must expose a replica scale definition: its sub-group minimum is always 0")
-        if not any(_d(_d(comps[n].data.get("podSelector")).get("componentTypeSelector")) for n in subtree):
+        if not any(as_dict(as_dict(comps[n].data.get("podSelector")).get("componentTypeSelector")) for n in subtree):
             ctx.report("gang-subgroup-without-selector", spath + ("componentName",),
                        f"neither '{name}' nor its descendants have podSelector.componentTypeSelector: no pod joins this sub-group")
 
-
-def _d(value: Any) -> Dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _subtree(name: str, children: Dict[str, List[str]]) -> List[str]:
@@ -64,12 +62,12 @@ def _subtree(name: str, children: Dict[str, List[str]]) -> List[str]:
 def _may_have_minimum(subtree: List[str], comps: Dict[str, Any], any_scale: bool) -> bool:
     if any_scale:
         return any(
-            any(_d(comps[n].data.get("scaleDefinition")).get(k) for k in ("replicasPath", "minReplicasPath"))
+            any(as_dict(comps[n].data.get("scaleDefinition")).get(k) for k in ("replicasPath", "minReplicasPath"))
             for n in subtree
         )
     # Without any scale definition, the minimum counts pod-defining leaves.
     return any(
-        any(_d(comps[n].data.get("specDefinition")).get(k) is not None for k in ("podTemplateSpecPath", "podSpecPath", "fragmentedPodSpecDefinition"))
+        any(as_dict(comps[n].data.get("specDefinition")).get(k) is not None for k in ("podTemplateSpecPath", "podSpecPath", "fragmentedPodSpecDefinition"))
         for n in subtree
     )
 

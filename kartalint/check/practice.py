@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
 
 from .. import karta
+from ..karta import as_dict
 from . import Context
 
-
-def _d(value: Any) -> Dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def check(ctx: Context) -> None:
@@ -30,7 +27,7 @@ def check(ctx: Context) -> None:
             ctx.report("empty-scale-definition", comp.path + ("scaleDefinition",),
                        f"scaleDefinition of '{data.get('name')}' has no path: replica extraction always fails "
                        "(instance ids count (1) does not match results count (0))", key=True)
-        spec = _d(data.get("specDefinition"))
+        spec = as_dict(data.get("specDefinition"))
         frag = spec.get("fragmentedPodSpecDefinition")
         if isinstance(frag, dict) and not any(isinstance(frag.get(k), str) and frag.get(k) for k in karta.FRAGMENTED_PATHS):
             ctx.report("empty-fragmented-spec", comp.path + ("specDefinition", "fragmentedPodSpecDefinition"),
@@ -42,20 +39,20 @@ def check(ctx: Context) -> None:
 
 
 def _status(ctx: Context, comp: karta.ComponentRef) -> None:
-    status = _d(comp.data.get("statusDefinition"))
+    status = as_dict(comp.data.get("statusDefinition"))
     if not status:
         return
     spath = comp.path + ("statusDefinition",)
     conditions = status.get("conditionsDefinition")
     phase = status.get("phaseDefinition")
     uses_reason = False
-    for key, matchers in _d(status.get("statusMappings")).items():
+    for key, matchers in as_dict(status.get("statusMappings")).items():
         for mi, matcher in enumerate(matchers if isinstance(matchers, list) else []):
             mpath = spath + ("statusMappings", key, mi)
             if matcher == {}:
                 ctx.report("always-matching-status", mpath,
                            f"the empty matcher always matches: every object is reported {karta.MAPPING_KEYS.get(key, key)}")
-            matcher = _d(matcher)
+            matcher = as_dict(matcher)
             if matcher.get("byPhase") and phase is None:
                 ctx.report("phase-without-definition", mpath + ("byPhase",),
                            "byPhase is used but statusDefinition has no phaseDefinition: it never matches", key=True)
@@ -64,7 +61,7 @@ def _status(ctx: Context, comp: karta.ComponentRef) -> None:
                 ctx.report("conditions-without-definition", mpath + ("byConditions",),
                            "byConditions is used but statusDefinition has no conditionsDefinition: it never matches", key=True)
             for ci, entry in enumerate(by_conditions if isinstance(by_conditions, list) else []):
-                entry = _d(entry)
+                entry = as_dict(entry)
                 if entry.get("reason"):
                     uses_reason = True
                 if not entry.get("status") and not entry.get("reason") and entry:
