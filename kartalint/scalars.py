@@ -154,10 +154,6 @@ def _block(source: str, start: int, end: int, style: str) -> Tuple[List[str], Li
             pending_breaks.append(line_start)
             continue
         more = body[0] in " \t"
-        if chars or pending_breaks:
-            if style == "|":
-                # the newline that ended the previous content line
-                pass
         if prev_kind is not None:
             if style == ">" and prev_kind == "text" and not more and not pending_breaks:
                 chars.append(" ")

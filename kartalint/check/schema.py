@@ -31,7 +31,7 @@ def _report(ctx: Context, error: Any) -> None:
     path = tuple(error.absolute_path)
     keyword = error.validator
     sub: Dict[str, Any] = error.schema if isinstance(error.schema, dict) else {}
-    if "x-kartalint-cel" in sub or keyword in ("anyOf", "dependentRequired") and "x-kartalint-cel" in sub:
+    if "x-kartalint-cel" in sub:
         return  # CEL rules on componentTypeSelector are reported by the parity rules
     if path in (("apiVersion",), ("kind",)):
         return  # karta-api-version above
