@@ -1,5 +1,19 @@
-"""kartalint: lint, evaluate and test Karta (NVIDIA Workload-Map) definitions."""
+"""kartalint: lint, evaluate and test Karta (NVIDIA Workload-Map) definitions.
+
+``kartalint.evaluate(definition, obj, pods=None)`` applies a definition to a workload object
+(see docs/api.md). It is imported lazily so that ``kartalint lint`` starts fast.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "evaluate", "Evaluator"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("evaluate", "Evaluator"):
+        from . import evaluation
+
+        return getattr(evaluation, name)
+    raise AttributeError(f"module 'kartalint' has no attribute {name!r}")

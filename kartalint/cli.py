@@ -41,6 +41,15 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
     lint.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
 
+    describe = sub.add_parser("describe", help="what a definition makes of a workload object (roles, replicas, GPUs, status)")
+    describe.add_argument("object", metavar="OBJECT", help="workload manifest (YAML/JSON; a List or several documents describe each; '-' for stdin)")
+    describe.add_argument("-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)")
+    describe.add_argument("--pods", help="pods of the workload (a PodList, several documents, or one Pod)")
+    describe.add_argument("--catalog", action="append", default=[], metavar="DIR",
+                          help="more definitions to choose from, searched before the bundled catalog (repeatable)")
+    describe.add_argument("-o", "--output", choices=["tree", "json", "yaml"], default="tree", help="output format (default: tree)")
+    describe.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10, as upstream)")
+
     rules_cmd = sub.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
 
@@ -56,7 +65,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        handler = {"lint": _lint, "rules": _rules, "schema": _schema}[args.command]
+        handler = {"lint": _lint, "describe": _describe, "rules": _rules, "schema": _schema}[args.command]
         return handler(args)
     except ConfigError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
@@ -104,6 +113,74 @@ def _lint(args: argparse.Namespace) -> int:
     if result.karta_documents == 0 and not result.missing:
         sys.stderr.write("kartalint: error: no Karta definition found in the given paths (nothing was checked)\n")
     return result.exit_code(strict=args.strict)
+
+
+def _describe(args: argparse.Namespace) -> int:
+    from .definitions import DefinitionIndex, default_index, format_gvk, object_gvk
+    from .describe import render_tree
+    from .evaluation import Evaluator
+    from .load import load_objects
+
+    if args.timeout <= 0:
+        raise ConfigError("--timeout must be positive")
+    objects, errors = load_objects(args.object)
+    for error in errors:
+        sys.stderr.write(f"kartalint: error: {error}\n")
+    if errors and not objects:
+        return EXIT_USAGE
+    if not objects:
+        sys.stderr.write(f"kartalint: error: {args.object}: no Kubernetes object found\n")
+        return EXIT_USAGE
+    pods = None
+    if args.pods:
+        pod_objects, pod_errors = load_objects(args.pods)
+        for error in pod_errors:
+            sys.stderr.write(f"kartalint: error: {error}\n")
+        if pod_errors:
+            return EXIT_USAGE
+        pods = [p.data for p in pod_objects]
+    fixed = None
+    if args.definition:
+        fixed_index = DefinitionIndex.from_paths([args.definition])
+        for problem in fixed_index.problems:
+            sys.stderr.write(f"kartalint: error: {problem}\n")
+        candidates = list(fixed_index.by_basename.values())
+        if not candidates:
+            sys.stderr.write(f"kartalint: error: {args.definition}: no Karta definition found\n")
+            return EXIT_USAGE
+        fixed = candidates[0]
+        index = fixed_index
+    else:
+        index = default_index(args.catalog)
+        for problem in index.problems:
+            sys.stderr.write(f"kartalint: warning: {problem}\n")
+    documents, exit_code = [], EXIT_OK
+    with Evaluator(timeout=args.timeout) as evaluator:
+        for item in objects:
+            gvk = object_gvk(item.data)
+            entry = fixed or index.find(gvk)
+            if entry is None:
+                sys.stderr.write(f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; {index.describe_search()}\n")
+                exit_code = EXIT_USAGE
+                continue
+            view = evaluator.evaluate(entry.data, item.data, pods)
+            if view.all_errors and exit_code == EXIT_OK:
+                exit_code = EXIT_FAIL
+            documents.append((item, entry, view))
+    if not documents:
+        return exit_code
+    if args.output == "tree":
+        sys.stdout.write("\n".join(render_tree(view, entry.path) for _, entry, view in documents))
+    else:
+        data = [view.to_dict() for _, _, view in documents]
+        payload = data[0] if len(objects) == 1 and len(data) == 1 else data
+        if args.output == "json":
+            sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        else:
+            import yaml
+
+            sys.stdout.write(yaml.safe_dump(payload, sort_keys=False, default_flow_style=False))
+    return exit_code
 
 
 def _rules(args: argparse.Namespace) -> int:

@@ -60,3 +60,26 @@ def _dedupe(findings: List[Finding]) -> List[Finding]:
             continue
         out.append(finding)
     return sorted(set(out), key=lambda f: (f.line, f.column, f.rule, f.message))
+
+
+def parity_messages(definition: Any) -> List[str]:
+    """Upstream validator problems (spec §2.1) of a definition given as plain data, as messages.
+
+    Used by the evaluation engine, which (like upstream's tree builder) reports an invalid
+    definition but, unlike upstream, still evaluates what it can.
+    """
+    import yaml
+
+    from . import structure
+    from ..load import load_text
+
+    try:
+        text = yaml.safe_dump(definition, sort_keys=False)
+    except yaml.YAMLError as exc:
+        return [f"definition cannot be serialised: {exc}"]
+    source = load_text(text, "<definition>")
+    if not source.documents:
+        return ["definition is empty"]
+    ctx = Context(source.documents[0])
+    structure.check(ctx)
+    return [f.message for f in ctx.findings]

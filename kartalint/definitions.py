@@ -1,0 +1,108 @@
+"""Finding definitions: the bundled catalog, ``--catalog`` directories, lookup by exact GVK.
+
+The bundled catalog is the repository's ``catalog/`` directory; installed, it ships as the
+package ``kartalint.catalog`` (see pyproject.toml), so ``describe`` and ``test`` find it without
+options.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .karta import as_dict, gvk_of, structure
+from .load import iter_yaml_files, load_file
+
+GVK = Tuple[str, str, str]
+
+
+def bundled_catalog() -> Optional[str]:
+    """Directory of the bundled catalog (source checkout first, then the installed package)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    checkout = os.path.join(os.path.dirname(here), "catalog")
+    if os.path.isdir(checkout) and os.path.isfile(os.path.join(os.path.dirname(here), "pyproject.toml")):
+        return checkout
+    installed = os.path.join(here, "catalog")  # package data kartalint.catalog
+    return installed if os.path.isdir(installed) else None
+
+
+def object_gvk(obj: Any) -> Optional[GVK]:
+    obj = as_dict(obj)
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
+        return None
+    group, _, version = api_version.rpartition("/")
+    return (group, version, kind)
+
+
+def format_gvk(gvk: Optional[GVK]) -> str:
+    if gvk is None:
+        return "<no apiVersion/kind>"
+    group, version, kind = gvk
+    return f"{group + '/' if group else ''}{version}, Kind={kind}"
+
+
+def root_gvk(definition: Any) -> Optional[GVK]:
+    return gvk_of(as_dict(structure(definition).get("rootComponent")).get("kind"))
+
+
+@dataclass
+class DefinitionFile:
+    path: str
+    data: Dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        name = as_dict(self.data.get("metadata")).get("name")
+        return name if isinstance(name, str) else os.path.basename(self.path)
+
+
+@dataclass
+class DefinitionIndex:
+    """Definitions from several places; earlier places win for the same GVK."""
+
+    searched: List[str] = field(default_factory=list)
+    by_gvk: Dict[GVK, DefinitionFile] = field(default_factory=dict)
+    by_basename: Dict[str, DefinitionFile] = field(default_factory=dict)
+    problems: List[str] = field(default_factory=list)
+
+    @classmethod
+    def from_paths(cls, paths: Sequence[str]) -> "DefinitionIndex":
+        index = cls()
+        for path in paths:
+            index.add(path)
+        return index
+
+    def add(self, path: str) -> None:
+        self.searched.append(path)
+        files, missing = iter_yaml_files([path])
+        for item in missing:
+            self.problems.append(f"{item}: no such file or directory")
+        for file_path in files:
+            source = load_file(file_path)
+            bad = [f for f in source.findings if f.severity.name == "ERROR"]
+            if bad:
+                self.problems.append(f"{file_path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
+                continue
+            for document in source.karta_documents:
+                entry = DefinitionFile(file_path, document.data)
+                gvk = root_gvk(document.data)
+                if gvk is not None:
+                    self.by_gvk.setdefault(gvk, entry)
+                self.by_basename.setdefault(os.path.basename(file_path), entry)
+
+    def find(self, gvk: Optional[GVK]) -> Optional[DefinitionFile]:
+        return self.by_gvk.get(gvk) if gvk else None
+
+    def describe_search(self) -> str:
+        places = ", ".join(self.searched) or "nowhere"
+        return f"searched {len(self.by_gvk)} definition(s) in {places}"
+
+
+def default_index(extra: Sequence[str] = ()) -> DefinitionIndex:
+    paths = list(extra)
+    bundled = bundled_catalog()
+    if bundled:
+        paths.append(bundled)
+    return DefinitionIndex.from_paths(paths)

@@ -1,0 +1,11 @@
+"""Stage 3: evaluation (the public entry point is ``kartalint.evaluate``). ``evaluate(definition, obj, pods=None) -> WorkloadView``.
+
+See docs/api.md for the Python API and the JSON document of ``WorkloadView.to_dict()``.
+"""
+
+from .engine import Evaluator, PreparedDefinition, evaluate, prepare
+from .resources import Resources
+from .view import SCHEMA_VERSION, Component, FieldError, Instance, PodView, Scale, WorkloadView
+
+__all__ = ["Evaluator", "PreparedDefinition", "evaluate", "prepare", "Resources", "SCHEMA_VERSION", "Component",
+           "FieldError", "Instance", "PodView", "Scale", "WorkloadView"]

@@ -1,0 +1,220 @@
+"""Gang scheduling as KAI Scheduler's Karta grouper computes it (spec §3.8).
+
+``subtree_scale`` is upstream's ``CalculateSubtreeScale``. ``describe`` returns the gang part of
+the view: for ``podGroup`` (preferred when both shapes are set) the group name, minAvailable,
+minSubGroup, topology and sub-groups; for the deprecated ``podGroups`` every member's
+minAvailable and, when pods are given, each pod's group.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional
+
+from ..karta import as_dict, as_list, gang_scheduling
+from . import convert
+from .pods import PodRecord, SelectorError, infer_component, infer_instance, type_selector_matches
+from .view import Component, WorkloadView
+
+PREFIX = "pg"
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+class GangError(Exception):
+    pass
+
+
+def subtree_scale(view: WorkloadView, any_scale: bool, comp: Component, instance: Optional[str] = None, depth: int = 0) -> int:
+    if depth > 64:
+        raise GangError("component tree is too deep or cyclic")
+    if any_scale:
+        if instance is not None:
+            match = [i for i in comp.instances if i.id == instance]
+            if not match:
+                raise GangError(f"instance id {instance} not found")
+            own = match[0].scale.gang_minimum if match[0].scale else 0
+        else:
+            own = sum(i.scale.gang_minimum if i.scale else 0 for i in comp.instances)
+        if not comp.children:
+            return own
+        children = sum(subtree_scale(view, any_scale, c, None, depth + 1) for c in comp.children)
+        if children == 0:
+            return own
+        if own == 0:
+            return children
+        return own * children
+    if comp.has_pod_definition:
+        if instance is not None:
+            return 1
+        return len([i for i in comp.instances if i.id]) or 1
+    return sum(subtree_scale(view, any_scale, c, None, depth + 1) for c in comp.children)
+
+
+def _uid(obj: Any) -> str:
+    uid = as_dict(as_dict(obj).get("metadata")).get("uid")
+    return uid if isinstance(uid, str) and uid else "<uid>"
+
+
+def _descendants(comp: Component, depth: int = 0) -> List[Component]:
+    out = [comp]
+    if depth < 64:
+        for child in comp.children:
+            out.extend(_descendants(child, depth + 1))
+    return out
+
+
+def describe(view: WorkloadView, prepared: Any, obj: Any, records: Optional[List[PodRecord]] = None) -> Optional[Dict[str, Any]]:
+    gs = gang_scheduling(prepared.data)
+    if isinstance(gs.get("podGroup"), dict):
+        return _pod_group(view, prepared, obj, as_dict(gs.get("podGroup")), records)
+    if as_list(gs.get("podGroups")):
+        return _pod_groups(view, prepared, obj, as_list(gs.get("podGroups")), records)
+    return None
+
+
+def _topology(value: Any, errors: List[str], where: str) -> Optional[Dict[str, Any]]:
+    if value is None:
+        return None
+    topology = as_dict(value)
+    if not topology.get("topologyName") or not (topology.get("preferredTopologyLevel") or topology.get("requiredTopologyLevel")):
+        errors.append(f"{where}: topology needs a topologyName and at least one of preferredTopologyLevel/requiredTopologyLevel")
+    return dict(topology)
+
+
+def _pod_group(view: WorkloadView, prepared: Any, obj: Any, group: Dict[str, Any], records: Optional[List[PodRecord]]) -> Dict[str, Any]:
+    errors: List[str] = []
+    suffix = group.get("name") if isinstance(group.get("name"), str) else ""
+    result: Dict[str, Any] = {"format": "podGroup", "name": f"{PREFIX}-{_uid(obj)}-{suffix}", "nameSuffix": suffix,
+                              "topology": _topology(group.get("topology"), errors, "podGroup")}
+    data_by_name = {ref.data.get("name"): ref.data for ref in prepared.components}
+    sub_groups = []
+    for entry in as_list(group.get("subGroups")):
+        entry = as_dict(entry)
+        name = entry.get("componentName")
+        comp = view.component(name) if isinstance(name, str) and name else None
+        item: Dict[str, Any] = {"name": name, "minAvailable": None, "topology": _topology(entry.get("topology"), errors, f"subGroup {name}")}
+        if comp is None:
+            errors.append(f"subGroup component {name!r} does not exist")
+        else:
+            try:
+                item["minAvailable"] = subtree_scale(view, prepared.any_scale, comp)
+                if item["minAvailable"] <= 0:
+                    errors.append(f"component {name} must expose a replica scale definition")
+            except GangError as exc:
+                errors.append(f"subGroup {name}: {exc}")
+            if records is not None:
+                members = _descendants(comp)
+                item["pods"] = [r.name for r in records
+                                if any(_matches(data_by_name.get(c.name, {}), r) for c in members)]
+        sub_groups.append(item)
+    if sub_groups:
+        result.update(minAvailable=0, minSubGroup=len(sub_groups), subGroups=sub_groups)
+    else:
+        try:
+            result.update(minAvailable=subtree_scale(view, prepared.any_scale, view.root) if view.root else 0)
+        except GangError as exc:
+            errors.append(str(exc))
+            result.update(minAvailable=None)
+        result.update(minSubGroup=None, subGroups=[])
+    result["errors"] = errors
+    return result
+
+
+def _matches(data: Dict[str, Any], record: PodRecord) -> bool:
+    try:
+        return bool(type_selector_matches(data, record))
+    except SelectorError:
+        return False
+
+
+def _ancestors(view: WorkloadView, name: str) -> List[str]:
+    out, seen = [], set()
+    comp = view.component(name)
+    while comp is not None and comp.owner and comp.owner not in seen:
+        seen.add(comp.owner)
+        out.append(comp.owner)
+        comp = view.component(comp.owner)
+    return out
+
+
+def _pod_groups(view: WorkloadView, prepared: Any, obj: Any, groups: List[Any], records: Optional[List[PodRecord]]) -> Dict[str, Any]:
+    errors: List[str] = []
+    out_groups = []
+    members_by_component: Dict[str, List[Dict[str, Any]]] = {}
+    for group in groups:
+        group = as_dict(group)
+        members = []
+        for member in as_list(group.get("members")):
+            member = as_dict(member)
+            name = member.get("componentName")
+            comp = view.component(name) if isinstance(name, str) else None
+            entry: Dict[str, Any] = {"componentName": name, "minAvailable": None}
+            if comp is None:
+                errors.append(f"member component {name!r} does not exist")
+            else:
+                try:
+                    entry["minAvailable"] = subtree_scale(view, prepared.any_scale, comp)
+                    if comp.multi_instance:
+                        entry["instances"] = {i.id: subtree_scale(view, prepared.any_scale, comp, i.id) for i in comp.instances}
+                except GangError as exc:
+                    errors.append(f"member {name}: {exc}")
+            members.append(entry)
+            members_by_component.setdefault(name, []).append({"group": group.get("name"), "member": member})
+        out_groups.append({"name": group.get("name"), "members": members})
+    result: Dict[str, Any] = {"format": "podGroups", "groups": out_groups}
+    if records is not None:
+        result["pods"] = [_alpha_pod(view, prepared, obj, r, members_by_component) for r in records]
+    result["errors"] = errors
+    return result
+
+
+def _alpha_pod(view: WorkloadView, prepared: Any, obj: Any, record: PodRecord,
+               members_by_component: Dict[str, List[Dict[str, Any]]]) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"pod": record.name}
+    try:
+        component = infer_component(prepared, record)
+        candidates = [(component, m) for m in members_by_component.get(component, [])]
+        for ancestor in _ancestors(view, component):
+            candidates.extend((ancestor, m) for m in members_by_component.get(ancestor, []))
+        chosen = None
+        for owner, candidate in candidates:
+            filters = as_list(candidate["member"].get("filters"))
+            if all(_filter_true(f, record) for f in filters):
+                chosen = (owner, candidate)
+                break
+        if chosen is None:
+            raise SelectorError(f"pod {record.name} does not match any Karta pod group member definition")
+        owner, candidate = chosen
+        comp = view.component(owner)
+        data = next((ref.data for ref in prepared.components if ref.data.get("name") == owner), {})
+        instance = infer_instance(comp, data, record) if owner == component and comp is not None else None
+        keys = [_single(record, k) for k in as_list(candidate["member"].get("groupByKeyPaths"))]
+        name = f"{PREFIX}-{_uid(obj)}" + ("-" + "-".join(keys) if keys else "")
+        if keys and not _DNS_SUBDOMAIN.match(name):
+            raise SelectorError(f"pod group name {name!r} is not a valid DNS-1123 subdomain")
+        out.update(component=component, member=owner, group=candidate["group"], instance=instance, podGroup=name,
+                   minAvailable=subtree_scale(view, prepared.any_scale, comp, instance) if comp else None)
+    except (SelectorError, GangError, convert.ConversionError) as exc:
+        out["error"] = str(exc)
+    return out
+
+
+def _single(record: PodRecord, expression: Any) -> str:
+    if not isinstance(expression, str) or not expression:
+        raise SelectorError("empty jq expression")
+    outcome = record.outcomes.get(expression)
+    if outcome is not None and outcome.error is not None:
+        raise SelectorError(outcome.error)
+    return convert.single_result(outcome.results if outcome else [])
+
+
+def _filter_true(expression: Any, record: PodRecord) -> bool:
+    try:
+        if not isinstance(expression, str):
+            return False
+        outcome = record.outcomes.get(expression)
+        if outcome is None or outcome.error is not None or len(outcome.results) != 1:
+            return False
+        return outcome.results[0] is True
+    except SelectorError:
+        return False

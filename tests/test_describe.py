@@ -1,0 +1,186 @@
+"""`kartalint describe`: definition lookup, tree/json/yaml output, stdin, lists, errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+import yaml
+
+from kartalint.cli import main
+from conftest import BASE_DEFINITION, REFERENCE, needs_reference
+
+OBJECT = """\
+apiVersion: example.com/v1
+kind: Trainer
+metadata: {name: t1, namespace: team-a, uid: u-1}
+spec:
+  roles:
+  - name: worker
+    replicas: 2
+    template:
+      spec:
+        containers:
+        - name: main
+          resources: {limits: {nvidia.com/gpu: 4, cpu: 500m, memory: 16Gi}}
+  - name: leader
+    template:
+      spec:
+        containers:
+        - name: main
+          resources: {requests: {cpu: "1", memory: 1Gi}}
+status:
+  phase: Running
+"""
+
+PODS = """\
+apiVersion: v1
+kind: PodList
+items:
+- metadata: {name: t1-worker-0, labels: {example.com/role: worker}}
+  spec: {nodeName: node-a, containers: [{name: main, resources: {limits: {nvidia.com/gpu: 4}}}]}
+  status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
+- metadata: {name: t1-worker-1, labels: {example.com/role: worker}}
+  spec: {containers: [{name: main}]}
+  status: {phase: Pending, conditions: [{type: PodScheduled, status: "False", reason: Unschedulable}]}
+"""
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "defs").mkdir()
+    (tmp_path / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
+    (tmp_path / "obj.yaml").write_text(OBJECT)
+    (tmp_path / "pods.yaml").write_text(PODS)
+    return tmp_path
+
+
+def norm(out):
+    """Lines with runs of spaces collapsed (column widths depend on the longest cell)."""
+    return [" ".join(line.split()) for line in out.splitlines()]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_tree_without_pods(workdir, capsys):
+    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "Trainer/t1   namespace: team-a   definition: example-com-trainer-v1 (defs/trainer.yaml)"
+    assert "`-- worker       2 instance(s)   gpu: 8" in lines
+    assert "    |-- leader   replicas: 1" in lines
+    assert "    `-- worker   replicas: 2     gpu: 8" in lines
+    assert "Phase: Running" in lines
+    table = lines[lines.index("Resources:") + 1:]
+    assert table[0].split() == ["COMPONENT", "REPLICAS", "GPU", "CPU", "MEMORY"]
+    assert table[1].split() == ["worker", "3", "8", "2", "33Gi"]
+    assert table[2].split() == ["TOTAL", "3", "8", "2", "33Gi"]
+    assert "podGroup pg-u-1-all   minAvailable: 0   minSubGroup: 1" in out
+
+
+def test_tree_with_pods(workdir, capsys):
+    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs", "--pods", "pods.yaml")
+    assert code == 0, err
+    lines = norm(out)
+    assert "|-- leader 0/1 ready" in lines
+    assert "`-- worker 1/2 ready gpu: 8 node-a" in lines
+    assert "|-- t1-worker-0 Running gpu: 4 node-a" in lines
+    assert "`-- t1-worker-1 Pending (Unschedulable) <none>" in lines
+    assert "        `-- t1-worker-1   Pending (Unschedulable)            <none>" in out.splitlines()
+
+
+def test_json_document(workdir, capsys):
+    code, out, _ = run(capsys, "describe", "obj.yaml", "--catalog", "defs", "-o", "json", "--pods", "pods.yaml")
+    doc = json.loads(out)
+    assert code == 0
+    assert doc["schemaVersion"] == 1 and doc["statuses"] == ["Running"] and doc["phase"] == "Running"
+    assert doc["workload"] == {"apiVersion": "example.com/v1", "kind": "Trainer", "name": "t1", "namespace": "team-a"}
+    worker = next(c for c in doc["components"] if c["name"] == "worker")
+    assert [(i["id"], i["replicas"]["desired"], i["resources"]["gpus"]) for i in worker["instances"]] == [("leader", 1, 0), ("worker", 2, 8)]
+    assert worker["pods"]["current"] == 2 and worker["pods"]["ready"] == 1
+    assert doc["resources"] == {"gpus": 8, "cpuMillis": 2000, "memoryBytes": 33 * 2 ** 30}
+    assert doc["gang"]["subGroups"][0]["minAvailable"] == 3
+
+
+def test_yaml_output_equals_json(workdir, capsys):
+    _, as_json, _ = run(capsys, "describe", "obj.yaml", "--catalog", "defs", "-o", "json")
+    _, as_yaml, _ = run(capsys, "describe", "obj.yaml", "--catalog", "defs", "-o", "yaml")
+    assert yaml.safe_load(as_yaml) == json.loads(as_json)
+
+
+def test_stdin_and_explicit_definition(workdir, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(OBJECT.encode())))
+    code, out, _ = run(capsys, "describe", "-", "--definition", "defs/trainer.yaml", "-o", "json")
+    assert code == 0 and json.loads(out)["workload"]["name"] == "t1"
+
+
+def test_list_and_multi_document_give_an_array(workdir, capsys):
+    second = OBJECT.replace("name: t1,", "name: t2,")
+    (workdir / "multi.yaml").write_text(OBJECT + "---\n" + second)
+    code, out, _ = run(capsys, "describe", "multi.yaml", "--catalog", "defs", "-o", "json")
+    assert code == 0 and [d["workload"]["name"] for d in json.loads(out)] == ["t1", "t2"]
+    listing = {"apiVersion": "v1", "kind": "List", "items": [yaml.safe_load(OBJECT), yaml.safe_load(second)]}
+    (workdir / "list.yaml").write_text(yaml.safe_dump(listing))
+    code, out, _ = run(capsys, "describe", "list.yaml", "--catalog", "defs", "-o", "json")
+    assert code == 0 and [d["workload"]["name"] for d in json.loads(out)] == ["t1", "t2"]
+    code, out, _ = run(capsys, "describe", "list.yaml", "--catalog", "defs")
+    assert out.count("Resources:") == 2
+
+
+def test_no_definition_names_the_gvk_and_the_search(workdir, capsys):
+    (workdir / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    code, out, err = run(capsys, "describe", "cm.yaml", "--catalog", "defs")
+    assert code == 2 and out == ""
+    assert "no definition for v1, Kind=ConfigMap" in err
+    assert "defs" in err and "catalog" in err
+
+
+def test_version_must_match_exactly(workdir, capsys):
+    (workdir / "v2.yaml").write_text(OBJECT.replace("example.com/v1", "example.com/v2"))
+    code, _, err = run(capsys, "describe", "v2.yaml", "--catalog", "defs")
+    assert code == 2 and "example.com/v2, Kind=Trainer" in err
+
+
+def test_bad_inputs_are_clean_errors(workdir, capsys):
+    (workdir / "broken.yaml").write_text("kind: [unclosed\n")
+    code, out, err = run(capsys, "describe", "broken.yaml", "--catalog", "defs")
+    assert code == 2 and "broken.yaml:" in err and "Traceback" not in err
+    code, _, err = run(capsys, "describe", "missing.yaml")
+    assert code == 2 and "missing.yaml" in err
+    (workdir / "scalar.yaml").write_text("just text\n")
+    code, _, err = run(capsys, "describe", "scalar.yaml")
+    assert code == 2 and "expected a Kubernetes object" in err
+
+
+def test_extraction_errors_exit_1_and_are_shown(workdir, capsys):
+    definition = yaml.safe_load(BASE_DEFINITION)
+    child = definition["spec"]["structureDefinition"]["childComponents"][0]
+    child["scaleDefinition"]["replicasPath"] = ".spec.roles[] | .replicas * .template.spec.parallelism"
+    (workdir / "broken-def.yaml").write_text(yaml.safe_dump(definition))
+    code, out, _ = run(capsys, "describe", "obj.yaml", "-d", "broken-def.yaml")
+    assert code == 1
+    assert "Errors:\n  worker: scaleDefinition.replicasPath: number (2) and null (null) cannot be multiplied" in out
+    assert "Phase: Running" in out
+
+
+@needs_reference
+@pytest.mark.parametrize("name, statuses, roles", [
+    ("karta-docs-quickstart--jobset.yaml", ["Running"], {"replicatedjob": [("leader", 1), ("workers", 8)]}),
+    ("cli-workload-testdata--leaderworkerset.yaml", None, {"leader": [(None, 2)], "worker": [(None, 6)]}),
+])
+def test_real_objects_with_the_bundled_catalog(capsys, name, statuses, roles):
+    code, out, err = run(capsys, "describe", os.path.join(REFERENCE, "objects", name), "-o", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    if statuses:
+        assert doc["statuses"] == statuses
+    by_name = {c["name"]: c for c in doc["components"]}
+    for comp, expected in roles.items():
+        assert [(i["id"], i["replicas"]["desired"]) for i in by_name[comp]["instances"]] == expected
