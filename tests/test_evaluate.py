@@ -3,7 +3,6 @@ scale, resources, pods, gang scheduling, robustness."""
 
 from __future__ import annotations
 
-import copy
 import time
 
 import pytest

@@ -67,3 +67,21 @@ def test_condition_field_defaults_are_in_the_schema():
     cond = schema.karta_schema()["properties"]["spec"]["properties"]["structureDefinition"]["properties"]["rootComponent"]["properties"]["statusDefinition"]["properties"]["conditionsDefinition"]["properties"]
     assert {k: cond[k]["default"] for k in ("typeFieldName", "statusFieldName", "reasonFieldName", "messageFieldName")} == {
         "typeFieldName": "type", "statusFieldName": "status", "reasonFieldName": "reason", "messageFieldName": "message"}
+
+
+def test_pyproject_lists_every_package():
+    """pyproject.toml lists packages explicitly (to ship catalog/ as kartalint.catalog)."""
+    import os
+    import re
+
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as handle:
+        section = handle.read().split("[tool.setuptools]")[1].split("[tool.setuptools.package-dir]")[0]
+    listed = set(re.findall(r'"(kartalint(?:\.[a-z_]+)?)"', section))
+    found = {"kartalint.catalog"}
+    for root, dirs, files in os.walk(os.path.join(ROOT, "kartalint")):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        if "__init__.py" in files:
+            found.add(os.path.relpath(root, ROOT).replace(os.sep, "."))
+    assert listed == found

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 from .. import karta
 from ..jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
@@ -82,10 +82,10 @@ def _workload_meta(obj: Any) -> Dict[str, Optional[str]]:
 class Evaluator:
     """Reusable evaluation context (one jq worker process). Use as a context manager."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, runner: Optional[BoundedRunner] = None) -> None:
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT, runner: Optional[BoundedRunner] = None, batch: bool = True) -> None:
         self._own_runner = runner is None
         self.runner = runner or BoundedRunner(timeout=timeout)
-        self.session = JqSession(self.runner)
+        self.session = JqSession(self.runner, batch=batch)
         self._prepared: Dict[str, PreparedDefinition] = {}
 
     def close(self) -> None:

@@ -1,0 +1,101 @@
+"""Benchmark: evaluations per second, and the replay of every reference recording.
+
+    python3 bench/evaluate.py [--objects 10000]
+
+1. One definition (the bundled JobSet) over many JobSet objects, two ways in the same run:
+   the engine's way (each object handed to jq once, all expressions in one program) and the
+   peer (one jq run per expression, as a naive port of upstream would do). Reports
+   evaluations/s for both and the ratio.
+2. Time to replay every STATE event of ../shared/reference (skipped when absent) with the
+   upstream catalog.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import glob
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import yaml  # noqa: E402
+
+from kartalint.evaluation import Evaluator  # noqa: E402
+from kartalint.recording import definition_basename, is_recording, state_events  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")
+
+
+def jobsets(count: int) -> list:
+    template = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js", "namespace": "ns"},
+                "spec": {"replicatedJobs": []},
+                "status": {"replicatedJobsStatus": [{"name": "workers", "active": 2, "ready": 2, "failed": 0}]}}
+    out = []
+    for i in range(count):
+        obj = copy.deepcopy(template)
+        obj["metadata"]["name"] = f"js-{i}"
+        obj["spec"]["replicatedJobs"] = [
+            {"name": "leader", "replicas": 1, "template": {"spec": {"template": {"spec": {"containers": [
+                {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}},
+            {"name": "workers", "replicas": 1 + i % 4, "template": {"spec": {"parallelism": 2, "template": {"spec": {"containers": [
+                {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 8, "cpu": "16", "memory": "64Gi"}}}]}}}}},
+        ]
+        out.append(obj)
+    return out
+
+
+def rate(definition: dict, objects: list, batch: bool) -> float:
+    with Evaluator(batch=batch) as evaluator:
+        evaluator.evaluate(definition, objects[0])  # worker start-up and compilation
+        start = time.perf_counter()
+        for obj in objects:
+            evaluator.evaluate(definition, obj)
+        return len(objects) / (time.perf_counter() - start)
+
+
+def replay() -> tuple:
+    catalog = {}
+    for path in glob.glob(os.path.join(REFERENCE, "upstream-catalog", "*.yaml")):
+        with open(path, encoding="utf-8") as handle:
+            catalog[os.path.basename(path)] = yaml.safe_load(handle)
+    start = time.perf_counter()
+    frames = 0
+    with Evaluator() as evaluator:
+        for path in glob.glob(os.path.join(REFERENCE, "*data", "**", "*.yaml"), recursive=True):
+            with open(path, encoding="utf-8") as handle:
+                data = yaml.load(handle, Loader=yaml.CSafeLoader)
+            if not is_recording(data):
+                continue
+            for event in state_events(data):
+                evaluator.evaluate(catalog[definition_basename(data)], event.object)
+                frames += 1
+    return frames, time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--objects", type=int, default=10000)
+    args = parser.parse_args()
+    with open(os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml"), encoding="utf-8") as handle:
+        definition = yaml.safe_load(handle)
+    objects = jobsets(args.objects)
+    peer_objects = objects[: max(1, args.objects // 5)]  # the slow way on a fifth of them
+    batched = rate(definition, objects, True)
+    per_expression = rate(definition, peer_objects, False)
+    print(f"evaluations/s, one jq run per object:     {batched:8.0f}  ({len(objects)} JobSets)")
+    print(f"evaluations/s, one jq run per expression: {per_expression:8.0f}  ({len(peer_objects)} JobSets)")
+    print(f"ratio (per-expression time / per-object time): {batched / per_expression:.1f}")
+    if os.path.isdir(REFERENCE):
+        frames, seconds = replay()
+        print(f"replay of {frames} recorded frames with the upstream catalog: {seconds:.2f} s ({frames / seconds:.0f} frames/s)")
+    else:
+        print("replay skipped: ../shared/reference is not present")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
