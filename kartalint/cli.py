@@ -50,6 +50,21 @@ def build_parser() -> argparse.ArgumentParser:
     describe.add_argument("-o", "--output", choices=["tree", "json", "yaml"], default="tree", help="output format (default: tree)")
     describe.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10, as upstream)")
 
+    test = sub.add_parser("test", help="run definitions against fixtures, recordings and predictions; diff statuses, roles, replicas, GPUs")
+    test.add_argument("paths", nargs="*", metavar="PATH", help="fixture files, recordings or directories (default: ./fixtures)")
+    test.add_argument("--definitions", action="append", default=[], metavar="DIR",
+                      help="definitions to resolve fixtures and recordings against (repeatable; default: the bundled catalog)")
+    test.add_argument("-f", "--format", choices=["text", "json", "junit"], default="text")
+    test.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+    test.add_argument("-k", dest="pattern", metavar="PATTERN", help="run only cases whose id or name contains PATTERN (or matches it, with * ? [)")
+    test.add_argument("-v", "--verbose", action="store_true", help="show every case with its details")
+    test.add_argument("--update", nargs="?", const="failed", choices=["failed", "all"],
+                      help="write observed values into the expect blocks of failing (or all) fixtures")
+    test.add_argument("--force", action="store_true", help="allow --update when CI=true")
+    test.add_argument("--require-fixtures", action="store_true", help="fail for every definition that no case exercises")
+    test.add_argument("--min-coverage", type=float, metavar="PERCENT", help="fail when a definition's status-mapping coverage is below PERCENT")
+    test.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
+
     rules_cmd = sub.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
 
@@ -65,7 +80,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        handler = {"lint": _lint, "describe": _describe, "rules": _rules, "schema": _schema}[args.command]
+        handler = {"lint": _lint, "describe": _describe, "test": _test, "rules": _rules, "schema": _schema}[args.command]
         return handler(args)
     except ConfigError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
@@ -106,12 +121,13 @@ def _lint(args: argparse.Namespace) -> int:
         counts = result.counts
         skipped = f", {result.skipped_documents} other document(s) skipped" if result.skipped_documents else ""
         suppressed = f", {result.suppressed} suppressed" if result.suppressed else ""
+        fixtures = f", {result.fixture_documents} fixture(s)" if result.fixture_documents else ""
         sys.stderr.write(
-            f"kartalint: {len(result.checked)} file(s), {result.karta_documents} Karta definition(s){skipped}: "
+            f"kartalint: {len(result.checked)} file(s), {result.karta_documents} Karta definition(s){fixtures}{skipped}: "
             f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info{suppressed}\n"
         )
-    if result.karta_documents == 0 and not result.missing:
-        sys.stderr.write("kartalint: error: no Karta definition found in the given paths (nothing was checked)\n")
+    if result.karta_documents == 0 and result.fixture_documents == 0 and not result.missing:
+        sys.stderr.write("kartalint: error: no Karta definition or fixture found in the given paths (nothing was checked)\n")
     return result.exit_code(strict=args.strict)
 
 
@@ -183,6 +199,90 @@ def _describe(args: argparse.Namespace) -> int:
     return exit_code
 
 
+def _test(args: argparse.Namespace) -> int:
+    from .cases import discover
+    from .definitions import DefinitionIndex, default_index
+    from .evaluation import Evaluator
+    from .report.tests import TEST_REPORTERS
+    from .testrun import LintCache, run, select
+
+    if args.update and os.environ.get("CI", "").lower() in ("true", "1") and not args.force:
+        raise ConfigError("--update rewrites fixtures and is refused when CI=true (add --force to override)")
+    if args.timeout <= 0:
+        raise ConfigError("--timeout must be positive")
+    paths = args.paths
+    if not paths:
+        if not os.path.isdir("fixtures"):
+            raise ConfigError("no PATH given and no ./fixtures directory")
+        paths = ["fixtures"]
+    index = DefinitionIndex.from_paths(args.definitions) if args.definitions else default_index()
+    for problem in index.problems:
+        sys.stderr.write(f"kartalint: warning: {problem}\n")
+    found = discover(paths, index)
+    for path in found.missing:
+        sys.stderr.write(f"kartalint: error: {path}: no such file or directory\n")
+    if found.missing:
+        return EXIT_USAGE
+    cases = select(found.cases, args.pattern)
+    if not cases:
+        what = f" matching -k {args.pattern!r}" if args.pattern and found.cases else ""
+        sys.stderr.write(f"kartalint: error: no test case found in {', '.join(paths)}{what} "
+                         f"({found.files} file(s) searched; fixtures have kind: KartaFixture)\n")
+        return EXIT_USAGE
+    lint_cache = LintCache()
+    with Evaluator(timeout=args.timeout) as evaluator:
+        report = run(cases, evaluator, lint_cache)
+    if args.require_fixtures:
+        exercised = {c.definition.path for c in cases if c.definition is not None}
+        report.without_fixtures = [d for d in index.definitions if d.path not in exercised]
+    stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        TEST_REPORTERS[args.format](stream, verbose=args.verbose).report(report)
+    finally:
+        if args.output:
+            stream.close()
+    code = EXIT_OK if report.ok else EXIT_FAIL
+    if args.min_coverage is not None:
+        low = [c for c in report.coverage.values() if c.percent < args.min_coverage]
+        for cov in low:
+            sys.stderr.write(f"kartalint: coverage of {cov.definition.name} is {cov.percent:.0f}% "
+                             f"(below --min-coverage {args.min_coverage:g}%): never matched {', '.join(cov.unmatched)}\n")
+        if low:
+            code = EXIT_FAIL
+    if args.update:
+        updated = _update_fixtures(report, args.update, lint_cache)
+        sys.stderr.write(f"kartalint: updated {updated} fixture(s)\n")
+    return code
+
+
+def _update_fixtures(report: object, mode: str, lint_cache: object) -> int:
+    from .compare import observed, snapshot
+    from .update import rewrite_expect
+
+    count = 0
+    for result in report.results:  # type: ignore[attr-defined]
+        case = result.case
+        if case.kind != "fixture" or result.view is None or case.xfail:
+            continue
+        if mode == "failed" and result.outcome == "passed":
+            continue
+        lint_ids = lint_cache.rule_ids(case.definition) if case.definition else []  # type: ignore[attr-defined]
+        if case.expect:
+            new = {key: observed(key, value, result.view, lint_ids) for key, value in case.expect.items()}
+            if result.view.all_errors and "errors" not in new:
+                new["errors"] = observed("errors", None, result.view, lint_ids)
+        else:
+            new = snapshot(result.view)
+        with open(case.file, encoding="utf-8") as handle:
+            text = handle.read()
+        fresh = rewrite_expect(text, new)
+        if fresh != text:
+            with open(case.file, "w", encoding="utf-8") as handle:
+                handle.write(fresh)
+            count += 1
+    return count
+
+
 def _rules(args: argparse.Namespace) -> int:
     all_rules = rules.iter_rules()
     if args.format == "json":
@@ -213,6 +313,7 @@ def rules_markdown() -> str:
     titles = {
         "yaml": "Reading files", "schema": "Schema (from the Karta CRD)", "parity": "Upstream validator parity",
         "jq": "jq expressions", "practice": "Best practices", "gang": "Gang scheduling (KAI Scheduler)",
+        "fixture": "Fixture files", "test": "Test-time rules (reported by `kartalint test`)",
     }
     for category in rules.CATEGORIES:
         lines += [f"## {titles[category]}", "", "| rule | severity | what it means | fix |", "|---|---|---|---|"]

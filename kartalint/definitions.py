@@ -65,6 +65,7 @@ class DefinitionIndex:
     searched: List[str] = field(default_factory=list)
     by_gvk: Dict[GVK, DefinitionFile] = field(default_factory=dict)
     by_basename: Dict[str, DefinitionFile] = field(default_factory=dict)
+    by_name: Dict[str, DefinitionFile] = field(default_factory=dict)
     problems: List[str] = field(default_factory=list)
 
     @classmethod
@@ -91,6 +92,16 @@ class DefinitionIndex:
                 if gvk is not None:
                     self.by_gvk.setdefault(gvk, entry)
                 self.by_basename.setdefault(os.path.basename(file_path), entry)
+                self.by_name.setdefault(entry.name, entry)
+
+    @property
+    def definitions(self) -> List[DefinitionFile]:
+        seen, out = set(), []
+        for entry in list(self.by_gvk.values()) + list(self.by_basename.values()):
+            if id(entry) not in seen:
+                seen.add(id(entry))
+                out.append(entry)
+        return out
 
     def find(self, gvk: Optional[GVK]) -> Optional[DefinitionFile]:
         return self.by_gvk.get(gvk) if gvk else None

@@ -20,6 +20,7 @@ class LintResult:
     findings: List[Finding] = field(default_factory=list)
     missing: List[str] = field(default_factory=list)
     karta_documents: int = 0
+    fixture_documents: int = 0
     skipped_documents: int = 0
     suppressed: int = 0
 
@@ -35,7 +36,7 @@ class LintResult:
             return 2
         if self.count(Severity.ERROR) or (strict and self.count(Severity.WARNING)):
             return 1
-        if self.karta_documents == 0:
+        if self.karta_documents == 0 and self.fixture_documents == 0:
             return 2
         return 0
 
@@ -51,14 +52,19 @@ def apply_config(findings: Iterable[Finding], config: Config) -> List[Finding]:
 
 
 def lint_source(source: SourceFile, config: Config) -> tuple:
-    """(findings, karta documents, other documents, suppressed) of one loaded file."""
+    """(findings, Karta documents, other documents, suppressed, fixture documents) of one file."""
+    from .check.fixture import check_fixture, is_fixture
+
     findings: List[Finding] = list(source.findings)
     kartas = source.karta_documents
     for document in kartas:
         findings.extend(check_document(document))
+    fixtures = [d for d in source.documents if is_fixture(d.data)]
+    for document in fixtures:
+        findings.extend(check_fixture(document))
     findings = apply_config(findings, config)
     findings, suppressed = split(findings, source.text)
-    return findings, len(kartas), len(source.documents) - len(kartas), suppressed
+    return findings, len(kartas), len(source.documents) - len(kartas) - len(fixtures), suppressed, len(fixtures)
 
 
 def lint_paths(paths: Iterable[str], config: Optional[Config] = None) -> LintResult:
@@ -69,10 +75,11 @@ def lint_paths(paths: Iterable[str], config: Optional[Config] = None) -> LintRes
         if path != "-" and config.excluded(path):
             continue
         source = load_file(path, config.max_file_size)
-        findings, kartas, others, suppressed = lint_source(source, config)
+        findings, kartas, others, suppressed, fixtures = lint_source(source, config)
         result.checked.append(source.path)
         result.findings.extend(findings)
         result.karta_documents += kartas
+        result.fixture_documents += fixtures
         result.skipped_documents += others
         result.suppressed += suppressed
     return result

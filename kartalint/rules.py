@@ -11,7 +11,9 @@ Categories:
   definition when one of them fires;
 * ``jq``: jq expressions (parsing, compiling, Karta's restrictions, portability, safety);
 * ``practice``: kartalint's own checks for definitions that upstream accepts but that misbehave;
-* ``gang``: readiness for KAI Scheduler's gang scheduling.
+* ``gang``: readiness for KAI Scheduler's gang scheduling;
+* ``fixture``: fixture files of ``kartalint test`` (checked by ``kartalint lint`` too);
+* ``test``: test-time rules, which need objects and pods: reported by ``kartalint test``.
 """
 
 from __future__ import annotations
@@ -97,13 +99,20 @@ _ALL: List[Rule] = [
     Rule("gang-subgroup-without-scale", E, "gang", "A podGroup sub-group component (and its subtree) has no scaleDefinition; KAI requires a minimum above 0.", "add scaleDefinition.replicasPath to the component"),
     Rule("gang-subgroup-without-selector", W, "gang", "A podGroup sub-group component and its descendants have no componentTypeSelector, so no pod is ever placed in the sub-group.", "add podSelector.componentTypeSelector"),
     Rule("gang-topology-incomplete", E, "gang", "A topology constraint needs a topologyName and at least one of preferredTopologyLevel and requiredTopologyLevel.", "set topologyName and a topology level"),
+    # --- fixture files ------------------------------------------------------------------------
+    Rule("fixture-invalid", E, "fixture", "A fixture file does not follow the fixture format (docs/fixtures.md).", "fix the field named in the message"),
+    # --- test-time rules (need objects and pods) ---------------------------------------------------
+    Rule("selectors-not-exclusive", W, "test", "A pod is selected by more than one pod-bearing component, so consumers may place it in either.", "make the componentTypeSelectors exclusive (e.g. key existence vs. a value)"),
+    Rule("pod-unmatched", W, "test", "A pod of the workload is selected by no component; kli hides it and schedulers cannot group it.", "add or widen a componentTypeSelector"),
+    Rule("contradictory-statuses", W, "test", "Statuses that exclude each other matched together (Running with Failed or Completed, Failed with Completed, Suspended with Running).", "tighten the status mappings so that only one of them holds"),
+    Rule("instances-out-of-step", E, "test", "Instance ids and extracted results do not line up (count mismatch or duplicate ids that collapse).", "make every path of the component emit one value per instance id, in the same order"),
 ]
 
 RULES: Dict[str, Rule] = {rule.id: rule for rule in _ALL}
 if len(RULES) != len(_ALL):  # pragma: no cover - guarded by tests too
     raise RuntimeError("duplicate rule id in the registry")
 
-CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang")
+CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "fixture", "test")
 
 
 def get(rule_id: str) -> Rule:

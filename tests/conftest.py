@@ -78,7 +78,7 @@ def base() -> Dict[str, Any]:
 
 
 def lint_text(text: str, name: str = "def.yaml", config: Config = None):
-    findings, kartas, others, suppressed = lint_source(load_text(text, name), config or Config())
+    findings, kartas, others, suppressed, fixtures = lint_source(load_text(text, name), config or Config())
     return findings
 
 

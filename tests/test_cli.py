@@ -57,7 +57,7 @@ def test_warnings_exit_0_unless_strict(files, capsys):
 
 def test_nothing_to_check_exits_2(files, capsys):
     code, _, err = run(capsys, "lint", "other.yaml")
-    assert code == 2 and "no Karta definition found" in err
+    assert code == 2 and "no Karta definition or fixture found" in err
     os.mkdir("emptydir")
     assert run(capsys, "lint", "emptydir")[0] == 2
 

@@ -221,6 +221,8 @@ def _component(ref: karta.ComponentRef, outcomes: Dict[str, Outcome]) -> Compone
     _extract_fragments(data, ids, ordered, outcomes, comp)
     final: Dict[str, Instance] = {}
     for index, instance_id in enumerate(ids):
+        if instance_id in final and instance_id not in comp.duplicate_ids:
+            comp.duplicate_ids.append(instance_id)
         final[instance_id] = ordered[index]
     comp.instances = [final[i] for i in sorted(final)]
     for instance in comp.instances:
@@ -381,6 +383,7 @@ def _status(view: WorkloadView, prepared: PreparedDefinition, outcomes: Dict[str
                 continue
             if hit:
                 matched.append(status)
+                view.matched_matchers.append((key, index))
                 break
     view.statuses = matched or ["Undefined"]
 

@@ -117,6 +117,7 @@ class Component:
     errors: List[FieldError] = field(default_factory=list)
     pods: List[PodView] = field(default_factory=list)
     pods_given: bool = False
+    duplicate_ids: List[str] = field(default_factory=list)  # collapsed silently (last wins), as upstream
 
     @property
     def own_resources(self) -> Resources:
@@ -169,6 +170,7 @@ class WorkloadView:
     errors: List[FieldError] = field(default_factory=list)  # definition- or status-level problems
     unmatched_pods: List[str] = field(default_factory=list)
     pods_given: bool = False
+    matched_matchers: List[tuple] = field(default_factory=list)  # (mapping key, matcher index), first hit per status
 
     @property
     def root(self) -> Optional[Component]:

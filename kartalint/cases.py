@@ -1,0 +1,186 @@
+"""Test cases for ``kartalint test``: fixture files, upstream recordings, karta-verify predictions.
+
+* A fixture (``kind: KartaFixture``, docs/fixtures.md) is one case.
+* A recording (``schemaVersion: 1`` with ``events``) gives one case per STATE event; its
+  definition is found by the base name of ``kartaFile`` among the definitions searched.
+* A karta-verify prediction ``NAME.predict.yaml`` (``status``/``components``) next to the workload
+  ``NAME.yaml`` is one case; its definition is chosen by the workload's group/version/kind.
+
+Problems that prevent a case from running (invalid fixture, missing object or definition) are
+kept on the case and make it an error, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .check.fixture import check_fixture, is_fixture
+from .definitions import DefinitionFile, DefinitionIndex, format_gvk, object_gvk
+from .karta import as_dict
+from .load import iter_yaml_files, load_file, load_objects
+from .recording import definition_basename, is_recording, state_events
+
+PREDICTION_SUFFIX = ".predict.yaml"
+
+
+@dataclass
+class Case:
+    id: str
+    file: str
+    kind: str  # "fixture", "recording" or "prediction"
+    line: int = 1
+    name: str = ""
+    definition: Optional[DefinitionFile] = None
+    object: Any = None
+    pods: Optional[List[Any]] = None
+    expect: Dict[str, Any] = field(default_factory=dict)
+    xfail: Optional[str] = None
+    recorded_state: Any = None
+    problems: List[str] = field(default_factory=list)
+
+
+@dataclass
+class Discovery:
+    cases: List[Case] = field(default_factory=list)
+    missing: List[str] = field(default_factory=list)
+    files: int = 0
+
+
+class _Definitions:
+    """Definition lookup for cases: explicit files (cached), directory names, GVKs, base names."""
+
+    def __init__(self, index: DefinitionIndex) -> None:
+        self.index = index
+        self._files: Dict[str, Tuple[Optional[DefinitionFile], Optional[str]]] = {}
+
+    def from_file(self, path: str) -> Tuple[Optional[DefinitionFile], Optional[str]]:
+        path = os.path.normpath(path)
+        if path not in self._files:
+            if not os.path.isfile(path):
+                self._files[path] = (None, f"definition file {path} does not exist")
+            else:
+                single = DefinitionIndex.from_paths([path])
+                found = single.definitions
+                problem = single.problems[0] if single.problems else f"{path} holds no Karta definition"
+                self._files[path] = (found[0], None) if found else (None, problem)
+        return self._files[path]
+
+    def for_object(self, obj: Any, directory: str) -> Tuple[Optional[DefinitionFile], Optional[str]]:
+        by_dir = self.index.by_name.get(os.path.basename(os.path.normpath(directory)))
+        if by_dir is not None:
+            return by_dir, None
+        gvk = object_gvk(obj)
+        found = self.index.find(gvk)
+        if found is not None:
+            return found, None
+        return None, f"no definition for {format_gvk(gvk)}; {self.index.describe_search()}"
+
+
+def discover(paths: Sequence[str], index: DefinitionIndex) -> Discovery:
+    files, missing = iter_yaml_files(paths)
+    out = Discovery(missing=missing)
+    definitions = _Definitions(index)
+    for path in files:
+        if path == "-":
+            continue
+        out.files += 1
+        if path.endswith(PREDICTION_SUFFIX):
+            out.cases.append(_prediction(path, definitions))
+            continue
+        source = load_file(path)
+        bad = [f for f in source.findings if f.severity.name == "ERROR"]
+        for document in source.documents:
+            if is_fixture(document.data):
+                out.cases.append(_fixture(path, document, definitions))
+            elif is_recording(document.data):
+                out.cases.extend(_recording(path, document.data, definitions))
+        if bad and not source.documents:
+            first = bad[0]
+            out.cases.append(Case(id=path, file=path, kind="fixture", line=first.line,
+                                  problems=[f"{path}:{first.line}:{first.column}: {first.message}"]))
+    return out
+
+
+def _fixture(path: str, document: Any, definitions: _Definitions) -> Case:
+    data = document.data
+    line = document.node.start_mark.line + 1
+    case = Case(id=path, file=path, kind="fixture", line=line, name=str(data.get("name") or os.path.splitext(os.path.basename(path))[0]))
+    for finding in check_fixture(document):
+        case.problems.append(f"{path}:{finding.line}:{finding.column}: {finding.message}")
+    if case.problems:
+        return case
+    directory = os.path.dirname(path)
+    case.expect = dict(as_dict(data.get("expect")))
+    case.xfail = data.get("xfail")
+    if "object" in data:
+        case.object = data["object"]
+    else:
+        objects, errors = load_objects(os.path.join(directory, data["objectFile"])) \
+            if os.path.isfile(os.path.join(directory, data["objectFile"])) else ([], [f"objectFile {data['objectFile']} does not exist"])
+        case.problems.extend(errors)
+        if len(objects) != 1 and not errors:
+            case.problems.append(f"objectFile {data['objectFile']} must hold exactly one object (found {len(objects)})")
+        elif objects:
+            case.object = objects[0].data
+    if "pods" in data:
+        case.pods = list(data["pods"])
+    elif "podsFile" in data:
+        pods_path = os.path.join(directory, data["podsFile"])
+        if not os.path.isfile(pods_path):
+            case.problems.append(f"podsFile {data['podsFile']} does not exist")
+        else:
+            pods, errors = load_objects(pods_path)
+            case.problems.extend(errors)
+            case.pods = [p.data for p in pods]
+    if case.problems:
+        return case
+    if data.get("definition"):
+        case.definition, problem = definitions.from_file(os.path.join(directory, data["definition"]))
+    else:
+        case.definition, problem = definitions.for_object(case.object, directory)
+    if problem:
+        case.problems.append(problem)
+    return case
+
+
+def _recording(path: str, data: Any, definitions: _Definitions) -> List[Case]:
+    basename = definition_basename(data)
+    definition = definitions.index.by_basename.get(basename or "")
+    problem = None if definition else f"no definition named {basename} (kartaFile); {definitions.index.describe_search()}"
+    cases = []
+    for event in state_events(data):
+        case = Case(id=f"{path}#{event.index}", file=path, kind="recording", name=f"event {event.index}",
+                    definition=definition, object=event.object, recorded_state=event.state)
+        if problem:
+            case.problems.append(problem)
+        if not isinstance(event.object, dict):
+            case.problems.append(f"event {event.index} has no object")
+        cases.append(case)
+    if not cases:
+        cases.append(Case(id=path, file=path, kind="recording", problems=["recording has no STATE event"]))
+    return cases
+
+
+def _prediction(path: str, definitions: _Definitions) -> Case:
+    case = Case(id=path, file=path, kind="prediction", name=os.path.basename(path))
+    source = load_file(path)
+    if not source.documents or not isinstance(source.documents[0].data, dict):
+        case.problems.append("prediction file holds no mapping")
+        return case
+    case.expect = source.documents[0].data
+    workload = path[: -len(PREDICTION_SUFFIX)] + ".yaml"
+    if not os.path.isfile(workload):
+        case.problems.append(f"no workload {os.path.basename(workload)} next to the prediction")
+        return case
+    objects, errors = load_objects(workload)
+    case.problems.extend(errors)
+    if len(objects) != 1:
+        case.problems.append(f"{workload} must hold exactly one object (found {len(objects)})")
+        return case
+    case.object = objects[0].data
+    case.definition, problem = definitions.for_object(case.object, os.path.dirname(path))
+    if problem:
+        case.problems.append(problem)
+    return case

@@ -1,0 +1,231 @@
+"""``kartalint test``: run cases, compare, collect test-time findings and coverage.
+
+Outcomes: ``passed``, ``failed`` (diffs), ``error`` (the case could not run), ``xfailed`` (a
+fixture marked ``xfail`` failed as expected; shown with its diffs, counted as a pass) and
+``xpassed`` (marked ``xfail`` but passed: a failure).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+from . import karta, rules
+from .cases import Case
+from .compare import Diff, compare, compare_prediction
+from .definitions import DefinitionFile
+from .evaluation import Evaluator, WorkloadView
+from .model import Finding, Severity
+
+CONTRADICTORY = (("Running", "Failed"), ("Running", "Completed"), ("Failed", "Completed"), ("Suspended", "Running"))
+PASSING = ("passed", "xfailed")
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    outcome: str
+    diffs: List[Diff] = field(default_factory=list)
+    messages: List[str] = field(default_factory=list)
+    findings: List[Finding] = field(default_factory=list)
+    hints: Dict[str, str] = field(default_factory=dict)  # diff path -> "hint (rule)"
+    view: Optional[WorkloadView] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "id": self.case.id, "file": self.case.file, "kind": self.case.kind, "name": self.case.name,
+            "definition": self.case.definition.path if self.case.definition else None,
+            "outcome": self.outcome,
+            "diffs": [dict(d.to_dict(), hint=self.hints.get(d.path)) for d in self.diffs],
+            "messages": list(self.messages),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+@dataclass
+class Coverage:
+    definition: DefinitionFile
+    mappings: List[Tuple[str, int]]
+    matched: Set[Tuple[str, int]] = field(default_factory=set)
+    components: Dict[str, Set[str]] = field(default_factory=dict)  # name -> instance ids seen
+    cases: int = 0
+
+    @property
+    def percent(self) -> float:
+        return 100.0 if not self.mappings else 100.0 * len(self.matched & set(self.mappings)) / len(self.mappings)
+
+    @property
+    def unmatched(self) -> List[str]:
+        return [f"{key}[{index}]" for key, index in self.mappings if (key, index) not in self.matched]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"definition": self.definition.name, "file": self.definition.path, "cases": self.cases,
+                "statusMappings": {"total": len(self.mappings), "matched": len(self.matched & set(self.mappings)),
+                                   "percent": round(self.percent, 1), "neverMatched": self.unmatched},
+                "components": {name: sorted(ids) for name, ids in self.components.items()}}
+
+
+@dataclass
+class TestRun:
+    results: List[CaseResult] = field(default_factory=list)
+    coverage: Dict[str, Coverage] = field(default_factory=dict)
+    without_fixtures: List[DefinitionFile] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, *outcomes: str) -> int:
+        return sum(1 for r in self.results if r.outcome in outcomes)
+
+    @property
+    def summary(self) -> Dict[str, int]:
+        return {"passed": self.count("passed"), "failed": self.count("failed", "xpassed"), "errors": self.count("error"),
+                "expectedFailures": self.count("xfailed"), "total": len(self.results)}
+
+    @property
+    def ok(self) -> bool:
+        return all(r.outcome in PASSING for r in self.results) and not self.without_fixtures
+
+
+def select(cases: Sequence[Case], pattern: Optional[str]) -> List[Case]:
+    if not pattern:
+        return list(cases)
+    if any(ch in pattern for ch in "*?["):
+        return [c for c in cases if fnmatch.fnmatch(c.id, pattern) or fnmatch.fnmatch(c.name, pattern)]
+    return [c for c in cases if pattern in c.id or pattern in c.name]
+
+
+class LintCache:
+    """Lint findings of definition files (for ``expect.lint`` and fix hints), computed once."""
+
+    def __init__(self) -> None:
+        self._cache: Dict[str, List[Finding]] = {}
+
+    def findings(self, definition: DefinitionFile) -> List[Finding]:
+        if definition.path not in self._cache:
+            from .lint import lint_paths
+
+            result = lint_paths([definition.path])
+            self._cache[definition.path] = [f for f in result.findings if f.severity >= Severity.WARNING]
+        return self._cache[definition.path]
+
+    def rule_ids(self, definition: DefinitionFile) -> List[str]:
+        return sorted({f.rule for f in self.findings(definition)})
+
+
+def run(cases: Sequence[Case], evaluator: Evaluator, lint_cache: Optional[LintCache] = None) -> TestRun:
+    lint_cache = lint_cache or LintCache()
+    report = TestRun()
+    started = time.perf_counter()
+    for case in cases:
+        result = run_case(case, evaluator, lint_cache)
+        report.results.append(result)
+        if case.definition is not None and result.view is not None:
+            _cover(report, case.definition, result.view)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache) -> CaseResult:
+    if case.problems or case.definition is None:
+        return CaseResult(case, "error", messages=list(case.problems) or ["no definition"])
+    view = evaluator.evaluate(case.definition.data, case.object, case.pods)
+    result = CaseResult(case, "passed", view=view)
+    if case.kind == "recording":
+        status_errors = [e for e in (view.root.errors if view.root else []) if e.field.startswith("statusDefinition")]
+        if case.recorded_state not in view.statuses or status_errors:
+            note = status_errors[0].message if status_errors else ""
+            result.diffs.append(Diff("statuses", f"to contain {case.recorded_state}", list(view.statuses), note))
+    elif case.kind == "prediction":
+        result.diffs = compare_prediction(case.expect, view)
+    elif not case.expect:
+        result.outcome = "error"
+        result.messages.append("expect is empty: the fixture compares nothing (`kartalint test --update` fills it)")
+        return result
+    else:
+        lint_ids = lint_cache.rule_ids(case.definition) if "lint" in case.expect else None
+        result.diffs = compare(case.expect, view, lint_ids)
+    result.findings = test_time_findings(case, view)
+    if result.diffs:
+        result.hints = _hints(case.definition, view, result.diffs, lint_cache)
+    if case.xfail:
+        if result.diffs:
+            result.outcome = "xfailed"
+            result.messages.append(f"expected to fail: {case.xfail}")
+        else:
+            result.outcome = "xpassed"
+            result.messages.append(f"marked xfail ({case.xfail}) but passed: remove `xfail`")
+    elif result.diffs:
+        result.outcome = "failed"
+    return result
+
+
+def _finding(case: Case, rule_id: str, message: str) -> Finding:
+    rule = rules.get(rule_id)
+    return Finding(case.file, case.line, 1, case.line, 1, rule_id, rule.severity, message, (), rule.hint)
+
+
+def test_time_findings(case: Case, view: WorkloadView) -> List[Finding]:
+    out: List[Finding] = []
+    if view.pods_given:
+        owners: Dict[str, List[str]] = {}
+        for comp in view.components:
+            if comp.has_pod_definition:
+                for pod in comp.pods:
+                    owners.setdefault(pod.name, [])
+                    if comp.name not in owners[pod.name]:
+                        owners[pod.name].append(comp.name)
+        for pod, names in owners.items():
+            if len(names) > 1:
+                out.append(_finding(case, "selectors-not-exclusive", f"pod {pod} is selected by {', '.join(names)}"))
+        for pod in view.unmatched_pods:
+            out.append(_finding(case, "pod-unmatched", f"pod {pod} is selected by no component"))
+    statuses = set(view.statuses)
+    for first, second in CONTRADICTORY:
+        if first in statuses and second in statuses:
+            out.append(_finding(case, "contradictory-statuses", f"{first} and {second} matched together"))
+    for comp in view.components:
+        if comp.duplicate_ids:
+            out.append(_finding(case, "instances-out-of-step", f"{comp.name}: duplicate instance ids {comp.duplicate_ids} collapse (last wins)"))
+        for error in comp.errors:
+            if "does not match results count" in error.message:
+                out.append(_finding(case, "instances-out-of-step", f"{comp.name}.{error.field}: {error.message}"))
+    return out
+
+
+def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], lint_cache: LintCache) -> Dict[str, str]:
+    """A fix hint for each diff, from the definition's lint findings on the failing field."""
+    findings = lint_cache.findings(definition)
+    paths = {c.name: c.path for c in karta.components(definition.data) if isinstance(c.name, str)}
+    hints: Dict[str, str] = {}
+    for diff in diffs:
+        comp_name = diff.path.split("[")[0].split(".")[0]
+        prefix = paths.get(comp_name)
+        if prefix is None and diff.path.startswith("errors["):
+            comp_name = diff.path[len("errors["):].split(".")[0]
+            prefix = paths.get(comp_name)
+        if prefix is None and diff.path in ("statuses", "phase") and view.root is not None:
+            prefix = paths.get(view.root.name)
+        if prefix is None:
+            continue
+        for finding in findings:
+            if tuple(finding.path[: len(prefix)]) == tuple(prefix) and finding.hint:
+                hints[diff.path] = f"{finding.hint} ({finding.rule} at {os.path.basename(finding.file)}:{finding.line}:{finding.column})"
+                break
+    return hints
+
+
+def _cover(report: TestRun, definition: DefinitionFile, view: WorkloadView) -> None:
+    entry = report.coverage.get(definition.path)
+    if entry is None:
+        root = karta.as_dict(karta.structure(definition.data).get("rootComponent"))
+        mappings = karta.as_dict(karta.as_dict(root.get("statusDefinition")).get("statusMappings"))
+        declared = [(key, i) for key in mappings for i, _ in enumerate(karta.as_list(mappings.get(key)))]
+        entry = report.coverage[definition.path] = Coverage(definition, declared)
+    entry.cases += 1
+    entry.matched.update(view.matched_matchers)
+    for comp in view.components:
+        ids = entry.components.setdefault(comp.name, set())
+        if not comp.errors:
+            ids.update(str(i.id) if i.id is not None else "" for i in comp.instances)
