@@ -91,9 +91,12 @@ def discover(paths: Sequence[str], index: DefinitionIndex) -> Discovery:
             continue
         source = load_file(path)
         bad = [f for f in source.findings if f.severity.name == "ERROR"]
+        load_errors = [f"{path}:{f.line}:{f.column}: {f.message} ({f.rule})" for f in bad]
         for document in source.documents:
             if is_fixture(document.data):
-                out.cases.append(_fixture(path, document, definitions))
+                case = _fixture(path, document, definitions)
+                case.problems[:0] = load_errors
+                out.cases.append(case)
             elif is_recording(document.data):
                 out.cases.extend(_recording(path, document.data, definitions))
         if bad and not source.documents:

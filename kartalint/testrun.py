@@ -194,25 +194,47 @@ def test_time_findings(case: Case, view: WorkloadView) -> List[Finding]:
     return out
 
 
+def _diff_fields(diff: Diff, root: Optional[str]) -> Tuple[Optional[str], Tuple[str, ...]]:
+    """(component, definition fields relative to it) that a diff is about."""
+    path = diff.path
+    if path.startswith("errors["):
+        inner = path[len("errors["):-1]
+        comp, _, field_name = inner.partition(".")
+        return (comp, (field_name,)) if field_name else (None, (inner,))
+    if path in ("statuses", "phase"):
+        return root, ("statusDefinition",)
+    comp = path.split("[")[0].split(".")[0]
+    leaf = path.rsplit(".", 1)[-1]
+    if leaf == "instances":
+        return comp, ("instanceIdPath",)
+    if leaf in ("replicas", "min", "max"):
+        return comp, ("scaleDefinition",)
+    if leaf in ("gpus", "cpuMillis", "memoryBytes"):
+        return comp, ("scaleDefinition", "specDefinition")
+    return comp, ()
+
+
 def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], lint_cache: LintCache) -> Dict[str, str]:
-    """A fix hint for each diff, from the definition's lint findings on the failing field."""
+    """Fix hints for each diff: the definition's lint findings on the fields the diff is about."""
     findings = lint_cache.findings(definition)
-    paths = {c.name: c.path for c in karta.components(definition.data) if isinstance(c.name, str)}
+    paths = {c.name: tuple(c.path) for c in karta.components(definition.data) if isinstance(c.name, str)}
+    root = view.root.name if view.root else None
     hints: Dict[str, str] = {}
     for diff in diffs:
-        comp_name = diff.path.split("[")[0].split(".")[0]
-        prefix = paths.get(comp_name)
-        if prefix is None and diff.path.startswith("errors["):
-            comp_name = diff.path[len("errors["):].split(".")[0]
-            prefix = paths.get(comp_name)
-        if prefix is None and diff.path in ("statuses", "phase") and view.root is not None:
-            prefix = paths.get(view.root.name)
-        if prefix is None:
+        comp, fields = _diff_fields(diff, root)
+        prefix = paths.get(comp or "")
+        if prefix is None or not fields:
             continue
+        found = []
         for finding in findings:
-            if tuple(finding.path[: len(prefix)]) == tuple(prefix) and finding.hint:
-                hints[diff.path] = f"{finding.hint} ({finding.rule} at {os.path.basename(finding.file)}:{finding.line}:{finding.column})"
-                break
+            rest = ".".join(str(p) for p in finding.path[len(prefix):]) if tuple(finding.path[: len(prefix)]) == prefix else None
+            if rest is None or not finding.hint or not any(rest.startswith(f) for f in fields):
+                continue
+            text = f"{finding.hint} ({finding.rule} at {os.path.basename(finding.file)}:{finding.line}:{finding.column})"
+            if text not in found:
+                found.append(text)
+        if found:
+            hints[diff.path] = "; ".join(found)
     return hints
 
 

@@ -17,19 +17,13 @@ from kartalint.recording import definition_basename, is_recording, state_events
 
 pytestmark = needs_reference
 
-# (recording, event index) -> (recorded state, statuses computed by the upstream definition)
-KNOWN_STATUS_MISSES = {
-    ("real-data/jobset/v0.12.0/jobset-x-k8s-io-jobset-v1alpha2/completed.yaml", 1): ("Running", ("Initializing",)),
-    ("real-data/jobset/v0.12.0/jobset-x-k8s-io-jobset-v1alpha2/completed.yaml", 3): ("Running", ("Initializing",)),
-    ("real-data/jobset/v0.12.0/jobset-x-k8s-io-jobset-v1alpha2/completed.yaml", 4): ("Running", ("Undefined",)),
-    ("real-data/jobset/v0.12.0/jobset-x-k8s-io-jobset-v1alpha2/failed.yaml", 1): ("Running", ("Initializing",)),
-    ("real-data/jobset/v0.12.0/jobset-x-k8s-io-jobset-v1alpha2/failed.yaml", 3): ("Running", ("Initializing",)),
-    ("real-data/jobset/v0.12.0/jobset-x-k8s-io-jobset-v1alpha2/resumed.yaml", 6): ("Running", ("Initializing",)),
-    ("real-data/jobset/v0.12.0/jobset-x-k8s-io-jobset-v1alpha2/running.yaml", 1): ("Running", ("Initializing",)),
-    ("recorded_data/kserve/v1.34.0/serving-kserve-io-llminferenceservice-v1alpha2/failed.yaml", 1): ("Failed", ("Initializing",)),
-    ("recorded_data/kserve/v1.34.0/serving-kserve-io-llminferenceservice-v1alpha2/running.yaml", 1): ("Failed", ("Initializing",)),
-    ("recorded_data/kserve/v1.34.0/serving-kserve-io-llminferenceservice-v1alpha2/running.yaml", 2): ("Failed", ("Initializing",)),
-}
+# (recording, event index) -> (recorded state, statuses computed by the upstream definition),
+# from the file `kartalint test --known-failures` reads too
+with open(os.path.join(ROOT, "tests", "data", "upstream-replay-known-failures.yaml"), encoding="utf-8") as _handle:
+    KNOWN_STATUS_MISSES = {
+        tuple(_e["id"].rsplit("#", 1)[:1]) + (int(_e["id"].rsplit("#", 1)[1]),): (_e["recorded"], tuple(_e["computed"]))
+        for _e in yaml.safe_load(_handle)
+    }
 
 # (recording, component, field) -> number of frames with that extraction error (upstream's own
 # definitions on real objects; the tree builder fails on these, the status is unaffected)
