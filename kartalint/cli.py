@@ -81,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     schema_cmd = sub.add_parser("schema", help="print the Karta JSON Schema (for editors)")
     schema_cmd.add_argument("--check", action="store_true", help="exit 1 if the shipped schema differs from the vendored CRD")
+    schema_cmd.add_argument("--fixture", action="store_true", help="print the JSON Schema of fixture files instead")
     return parser
 
 
@@ -407,6 +408,12 @@ def rules_markdown() -> str:
 def _schema(args: argparse.Namespace) -> int:
     from . import schema
 
+    if args.fixture:
+        from .check.fixture import SCHEMA_FILE as FIXTURE_SCHEMA
+
+        with open(FIXTURE_SCHEMA, encoding="utf-8") as handle:
+            sys.stdout.write(handle.read())
+        return EXIT_OK
     if args.check:
         fresh = schema.render(schema.generate())
         with open(schema.SCHEMA_FILE, encoding="utf-8") as handle:

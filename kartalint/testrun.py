@@ -31,7 +31,7 @@ class CaseResult:
     diffs: List[Diff] = field(default_factory=list)
     messages: List[str] = field(default_factory=list)
     findings: List[Finding] = field(default_factory=list)
-    hints: Dict[str, str] = field(default_factory=dict)  # diff path -> "hint (rule)"
+    hints: Dict[str, List[str]] = field(default_factory=dict)  # diff path -> ["hint (rule at file:line:col)"]
     view: Optional[WorkloadView] = None
 
     def to_dict(self) -> Dict[str, Any]:
@@ -39,7 +39,7 @@ class CaseResult:
             "id": self.case.id, "file": self.case.file, "kind": self.case.kind, "name": self.case.name,
             "definition": self.case.definition.path if self.case.definition else None,
             "outcome": self.outcome,
-            "diffs": [dict(d.to_dict(), hint=self.hints.get(d.path)) for d in self.diffs],
+            "diffs": [dict(d.to_dict(), hints=self.hints.get(d.path, [])) for d in self.diffs],
             "messages": list(self.messages),
             "findings": [f.to_dict() for f in self.findings],
         }
@@ -214,12 +214,12 @@ def _diff_fields(diff: Diff, root: Optional[str]) -> Tuple[Optional[str], Tuple[
     return comp, ()
 
 
-def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], lint_cache: LintCache) -> Dict[str, str]:
+def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], lint_cache: LintCache) -> Dict[str, List[str]]:
     """Fix hints for each diff: the definition's lint findings on the fields the diff is about."""
     findings = lint_cache.findings(definition)
     paths = {c.name: tuple(c.path) for c in karta.components(definition.data) if isinstance(c.name, str)}
     root = view.root.name if view.root else None
-    hints: Dict[str, str] = {}
+    hints: Dict[str, List[str]] = {}
     for diff in diffs:
         comp, fields = _diff_fields(diff, root)
         prefix = paths.get(comp or "")
@@ -234,7 +234,7 @@ def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], li
             if text not in found:
                 found.append(text)
         if found:
-            hints[diff.path] = "; ".join(found)
+            hints[diff.path] = found
     return hints
 
 

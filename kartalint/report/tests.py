@@ -43,8 +43,7 @@ def _detail_lines(result: Any) -> List[str]:
     lines = [f"    {m}" for m in result.messages]
     for diff in result.diffs:
         lines.append(f"    {diff.text}")
-        hint = result.hints.get(diff.path)
-        if hint:
+        for hint in result.hints.get(diff.path, []):
             lines.append(f"      hint: {hint}")
     for finding in result.findings:
         lines.append(f"    {finding.severity} {finding.rule}: {finding.message}")

@@ -1,0 +1,324 @@
+"""`kartalint test`: fixtures, recordings, predictions, diffs, --update, coverage, test-time rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+
+from kartalint import rules
+from kartalint.cli import main
+from conftest import BASE_DEFINITION, REFERENCE, ROOT, needs_reference
+
+FIXTURES = os.path.join(ROOT, "fixtures")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def fixture(name="case", obj=None, expect=None, **extra):
+    doc = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": name, "source": "test"}
+    doc.update(extra)
+    doc["object"] = obj if obj is not None else trainer()
+    doc["expect"] = expect if expect is not None else {"statuses": ["Running"]}
+    return doc
+
+
+def trainer(roles=None, phase="Running"):
+    roles = roles if roles is not None else [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [
+        {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}}}]
+    return {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
+            "spec": {"roles": roles}, "status": {"phase": phase}}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A throwaway project: defs/trainer.yaml and fixtures/example-com-trainer-v1/."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CI", raising=False)
+    (tmp_path / "defs").mkdir()
+    (tmp_path / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
+    (tmp_path / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
+    return tmp_path
+
+
+def write(path, doc):
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+# -- the project's own fixtures -----------------------------------------------------------------------
+
+def test_project_fixtures_pass(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out, err = run(capsys, "test")
+    assert code == 0, out + err
+    assert " 0 failed, 0 error(s)" in out
+
+
+def test_field_case_parallelism_omitted_shows_jq_message_and_hint(capsys):
+    code, out, _ = run(capsys, "test", "-v", os.path.join(FIXTURES, "field-cases", "jobset-parallelism-omitted.yaml"))
+    assert code == 0  # xfail: expected to fail
+    assert "XFAIL" in out
+    assert "replicatedjob[worker].replicas: expected 4, got null (jq: number (1) and null (null) cannot be multiplied)" in out
+    assert "hint: give it a default, e.g. (.template.spec.parallelism // 1) (scale-path-not-null-safe" in out
+
+
+def test_field_case_wrong_instance_id_path_shows_the_roles_that_came_out(capsys):
+    code, out, _ = run(capsys, "test", os.path.join(FIXTURES, "field-cases", "jobset-wrong-instance-id-path.yaml"))
+    assert code == 0
+    assert 'replicatedjob.instances: expected ["leader", "worker"], got ["0", "1"]' in out
+
+
+def test_xfail_that_passes_is_a_failure(project, capsys):
+    write(project / "fixtures" / "example-com-trainer-v1" / "ok.yaml", fixture(xfail="thought broken"))
+    code, out, _ = run(capsys, "test", "--definitions", "defs")
+    assert code == 1 and "XPASS" in out and "remove `xfail`" in out
+
+
+# -- diffs ------------------------------------------------------------------------------------------
+
+def test_a_changed_expression_fails_with_a_readable_diff(project, capsys):
+    expect = {"statuses": ["Running"], "components": {"worker": {"instances": {"worker": {"replicas": 2, "gpus": 8}}}}, "gpus": 8}
+    write(project / "fixtures" / "example-com-trainer-v1" / "running.yaml", fixture(expect=expect))
+    assert run(capsys, "test", "--definitions", "defs")[0] == 0
+    changed = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism")
+    (project / "defs" / "trainer.yaml").write_text(changed)
+    code, out, _ = run(capsys, "test", "--definitions", "defs")
+    assert code == 1
+    assert "FAIL  fixtures/example-com-trainer-v1/running.yaml" in out
+    assert "worker[worker].replicas: expected 2, got null (jq: number (2) and null (null) cannot be multiplied)" in out
+    assert "gpus: expected 8, got 0" in out
+    assert "hint: give it a default, e.g. (.parallelism // 1) (scale-path-not-null-safe at trainer.yaml:" in out
+
+
+def test_statuses_compare_as_a_set_and_partial_expectations(project, capsys):
+    write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(expect={"statuses": ["Running", "Running"]}))
+    write(project / "fixtures" / "example-com-trainer-v1" / "b.yaml", fixture(expect={"statuses": ["Failed"]}, obj=trainer(phase="Running")))
+    code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "json")
+    doc = json.loads(out)
+    outcomes = {os.path.basename(c["file"]): c for c in doc["cases"]}
+    assert outcomes["a.yaml"]["outcome"] == "passed"
+    assert outcomes["b.yaml"]["outcome"] == "failed"
+    assert outcomes["b.yaml"]["diffs"][0]["text"] == 'statuses: expected ["Failed"], got ["Running"]'
+    assert doc["summary"] == {"passed": 1, "failed": 1, "errors": 0, "expectedFailures": 0, "total": 2}
+    assert code == 1
+
+
+def test_unexpected_extraction_errors_always_fail(project, capsys):
+    obj = trainer(roles=[{"name": "w", "replicas": "lots", "template": {}}])
+    write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(obj=obj))
+    code, out, _ = run(capsys, "test", "--definitions", "defs")
+    assert code == 1
+    assert 'errors[worker.scaleDefinition.replicasPath]: expected no error, got replicas value "lots" at index 0 is not a number' in out
+
+
+def test_expected_errors_and_lint_rules(project, capsys):
+    obj = trainer(roles=[{"name": "w", "replicas": "lots", "template": {}}])
+    expect = {"errors": [{"component": "worker", "field": "scaleDefinition.replicasPath", "message": "is not a number"}], "lint": []}
+    write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(obj=obj, expect=expect))
+    assert run(capsys, "test", "--definitions", "defs")[0] == 0
+    expect["lint"] = ["scale-path-not-null-safe"]
+    write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(obj=obj, expect=expect))
+    code, out, _ = run(capsys, "test", "--definitions", "defs")
+    assert code == 1 and 'lint: expected ["scale-path-not-null-safe"], got []' in out
+
+
+# -- never silently green ------------------------------------------------------------------------------
+
+def test_empty_directory_and_no_cases_exit_2(project, capsys):
+    (project / "empty").mkdir()
+    code, _, err = run(capsys, "test", "empty")
+    assert code == 2 and "no test case found" in err
+    assert run(capsys, "test", "missing-dir")[0] == 2
+
+
+def test_empty_expect_missing_definition_and_invalid_fixture_are_errors(project, capsys):
+    d = project / "fixtures" / "example-com-trainer-v1"
+    write(d / "empty.yaml", fixture(expect={}))
+    other = trainer()
+    other["apiVersion"] = "example.com/v9"
+    (project / "fixtures" / "elsewhere").mkdir()
+    write(project / "fixtures" / "elsewhere" / "nodef.yaml", fixture(obj=other))
+    write(d / "invalid.yaml", fixture(expect={"statuses": ["Runing"]}))
+    code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "json")
+    cases = {os.path.basename(c["file"]): c for c in json.loads(out)["cases"]}
+    assert code == 1
+    assert all(c["outcome"] == "error" for c in cases.values())
+    assert "expect is empty" in cases["empty.yaml"]["messages"][0]
+    assert "no definition for example.com/v9, Kind=Trainer" in cases["nodef.yaml"]["messages"][0]
+    assert "expect.statuses[0]" in cases["invalid.yaml"]["messages"][0]
+
+
+def test_require_fixtures_reports_definitions_without_cases(project, capsys):
+    (project / "defs" / "second.yaml").write_text(BASE_DEFINITION.replace("example-com-trainer-v1", "other-v1").replace("kind: Trainer", "kind: Other"))
+    write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture())
+    assert run(capsys, "test", "--definitions", "defs")[0] == 0
+    code, out, _ = run(capsys, "test", "--definitions", "defs", "--require-fixtures")
+    assert code == 1 and "definition other-v1 has no fixture" in out
+
+
+def test_select_with_k(project, capsys):
+    for name in ("alpha", "beta"):
+        write(project / "fixtures" / "example-com-trainer-v1" / f"{name}.yaml", fixture(name=name))
+    code, out, _ = run(capsys, "test", "--definitions", "defs", "-k", "beta", "-v")
+    assert code == 0 and "beta.yaml" in out and "alpha.yaml" not in out
+    assert run(capsys, "test", "--definitions", "defs", "-k", "gamma")[0] == 2
+
+
+# -- --update ---------------------------------------------------------------------------------------
+
+FIXTURE_TEXT = """\
+# a header comment that must survive
+apiVersion: kartalint/v1
+kind: KartaFixture
+name:   "odd  spacing kept"
+source: test
+object:
+  apiVersion: example.com/v1
+  kind: Trainer
+  metadata: {name: t, uid: u}
+  spec:
+    roles:
+      - name: worker
+        replicas: 3
+        template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]}}
+  status: {phase: Running}
+expect:
+  # statuses the scheduler sees
+  statuses: [Failed]
+  components:
+    worker:
+      instances:
+        worker: {replicas: 1, gpus: 2}   # per role
+  gpus: 2
+# trailing comment outside expect
+"""
+
+
+def test_update_rewrites_only_the_expect_block(project, capsys):
+    path = project / "fixtures" / "example-com-trainer-v1" / "stale.yaml"
+    path.write_text(FIXTURE_TEXT)
+    assert run(capsys, "test", "--definitions", "defs")[0] == 1
+    code, _, err = run(capsys, "test", "--definitions", "defs", "--update")
+    assert "updated 1 fixture(s)" in err
+    text = path.read_text()
+    before, after = FIXTURE_TEXT.split("expect:")[0], text.split("expect:")[0]
+    assert before == after  # byte-identical before the block
+    assert text.endswith("# trailing comment outside expect\n")
+    block = yaml.safe_load(text)["expect"]
+    assert block == {"statuses": ["Running"], "components": {"worker": {"instances": {"worker": {"replicas": 3, "gpus": 6}}}}, "gpus": 6}
+    assert "# statuses the scheduler sees" in text and "# per role" in text
+    assert run(capsys, "test", "--definitions", "defs")[0] == 0
+
+
+def test_update_fills_an_empty_expect_and_refuses_in_ci(project, capsys, monkeypatch):
+    path = project / "fixtures" / "example-com-trainer-v1" / "new.yaml"
+    write(path, fixture(expect={}))
+    monkeypatch.setenv("CI", "true")
+    code, _, err = run(capsys, "test", "--definitions", "defs", "--update")
+    assert code == 2 and "refused when CI=true" in err
+    code, _, err = run(capsys, "test", "--definitions", "defs", "--update", "--force")
+    assert yaml.safe_load(path.read_text())["expect"]["statuses"] == ["Running"]
+    monkeypatch.delenv("CI")
+    assert run(capsys, "test", "--definitions", "defs")[0] == 0
+
+
+# -- outputs ----------------------------------------------------------------------------------------
+
+def test_junit_output(project, capsys):
+    write(project / "fixtures" / "example-com-trainer-v1" / "ok.yaml", fixture())
+    write(project / "fixtures" / "example-com-trainer-v1" / "bad.yaml", fixture(expect={"gpus": 1}))
+    code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "junit")
+    root = ET.fromstring(out.split("\n", 1)[1])
+    assert root.tag == "testsuites" and root.get("tests") == "2" and root.get("failures") == "1"
+    failures = root.findall(".//failure")
+    assert len(failures) == 1 and failures[0].get("message") == "gpus: expected 1, got 8"
+
+
+def test_coverage_and_min_coverage(project, capsys):
+    write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture())
+    code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "json")
+    cov = json.loads(out)["coverage"][0]
+    assert cov["statusMappings"] == {"total": 2, "matched": 1, "percent": 50.0, "neverMatched": ["failed[0]"]}
+    assert cov["components"]["worker"] == ["worker"]
+    code, _, err = run(capsys, "test", "--definitions", "defs", "--min-coverage", "80")
+    assert code == 1 and "never matched failed[0]" in err
+
+
+# -- test-time rules -----------------------------------------------------------------------------------
+
+def test_every_test_time_rule_fires(project, capsys):
+    definition = yaml.safe_load(BASE_DEFINITION)
+    comps = definition["spec"]["structureDefinition"]["childComponents"]
+    twin = json.loads(json.dumps(comps[0]))
+    twin["name"] = "twin"
+    twin.pop("instanceIdPath")
+    twin["podSelector"] = {"componentTypeSelector": {"keyPath": '.metadata.labels["example.com/role"]'}}
+    twin["specDefinition"]["podTemplateSpecPath"] = ".spec.roles[0].template"
+    twin["scaleDefinition"]["replicasPath"] = ".spec.roles[0].replicas"
+    comps.append(twin)
+    status = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    status["completed"] = [{"byPhase": "Running"}]
+    (project / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition))
+    obj = trainer(roles=[{"name": "w", "replicas": 1, "template": {}}, {"name": "w", "replicas": 2, "template": {}}])
+    pods = [{"metadata": {"name": "p0", "labels": {"example.com/role": "w"}}},
+            {"metadata": {"name": "stray", "labels": {}}}]
+    write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(obj=obj, pods=pods, expect={"statuses": ["Running", "Completed"]}))
+    code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "json")
+    found = {f["rule"]: f["message"] for f in json.loads(out)["cases"][0]["findings"]}
+    assert set(found) == {r.id for r in rules.iter_rules(["test"])}
+    assert found["selectors-not-exclusive"] == "pod p0 is selected by worker, twin"
+    assert found["pod-unmatched"] == "pod stray is selected by no component"
+    assert found["contradictory-statuses"] == "Running and Completed matched together"
+    assert found["instances-out-of-step"] == "worker: duplicate instance ids ['w'] collapse (last wins)"
+
+
+# -- predictions and recordings ------------------------------------------------------------------------
+
+def test_karta_verify_prediction(project, capsys):
+    d = project / "fixtures" / "predictions"
+    d.mkdir()
+    write(d / "trainer.yaml", trainer())
+    (d / "trainer.predict.yaml").write_text("status: [Running]\ncomponents:\n- key: worker[worker]\n  replicas: 2\n  podSpec: true\n  containers: [c]\n")
+    assert run(capsys, "test", "--definitions", "defs", "fixtures/predictions")[0] == 0
+    (d / "trainer.predict.yaml").write_text("status: [Running]\ncomponents:\n- key: worker[leader]\n  replicas: 2\n")
+    code, out, _ = run(capsys, "test", "--definitions", "defs", "fixtures/predictions")
+    assert code == 1 and "components[worker[leader]]: expected a component instance, got not extracted (extracted: worker[worker])" in out
+
+
+@needs_reference
+def test_recordings_with_the_upstream_catalog(capsys):
+    code, out, err = run(capsys, "test", os.path.join(REFERENCE, "real-data"), os.path.join(REFERENCE, "recorded_data"),
+                         "--definitions", os.path.join(REFERENCE, "upstream-catalog"),
+                         "--known-failures", os.path.join(ROOT, "tests", "data", "upstream-replay-known-failures.yaml"))
+    assert code == 0, out[-2000:]
+    assert "232 passed, 0 failed, 0 error(s), 10 expected failure(s)" in out
+
+
+@needs_reference
+def test_recordings_fail_without_known_failures(capsys):
+    code, out, _ = run(capsys, "test", os.path.join(REFERENCE, "real-data", "jobset"),
+                       "--definitions", os.path.join(REFERENCE, "upstream-catalog"))
+    assert code == 1
+    assert 'statuses: expected to contain Running, got ["Initializing"]' in out
+
+
+@needs_reference
+def test_our_catalog_reproduces_every_recorded_state_it_covers(capsys):
+    covered = [os.path.join(REFERENCE, "real-data", p) for p in ("jobset", "lws", os.path.join("kubeflow", "v1.9.4", "kubeflow-org-pytorchjob-v1"))]
+    code, out, _ = run(capsys, "test", *covered)
+    assert code == 0, out[-3000:]
+
+
+def test_lint_checks_fixture_files(project, capsys):
+    doc = fixture()
+    doc["expect"]["statusses"] = ["Running"]
+    write(project / "fixtures" / "example-com-trainer-v1" / "typo.yaml", doc)
+    code, out, err = run(capsys, "lint", "fixtures")
+    assert code == 1 and "fixture-invalid" in out and "statusses" in out
