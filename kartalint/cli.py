@@ -76,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--source", help="where the object comes from (default: the object file)")
     new.add_argument("-o", "--output", help="write to this file instead of stdout")
 
+    catalog = sub.add_parser("catalog", help="list the bundled definitions (types, roles, status mappings, fixtures, coverage)")
+    catalog.add_argument("--definitions", action="append", default=[], metavar="DIR", help="list these definitions instead of the bundled catalog")
+    catalog.add_argument("--fixtures", default="fixtures", metavar="DIR", help="fixtures to count and run for coverage (default: ./fixtures when present)")
+    catalog.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
+
     rules_cmd = sub.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
 
@@ -92,7 +97,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        handler = {"lint": _lint, "describe": _describe, "test": _test, "new": _new, "rules": _rules, "schema": _schema}[args.command]
+        handler = {"lint": _lint, "describe": _describe, "test": _test, "new": _new, "catalog": _catalog, "rules": _rules, "schema": _schema}[args.command]
         return handler(args)
     except ConfigError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
@@ -360,6 +365,20 @@ def _new_fixture(args: argparse.Namespace, object_path: str) -> int:
         sys.stderr.write(f"kartalint: wrote {args.output} (review the expect block before committing)\n")
     else:
         sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _catalog(args: argparse.Namespace) -> int:
+    from .catalogdoc import render_json, render_markdown, render_text, rows
+    from .definitions import DefinitionIndex, default_index
+
+    index = DefinitionIndex.from_paths(args.definitions) if args.definitions else default_index()
+    if not index.definitions:
+        sys.stderr.write(f"kartalint: error: no definition found; {index.describe_search()}\n")
+        return EXIT_USAGE
+    table = rows(index, args.fixtures)
+    render = {"text": render_text, "json": render_json, "markdown": render_markdown}[args.format]
+    sys.stdout.write(render(table))
     return EXIT_OK
 
 
