@@ -67,6 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--known-failures", metavar="FILE",
                       help="YAML list of {id, reason}: cases (id suffix) expected to fail, e.g. upstream definitions on recordings")
 
+    diff = sub.add_parser("diff", help="what a definition change does to every fixture and recording (base vs head revision)")
+    diff.add_argument("paths", nargs="*", metavar="PATH", help="fixtures and recordings to evaluate (default: ./fixtures)")
+    diff.add_argument("--base", required=True, metavar="REF", help="git revision with the definitions before the change (e.g. origin/main)")
+    diff.add_argument("--head", metavar="REF", help="git revision after the change (default: the working tree)")
+    diff.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
+    diff.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+    diff.add_argument("--fail-on-change", action="store_true", help="exit 1 when any workload or definition changed")
+    diff.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
+
     new = sub.add_parser("new", help="draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)")
     new.add_argument("target", nargs="*", metavar="fixture OBJECT", help="`fixture OBJECT.yaml`: a fixture with expect filled from the current evaluation")
     new.add_argument("-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)")
@@ -97,7 +106,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        handler = {"lint": _lint, "describe": _describe, "test": _test, "new": _new, "catalog": _catalog, "rules": _rules, "schema": _schema}[args.command]
+        handler = {"lint": _lint, "describe": _describe, "test": _test, "diff": _diff, "new": _new, "catalog": _catalog, "rules": _rules, "schema": _schema}[args.command]
         return handler(args)
     except ConfigError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
@@ -314,6 +323,35 @@ def _update_fixtures(report: object, mode: str, lint_cache: object) -> int:
                 handle.write(fresh)
             count += 1
     return count
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .changes import run_diff
+    from .gitrev import GitError, repo_root
+    from .report.changes import DIFF_RENDERERS
+
+    paths = args.paths or (["fixtures"] if os.path.isdir("fixtures") else [])
+    if not paths:
+        raise ConfigError("no PATH given and no ./fixtures directory")
+    try:
+        root = repo_root()
+        report = run_diff(root, args.base, args.head, paths, args.timeout)
+    except GitError as exc:
+        sys.stderr.write(f"kartalint: error: {exc}\n")
+        return EXIT_USAGE
+    text = DIFF_RENDERERS[args.format](report)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    for problem in report.problems:
+        sys.stderr.write(f"kartalint: error: {problem}\n")
+    if report.problems:
+        return EXIT_USAGE
+    if args.fail_on_change and (report.changes or report.definitions):
+        return EXIT_FAIL
+    return EXIT_OK
 
 
 def _new(args: argparse.Namespace) -> int:

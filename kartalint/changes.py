@@ -1,0 +1,214 @@
+"""``kartalint diff``: what a definition change does to every fixture and recording.
+
+Cases are discovered in the working tree; each is evaluated with its definition as it is at the
+base revision and at the head (default: the working tree), the two views are summarised
+(statuses, roles and replicas, resources, gang groups, extraction errors) and compared. Lint
+findings of every changed definition are compared too (new and fixed, positions ignored).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from .cases import Case, discover
+from .config import Config
+from .definitions import DefinitionFile, DefinitionIndex, object_gvk, root_gvk
+from .evaluation import Evaluator, WorkloadView
+from .gitrev import Revision, renames
+from .lint import lint_source
+from .load import load_text
+from .model import Severity, format_path
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class RevisionDefinitions:
+    revision: Revision
+    files: Dict[str, Tuple[str, dict]]  # repo path -> (text, data)
+
+    def __post_init__(self) -> None:
+        self.by_name: Dict[str, str] = {}
+        self.by_gvk: Dict[Any, str] = {}
+        self.by_basename: Dict[str, str] = {}
+        for path, (_, data) in self.files.items():
+            name = (data.get("metadata") or {}).get("name")
+            if isinstance(name, str):
+                self.by_name.setdefault(name, path)
+            gvk = root_gvk(data)
+            if gvk:
+                self.by_gvk.setdefault(gvk, path)
+            self.by_basename.setdefault(os.path.basename(path), path)
+
+
+def summarize(view: Optional[WorkloadView]) -> Optional[Dict[str, Any]]:
+    if view is None:
+        return None
+    gang = view.gang or {}
+    return {
+        "statuses": sorted(view.statuses),
+        "components": {c.name: {("" if i.id is None else i.id): i.desired for i in c.instances} for c in view.components},
+        "resources": view.resources.to_dict(),
+        "gang": {"minAvailable": gang.get("minAvailable"), "minSubGroup": gang.get("minSubGroup"),
+                 "subGroups": {s["name"]: s["minAvailable"] for s in gang.get("subGroups", []) or []}} if gang else None,
+        "errors": sorted(f"{comp + '.' if comp else ''}{e.field}: {e.message}" for comp, e in view.all_errors),
+    }
+
+
+def _change(what: str, base: Any, head: Any, component: Optional[str] = None, text: str = "") -> Dict[str, Any]:
+    return {"what": what, "component": component, "base": base, "head": head, "text": text or f"{what}: {base} -> {head}"}
+
+
+def compare_summaries(base: Optional[Dict[str, Any]], head: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    if base is None and head is None:
+        return []
+    if base is None:
+        return [_change("definition", None, "added", text="no definition at base; evaluated at head only")]
+    if head is None:
+        return [_change("definition", "present", None, text="no definition at head (deleted or renamed away)")]
+    out = []
+    if base["statuses"] != head["statuses"]:
+        gone = [s for s in base["statuses"] if s not in head["statuses"]]
+        new = [s for s in head["statuses"] if s not in base["statuses"]]
+        detail = "; ".join(x for x in (f"stops matching {', '.join(gone)}" if gone else "", f"now matches {', '.join(new)}" if new else "") if x)
+        out.append(_change("statuses", base["statuses"], head["statuses"], text=f"statuses: {', '.join(base['statuses'])} -> {', '.join(head['statuses'])} ({detail})"))
+    for name in sorted(set(base["components"]) | set(head["components"])):
+        b, h = base["components"].get(name), head["components"].get(name)
+        if b is None:
+            out.append(_change("component-added", None, h, name, f"component {name} added"))
+            continue
+        if h is None:
+            out.append(_change("component-removed", b, None, name, f"component {name} removed"))
+            continue
+        gone = [i for i in b if i not in h]
+        new = [i for i in h if i not in b]
+        if gone and len(gone) == len(new):  # same number of roles, other names: renamed, paired in order
+            for old_id, new_id in zip(sorted(gone), sorted(new)):
+                out.append(_change("role-renamed", old_id, new_id, name, f"{name}: role {old_id!r} renamed to {new_id!r}"))
+        else:
+            for i in gone:
+                out.append(_change("role-removed", i, None, name, f"{name}: role {i!r} disappeared"))
+            for i in new:
+                out.append(_change("role-added", None, i, name, f"{name}: role {i!r} appeared"))
+        for i in sorted(set(b) & set(h)):
+            if b[i] != h[i]:
+                label = f"{name}[{i}]" if i else name
+                out.append(_change("replicas", b[i], h[i], name, f"{label}.replicas: {b[i]} -> {h[i]}"))
+    for key, label in (("gpus", "GPUs"), ("cpuMillis", "CPU millicores"), ("memoryBytes", "memory bytes")):
+        if base["resources"][key] != head["resources"][key]:
+            out.append(_change(key, base["resources"][key], head["resources"][key], text=f"total {label}: {base['resources'][key]} -> {head['resources'][key]}"))
+    if base["gang"] != head["gang"]:
+        out.append(_change("gang", base["gang"], head["gang"], text=f"gang: {base['gang']} -> {head['gang']}"))
+    for error in head["errors"]:
+        if error not in base["errors"]:
+            out.append(_change("error-appeared", None, error, text=f"extraction error appeared: {error}"))
+    for error in base["errors"]:
+        if error not in head["errors"]:
+            out.append(_change("error-fixed", error, None, text=f"extraction error went away: {error}"))
+    return out
+
+
+def lint_keys(path: str, text: str) -> List[Tuple[str, str, str]]:
+    findings = lint_source(load_text(text, path), Config())[0]
+    return sorted({(f.rule, format_path(f.path), f.message) for f in findings if f.severity >= Severity.WARNING})
+
+
+@dataclass
+class DiffReport:
+    base: str
+    head: str
+    changes: List[Dict[str, Any]] = field(default_factory=list)
+    definitions: List[Dict[str, Any]] = field(default_factory=list)
+    cases: int = 0
+    problems: List[str] = field(default_factory=list)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"schemaVersion": SCHEMA_VERSION, "base": self.base, "head": self.head, "cases": self.cases,
+                "changes": self.changes, "definitions": self.definitions, "problems": self.problems}
+
+
+def run_diff(root: str, base_ref: str, head_ref: Optional[str], paths: List[str], timeout: float = 10.0) -> DiffReport:
+    base_rev, head_rev = Revision(root, base_ref), Revision(root, head_ref)
+    base = RevisionDefinitions(base_rev, base_rev.definitions())
+    head = RevisionDefinitions(head_rev, head_rev.definitions())
+    moved = renames(root, base.revision, head.revision)  # base path -> head path
+    moved_back = {v: k for k, v in moved.items()}
+    report = DiffReport(base=base.revision.label, head=head.revision.label)
+    report.definitions = _definition_changes(base, head, moved)
+    index = DefinitionIndex()
+    for path, (_, data) in head.files.items():  # resolve cases against the head definitions
+        entry = DefinitionFile(os.path.join(root, path), data)
+        gvk = root_gvk(data)
+        if gvk:
+            index.by_gvk.setdefault(gvk, entry)
+        index.by_basename.setdefault(os.path.basename(path), entry)
+        index.by_name.setdefault(entry.name, entry)
+    index.searched.append(f"{head.revision.label} of {root}")
+    found = discover(paths, index)
+    report.problems.extend(f"{p}: no such file or directory" for p in found.missing)
+    report.cases = len(found.cases)
+    with Evaluator(timeout=timeout) as evaluator:
+        for case in found.cases:
+            if case.object is None:
+                continue
+            head_path = _resolve(case, head, root, {})
+            base_path = _resolve(case, base, root, moved_back)
+            views = []
+            for revision, path in ((base, base_path), (head, head_path)):
+                views.append(evaluator.evaluate(revision.files[path][1], case.object, case.pods) if path else None)
+            changes = compare_summaries(summarize(views[0]), summarize(views[1]))
+            if changes:
+                report.changes.append({"workload": case.id, "file": case.file, "name": case.name, "definition": head_path or base_path,
+                                       "baseDefinition": base_path, "changes": changes, "tree": _tree(views[1] or views[0], changes)})
+    return report
+
+
+def _resolve(case: Case, revision: RevisionDefinitions, root: str, moved_back: Dict[str, str]) -> Optional[str]:
+    if case.definition is not None:
+        rel = os.path.relpath(case.definition.path, root)
+        rel = moved_back.get(rel, rel)
+        if rel in revision.files:
+            return rel
+        if case.kind == "recording":
+            return revision.by_basename.get(os.path.basename(rel))
+        name = case.definition.name
+        if name in revision.by_name:
+            return revision.by_name[name]
+    gvk = object_gvk(case.object)
+    return revision.by_gvk.get(gvk) if gvk else None
+
+
+def _definition_changes(base: RevisionDefinitions, head: RevisionDefinitions, moved: Dict[str, str]) -> List[Dict[str, Any]]:
+    out = []
+    for path in sorted(set(base.files) | set(head.files)):
+        if path in moved and moved[path] in head.files:
+            status, head_path = "renamed", moved[path]
+        elif path in moved.values():
+            continue  # reported under its base path
+        elif path not in base.files:
+            status, head_path = "added", path
+        elif path not in head.files:
+            status, head_path = "deleted", None
+        else:
+            # comments and formatting do not count: only a change of the parsed definition does
+            status, head_path = ("modified" if base.files[path][1] != head.files[path][1] else "unchanged"), path
+        if status == "unchanged":
+            continue
+        base_lint = lint_keys(path, base.files[path][0]) if path in base.files else []
+        head_lint = lint_keys(head_path, head.files[head_path][0]) if head_path else []
+        out.append({"path": path, "headPath": head_path, "status": status,
+                    "lint": {"new": [f"{r} at {p}: {m}" for r, p, m in head_lint if (r, p, m) not in base_lint],
+                             "fixed": [f"{r} at {p}: {m}" for r, p, m in base_lint if (r, p, m) not in head_lint]}})
+    return out
+
+
+def _tree(view: Optional[WorkloadView], changes: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The role tree of a workload with the changed components marked (for the mermaid chart)."""
+    if view is None:
+        return {}
+    changed = {c["component"] for c in changes if c.get("component")}
+    return {"nodes": [{"name": c.name, "owner": c.owner, "instances": [i.id for i in c.instances if i.id],
+                       "replicas": sum(i.desired or 0 for i in c.instances), "changed": c.name in changed}
+                      for c in view.components]}

@@ -1,0 +1,146 @@
+"""`kartalint diff` on a throwaway repository with history."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+import yaml
+
+from kartalint.cli import main
+from conftest import BASE_DEFINITION
+
+
+def git(repo, *args):
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))
+
+
+FIXTURE = {
+    "apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "two roles", "source": "test",
+    "object": {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
+               "spec": {"roles": [
+                   {"name": "leader", "replicas": 1, "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}},
+                   {"name": "worker", "replicas": 4, "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 8}}}]}}}]},
+               "status": {"phase": "Running"}},
+    "expect": {"statuses": ["Running"]},
+}
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "catalog").mkdir()
+    (tmp_path / "catalog" / "trainer.yaml").write_text(BASE_DEFINITION)
+    (tmp_path / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
+    (tmp_path / "fixtures" / "example-com-trainer-v1" / "two-roles.yaml").write_text(yaml.safe_dump(FIXTURE, sort_keys=False))
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    return tmp_path
+
+
+def edit(repo, old, new):
+    path = repo / "catalog" / "trainer.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def diff_json(capsys, *extra):
+    code, out, err = run(capsys, "diff", "--base", "main", "-f", "json", *extra)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_comment_only_change_reports_nothing(repo, capsys):
+    (repo / "catalog" / "trainer.yaml").write_text("# a new comment\n" + BASE_DEFINITION.replace("name: trainer\n", "name: trainer  # root\n"))
+    doc = diff_json(capsys)
+    assert doc["changes"] == [] and doc["definitions"] == []
+    assert doc["schemaVersion"] == 1 and doc["base"] == "main" and doc["head"] == "working tree"
+    code, out, _ = run(capsys, "diff", "--base", "main", "--fail-on-change")
+    assert code == 0 and out.startswith("No change: 1 workload(s)")
+
+
+def test_gpu_total_change(repo, capsys):
+    edit(repo, "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | (.replicas // 1) * 2")
+    doc = diff_json(capsys)
+    changes = {c["what"]: c for c in doc["changes"][0]["changes"]}
+    assert changes["gpus"]["base"] == 33 and changes["gpus"]["head"] == 66
+    assert changes["replicas"]["text"] in ("worker[leader].replicas: 1 -> 2", "worker[worker].replicas: 4 -> 8")
+    assert doc["definitions"] == [{"path": "catalog/trainer.yaml", "headPath": "catalog/trainer.yaml", "status": "modified",
+                                   "lint": {"new": [], "fixed": []}}]
+    assert run(capsys, "diff", "--base", "main", "--fail-on-change")[0] == 1
+
+
+def test_renamed_role(repo, capsys):
+    edit(repo, 'instanceIdPath: .spec.roles[].name', 'instanceIdPath: .spec.roles[] | .name | ascii_upcase')
+    doc = diff_json(capsys)
+    texts = [c["text"] for c in doc["changes"][0]["changes"]]
+    assert "worker: role 'leader' renamed to 'LEADER'" in texts
+    assert "worker: role 'worker' renamed to 'WORKER'" in texts
+
+
+def test_status_that_stops_matching(repo, capsys):
+    edit(repo, "- byPhase: Running", "- byPhase: Active")
+    doc = diff_json(capsys)
+    change = doc["changes"][0]["changes"][0]
+    assert change["what"] == "statuses" and change["base"] == ["Running"] and change["head"] == ["Undefined"]
+    assert "stops matching Running" in change["text"]
+
+
+def test_extraction_error_and_new_lint_finding(repo, capsys):
+    edit(repo, "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism")
+    doc = diff_json(capsys)
+    whats = [c["what"] for c in doc["changes"][0]["changes"]]
+    assert "error-appeared" in whats
+    assert any("scale-path-not-null-safe" in f for f in doc["definitions"][0]["lint"]["new"])
+
+
+def test_markdown_comment_has_summary_table_and_mermaid(repo, capsys):
+    edit(repo, "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | (.replicas // 1) * 2")
+    code, out, _ = run(capsys, "diff", "--base", "main", "-f", "markdown")
+    assert code == 0
+    assert "1 of 1 workload(s) change" in out
+    assert "### `catalog/trainer.yaml`" in out and "| workload | change | base | head |" in out
+    assert "```mermaid" in out and "class n_worker changed" in out
+
+
+def test_renamed_added_and_deleted_definitions(repo, capsys):
+    git(repo, "mv", "catalog/trainer.yaml", "catalog/example-com-trainer-v1.yaml")
+    (repo / "catalog" / "other.yaml").write_text(BASE_DEFINITION.replace("example-com-trainer-v1", "other-v1").replace("kind: Trainer", "kind: Other"))
+    doc = diff_json(capsys)
+    statuses = {d["path"]: d["status"] for d in doc["definitions"]}
+    assert statuses == {"catalog/trainer.yaml": "renamed", "catalog/other.yaml": "added"}
+    assert doc["changes"] == []  # the renamed file evaluates the same
+    git(repo, "rm", "-q", "-f", "catalog/example-com-trainer-v1.yaml")
+    doc = diff_json(capsys)
+    assert doc["changes"][0]["changes"][0]["text"] == "no definition at head (deleted or renamed away)"
+    assert {d["path"]: d["status"] for d in doc["definitions"]}["catalog/trainer.yaml"] == "deleted"
+
+
+def test_head_revision_and_bad_base(repo, capsys):
+    edit(repo, "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | (.replicas // 1) * 2")
+    git(repo, "commit", "-qam", "double")
+    assert diff_json(capsys, "--head", "main")["changes"] == []
+    assert len(diff_json(capsys, "--head", "HEAD")["changes"]) == 0
+    code, out, err = run(capsys, "diff", "--base", "HEAD~1", "--head", "HEAD", "-f", "json")
+    assert code == 0 and json.loads(out)["changes"]
+    code, _, err = run(capsys, "diff", "--base", "does-not-exist")
+    assert code == 2 and "revision 'does-not-exist' does not exist" in err
+
+
+def test_outside_a_repository(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fixtures").mkdir()
+    code, _, err = run(capsys, "diff", "--base", "main")
+    assert code == 2 and "not inside a git repository" in err
