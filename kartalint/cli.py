@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     lint.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
     lint.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
+    lint.add_argument("--allow-empty", action="store_true",
+                      help="exit 0 when the files hold no Karta definition or fixture (for hooks that pass every YAML file)")
 
     describe = sub.add_parser("describe", help="what a definition makes of a workload object (roles, replicas, GPUs, status)")
     describe.add_argument("object", metavar="OBJECT", help="workload manifest (YAML/JSON; a List or several documents describe each; '-' for stdin)")
@@ -153,6 +155,8 @@ def _lint(args: argparse.Namespace) -> int:
             f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info{suppressed}\n"
         )
     if result.karta_documents == 0 and result.fixture_documents == 0 and not result.missing:
+        if args.allow_empty:
+            return EXIT_FAIL if result.exit_code(strict=args.strict) == EXIT_FAIL else EXIT_OK
         sys.stderr.write("kartalint: error: no Karta definition or fixture found in the given paths (nothing was checked)\n")
     return result.exit_code(strict=args.strict)
 
