@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="definitions to resolve fixtures and recordings against (repeatable; default: the bundled catalog)")
     test.add_argument("-f", "--format", choices=["text", "json", "junit"], default="text")
     test.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+    test.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report to FILE (whatever --format is)")
     test.add_argument("-k", dest="pattern", metavar="PATTERN", help="run only cases whose id or name contains PATTERN (or matches it, with * ? [)")
     test.add_argument("-v", "--verbose", action="store_true", help="show every case with its details")
     test.add_argument("--update", nargs="?", const="failed", choices=["failed", "all"],
@@ -273,6 +274,9 @@ def _test(args: argparse.Namespace) -> int:
     finally:
         if args.output:
             stream.close()
+    if args.junit_xml:
+        with open(args.junit_xml, "w", encoding="utf-8") as handle:
+            TEST_REPORTERS["junit"](handle).report(report)
     code = EXIT_OK if report.ok else EXIT_FAIL
     if args.min_coverage is not None:
         low = [c for c in report.coverage.values() if c.percent < args.min_coverage]
