@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     lint.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
     lint.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
+    lint.add_argument("--crd", action="append", default=[], metavar="FILE",
+                      help="CRD files or directories: check the paths expressions read against the root kind's schema (repeatable)")
     lint.add_argument("--allow-empty", action="store_true",
                       help="exit 0 when the files hold no Karta definition or fixture (for hooks that pass every YAML file)")
 
@@ -136,6 +138,10 @@ def _lint(args: argparse.Namespace) -> int:
         if rule_id not in rules.RULES:
             raise ConfigError(f"unknown rule '{rule_id}' (see `kartalint rules`)")
         config.severities[rule_id] = None
+    for path in args.crd:
+        if not os.path.exists(path):
+            raise ConfigError(f"--crd {path}: no such file or directory")
+    config.crds = list(config.crds) + list(args.crd)
     result = lint_paths(args.paths, config)
     for path in result.missing:
         sys.stderr.write(f"kartalint: error: {path}: no such file or directory\n")
@@ -458,7 +464,7 @@ def rules_markdown() -> str:
     titles = {
         "yaml": "Reading files", "schema": "Schema (from the Karta CRD)", "parity": "Upstream validator parity",
         "jq": "jq expressions", "practice": "Best practices", "gang": "Gang scheduling (KAI Scheduler)",
-        "fixture": "Fixture files", "test": "Test-time rules (reported by `kartalint test`)",
+        "crd": "CRD-aware (with `--crd` or `crds:`)", "fixture": "Fixture files", "test": "Test-time rules (reported by `kartalint test`)",
     }
     for category in rules.CATEGORIES:
         lines += [f"## {titles[category]}", "", "| rule | severity | what it means | fix |", "|---|---|---|---|"]

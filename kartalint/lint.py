@@ -57,14 +57,28 @@ def lint_source(source: SourceFile, config: Config) -> tuple:
 
     findings: List[Finding] = list(source.findings)
     kartas = source.karta_documents
+    crds = crd_index(config.crds) if config.crds else None
     for document in kartas:
-        findings.extend(check_document(document))
+        findings.extend(check_document(document, crds))
     fixtures = [d for d in source.documents if is_fixture(d.data)]
     for document in fixtures:
         findings.extend(check_fixture(document))
     findings = apply_config(findings, config)
     findings, suppressed = split(findings, source.text)
     return findings, len(kartas), len(source.documents) - len(kartas) - len(fixtures), suppressed, len(fixtures)
+
+
+_CRD_INDEXES: dict = {}
+
+
+def crd_index(paths: List[str]):
+    """A ``CrdIndex`` of the configured CRD files (built once per list of paths)."""
+    from .crd import CrdIndex
+
+    key = tuple(paths)
+    if key not in _CRD_INDEXES:
+        _CRD_INDEXES[key] = CrdIndex.from_paths(paths)
+    return _CRD_INDEXES[key]
 
 
 def lint_paths(paths: Iterable[str], config: Optional[Config] = None) -> LintResult:

@@ -12,6 +12,7 @@ Categories:
 * ``jq``: jq expressions (parsing, compiling, Karta's restrictions, portability, safety);
 * ``practice``: kartalint's own checks for definitions that upstream accepts but that misbehave;
 * ``gang``: readiness for KAI Scheduler's gang scheduling;
+* ``crd``: CRD-aware checks, active when the CRD of the root kind is given (``--crd``, ``crds:``);
 * ``fixture``: fixture files of ``kartalint test`` (checked by ``kartalint lint`` too);
 * ``test``: test-time rules, which need objects and pods: reported by ``kartalint test``.
 """
@@ -99,6 +100,9 @@ _ALL: List[Rule] = [
     Rule("gang-subgroup-without-scale", E, "gang", "A podGroup sub-group component (and its subtree) has no scaleDefinition; KAI requires a minimum above 0.", "add scaleDefinition.replicasPath to the component"),
     Rule("gang-subgroup-without-selector", W, "gang", "A podGroup sub-group component and its descendants have no componentTypeSelector, so no pod is ever placed in the sub-group.", "add podSelector.componentTypeSelector"),
     Rule("gang-topology-incomplete", E, "gang", "A topology constraint needs a topologyName and at least one of preferredTopologyLevel and requiredTopologyLevel.", "set topologyName and a topology level"),
+    # --- CRD-aware (when the CRD of the root kind is known) --------------------------------------
+    Rule("path-not-in-crd", E, "crd", "An expression reads a field that the CRD of the root kind does not define (a typo, or another version's field): it always reads null.", "use the field name from the CRD"),
+    Rule("crd-optional-arithmetic", W, "crd", "A scale path does arithmetic on a field the CRD marks optional, without a `//` default.", "add the default the CRD declares, e.g. `(.parallelism // 1)`"),
     # --- fixture files ------------------------------------------------------------------------
     Rule("fixture-invalid", E, "fixture", "A fixture file does not follow the fixture format (docs/fixtures.md).", "fix the field named in the message"),
     # --- test-time rules (need objects and pods) ---------------------------------------------------
@@ -112,7 +116,7 @@ RULES: Dict[str, Rule] = {rule.id: rule for rule in _ALL}
 if len(RULES) != len(_ALL):  # pragma: no cover - guarded by tests too
     raise RuntimeError("duplicate rule id in the registry")
 
-CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "fixture", "test")
+CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "crd", "fixture", "test")
 
 
 def get(rule_id: str) -> Rule:

@@ -171,7 +171,7 @@ CASES: Dict[str, Tuple[Mutation, Mutation]] = {
 }
 
 # Rules about reading files are tested in test_load.py; everything else must be in CASES.
-FILE_RULES = {r.id for r in rules.iter_rules(["yaml", "fixture", "test"])}  # tested in test_load.py / test_testing.py
+FILE_RULES = {r.id for r in rules.iter_rules(["yaml", "fixture", "test", "crd"])}  # tested in test_load.py / test_testing.py
 
 
 def test_base_definition_is_clean():

@@ -21,6 +21,7 @@ class Context:
         self.document = document
         self.data: Any = document.data
         self.findings: List[Finding] = []
+        self.superseded: set = set()  # (field path, offset): null-safety settled by the CRD
 
     def report(self, rule_id: str, path: Path, message: str, *, key: bool = False, hint: Optional[str] = None,
                scalar_range: Optional[tuple] = None) -> None:
@@ -35,12 +36,14 @@ class Context:
         )
 
 
-def check_document(document: Document) -> List[Finding]:
-    from . import gang, jq, practice, schema, structure
+def check_document(document: Document, crds: Optional[Any] = None) -> List[Finding]:
+    """All findings of one Karta document; ``crds`` (a ``CrdIndex``) enables the CRD-aware rules."""
+    from . import crd, gang, jq, practice, schema, structure
 
     ctx = Context(document)
     schema.check(ctx)
     structure.check(ctx)
+    ctx.superseded = crd.check(ctx, crds)  # before jq: the CRD may settle null-safety questions
     jq.check(ctx)
     practice.check(ctx)
     gang.check(ctx)

@@ -46,6 +46,8 @@ def check(ctx: Context) -> None:
                            scalar_range=(bad.start, bad.end))
         if field.kind in karta.SCALE_PATHS:
             for operator, read in analysis.unguarded_arithmetic(tree):
+                if (tuple(field.path), read.start) in ctx.superseded:
+                    continue
                 ctx.report("scale-path-not-null-safe", field.path,
                            f"'{operator.value}' on {read.text()}, which may be absent: the whole {field.kind} "
                            f"extraction fails when it is (jq cannot do arithmetic on null)",

@@ -1,0 +1,85 @@
+"""CRD-aware lint: path-not-in-crd and crd-optional-arithmetic, from --crd and from `crds:`."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from kartalint.cli import main
+from kartalint.crd import CrdIndex, lookup
+from conftest import REFERENCE, ROOT, needs_reference
+
+CRDS = os.path.join(REFERENCE, "crds")
+JOBSET = os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml")
+pytestmark = needs_reference
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def typo(tmp_path):
+    with open(JOBSET, encoding="utf-8") as handle:
+        text = handle.read()
+    text = text.replace("(.template.spec.parallelism // 1)", "(.template.spec.paralelism // 1)")
+    text = text.replace("(.replicas // 1) *", ".replicas *")
+    path = tmp_path / "jobset.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_misspelled_field_is_found_with_the_closest_name(typo, capsys):
+    code, out, _ = run(capsys, "lint", "--crd", CRDS, "-f", "json", typo)
+    import json
+
+    findings = json.loads(out)["findings"]
+    by_rule = {f["rule"]: f for f in findings}
+    assert code == 1
+    missing = by_rule["path-not-in-crd"]
+    assert "has no field 'paralelism' under .spec.replicatedJobs[].template.spec" in missing["message"]
+    assert missing["hint"] == "did you mean 'parallelism'?"
+    assert (missing["line"], missing["column"]) == (by_rule["crd-optional-arithmetic"]["line"], missing["column"])
+    arith = by_rule["crd-optional-arithmetic"]
+    assert "the CRD declares default 1" in arith["message"] and arith["hint"] == "write (.replicas // 1)"
+    assert "scale-path-not-null-safe" not in by_rule  # replaced by the CRD-aware finding
+
+
+def test_without_the_crd_only_generic_rules_fire(typo, capsys):
+    code, out, _ = run(capsys, "lint", "-f", "json", typo)
+    import json
+
+    rules = {f["rule"] for f in json.loads(out)["findings"]}
+    assert "path-not-in-crd" not in rules and "scale-path-not-null-safe" in rules
+
+
+def test_silent_on_the_whole_catalog(capsys):
+    code, out, err = run(capsys, "lint", "--strict", "--crd", CRDS, os.path.join(ROOT, "catalog"))
+    assert code == 0 and out == "", out
+
+
+def test_crds_from_configuration(typo, tmp_path, capsys, monkeypatch):
+    (tmp_path / ".kartalint.yaml").write_text(f"crds:\n  - {CRDS}\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "lint", "jobset.yaml")
+    assert code == 1 and "path-not-in-crd" in out
+
+
+def test_missing_crd_path_is_a_usage_error(typo, capsys):
+    code, _, err = run(capsys, "lint", "--crd", "nope/", typo)
+    assert code == 2 and "--crd nope/: no such file or directory" in err
+
+
+def test_lookup_handles_maps_preserve_unknown_and_metadata():
+    index = CrdIndex.from_paths([CRDS])
+    pytorch = index.get(("kubeflow.org", "v1", "PyTorchJob")).schema
+    assert lookup(pytorch, ("spec", "pytorchReplicaSpecs", "[?]", "replicas")).found  # map of roles
+    assert not lookup(pytorch, ("spec", "pytorchReplicaSpecs", "[?]", "replica")).found
+    assert lookup(pytorch, ("metadata", "labels", "anything")).found
+    ray = index.get(("ray.io", "v1", "RayCluster")).schema
+    groups = lookup(ray, ("spec", "workerGroupSpecs", "[]", "replicas"))
+    assert groups.found and groups.default == 0 and not groups.required
+    assert lookup(ray, ("spec", "workerGroupSpecs", "[]", "groupName")).required
