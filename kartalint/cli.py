@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     new = sub.add_parser("new", help="draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)")
     new.add_argument("target", nargs="*", metavar="fixture OBJECT", help="`fixture OBJECT.yaml`: a fixture with expect filled from the current evaluation")
+    new.add_argument("--crd", metavar="CRD", help="draft a definition from this CustomResourceDefinition file (several CRDs in a stream: one draft each)")
+    new.add_argument("--version", dest="crd_version", metavar="V", help="CRD version to draft (default: the stored version)")
+    new.add_argument("--fixture", metavar="FILE", help="with --crd: where to write the fixture skeleton (default: next to -o as NAME.fixture.yaml)")
     new.add_argument("-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)")
     new.add_argument("--catalog", action="append", default=[], metavar="DIR", help="more definitions to choose from (repeatable)")
     new.add_argument("--pods", help="pods to include in the fixture")
@@ -369,9 +372,57 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    if len(args.target) == 2 and args.target[0] == "fixture":
+    if args.crd and not args.target:
+        return _new_from_crd(args)
+    if len(args.target) == 2 and args.target[0] == "fixture" and not args.crd:
         return _new_fixture(args, args.target[1])
-    raise ConfigError("usage: kartalint new fixture OBJECT.yaml [--definition DEF] [-o FILE]")
+    raise ConfigError("usage: kartalint new --crd CRD.yaml [--version V] [-o FILE] | kartalint new fixture OBJECT.yaml [--definition DEF] [-o FILE]")
+
+
+def _new_from_crd(args: argparse.Namespace) -> int:
+    from .crd import CrdIndex
+    from .evaluation import Evaluator
+    from .scaffold import draft_definition, fixture_text
+
+    if not os.path.isfile(args.crd):
+        raise ConfigError(f"--crd {args.crd}: no such file")
+    index = CrdIndex.from_paths([args.crd])
+    kinds: dict = {}
+    for version in index.versions.values():
+        kinds.setdefault((version.group, version.kind), []).append(version)
+    if not kinds:
+        sys.stderr.write(f"kartalint: error: {args.crd}: no CustomResourceDefinition with a schema found\n")
+        return EXIT_USAGE
+    drafts = []
+    for (group, kind), versions in sorted(kinds.items()):
+        if args.crd_version:
+            chosen = [v for v in versions if v.version == args.crd_version]
+            if not chosen:
+                sys.stderr.write(f"kartalint: error: {kind}.{group} has no version {args.crd_version} "
+                                 f"(versions: {', '.join(v.version for v in versions)})\n")
+                return EXIT_USAGE
+        else:
+            chosen = [v for v in versions if v.storage] or versions[:1]
+        drafts.append(draft_definition(chosen[0]))
+    text = "---\n".join(d.text for d in drafts)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        sys.stderr.write(f"kartalint: wrote {args.output}: a draft, review every TODO\n")
+    else:
+        sys.stdout.write(text)
+    fixture_path = args.fixture or (os.path.splitext(args.output)[0] + ".fixture.yaml" if args.output and len(drafts) == 1 else None)
+    if fixture_path:
+        draft = drafts[0]
+        with Evaluator() as evaluator:
+            view = evaluator.evaluate(draft.data, draft.fixture_object)
+        definition_ref = os.path.relpath(os.path.abspath(args.output), os.path.dirname(os.path.abspath(fixture_path))) if args.output else None
+        with open(fixture_path, "w", encoding="utf-8") as handle:
+            handle.write(fixture_text(draft.fixture_object, view, name=f"minimal {draft.name}",
+                                      source=f"minimal object built from the CRD schema of {os.path.basename(args.crd)} (required fields and defaults)",
+                                      definition=definition_ref))
+        sys.stderr.write(f"kartalint: wrote {fixture_path}: a minimal object of the CRD with its current evaluation\n")
+    return EXIT_OK
 
 
 def _new_fixture(args: argparse.Namespace, object_path: str) -> int:

@@ -7,7 +7,7 @@ makes of the object now: a snapshot to review, not a truth.
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
 
@@ -65,3 +65,344 @@ def fixture_text(obj: Dict[str, Any], view: WorkloadView, *, name: str, source: 
     header = ("# kartalint fixture (docs/fixtures.md). The expect block was generated from what the definition\n"
               "# computed: review every value against the object before committing.\n")
     return header + dump(doc)
+
+
+# -- drafts from CRDs (`kartalint new --crd`) -------------------------------------------------------
+
+import os  # noqa: E402
+import re  # noqa: E402
+from dataclasses import dataclass, field as dc_field  # noqa: E402
+
+from .crd import CrdVersion  # noqa: E402
+
+COUNT_FIELDS = ("replicas", "parallelism", "size", "numOfHosts", "numNodes", "instances")
+GENERIC_KEYS = {"template", "spec", "podTemplate", "podSpec"}
+COND_GUESSES = (
+    ("running", ("Running", "Ready", "Available")),
+    ("completed", ("Succeeded", "Complete", "Completed")),
+    ("failed", ("Failed",)),
+    ("suspended", ("Suspended",)),
+)
+PHASE_WORDS = {
+    "initializing": ("pending", "initializing", "creating", "starting", "provisioning", "new", "submitted"),
+    "running": ("running", "ready", "healthy", "active", "available"),
+    "completed": ("succeeded", "complete", "completed", "finished", "done"),
+    "failed": ("failed", "error", "errored"),
+    "suspended": ("suspended", "stopped"),
+}
+
+
+@dataclass
+class Role:
+    name: str
+    path: tuple  # schema path of the template (or fragment holder), "[]" / "{}" for iteration
+    shape: str  # "template", "podspec" or "fragments"
+    note: List[str] = dc_field(default_factory=list)
+
+
+def _props(node: Any) -> Dict[str, Any]:
+    return (node or {}).get("properties") or {} if isinstance(node, dict) else {}
+
+
+def _find_roles(node: Any, path: tuple, out: List[Role]) -> None:
+    props = _props(node)
+    if "metadata" in props and "spec" in props and "containers" in _props(props["spec"]):
+        out.append(Role("", path, "template"))
+        return
+    if "containers" in props and (props["containers"] or {}).get("type") == "array":
+        out.append(Role("", path, "podspec"))
+        return
+    resources = [k for k in props if k.startswith("resources") and {"limits", "requests"} & set(_props(props[k]))]
+    counted = any((props.get(k) or {}).get("type") == "integer" for k in COUNT_FIELDS)
+    if resources and counted and (props.get("image") or {}).get("type") == "string":
+        out.append(Role("", path, "fragments", [resources[0]]))
+        return
+    for key, child in props.items():
+        _find_roles(child, path + (key,), out)
+    if isinstance((node or {}).get("items"), dict):
+        _find_roles(node["items"], path + ("[]",), out)
+    if isinstance((node or {}).get("additionalProperties"), dict):
+        _find_roles(node["additionalProperties"], path + ("{}",), out)
+
+
+def _schema_at(schema: Dict[str, Any], path: tuple) -> Dict[str, Any]:
+    node = schema
+    for part in path:
+        if part == "[]":
+            node = node.get("items") or {}
+        elif part == "{}":
+            node = node.get("additionalProperties") or {}
+        else:
+            node = _props(node).get(part) or {}
+    return node
+
+
+def _jq(parts: tuple) -> str:
+    out = ""
+    for part in parts:
+        if part in ("[]", "{}"):
+            out += "[]"
+        else:
+            out += f".{part}" if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", part) else f'["{part}"]'
+    return out or "."
+
+
+def _role_name(path: tuple, used: set) -> str:
+    iters = [i for i, p in enumerate(path) if p in ("[]", "{}")]
+    if iters:
+        base = path[iters[0] - 1]
+    else:
+        base = next((p for p in reversed(path) if p not in GENERIC_KEYS), path[-1])
+    name = "replica" if base.endswith("ReplicaSpecs") else (re.sub(r"(GroupSpecs?|PodTemplate|Template|Specs?)$", "", base) or base)
+    name = name.lower()
+    if iters and name.endswith("s") and not name.endswith("ss"):
+        name = name[:-1]
+    candidate, n = name, 2
+    while candidate in used:
+        candidate, n = f"{name}{n}", n + 1
+    used.add(candidate)
+    return candidate
+
+
+def _id_field(item: Dict[str, Any]) -> Optional[str]:
+    props = _props(item)
+    if "name" in props:
+        return "name"
+    for key in item.get("required") or []:
+        if key.lower().endswith("name") and (props.get(key) or {}).get("type") == "string":
+            return key
+    return None
+
+
+def _count_factors(schema: Dict[str, Any], role: Role, siblings: List[Role]) -> Tuple[List[str], Dict[str, str], List[str]]:
+    """(multiplicative factors, min/max paths, notes) along the role's path, relative to the
+    iterated item (or to the object when the role is not iterated)."""
+    path = role.path
+    iters = [i for i, p in enumerate(path) if p in ("[]", "{}")]
+    start = iters[0] + 1 if iters else 0
+    factors, bounds, notes = [], {}, []
+    stop = len(path) if role.shape != "fragments" else len(path) + 1
+    for depth in range(start, stop):
+        level = path[start:depth]
+        node = _schema_at(schema, path[:depth])
+        props = _props(node)
+        for key in COUNT_FIELDS:
+            spec = props.get(key)
+            if not spec or spec.get("type") != "integer":
+                continue
+            default = spec.get("default", 1)
+            expr = f"({_jq(level + (key,)) if level or iters else _jq(path[:depth] + (key,))} // {default})"
+            group = [s for s in siblings if s.path[:depth] == path[:depth] and len(s.path) > depth]
+            if key == "size" and len(group) > 1 and any("leader" in s.path[depth].lower() for s in group):
+                if "leader" in path[depth].lower():
+                    notes.append(f"`{key}` counts the group; this is its leader (1 per group)")
+                    continue
+                expr = f"({expr} - 1)"
+                notes.append(f"`{key}` counts the group including its leader: workers are {key} - 1 per group")
+            factors.append(expr)
+            if key == "replicas":
+                for bound, names in (("minReplicasPath", ("minReplicas", "minAvailable")), ("maxReplicasPath", ("maxReplicas",))):
+                    found = next((n for n in names if (props.get(n) or {}).get("type") == "integer"), None)
+                    if found:
+                        bound_default = props[found].get("default")
+                        ref = _jq(level + (found,)) if level or iters else _jq(path[:depth] + (found,))
+                        bounds[bound] = f"{ref} // {bound_default}" if bound_default is not None else ref
+    return factors, bounds, notes
+
+
+def _status(schema: Dict[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
+    status = _props(schema).get("status") or {}
+    props = _props(status)
+    definition: Dict[str, Any] = {}
+    mappings: Dict[str, Any] = {}
+    notes = []
+    if (props.get("conditions") or {}).get("type") == "array":
+        definition["conditionsDefinition"] = {"path": ".status.conditions // []", "typeFieldName": "type", "statusFieldName": "status",
+                                              "reasonFieldName": "reason", "messageFieldName": "message"}
+        for key, types in COND_GUESSES:
+            mappings[key] = [{"byConditions": [{"type": t, "status": "True"}]} for t in types]
+        notes.append("TODO: the condition types are guesses (the CRD does not list them); keep the ones the controller writes")
+    for name in ("phase", "state", "status"):
+        spec = props.get(name) or {}
+        if spec.get("type") == "string":
+            definition["phaseDefinition"] = {"path": f".status.{name}"}
+            values = [v for v in spec.get("enum") or [] if isinstance(v, str)]
+            for key, words in PHASE_WORDS.items():
+                hits = [v for v in values if v.lower() in words]
+                if hits:
+                    mappings.setdefault(key, []).extend({"byPhase": v} for v in hits)
+            notes.append(f".status.{name} read as the phase" + ("" if values else "; TODO: its values are not declared in the CRD, add byPhase matchers"))
+            break
+    if not definition:
+        notes.append("TODO: the CRD declares no status conditions or phase; write byExpression matchers")
+    definition["statusMappings"] = mappings
+    return definition, notes
+
+
+@dataclass
+class Draft:
+    name: str
+    text: str
+    data: Dict[str, Any]
+    fixture_object: Dict[str, Any]
+
+
+def draft_definition(version: CrdVersion) -> Draft:
+    schema = version.schema
+    name = f"{(version.group or 'core').replace('.', '-')}-{version.kind.lower()}-{version.version}"
+    found: List[Role] = []
+    _find_roles(_props(schema).get("spec"), ("spec",), found)
+    skipped = [r for r in found if sum(p in ("[]", "{}") for p in r.path) > 1]
+    roles = [r for r in found if r not in skipped]
+    root_name = version.kind.lower()
+    used = {root_name}
+    for role in roles:
+        role.name = _role_name(role.path, used)
+    comments: Dict[str, List[str]] = {}
+    children = []
+    pod_roles = len(roles)
+    for role in roles:
+        iters = [i for i, p in enumerate(role.path) if p in ("[]", "{}")]
+        comp: Dict[str, Any] = {"name": role.name, "kind": {"group": "", "version": "v1", "kind": "Pod"}, "ownerRef": root_name}
+        notes = [f"pod {'template' if role.shape == 'template' else 'spec' if role.shape == 'podspec' else 'fields'} found at {_jq(role.path)}"]
+        prefix = ""
+        if iters:
+            coll = role.path[:iters[0]]
+            rel = role.path[iters[0] + 1:]
+            if role.path[iters[0]] == "[]":
+                item = _schema_at(schema, coll + ("[]",))
+                id_field = _id_field(item) or "name"
+                comp["instanceIdPath"] = f"{_jq(coll)}[]? | .{id_field}"
+                prefix = f"{_jq(coll)}[]? | "
+                notes.append(f"one instance per entry of {_jq(coll)}, identified by .{id_field}")
+            else:
+                comp["instanceIdPath"] = f"{_jq(coll)} | keys[]"
+                prefix = f"{_jq(coll)} | keys[] as $key | .[$key] | "
+                notes.append(f"one instance per key of the map {_jq(coll)} (walked in `keys` order so that every path lines up)")
+            spec_path = f"{prefix}{_jq(rel)}" if rel else prefix.rstrip(" |")
+        else:
+            spec_path = _jq(role.path)
+        if role.shape == "template":
+            comp["specDefinition"] = {"podTemplateSpecPath": spec_path}
+        elif role.shape == "podspec":
+            comp["specDefinition"] = {"podSpecPath": spec_path}
+        else:
+            base = spec_path
+            comp["specDefinition"] = {"fragmentedPodSpecDefinition": {"resourcesPath": f"{base}.{role.note[0]}", "imagePath": f"{base}.image"}}
+        factors, bounds, count_notes = _count_factors(schema, role, roles)
+        notes.extend(count_notes)
+        if factors:
+            scale = {"replicasPath": f"{prefix}{' * '.join(factors)}" if iters else " * ".join(factors)}
+            scale.update({k: (f"{prefix}{v}" if iters else v) for k, v in bounds.items()})
+            comp["scaleDefinition"] = scale
+            notes.append("replicas: " + " * ".join(factors) + " (defaults: the CRD's, else 1)")
+        elif pod_roles > 1 or iters:
+            comp["scaleDefinition"] = {"replicasPath": "1"}
+            notes.append("no count field next to this template: 1 pod (TODO: confirm)")
+        if pod_roles > 1 or iters:
+            label = f'.metadata.labels["TODO/{role.name}"]'
+            comp["podSelector"] = {"componentTypeSelector": {"keyPath": label}}
+            if iters:
+                comp["podSelector"]["componentInstanceSelector"] = {"idPath": label}
+            notes.append("TODO: podSelector: the pod label that carries this role is not in the CRD; replace TODO/... with it")
+        comments[role.name] = notes
+        children.append(comp)
+    status, status_notes = _status(schema)
+    root: Dict[str, Any] = {"name": root_name, "kind": {"group": version.group, "version": version.version, "kind": version.kind},
+                            "statusDefinition": status}
+    data: Dict[str, Any] = {"apiVersion": "run.ai/v1alpha1", "kind": "Karta", "metadata": {"name": name},
+                            "spec": {"structureDefinition": {"rootComponent": root}}}
+    if children:
+        data["spec"]["structureDefinition"]["childComponents"] = children
+    data["spec"]["optimizationInstructions"] = {"gangScheduling": {"podGroup": {"name": root_name}}} if (pod_roles > 1 or any("instanceIdPath" in c for c in children)) else {}
+    header = [f"# Draft generated by `kartalint new --crd` from {os.path.basename(version.source)} ({version.kind} {version.group}/{version.version}).",
+              "# Every guess is commented; TODO marks what must be confirmed against the operator and real objects.",
+              f"# Roles: {', '.join(r.name for r in roles) or 'none found (TODO: no pod template or pod spec in the CRD schema)'}.",
+              f"# Reads: {', '.join(sorted({_jq(r.path[:2]) for r in roles} | {'.status'}))}."]
+    header += [f"# Status: {n}" for n in status_notes]
+    header += [f"# Skipped {_jq(r.path)}: templates nested in two lists or maps are not modelled (TODO if they are pods of this workload)." for r in skipped]
+    if not roles:
+        header.append("# TODO: no pod-bearing field was found; add components by hand.")
+    text = "\n".join(header) + "\n" + _render(data, comments)
+    return Draft(name, text, data, minimal_object(version, roles))
+
+
+def _render(data: Dict[str, Any], comments: Dict[str, List[str]]) -> str:
+    text = dump(data)
+    for name, notes in comments.items():
+        marker = f"    - name: {name}\n"
+        if marker in text:
+            block = "".join(f"    # {n}\n" for n in notes)
+            text = text.replace(marker, block + marker, 1)
+    return text
+
+
+def _minimal(node: Dict[str, Any], depth: int = 0) -> Any:
+    if depth > 12:
+        return None
+    if "default" in node:
+        return node["default"]
+    kind = node.get("type")
+    if node.get("x-kubernetes-int-or-string"):
+        return 1
+    if kind == "object" or "properties" in node:
+        out = {}
+        for key in node.get("required") or []:
+            child = _props(node).get(key)
+            if child is not None:
+                out[key] = _minimal(child, depth + 1)
+        return out
+    if kind == "array":
+        return []
+    if kind == "integer":
+        return max(1, int(node.get("minimum", 1)))
+    if kind == "number":
+        return 1
+    if kind == "boolean":
+        return False
+    if kind == "string":
+        enum = node.get("enum")
+        return enum[0] if enum else "example"
+    return None
+
+
+def minimal_object(version: CrdVersion, roles: List[Role]) -> Dict[str, Any]:
+    """A minimal object of the CRD: required fields and defaults, plus one entry on every path
+    that leads to a pod template, with one container."""
+    schema = version.schema
+    obj: Dict[str, Any] = {"apiVersion": f"{version.group}/{version.version}" if version.group else version.version,
+                           "kind": version.kind, "metadata": {"name": f"example-{version.kind.lower()}", "namespace": "default"}}
+    spec = _minimal(_props(schema).get("spec") or {})
+    obj["spec"] = spec if isinstance(spec, dict) else {}
+    for role in roles:
+        node_schema: Dict[str, Any] = schema
+        cursor: Any = obj
+        parts = role.path
+        for i, part in enumerate(parts):
+            child_schema = _schema_at(node_schema, (part,))
+            if part == "[]":
+                if not cursor:
+                    item = _minimal(child_schema) or {}
+                    id_field = _id_field(child_schema)
+                    if id_field:
+                        item[id_field] = "example"
+                    cursor.append(item)
+                cursor = cursor[0]
+            elif part == "{}":
+                if not cursor:
+                    cursor["Example"] = _minimal(child_schema) or {}
+                cursor = next(iter(cursor.values()))
+            else:
+                if not isinstance(cursor.get(part), (dict, list)):
+                    value = _minimal(child_schema)
+                    cursor[part] = value if isinstance(value, (dict, list)) else {}
+                cursor = cursor[part]
+            node_schema = child_schema
+        container = {"name": "main", "image": "registry.example.com/TODO:latest"}
+        if role.shape == "template":
+            cursor.setdefault("spec", {}).setdefault("containers", [container])
+        elif role.shape == "podspec":
+            cursor.setdefault("containers", [container])
+        else:
+            cursor.setdefault("image", container["image"])
+    return obj

@@ -322,3 +322,20 @@ def test_lint_checks_fixture_files(project, capsys):
     write(project / "fixtures" / "example-com-trainer-v1" / "typo.yaml", doc)
     code, out, err = run(capsys, "lint", "fixtures")
     assert code == 1 and "fixture-invalid" in out and "statusses" in out
+
+
+def test_new_fixture_snapshots_the_current_evaluation(project, capsys):
+    write(project / "obj.yaml", trainer())
+    out = project / "fixtures" / "example-com-trainer-v1" / "snap.yaml"
+    code, _, err = run(capsys, "new", "fixture", "obj.yaml", "--catalog", "defs", "-o", str(out))
+    assert code == 0 and "review the expect block" in err
+    doc = yaml.safe_load(out.read_text())
+    assert doc["kind"] == "KartaFixture" and doc["source"] == "object file obj.yaml"
+    assert doc["expect"]["statuses"] == ["Running"]
+    assert doc["expect"]["components"]["worker"]["instances"] == {"worker": {"replicas": 2, "gpus": 8}}
+    assert doc["expect"]["gpus"] == 8
+    assert run(capsys, "test", "--definitions", "defs")[0] == 0
+    code, stdout, _ = run(capsys, "new", "fixture", "obj.yaml", "--definition", "defs/trainer.yaml")
+    assert code == 0 and "definition: defs/trainer.yaml" in stdout
+    code, _, err = run(capsys, "new", "fixture", "missing.yaml")
+    assert code == 2
