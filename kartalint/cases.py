@@ -75,7 +75,7 @@ class _Definitions:
         found = self.index.find(gvk)
         if found is not None:
             return found, None
-        return None, f"no definition for {format_gvk(gvk)}; {self.index.describe_search()}"
+        return None, f"no definition for {format_gvk(gvk)}; {self.index.describe_search(gvk)}"
 
 
 def discover(paths: Sequence[str], index: DefinitionIndex) -> Discovery:

@@ -216,7 +216,7 @@ def _describe(args: argparse.Namespace) -> int:
             gvk = object_gvk(item.data)
             entry = fixed or index.find(gvk)
             if entry is None:
-                sys.stderr.write(f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; {index.describe_search()}\n")
+                sys.stderr.write(f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; {index.describe_search(gvk)}\n")
                 exit_code = EXIT_USAGE
                 continue
             view = evaluator.evaluate(entry.data, item.data, pods)

@@ -106,9 +106,14 @@ class DefinitionIndex:
     def find(self, gvk: Optional[GVK]) -> Optional[DefinitionFile]:
         return self.by_gvk.get(gvk) if gvk else None
 
-    def describe_search(self) -> str:
+    def describe_search(self, gvk: Optional[GVK] = None) -> str:
         places = ", ".join(self.searched) or "nowhere"
-        return f"searched {len(self.by_gvk)} definition(s) in {places}"
+        text = f"searched {len(self.by_gvk)} definition(s) in {places}"
+        if gvk is not None:
+            near = sorted(f"{g + '/' if g else ''}{v} ({entry.name})" for (g, v, k), entry in self.by_gvk.items() if k == gvk[2] and g == gvk[0])
+            if near:
+                text += f"; {gvk[2]} is covered only at other versions: {', '.join(near)} (versions must match exactly)"
+        return text
 
 
 def default_index(extra: Sequence[str] = ()) -> DefinitionIndex:

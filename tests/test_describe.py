@@ -146,6 +146,7 @@ def test_version_must_match_exactly(workdir, capsys):
     (workdir / "v2.yaml").write_text(OBJECT.replace("example.com/v1", "example.com/v2"))
     code, _, err = run(capsys, "describe", "v2.yaml", "--catalog", "defs")
     assert code == 2 and "example.com/v2, Kind=Trainer" in err
+    assert "Trainer is covered only at other versions: example.com/v1 (example-com-trainer-v1)" in err
 
 
 def test_bad_inputs_are_clean_errors(workdir, capsys):
