@@ -244,7 +244,8 @@ def _test(args: argparse.Namespace) -> int:
     from .definitions import DefinitionIndex, default_index
     from .evaluation import Evaluator
     from .report.tests import TEST_REPORTERS
-    from .testrun import LintCache, run, select
+    from .testrun import LintCache, mark_known_failures, run, select
+    from .update import update_fixtures
 
     if args.update and os.environ.get("CI", "").lower() in ("true", "1") and not args.force:
         raise ConfigError("--update rewrites fixtures and is refused when CI=true (add --force to override)")
@@ -265,7 +266,10 @@ def _test(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     cases = select(found.cases, args.pattern)
     if args.known_failures:
-        _mark_known_failures(cases, args.known_failures)
+        try:
+            mark_known_failures(cases, args.known_failures)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     if not cases:
         what = f" matching -k {args.pattern!r}" if args.pattern and found.cases else ""
         sys.stderr.write(f"kartalint: error: no test case found in {', '.join(paths)}{what} "
@@ -295,51 +299,9 @@ def _test(args: argparse.Namespace) -> int:
         if low:
             code = EXIT_FAIL
     if args.update:
-        updated = _update_fixtures(report, args.update, lint_cache)
+        updated = update_fixtures(report, args.update, lint_cache)
         sys.stderr.write(f"kartalint: updated {updated} fixture(s)\n")
     return code
-
-
-def _mark_known_failures(cases: list, path: str) -> None:
-    from .load import load_file
-
-    source = load_file(path)
-    entries = source.documents[0].data if source.documents else None
-    bad = [f for f in source.findings if f.severity.name == "ERROR"]
-    if bad or not isinstance(entries, list) or not all(isinstance(e, dict) and isinstance(e.get("id"), str) for e in entries):
-        raise ConfigError(f"{path}: --known-failures needs a YAML list of {{id, reason}} entries")
-    for case in cases:
-        for entry in entries:
-            if case.id == entry["id"] or case.id.endswith("/" + entry["id"]):
-                case.xfail = str(entry.get("reason") or "known failure")
-
-
-def _update_fixtures(report: object, mode: str, lint_cache: object) -> int:
-    from .compare import observed, snapshot
-    from .update import rewrite_expect
-
-    count = 0
-    for result in report.results:  # type: ignore[attr-defined]
-        case = result.case
-        if case.kind != "fixture" or result.view is None or case.xfail:
-            continue
-        if mode == "failed" and result.outcome == "passed":
-            continue
-        lint_ids = lint_cache.rule_ids(case.definition) if case.definition else []  # type: ignore[attr-defined]
-        if case.expect:
-            new = {key: observed(key, value, result.view, lint_ids) for key, value in case.expect.items()}
-            if result.view.all_errors and "errors" not in new:
-                new["errors"] = observed("errors", None, result.view, lint_ids)
-        else:
-            new = snapshot(result.view)
-        with open(case.file, encoding="utf-8") as handle:
-            text = handle.read()
-        fresh = rewrite_expect(text, new)
-        if fresh != text:
-            with open(case.file, "w", encoding="utf-8") as handle:
-                handle.write(fresh)
-            count += 1
-    return count
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -380,30 +342,16 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _new_from_crd(args: argparse.Namespace) -> int:
-    from .crd import CrdIndex
     from .evaluation import Evaluator
-    from .scaffold import draft_definition, fixture_text
+    from .scaffold import ScaffoldError, drafts_from_crd, fixture_text
 
     if not os.path.isfile(args.crd):
         raise ConfigError(f"--crd {args.crd}: no such file")
-    index = CrdIndex.from_paths([args.crd])
-    kinds: dict = {}
-    for version in index.versions.values():
-        kinds.setdefault((version.group, version.kind), []).append(version)
-    if not kinds:
-        sys.stderr.write(f"kartalint: error: {args.crd}: no CustomResourceDefinition with a schema found\n")
+    try:
+        drafts = drafts_from_crd(args.crd, args.crd_version)
+    except ScaffoldError as exc:
+        sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    drafts = []
-    for (group, kind), versions in sorted(kinds.items()):
-        if args.crd_version:
-            chosen = [v for v in versions if v.version == args.crd_version]
-            if not chosen:
-                sys.stderr.write(f"kartalint: error: {kind}.{group} has no version {args.crd_version} "
-                                 f"(versions: {', '.join(v.version for v in versions)})\n")
-                return EXIT_USAGE
-        else:
-            chosen = [v for v in versions if v.storage] or versions[:1]
-        drafts.append(draft_definition(chosen[0]))
     text = "---\n".join(d.text for d in drafts)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:

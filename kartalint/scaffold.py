@@ -1,18 +1,24 @@
-"""``kartalint new``: drafts of fixtures (and, from CRDs, of definitions).
+"""``kartalint new``: drafts of fixtures and, from CRDs, of definitions.
 
 ``fixture_text(obj, view, ...)`` renders a fixture whose ``expect`` block is what the definition
-makes of the object now: a snapshot to review, not a truth.
+makes of the object now: a snapshot to review, not a truth. ``drafts_from_crd(path, version)``
+drafts one definition per kind of a CRD file (see docs/crd.md for the heuristics).
 """
 
 from __future__ import annotations
 
 import copy
+import os
+import re
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
 
 from .check.fixture import FIXTURE_API_VERSION, FIXTURE_KIND
 from .compare import snapshot
+from .crd import CrdIndex, CrdVersion
 from .evaluation.view import WorkloadView
 
 _NOISE_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
@@ -69,11 +75,6 @@ def fixture_text(obj: Dict[str, Any], view: WorkloadView, *, name: str, source: 
 
 # -- drafts from CRDs (`kartalint new --crd`) -------------------------------------------------------
 
-import os  # noqa: E402
-import re  # noqa: E402
-from dataclasses import dataclass, field as dc_field  # noqa: E402
-
-from .crd import CrdVersion  # noqa: E402
 
 COUNT_FIELDS = ("replicas", "parallelism", "size", "numOfHosts", "numNodes", "instances")
 GENERIC_KEYS = {"template", "spec", "podTemplate", "podSpec"}
@@ -406,3 +407,27 @@ def minimal_object(version: CrdVersion, roles: List[Role]) -> Dict[str, Any]:
         else:
             cursor.setdefault("image", container["image"])
     return obj
+
+
+class ScaffoldError(Exception):
+    pass
+
+
+def drafts_from_crd(path: str, version: Optional[str] = None) -> List[Draft]:
+    """One draft per kind in the CRD file: the stored version, or ``version``."""
+    index = CrdIndex.from_paths([path])
+    kinds: Dict[Tuple[str, str], List[CrdVersion]] = {}
+    for found in index.versions.values():
+        kinds.setdefault((found.group, found.kind), []).append(found)
+    if not kinds:
+        raise ScaffoldError(f"{path}: no CustomResourceDefinition with a schema found")
+    drafts = []
+    for (group, kind), versions in sorted(kinds.items()):
+        if version:
+            chosen = [v for v in versions if v.version == version]
+            if not chosen:
+                raise ScaffoldError(f"{kind}.{group} has no version {version} (versions: {', '.join(v.version for v in versions)})")
+        else:
+            chosen = [v for v in versions if v.storage] or versions[:1]
+        drafts.append(draft_definition(chosen[0]))
+    return drafts

@@ -79,3 +79,32 @@ def rewrite_expect(text: str, new_expect: Dict[str, Any]) -> str:
     if block and not block[-1].endswith("\n"):
         block[-1] += "\n"
     return "".join(original[: old_range[0]] + block + original[old_range[1]:])
+
+
+def update_fixtures(report: Any, mode: str, lint_cache: Any) -> int:
+    """Rewrite the ``expect`` blocks of the failing (``mode="failed"``) or all fixtures of a test
+    run with what was observed; ``xfail`` fixtures are left alone. Returns the files changed."""
+    from .compare import observed, snapshot
+
+    count = 0
+    for result in report.results:
+        case = result.case
+        if case.kind != "fixture" or result.view is None or case.xfail:
+            continue
+        if mode == "failed" and result.outcome == "passed":
+            continue
+        lint_ids = lint_cache.rule_ids(case.definition) if case.definition else []
+        if case.expect:
+            new = {key: observed(key, value, result.view, lint_ids) for key, value in case.expect.items()}
+            if result.view.all_errors and "errors" not in new:
+                new["errors"] = observed("errors", None, result.view, lint_ids)
+        else:
+            new = snapshot(result.view)
+        with open(case.file, encoding="utf-8") as handle:
+            text = handle.read()
+        fresh = rewrite_expect(text, new)
+        if fresh != text:
+            with open(case.file, "w", encoding="utf-8") as handle:
+                handle.write(fresh)
+            count += 1
+    return count
