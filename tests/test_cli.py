@@ -58,6 +58,9 @@ def test_warnings_exit_0_unless_strict(files, capsys):
 def test_nothing_to_check_exits_2(files, capsys):
     code, _, err = run(capsys, "lint", "other.yaml")
     assert code == 2 and "no Karta definition or fixture found" in err
+    code, _, err = run(capsys, "lint", "--allow-empty", "other.yaml")
+    assert code == 0 and "no Karta definition" not in err  # hooks pass every YAML file
+    assert run(capsys, "lint", "--allow-empty", "other.yaml", "bad.yaml")[0] == 1
     os.mkdir("emptydir")
     assert run(capsys, "lint", "emptydir")[0] == 2
 
