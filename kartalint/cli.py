@@ -125,6 +125,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 130
 
 
+def _emit(text: str, output: Optional[str], note: str = "") -> None:
+    """Write a command's document to ``output`` (saying so on stderr when ``note``), or to stdout."""
+    if not output:
+        sys.stdout.write(text)
+        return
+    with open(output, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    if note:
+        sys.stderr.write(f"kartalint: wrote {output}: {note}\n")
+
+
 def _use_color(choice: str, stream: object) -> bool:
     if choice == "always":
         return True
@@ -318,12 +329,7 @@ def _diff(args: argparse.Namespace) -> int:
     except GitError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    text = DIFF_RENDERERS[args.format](report)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
+    _emit(DIFF_RENDERERS[args.format](report), args.output)
     for problem in report.problems:
         sys.stderr.write(f"kartalint: error: {problem}\n")
     if report.problems:
@@ -352,13 +358,7 @@ def _new_from_crd(args: argparse.Namespace) -> int:
     except ScaffoldError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    text = "---\n".join(d.text for d in drafts)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        sys.stderr.write(f"kartalint: wrote {args.output}: a draft, review every TODO\n")
-    else:
-        sys.stdout.write(text)
+    _emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
     fixture_path = args.fixture or (os.path.splitext(args.output)[0] + ".fixture.yaml" if args.output and len(drafts) == 1 else None)
     if fixture_path:
         draft = drafts[0]
@@ -410,12 +410,7 @@ def _new_fixture(args: argparse.Namespace, object_path: str) -> int:
     name = args.name or str((obj.get("metadata") or {}).get("name") or os.path.splitext(os.path.basename(object_path))[0])
     text = fixture_text(obj, view, name=name, source=args.source or f"object file {object_path}", definition=definition_ref,
                         pods=pods, lint_rules=LintCache().rule_ids(entry) or None)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        sys.stderr.write(f"kartalint: wrote {args.output} (review the expect block before committing)\n")
-    else:
-        sys.stdout.write(text)
+    _emit(text, args.output, "review the expect block before committing")
     return EXIT_OK
 
 
