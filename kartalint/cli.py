@@ -183,7 +183,9 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _describe(args: argparse.Namespace) -> int:
-    from .definitions import DefinitionIndex, default_index, format_gvk, object_gvk
+    import functools
+
+    from .definitions import DefinitionIndex, default_index, field_location, format_gvk, object_gvk
     from .describe import render_tree
     from .evaluation import Evaluator
     from .load import load_objects
@@ -237,7 +239,8 @@ def _describe(args: argparse.Namespace) -> int:
     if not documents:
         return exit_code
     if args.output == "tree":
-        sys.stdout.write("\n".join(render_tree(view, entry.path) for _, entry, view in documents))
+        sys.stdout.write("\n".join(render_tree(view, entry.path, functools.partial(field_location, entry))
+                                   for _, entry, view in documents))
     else:
         data = [view.to_dict() for _, _, view in documents]
         payload = data[0] if len(objects) == 1 and len(data) == 1 else data

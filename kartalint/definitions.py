@@ -116,6 +116,37 @@ class DefinitionIndex:
         return text
 
 
+def field_location(definition: DefinitionFile, component: Optional[str], field_name: str) -> Optional[str]:
+    """``file:line:col`` of a component's field (``scaleDefinition.replicasPath``,
+    ``statusDefinition.statusMappings.running[0]``) in the definition file, when it can be found."""
+    import re
+
+    from .karta import components
+
+    source = _positions(definition.path)
+    if source is None or not source.karta_documents:
+        return None
+    document = source.karta_documents[0]
+    refs = [c for c in components(document.data) if component is None and c.is_root or c.name == component]
+    if not refs:
+        return None
+    path: tuple = tuple(refs[0].path)
+    for part in field_name.split("."):
+        match = re.match(r"^(.*?)\[(\d+)\]$", part)
+        path += (match.group(1), int(match.group(2))) if match else (part,)
+    span = document.span(path)
+    return f"{definition.path}:{span.line}:{span.column}"
+
+
+_POSITIONS: Dict[str, Any] = {}
+
+
+def _positions(path: str) -> Any:
+    if path not in _POSITIONS:
+        _POSITIONS[path] = load_file(path) if os.path.isfile(path) else None
+    return _POSITIONS[path]
+
+
 def default_index(extra: Sequence[str] = ()) -> DefinitionIndex:
     paths = list(extra)
     bundled = bundled_catalog()

@@ -7,7 +7,7 @@ resources table COMPONENT/REPLICAS/GPU/CPU/MEMORY with a TOTAL row, then any ext
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from . import quantity
 from .evaluation.view import Component, Instance, PodView, WorkloadView
@@ -84,7 +84,8 @@ def _tree_rows(comp: Component, prefix: str, last: bool, rows: List[List[str]], 
             _tree_rows(entry, inner, is_last, rows, depth + 1)
 
 
-def render_tree(view: WorkloadView, origin: str = "") -> str:
+def render_tree(view: WorkloadView, origin: str = "", locate: Optional[Callable[[Optional[str], str], Optional[str]]] = None) -> str:
+    """The kli-style tree; ``locate(component, field)`` gives ``file:line:col`` for error lines."""
     w = view.workload
     header = f"{w.get('kind') or '<no kind>'}/{w.get('name') or '<no name>'}   namespace: {w.get('namespace') or '<none>'}   " \
              f"definition: {view.definition or '<unnamed>'}" + (f" ({origin})" if origin else "")
@@ -121,7 +122,8 @@ def render_tree(view: WorkloadView, origin: str = "") -> str:
         lines += ["", "Errors:"]
         for component, error in problems:
             where = f"{component}: " if component else ""
-            lines.append(f"  {where}{error.field}: {error.message}")
+            place = locate(component, error.field) if locate and component else None
+            lines.append(f"  {where}{error.field}: {error.message}" + (f" ({place})" if place else ""))
     gang = view.gang
     if gang:
         lines += ["", "Gang scheduling:"]

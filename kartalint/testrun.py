@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from . import karta, rules
 from .cases import Case
 from .compare import Diff, compare, compare_prediction
-from .definitions import DefinitionFile
+from .definitions import DefinitionFile, field_location
 from .evaluation import Evaluator, WorkloadView
 from .model import Finding, Severity
 
@@ -233,6 +233,10 @@ def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], li
             text = f"{finding.hint} ({finding.rule} at {os.path.basename(finding.file)}:{finding.line}:{finding.column})"
             if text not in found:
                 found.append(text)
+        if not found and diff.path.startswith("errors["):
+            where = field_location(definition, comp if comp in paths else None, fields[0]) if fields else None
+            if where:
+                found.append(f"the field is at {where}")
         if found:
             hints[diff.path] = found
     return hints

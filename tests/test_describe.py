@@ -167,7 +167,7 @@ def test_extraction_errors_exit_1_and_are_shown(workdir, capsys):
     (workdir / "broken-def.yaml").write_text(yaml.safe_dump(definition))
     code, out, _ = run(capsys, "describe", "obj.yaml", "-d", "broken-def.yaml")
     assert code == 1
-    assert "Errors:\n  worker: scaleDefinition.replicasPath: number (2) and null (null) cannot be multiplied" in out
+    assert "Errors:\n  worker: scaleDefinition.replicasPath: number (2) and null (null) cannot be multiplied (broken-def.yaml:" in out
     assert "Phase: Running" in out
 
 

@@ -116,6 +116,7 @@ def test_unexpected_extraction_errors_always_fail(project, capsys):
     code, out, _ = run(capsys, "test", "--definitions", "defs")
     assert code == 1
     assert 'errors[worker.scaleDefinition.replicasPath]: expected no error, got replicas value "lots" at index 0 is not a number' in out
+    assert "hint: the field is at defs/trainer.yaml:39:23" in out
 
 
 def test_expected_errors_and_lint_rules(project, capsys):
