@@ -147,6 +147,8 @@ def test_empty_expect_missing_definition_and_invalid_fixture_are_errors(project,
     (project / "fixtures" / "elsewhere").mkdir()
     write(project / "fixtures" / "elsewhere" / "nodef.yaml", fixture(obj=other))
     write(d / "invalid.yaml", fixture(expect={"statuses": ["Runing"]}))
+    (d / "broken.yaml").write_text("apiVersion: kartalint/v1\nkind: KartaFixture\nexpect: [unclosed\n")
+    (d / "dupkey.yaml").write_text(yaml.safe_dump(fixture()) + "name: again\n")
     code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "json")
     cases = {os.path.basename(c["file"]): c for c in json.loads(out)["cases"]}
     assert code == 1
@@ -154,6 +156,8 @@ def test_empty_expect_missing_definition_and_invalid_fixture_are_errors(project,
     assert "expect is empty" in cases["empty.yaml"]["messages"][0]
     assert "no definition for example.com/v9, Kind=Trainer" in cases["nodef.yaml"]["messages"][0]
     assert "expect.statuses[0]" in cases["invalid.yaml"]["messages"][0]
+    assert cases["broken.yaml"]["messages"][0].startswith("fixtures/example-com-trainer-v1/broken.yaml:4:1:")
+    assert "yaml-duplicate-key" in cases["dupkey.yaml"]["messages"][0]
 
 
 def test_require_fixtures_reports_definitions_without_cases(project, capsys):
