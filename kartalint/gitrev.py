@@ -71,12 +71,41 @@ class Revision:
         except GitError:
             return None
 
+    def texts(self) -> Dict[str, str]:
+        """Every YAML file's text: the working tree from disk, a commit through one
+        ``git cat-file --batch`` process (not one ``git show`` per file)."""
+        if self.ref is None:
+            return {p: t for p in self.yaml_files() for t in [self.read(p)] if t is not None}
+        listing = _git(self.root, "ls-tree", "-r", "--full-tree", self.commit or self.ref)
+        blobs = {}
+        for line in listing.splitlines():
+            meta, _, path = line.partition("\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == "blob" and path.endswith((".yaml", ".yml")):
+                blobs[path] = parts[2]
+        if not blobs:
+            return {}
+        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=self.root, input="\n".join(blobs.values()).encode() + b"\n",
+                              capture_output=True, check=False)
+        if proc.returncode != 0:
+            raise GitError(proc.stderr.decode(errors="replace").strip() or "git cat-file failed")
+        data, offset, contents = proc.stdout, 0, {}
+        for path, sha in blobs.items():
+            header_end = data.index(b"\n", offset)
+            size = int(data[offset:header_end].split()[2])
+            body = data[header_end + 1: header_end + 1 + size]
+            offset = header_end + 1 + size + 1
+            try:
+                contents[path] = body.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+        return contents
+
     def definitions(self) -> Dict[str, Tuple[str, dict]]:
         """``{repo-relative path: (text, first Karta document)}`` of every definition file."""
         out: Dict[str, Tuple[str, dict]] = {}
-        for path in self.yaml_files():
-            text = self.read(path)
-            if text is None or "Karta" not in text:
+        for path, text in sorted(self.texts().items()):
+            if "Karta" not in text:
                 continue
             source = load_text(text, path)
             kartas = source.karta_documents
