@@ -167,7 +167,7 @@ def run_diff(root: str, base_ref: str, head_ref: Optional[str], paths: List[str]
 
 def _resolve(case: Case, revision: RevisionDefinitions, root: str, moved_back: Dict[str, str]) -> Optional[str]:
     if case.definition is not None:
-        rel = os.path.relpath(case.definition.path, root)
+        rel = os.path.relpath(os.path.abspath(case.definition.path), root)
         rel = moved_back.get(rel, rel)
         if rel in revision.files:
             return rel
