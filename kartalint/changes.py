@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .cases import Case, discover
 from .config import Config
-from .definitions import DefinitionFile, DefinitionIndex, object_gvk, root_gvk
+from .definitions import DefinitionFile, DefinitionIndex, object_gvk
 from .evaluation import Evaluator, WorkloadView
 from .gitrev import Revision, renames
 from .lint import lint_source
@@ -26,21 +26,20 @@ SCHEMA_VERSION = 1
 
 @dataclass
 class RevisionDefinitions:
+    """The definitions of one revision: texts by repo path, and a ``DefinitionIndex`` of them
+    (entries carry absolute paths, as in the working tree, so cases resolve against it)."""
+
     revision: Revision
     files: Dict[str, Tuple[str, dict]]  # repo path -> (text, data)
 
     def __post_init__(self) -> None:
-        self.by_name: Dict[str, str] = {}
-        self.by_gvk: Dict[Any, str] = {}
-        self.by_basename: Dict[str, str] = {}
+        root = self.revision.root
+        self.index = DefinitionIndex(searched=[f"{self.revision.label} of {root}"])
         for path, (_, data) in self.files.items():
-            name = (data.get("metadata") or {}).get("name")
-            if isinstance(name, str):
-                self.by_name.setdefault(name, path)
-            gvk = root_gvk(data)
-            if gvk:
-                self.by_gvk.setdefault(gvk, path)
-            self.by_basename.setdefault(os.path.basename(path), path)
+            self.index.add_definition(os.path.join(root, path), data)
+
+    def repo_path(self, entry: Optional[DefinitionFile]) -> Optional[str]:
+        return os.path.relpath(entry.path, self.revision.root) if entry is not None else None
 
 
 def summarize(view: Optional[WorkloadView]) -> Optional[Dict[str, Any]]:
@@ -137,16 +136,7 @@ def run_diff(root: str, base_ref: str, head_ref: Optional[str], paths: List[str]
     moved_back = {v: k for k, v in moved.items()}
     report = DiffReport(base=base.revision.label, head=head.revision.label)
     report.definitions = _definition_changes(base, head, moved)
-    index = DefinitionIndex()
-    for path, (_, data) in head.files.items():  # resolve cases against the head definitions
-        entry = DefinitionFile(os.path.join(root, path), data)
-        gvk = root_gvk(data)
-        if gvk:
-            index.by_gvk.setdefault(gvk, entry)
-        index.by_basename.setdefault(os.path.basename(path), entry)
-        index.by_name.setdefault(entry.name, entry)
-    index.searched.append(f"{head.revision.label} of {root}")
-    found = discover(paths, index)
+    found = discover(paths, head.index)  # cases resolve against the head definitions
     report.problems.extend(f"{p}: no such file or directory" for p in found.missing)
     report.cases = len(found.cases)
     with Evaluator(timeout=timeout) as evaluator:
@@ -172,12 +162,10 @@ def _resolve(case: Case, revision: RevisionDefinitions, root: str, moved_back: D
         if rel in revision.files:
             return rel
         if case.kind == "recording":
-            return revision.by_basename.get(os.path.basename(rel))
-        name = case.definition.name
-        if name in revision.by_name:
-            return revision.by_name[name]
-    gvk = object_gvk(case.object)
-    return revision.by_gvk.get(gvk) if gvk else None
+            return revision.repo_path(revision.index.by_basename.get(os.path.basename(rel)))
+        if case.definition.name in revision.index.by_name:
+            return revision.repo_path(revision.index.by_name[case.definition.name])
+    return revision.repo_path(revision.index.find(object_gvk(case.object)))
 
 
 def _definition_changes(base: RevisionDefinitions, head: RevisionDefinitions, moved: Dict[str, str]) -> List[Dict[str, Any]]:

@@ -87,12 +87,17 @@ class DefinitionIndex:
                 self.problems.append(f"{file_path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
                 continue
             for document in source.karta_documents:
-                entry = DefinitionFile(file_path, document.data)
-                gvk = root_gvk(document.data)
-                if gvk is not None:
-                    self.by_gvk.setdefault(gvk, entry)
-                self.by_basename.setdefault(os.path.basename(file_path), entry)
-                self.by_name.setdefault(entry.name, entry)
+                self.add_definition(file_path, document.data)
+
+    def add_definition(self, path: str, data: Dict[str, Any]) -> DefinitionFile:
+        """Index one definition (read elsewhere, e.g. from a git revision)."""
+        entry = DefinitionFile(path, data)
+        gvk = root_gvk(data)
+        if gvk is not None:
+            self.by_gvk.setdefault(gvk, entry)
+        self.by_basename.setdefault(os.path.basename(path), entry)
+        self.by_name.setdefault(entry.name, entry)
+        return entry
 
     @property
     def definitions(self) -> List[DefinitionFile]:

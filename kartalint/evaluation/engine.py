@@ -17,7 +17,7 @@ from .. import karta
 from ..jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
 from ..karta import CONDITION_FIELD_DEFAULTS, FRAGMENTED_PATHS, SCALE_PATHS, STATUS_ORDER, as_dict, as_list
 from . import convert, gang, pods as podmap, resources
-from .jqexec import JqSession, Outcome
+from .jqexec import JqSession, Outcome, results_of
 from .view import Component, FieldError, Instance, Scale, WorkloadView
 
 SPEC_PATHS = (("podTemplateSpecPath", "v1.PodTemplateSpec"), ("podSpecPath", "v1.PodSpec"), ("metadataPath", "v1.ObjectMeta"))
@@ -149,12 +149,7 @@ def evaluate(definition: Dict[str, Any], obj: Any, pods: Optional[Sequence[Any]]
 # -- components and instances ------------------------------------------------------------------
 
 def _results(outcomes: Dict[str, Outcome], expression: str) -> List[Any]:
-    outcome = outcomes.get(expression)
-    if outcome is None:
-        return []
-    if outcome.error is not None:
-        raise ExtractionError(outcome.error)
-    return outcome.results
+    return results_of(outcomes, expression, ExtractionError)
 
 
 def _has_pod_definition(comp: Dict[str, Any]) -> bool:

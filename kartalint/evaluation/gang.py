@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from ..karta import as_dict, as_list, gang_scheduling
 from . import convert
-from .pods import PodRecord, SelectorError, infer_component, infer_instance, type_selector_matches
+from .pods import PodRecord, SelectorError, infer_component, infer_instance, pod_results, type_selector_matches
 from .view import Component, WorkloadView
 
 PREFIX = "pg"
@@ -202,19 +202,15 @@ def _alpha_pod(view: WorkloadView, prepared: Any, obj: Any, record: PodRecord,
 def _single(record: PodRecord, expression: Any) -> str:
     if not isinstance(expression, str) or not expression:
         raise SelectorError("empty jq expression")
-    outcome = record.outcomes.get(expression)
-    if outcome is not None and outcome.error is not None:
-        raise SelectorError(outcome.error)
-    return convert.single_result(outcome.results if outcome else [])
+    return convert.single_result(pod_results(record, expression))
 
 
 def _filter_true(expression: Any, record: PodRecord) -> bool:
+    """A member filter holds when it yields exactly one value, ``true`` (errors: it does not)."""
+    if not isinstance(expression, str):
+        return False
     try:
-        if not isinstance(expression, str):
-            return False
-        outcome = record.outcomes.get(expression)
-        if outcome is None or outcome.error is not None or len(outcome.results) != 1:
-            return False
-        return outcome.results[0] is True
+        results = pod_results(record, expression)
     except SelectorError:
         return False
+    return len(results) == 1 and results[0] is True

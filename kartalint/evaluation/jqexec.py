@@ -33,6 +33,17 @@ def _error_text(value: Any) -> str:
     return f"{json.dumps(value, sort_keys=True)} (not a string)"
 
 
+def results_of(outcomes: Dict[str, "Outcome"], expression: str, error: type) -> List[Any]:
+    """The results of ``expression`` in a batch (none when it was not run); its jq error is
+    raised as ``error`` (the caller's exception type)."""
+    outcome = outcomes.get(expression)
+    if outcome is None:
+        return []
+    if outcome.error is not None:
+        raise error(outcome.error)
+    return outcome.results
+
+
 class JqSession:
     """Evaluates batches of expressions through one ``BoundedRunner``."""
 
@@ -82,4 +93,4 @@ class JqSession:
         return Outcome(error=result.error)
 
 
-__all__ = ["JqSession", "Outcome", "MAX_RESULTS"]
+__all__ = ["JqSession", "Outcome", "MAX_RESULTS", "results_of"]

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..karta import as_dict, as_list
 from . import convert, resources
-from .jqexec import JqSession, Outcome
+from .jqexec import JqSession, Outcome, results_of
 from .view import Component, FieldError, PodView, WorkloadView
 
 
@@ -36,13 +36,8 @@ class SelectorError(Exception):
     pass
 
 
-def _results(record: PodRecord, expression: str) -> List[Any]:
-    outcome = record.outcomes.get(expression)
-    if outcome is None:
-        return []
-    if outcome.error is not None:
-        raise SelectorError(outcome.error)
-    return outcome.results
+def pod_results(record: PodRecord, expression: str) -> List[Any]:
+    return results_of(record.outcomes, expression, SelectorError)
 
 
 def type_selector_matches(comp_data: Dict[str, Any], record: PodRecord) -> Optional[bool]:
@@ -52,7 +47,7 @@ def type_selector_matches(comp_data: Dict[str, Any], record: PodRecord) -> Optio
         return None
     key_path = selector.get("keyPath")
     if isinstance(key_path, str) and key_path:
-        results = _results(record, key_path)
+        results = pod_results(record, key_path)
         if "value" in selector and selector.get("value") is not None:
             if not any(r == selector.get("value") for r in results):
                 return False
@@ -70,7 +65,7 @@ def pod_instance_id(comp_data: Dict[str, Any], record: PodRecord) -> str:
     if not isinstance(id_path, str) or not id_path:
         raise SelectorError("component has instances but no podSelector.componentInstanceSelector")
     try:
-        return convert.single_result(_results(record, id_path))
+        return convert.single_result(pod_results(record, id_path))
     except convert.ConversionError as exc:
         raise SelectorError(str(exc)) from None
 
