@@ -23,6 +23,7 @@ from .load import iter_yaml_files, load_file, load_objects
 from .recording import definition_basename, is_recording, state_events
 
 PREDICTION_SUFFIX = ".predict.yaml"
+FIXTURE_ROOT_NAMES = ("fixtures", "tests", "testdata")  # folders whose name is not a definition's
 
 
 @dataclass
@@ -51,8 +52,9 @@ class Discovery:
 class _Definitions:
     """Definition lookup for cases: explicit files (cached), directory names, GVKs, base names."""
 
-    def __init__(self, index: DefinitionIndex) -> None:
+    def __init__(self, index: DefinitionIndex, roots: Sequence[str] = ()) -> None:
         self.index = index
+        self.roots = {os.path.abspath(r) for r in roots}
         self._files: Dict[str, Tuple[Optional[DefinitionFile], Optional[str]]] = {}
 
     def from_file(self, path: str) -> Tuple[Optional[DefinitionFile], Optional[str]]:
@@ -68,9 +70,13 @@ class _Definitions:
         return self._files[path]
 
     def for_object(self, obj: Any, directory: str) -> Tuple[Optional[DefinitionFile], Optional[str]]:
-        by_dir = self.index.by_name.get(os.path.basename(os.path.normpath(directory)))
+        folder = os.path.basename(os.path.abspath(directory))
+        by_dir = self.index.by_name.get(folder)
         if by_dir is not None:
             return by_dir, None
+        if os.path.abspath(directory) not in self.roots and folder not in FIXTURE_ROOT_NAMES:
+            return None, (f"fixture folder {folder!r} names no definition (fixtures/<definition name>/ picks a definition "
+                          f"by its metadata.name; set `definition:` in the fixture otherwise); {self.index.describe_search()}")
         gvk = object_gvk(obj)
         found = self.index.find(gvk)
         if found is not None:
@@ -78,10 +84,13 @@ class _Definitions:
         return None, f"no definition for {format_gvk(gvk)}; {self.index.describe_search(gvk)}"
 
 
-def discover(paths: Sequence[str], index: DefinitionIndex) -> Discovery:
+def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] = ()) -> Discovery:
+    """Cases under ``paths``. A fixture without ``definition:`` takes the definition named like its
+    folder; only fixtures directly in ``roots`` (or in the given folders) fall back to the object's GVK."""
     files, missing = iter_yaml_files(paths)
     out = Discovery(missing=missing)
-    definitions = _Definitions(index)
+    given = [p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"]
+    definitions = _Definitions(index, list(roots) + given)
     for path in files:
         if path == "-":
             continue

@@ -31,12 +31,14 @@ class RevisionDefinitions:
 
     revision: Revision
     files: Dict[str, Tuple[str, dict]]  # repo path -> (text, data)
+    indexed: Optional[List[str]] = None  # the paths found by name or GVK (default: all)
 
     def __post_init__(self) -> None:
         root = self.revision.root
         self.index = DefinitionIndex(searched=[f"{self.revision.label} of {root}"])
         for path, (_, data) in self.files.items():
-            self.index.add_definition(os.path.join(root, path), data)
+            if self.indexed is None or path in self.indexed:
+                self.index.add_definition(os.path.join(root, path), data, self.revision.label)
 
     def repo_path(self, entry: Optional[DefinitionFile]) -> Optional[str]:
         return os.path.relpath(entry.path, self.revision.root) if entry is not None else None
@@ -128,15 +130,33 @@ class DiffReport:
                 "changes": self.changes, "definitions": self.definitions, "problems": self.problems}
 
 
-def run_diff(root: str, base_ref: str, head_ref: Optional[str], paths: List[str], timeout: float = 10.0) -> DiffReport:
+def _project_files(files: Dict[str, Tuple[str, dict]], root: str, project: Any) -> Optional[List[str]]:
+    """The definition files of a revision that belong to the project (its ``definitions:`` and
+    ``exclude``): only these are found by name or GVK; a fixture's ``definition:`` reaches any."""
+    if project is None:
+        return None
+    wanted = [os.path.abspath(p) for p in project.definition_paths()] if project.config.definitions else None
+
+    def keep(path: str) -> bool:
+        absolute = os.path.join(root, path)
+        if project.excluded(absolute):
+            return False
+        return wanted is None or any(absolute == w or absolute.startswith(w.rstrip(os.sep) + os.sep) for w in wanted)
+
+    return [path for path in files if keep(path)]
+
+
+def run_diff(root: str, base_ref: str, head_ref: Optional[str], paths: List[str], timeout: float = 10.0,
+             project: Any = None) -> DiffReport:
     base_rev, head_rev = Revision(root, base_ref), Revision(root, head_ref)
-    base = RevisionDefinitions(base_rev, base_rev.definitions())
-    head = RevisionDefinitions(head_rev, head_rev.definitions())
+    base_files, head_files = base_rev.definitions(), head_rev.definitions()
+    base = RevisionDefinitions(base_rev, base_files, _project_files(base_files, root, project))
+    head = RevisionDefinitions(head_rev, head_files, _project_files(head_files, root, project))
     moved = renames(root, base.revision, head.revision)  # base path -> head path
     moved_back = {v: k for k, v in moved.items()}
     report = DiffReport(base=base.revision.label, head=head.revision.label)
     report.definitions = _definition_changes(base, head, moved)
-    found = discover(paths, head.index)  # cases resolve against the head definitions
+    found = discover(paths, head.index, project.fixture_roots() if project is not None else ())  # against the head definitions
     report.problems.extend(f"{p}: no such file or directory" for p in found.missing)
     report.cases = len(found.cases)
     with Evaluator(timeout=timeout) as evaluator:

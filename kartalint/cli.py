@@ -10,11 +10,15 @@ import argparse
 import json
 import os
 import sys
-from typing import List, Optional, Sequence
+from typing import IO, TYPE_CHECKING, List, Optional, Sequence
 
 from . import __version__, rules
 from .config import ConfigError, load_config
 from .report import REPORTERS, make_reporter
+
+if TYPE_CHECKING:
+    from .definitions import DefinitionIndex
+    from .project import Project
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -44,27 +48,35 @@ def build_parser() -> argparse.ArgumentParser:
                       help="CRD files or directories: check the paths expressions read against the root kind's schema (repeatable)")
     lint.add_argument("--allow-empty", action="store_true",
                       help="exit 0 when the files hold no Karta definition or fixture (for hooks that pass every YAML file)")
+    lint.add_argument("--strict-files", action="store_true",
+                      help="report load problems of every file; by default files that hold neither a Karta nor a fixture "
+                           "document (and do not mention kind: Karta) are skipped and counted")
 
     describe = sub.add_parser("describe", help="what a definition makes of a workload object (roles, replicas, GPUs, status)")
     describe.add_argument("object", metavar="OBJECT", help="workload manifest (YAML/JSON; a List or several documents describe each; '-' for stdin)")
     describe.add_argument("-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)")
     describe.add_argument("--pods", help="pods of the workload (a PodList, several documents, or one Pod)")
     describe.add_argument("--catalog", action="append", default=[], metavar="DIR",
-                          help="more definitions to choose from, searched before the bundled catalog (repeatable)")
-    describe.add_argument("-o", "--output", choices=["tree", "json", "yaml"], default="tree", help="output format (default: tree)")
+                          help="more definitions to choose from, searched before the project's and the bundled catalog (repeatable)")
+    describe.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
+    describe.add_argument("-f", "--format", choices=["tree", "json", "yaml"], help="output format (default: tree)")
+    describe.add_argument("-o", "--output", metavar="FILE",
+                          help="write to FILE instead of stdout (the old `-o tree|json|yaml` still selects a format, deprecated)")
     describe.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10, as upstream)")
 
     test = sub.add_parser("test", help="run definitions against fixtures, recordings and predictions; diff statuses, roles, replicas, GPUs")
-    test.add_argument("paths", nargs="*", metavar="PATH", help="fixture files, recordings or directories (default: ./fixtures)")
+    test.add_argument("paths", nargs="*", metavar="PATH",
+                      help="fixture files, recordings or directories (default: the project's fixtures, docs/fixtures.md)")
     test.add_argument("--definitions", action="append", default=[], metavar="DIR",
-                      help="definitions to resolve fixtures and recordings against (repeatable; default: the bundled catalog)")
+                      help="definitions to resolve fixtures and recordings against, before the project's and the bundled catalog (repeatable)")
+    test.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
     test.add_argument("-f", "--format", choices=["text", "json", "junit"], default="text")
     test.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     test.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report to FILE (whatever --format is)")
     test.add_argument("-k", dest="pattern", metavar="PATTERN", help="run only cases whose id or name contains PATTERN (or matches it, with * ? [)")
     test.add_argument("-v", "--verbose", action="store_true", help="show every case with its details")
-    test.add_argument("--update", nargs="?", const="failed", choices=["failed", "all"],
-                      help="write observed values into the expect blocks of failing (or all) fixtures")
+    test.add_argument("--update", nargs="?", const="failed", metavar="all",
+                      help="write observed values into the expect blocks of failing fixtures (`--update=all`: every fixture)")
     test.add_argument("--force", action="store_true", help="allow --update when CI=true")
     test.add_argument("--require-fixtures", action="store_true", help="fail for every definition that no case exercises")
     test.add_argument("--min-coverage", type=float, metavar="PERCENT", help="fail when a definition's status-mapping coverage is below PERCENT")
@@ -73,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="YAML list of {id, reason}: cases (id suffix) expected to fail, e.g. upstream definitions on recordings")
 
     diff = sub.add_parser("diff", help="what a definition change does to every fixture and recording (base vs head revision)")
-    diff.add_argument("paths", nargs="*", metavar="PATH", help="fixtures and recordings to evaluate (default: ./fixtures)")
+    diff.add_argument("paths", nargs="*", metavar="PATH", help="fixtures and recordings to evaluate (default: the project's fixtures)")
+    diff.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
     diff.add_argument("--base", required=True, metavar="REF", help="git revision with the definitions before the change (e.g. origin/main)")
     diff.add_argument("--head", metavar="REF", help="git revision after the change (default: the working tree)")
     diff.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
@@ -82,20 +95,25 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
 
     new = sub.add_parser("new", help="draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)")
-    new.add_argument("target", nargs="*", metavar="fixture OBJECT", help="`fixture OBJECT.yaml`: a fixture with expect filled from the current evaluation")
+    new.add_argument("target", nargs="*", metavar="fixture OBJECT",
+                     help="`fixture OBJECT.yaml` (or `-` for stdin): a fixture with expect filled from the current evaluation")
     new.add_argument("--crd", metavar="CRD", help="draft a definition from this CustomResourceDefinition file (several CRDs in a stream: one draft each)")
     new.add_argument("--version", dest="crd_version", metavar="V", help="CRD version to draft (default: the stored version)")
     new.add_argument("--fixture", metavar="FILE", help="with --crd: where to write the fixture skeleton (default: next to -o as NAME.fixture.yaml)")
     new.add_argument("-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)")
-    new.add_argument("--catalog", action="append", default=[], metavar="DIR", help="more definitions to choose from (repeatable)")
+    new.add_argument("--catalog", action="append", default=[], metavar="DIR",
+                     help="more definitions to choose from, before the project's and the bundled catalog (repeatable)")
+    new.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
     new.add_argument("--pods", help="pods to include in the fixture")
     new.add_argument("--name", help="fixture name (default: the object's name)")
     new.add_argument("--source", help="where the object comes from (default: the object file)")
     new.add_argument("-o", "--output", help="write to this file instead of stdout")
 
     catalog = sub.add_parser("catalog", help="list the bundled definitions (types, roles, status mappings, fixtures, coverage)")
-    catalog.add_argument("--definitions", action="append", default=[], metavar="DIR", help="list these definitions instead of the bundled catalog")
-    catalog.add_argument("--fixtures", default="fixtures", metavar="DIR", help="fixtures to count and run for coverage (default: ./fixtures when present)")
+    catalog.add_argument("--definitions", action="append", default=[], metavar="DIR",
+                         help="list these definitions (default: the project's definitions, else the bundled catalog)")
+    catalog.add_argument("--fixtures", metavar="DIR", help="fixtures to count and run for coverage (default: the project's fixtures)")
+    catalog.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
     catalog.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
 
     rules_cmd = sub.add_parser("rules", help="list every rule")
@@ -125,15 +143,39 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 130
 
 
+def open_output(path: str) -> IO[str]:
+    """Open an output file, creating missing parent folders; a path that cannot be written is a
+    usage error (one line, exit 2)."""
+    try:
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, exist_ok=True)
+        return open(path, "w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def _emit(text: str, output: Optional[str], note: str = "") -> None:
     """Write a command's document to ``output`` (saying so on stderr when ``note``), or to stdout."""
     if not output:
         sys.stdout.write(text)
         return
-    with open(output, "w", encoding="utf-8") as handle:
+    with open_output(output) as handle:
         handle.write(text)
     if note:
         sys.stderr.write(f"kartalint: wrote {output}: {note}\n")
+
+
+def _project(args: argparse.Namespace) -> "Project":
+    from .project import load_project
+
+    return load_project(getattr(args, "config", None))
+
+
+def _say_index(index: "DefinitionIndex", level: str = "warning") -> None:
+    for problem in index.problems:
+        sys.stderr.write(f"kartalint: {level}: {problem}\n")
+    for note in index.notes:
+        sys.stderr.write(f"kartalint: note: {note}\n")
 
 
 def _use_color(choice: str, stream: object) -> bool:
@@ -156,10 +198,10 @@ def _lint(args: argparse.Namespace) -> int:
         if not os.path.exists(path):
             raise ConfigError(f"--crd {path}: no such file or directory")
     config.crds = list(config.crds) + list(args.crd)
-    result = lint_paths(args.paths, config)
+    stream = open_output(args.output) if args.output else sys.stdout
+    result = lint_paths(args.paths, config, strict_files=args.strict_files)
     for path in result.missing:
         sys.stderr.write(f"kartalint: error: {path}: no such file or directory\n")
-    stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         reporter = make_reporter(args.format, stream, color=_use_color(args.color, stream) if not args.output else False)
         reporter.report(result)
@@ -169,6 +211,8 @@ def _lint(args: argparse.Namespace) -> int:
     if not args.quiet:
         counts = result.counts
         skipped = f", {result.skipped_documents} other document(s) skipped" if result.skipped_documents else ""
+        if result.skipped_files:
+            skipped += f", {len(result.skipped_files)} file(s) without Karta skipped"
         suppressed = f", {result.suppressed} suppressed" if result.suppressed else ""
         fixtures = f", {result.fixture_documents} fixture(s)" if result.fixture_documents else ""
         sys.stderr.write(
@@ -182,16 +226,35 @@ def _lint(args: argparse.Namespace) -> int:
     return result.exit_code(strict=args.strict)
 
 
+def _read_pods(path: Optional[str]) -> Optional[List[dict]]:
+    """Pods from a file (a PodList such as `kubectl get pods -o yaml` prints, several documents, or
+    one Pod); a problem is a usage error."""
+    from .load import load_objects
+
+    if not path:
+        return None
+    pod_objects, pod_errors = load_objects(path)
+    if pod_errors:
+        raise ConfigError("; ".join(pod_errors))
+    return [p.data for p in pod_objects]
+
+
 def _describe(args: argparse.Namespace) -> int:
     import functools
 
-    from .definitions import DefinitionIndex, default_index, field_location, format_gvk, object_gvk
+    from .definitions import DefinitionIndex, field_location, format_gvk, object_gvk
     from .describe import render_tree
     from .evaluation import Evaluator
     from .load import load_objects
 
-    if args.timeout <= 0:
-        raise ConfigError("--timeout must be positive")
+    fmt, output = args.format, args.output
+    if output in ("tree", "json", "yaml") and not fmt:
+        sys.stderr.write(f"kartalint: warning: `describe -o {output}` is deprecated: use `-f {output}` (-o names an output file)\n")
+        fmt, output = output, None
+    fmt = fmt or "tree"
+    _check_timeout(args.timeout)
+    if args.object == "-" and args.pods == "-":
+        raise ConfigError("OBJECT and --pods cannot both be read from stdin")
     objects, errors = load_objects(args.object)
     for error in errors:
         sys.stderr.write(f"kartalint: error: {error}\n")
@@ -200,30 +263,20 @@ def _describe(args: argparse.Namespace) -> int:
     if not objects:
         sys.stderr.write(f"kartalint: error: {args.object}: no Kubernetes object found\n")
         return EXIT_USAGE
-    pods = None
-    if args.pods:
-        pod_objects, pod_errors = load_objects(args.pods)
-        for error in pod_errors:
-            sys.stderr.write(f"kartalint: error: {error}\n")
-        if pod_errors:
-            return EXIT_USAGE
-        pods = [p.data for p in pod_objects]
+    pods = _read_pods(args.pods)
     fixed = None
     if args.definition:
-        fixed_index = DefinitionIndex.from_paths([args.definition])
-        for problem in fixed_index.problems:
-            sys.stderr.write(f"kartalint: error: {problem}\n")
-        candidates = list(fixed_index.by_basename.values())
+        index = DefinitionIndex.from_paths([args.definition])
+        _say_index(index, "error")
+        candidates = list(index.by_basename.values())
         if not candidates:
             sys.stderr.write(f"kartalint: error: {args.definition}: no Karta definition found\n")
             return EXIT_USAGE
         fixed = candidates[0]
-        index = fixed_index
     else:
-        index = default_index(args.catalog)
-        for problem in index.problems:
-            sys.stderr.write(f"kartalint: warning: {problem}\n")
-    documents, exit_code = [], EXIT_OK
+        index = _project(args).index(args.catalog)
+        _say_index(index)
+    documents, exit_code = [], EXIT_FAIL if errors else EXIT_OK
     with Evaluator(timeout=args.timeout) as evaluator:
         for item in objects:
             gvk = object_gvk(item.data)
@@ -238,42 +291,51 @@ def _describe(args: argparse.Namespace) -> int:
             documents.append((item, entry, view))
     if not documents:
         return exit_code
-    if args.output == "tree":
-        sys.stdout.write("\n".join(render_tree(view, entry.path, functools.partial(field_location, entry))
-                                   for _, entry, view in documents))
+    if fmt == "tree":
+        text = "\n".join(render_tree(view, entry.path, functools.partial(field_location, entry)) for _, entry, view in documents)
     else:
         data = [view.to_dict() for _, _, view in documents]
         payload = data[0] if len(objects) == 1 and len(data) == 1 else data
-        if args.output == "json":
-            sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        if fmt == "json":
+            text = json.dumps(payload, indent=2) + "\n"
         else:
             import yaml
 
-            sys.stdout.write(yaml.safe_dump(payload, sort_keys=False, default_flow_style=False))
+            text = yaml.safe_dump(payload, sort_keys=False, default_flow_style=False)
+    _emit(text, output)
     return exit_code
+
+
+def _check_timeout(value: float) -> None:
+    import math
+
+    if not (math.isfinite(value) and 0 < value <= 3600):
+        raise ConfigError(f"--timeout must be a number of seconds above 0 and at most 3600 (got {value})")
 
 
 def _test(args: argparse.Namespace) -> int:
     from .cases import discover
-    from .definitions import DefinitionIndex, default_index
     from .evaluation import Evaluator
     from .report.tests import TEST_REPORTERS
     from .testrun import LintCache, mark_known_failures, run, select
     from .update import update_fixtures
 
+    paths = list(args.paths)
+    if args.update not in (None, "failed", "all"):  # `--update PATH`: the path belongs to the paths
+        paths.insert(0, args.update)
+        args.update = "failed"
     if args.update and os.environ.get("CI", "").lower() in ("true", "1") and not args.force:
         raise ConfigError("--update rewrites fixtures and is refused when CI=true (add --force to override)")
-    if args.timeout <= 0:
-        raise ConfigError("--timeout must be positive")
-    paths = args.paths
+    _check_timeout(args.timeout)
+    project = _project(args)
     if not paths:
-        if not os.path.isdir("fixtures"):
-            raise ConfigError("no PATH given and no ./fixtures directory")
-        paths = ["fixtures"]
-    index = DefinitionIndex.from_paths(args.definitions) if args.definitions else default_index()
-    for problem in index.problems:
-        sys.stderr.write(f"kartalint: warning: {problem}\n")
-    found = discover(paths, index)
+        paths = project.fixture_paths()
+        if not paths:
+            raise ConfigError(f"no PATH given and no fixture found in the project at {project.root} "
+                              "(set `fixtures:` in .kartalint.yaml, see docs/fixtures.md)")
+    index = project.index(args.definitions)
+    _say_index(index)
+    found = discover(paths, index, project.fixture_roots())
     for path in found.missing:
         sys.stderr.write(f"kartalint: error: {path}: no such file or directory\n")
     if found.missing:
@@ -289,29 +351,25 @@ def _test(args: argparse.Namespace) -> int:
         sys.stderr.write(f"kartalint: error: no test case found in {', '.join(paths)}{what} "
                          f"({found.files} file(s) searched; fixtures have kind: KartaFixture)\n")
         return EXIT_USAGE
+    stream = open_output(args.output) if args.output else sys.stdout
+    junit = open_output(args.junit_xml) if args.junit_xml else None
     lint_cache = LintCache()
     with Evaluator(timeout=args.timeout) as evaluator:
         report = run(cases, evaluator, lint_cache)
-    if args.require_fixtures:
-        exercised = {c.definition.path for c in cases if c.definition is not None}
-        report.without_fixtures = [d for d in index.definitions if d.path not in exercised]
-    stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    judged = index.of_origin("explicit", "project")  # never the bundled catalog: the user's definitions
+    if (args.require_fixtures or args.min_coverage is not None) and not judged:
+        sys.stderr.write(f"kartalint: note: the project at {project.root} has no definitions of its own: "
+                         "--require-fixtures and --min-coverage have nothing to judge\n")
+    report.judge(judged, args.require_fixtures, args.min_coverage)
     try:
         TEST_REPORTERS[args.format](stream, verbose=args.verbose).report(report)
     finally:
         if args.output:
             stream.close()
-    if args.junit_xml:
-        with open(args.junit_xml, "w", encoding="utf-8") as handle:
-            TEST_REPORTERS["junit"](handle).report(report)
+    if junit is not None:
+        with junit:
+            TEST_REPORTERS["junit"](junit).report(report)
     code = EXIT_OK if report.ok else EXIT_FAIL
-    if args.min_coverage is not None:
-        low = [c for c in report.coverage.values() if c.percent < args.min_coverage]
-        for cov in low:
-            sys.stderr.write(f"kartalint: coverage of {cov.definition.name} is {cov.percent:.0f}% "
-                             f"(below --min-coverage {args.min_coverage:g}%): never matched {', '.join(cov.unmatched)}\n")
-        if low:
-            code = EXIT_FAIL
     if args.update:
         updated = update_fixtures(report, args.update, lint_cache)
         sys.stderr.write(f"kartalint: updated {updated} fixture(s)\n")
@@ -323,16 +381,24 @@ def _diff(args: argparse.Namespace) -> int:
     from .gitrev import GitError, repo_root
     from .report.changes import DIFF_RENDERERS
 
-    paths = args.paths or (["fixtures"] if os.path.isdir("fixtures") else [])
+    _check_timeout(args.timeout)
+    project = _project(args)
+    paths = args.paths or project.fixture_paths()
     if not paths:
-        raise ConfigError("no PATH given and no ./fixtures directory")
+        raise ConfigError(f"no PATH given and no fixture found in the project at {project.root}")
+    output = open_output(args.output) if args.output else None
     try:
         root = repo_root()
-        report = run_diff(root, args.base, args.head, paths, args.timeout)
+        report = run_diff(root, args.base, args.head, paths, args.timeout, project)
     except GitError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    _emit(DIFF_RENDERERS[args.format](report), args.output)
+    text = DIFF_RENDERERS[args.format](report)
+    if output is not None:
+        with output:
+            output.write(text)
+    else:
+        sys.stdout.write(text)
     for problem in report.problems:
         sys.stderr.write(f"kartalint: error: {problem}\n")
     if report.problems:
@@ -361,14 +427,15 @@ def _new_from_crd(args: argparse.Namespace) -> int:
     except ScaffoldError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    _emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
     fixture_path = args.fixture or (os.path.splitext(args.output)[0] + ".fixture.yaml" if args.output and len(drafts) == 1 else None)
-    if fixture_path:
+    fixture_handle = open_output(fixture_path) if fixture_path else None
+    _emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
+    if fixture_path and fixture_handle is not None:
         draft = drafts[0]
         with Evaluator() as evaluator:
             view = evaluator.evaluate(draft.data, draft.fixture_object)
         definition_ref = os.path.relpath(os.path.abspath(args.output), os.path.dirname(os.path.abspath(fixture_path))) if args.output else None
-        with open(fixture_path, "w", encoding="utf-8") as handle:
+        with fixture_handle as handle:
             handle.write(fixture_text(draft.fixture_object, view, name=f"minimal {draft.name}",
                                       source=f"minimal object built from the CRD schema of {os.path.basename(args.crd)} (required fields and defaults)",
                                       definition=definition_ref))
@@ -377,12 +444,14 @@ def _new_from_crd(args: argparse.Namespace) -> int:
 
 
 def _new_fixture(args: argparse.Namespace, object_path: str) -> int:
-    from .definitions import DefinitionIndex, default_index, format_gvk, object_gvk
+    from .definitions import DefinitionIndex, format_gvk, object_gvk
     from .evaluation import Evaluator
     from .load import load_objects
     from .scaffold import fixture_text
     from .testrun import LintCache
 
+    if object_path == "-" and args.pods == "-":
+        raise ConfigError("OBJECT and --pods cannot both be read from stdin")
     objects, errors = load_objects(object_path)
     for error in errors:
         sys.stderr.write(f"kartalint: error: {error}\n")
@@ -391,29 +460,55 @@ def _new_fixture(args: argparse.Namespace, object_path: str) -> int:
             sys.stderr.write(f"kartalint: error: {object_path}: a fixture holds exactly one object (found {len(objects)})\n")
         return EXIT_USAGE
     obj = objects[0].data
-    pods = None
-    if args.pods:
-        pod_objects, pod_errors = load_objects(args.pods)
-        if pod_errors:
-            for error in pod_errors:
-                sys.stderr.write(f"kartalint: error: {error}\n")
-            return EXIT_USAGE
-        pods = [p.data for p in pod_objects]
-    index = DefinitionIndex.from_paths([args.definition]) if args.definition else default_index(args.catalog)
-    entry = index.definitions[0] if args.definition and index.definitions else index.find(object_gvk(obj))
+    pods = _read_pods(args.pods)
+    if args.definition:
+        index = DefinitionIndex.from_paths([args.definition])
+        entry = index.definitions[0] if index.definitions else None
+    else:
+        index = _project(args).index(args.catalog)
+        entry = index.find(object_gvk(obj))
+    _say_index(index)
     if entry is None:
-        sys.stderr.write(f"kartalint: error: no definition for {format_gvk(object_gvk(obj))}; {index.describe_search()}\n")
+        sys.stderr.write(f"kartalint: error: no definition for {format_gvk(object_gvk(obj))}; {index.describe_search(object_gvk(obj))}\n")
         return EXIT_USAGE
     with Evaluator() as evaluator:
         view = evaluator.evaluate(entry.data, obj, pods)
+    base = os.path.dirname(os.path.abspath(args.output)) if args.output else os.getcwd()
     definition_ref = None
-    if args.definition:
-        base = os.path.dirname(os.path.abspath(args.output)) if args.output else os.getcwd()
-        definition_ref = os.path.relpath(os.path.abspath(args.definition), base)
-    name = args.name or str((obj.get("metadata") or {}).get("name") or os.path.splitext(os.path.basename(object_path))[0])
-    text = fixture_text(obj, view, name=name, source=args.source or f"object file {object_path}", definition=definition_ref,
+    if entry.origin != "bundled" and os.path.basename(base) != entry.name:
+        definition_ref = os.path.relpath(os.path.abspath(entry.path), base)  # the folder does not name it: say which
+    default_name = "stdin" if object_path == "-" else os.path.splitext(os.path.basename(object_path))[0]
+    name = args.name or str((obj.get("metadata") or {}).get("name") or default_name)
+    source = args.source or ("kubectl output on stdin" if object_path == "-" else f"object file {object_path}")
+    text = fixture_text(obj, view, name=name, source=source, definition=definition_ref,
                         pods=pods, lint_rules=LintCache().rule_ids(entry) or None)
-    _emit(text, args.output, "review the expect block before committing")
+    _emit(text, args.output, f"review the expect block before committing (definition: {entry.path})")
+    return EXIT_OK
+
+
+def _catalog(args: argparse.Namespace) -> int:
+    from .catalogdoc import render_json, render_markdown, render_text, rows
+    from .definitions import DefinitionIndex
+
+    project = _project(args)
+    if args.definitions:
+        index = DefinitionIndex.from_paths(args.definitions)
+    else:
+        index = project.index()
+        own = index.of_origin("project")
+        if own:  # the project's definitions; the bundled catalog only when it has none
+            index = DefinitionIndex.from_paths([d.path for d in own], origin="project")
+    _say_index(index)
+    if not index.definitions:
+        sys.stderr.write(f"kartalint: error: no definition found; {index.describe_search()}\n")
+        return EXIT_USAGE
+    fixtures = args.fixtures
+    if fixtures is None:
+        found = project.fixture_paths()
+        fixtures = found[0] if len(found) == 1 and os.path.isdir(found[0]) else "fixtures"
+    table = rows(index, fixtures)
+    render = {"text": render_text, "json": render_json, "markdown": render_markdown}[args.format]
+    sys.stdout.write(render(table))
     return EXIT_OK
 
 

@@ -9,6 +9,8 @@
       - "fixtures/**"
     max-file-size: 5242880      # bytes; larger files are refused with yaml-too-large
     crds: []                    # CRD files or directories for CRD-aware checks
+    definitions: [catalog]      # the project's definitions: files, folders or globs
+    fixtures: [fixtures]        # folders of fixtures, recordings and predictions
 
 The first of ``.kartalint.yaml``, ``.kartalint.yml`` and ``pyproject.toml`` (with a
 ``[tool.kartalint]`` table) found in the working directory or a parent is used, unless
@@ -28,6 +30,7 @@ from . import rules
 from .load import MAX_FILE_BYTES
 from .model import Severity
 
+MAX_CONFIGURABLE_BYTES = 1 << 30
 CONFIG_NAMES = (".kartalint.yaml", ".kartalint.yml", "pyproject.toml")
 _OFF = {"off", "disable", "disabled", "false", "no"}
 
@@ -42,6 +45,8 @@ class Config:
     exclude: List[str] = field(default_factory=list)
     max_file_size: int = MAX_FILE_BYTES
     crds: List[str] = field(default_factory=list)
+    definitions: List[str] = field(default_factory=list)
+    fixtures: List[str] = field(default_factory=list)
     source: Optional[str] = None
 
     def severity(self, rule_id: str) -> Optional[Severity]:
@@ -60,8 +65,8 @@ def parse_config(data: Any, source: str) -> Config:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the configuration must be a mapping")
-    known = {"rules", "exclude", "max-file-size", "crds"}
-    unknown = sorted(set(data) - known)
+    known = {"rules", "exclude", "max-file-size", "crds", "definitions", "fixtures"}
+    unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise ConfigError(f"{source}: unknown configuration key(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     config = Config(source=source)
@@ -69,7 +74,7 @@ def parse_config(data: Any, source: str) -> Config:
     if not isinstance(rule_settings, dict):
         raise ConfigError(f"{source}: 'rules' must map rule ids to off|error|warning|info")
     for rule_id, setting in rule_settings.items():
-        if rule_id not in rules.RULES:
+        if not isinstance(rule_id, str) or rule_id not in rules.RULES:
             raise ConfigError(f"{source}: unknown rule '{rule_id}' (see `kartalint rules`)")
         text = str(setting).lower() if not isinstance(setting, bool) else ("on" if setting else "off")
         if text in _OFF:
@@ -86,14 +91,17 @@ def parse_config(data: Any, source: str) -> Config:
         raise ConfigError(f"{source}: 'exclude' must be a list of glob patterns")
     config.exclude = list(exclude)
     size = data.get("max-file-size", MAX_FILE_BYTES)
-    if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
-        raise ConfigError(f"{source}: 'max-file-size' must be a positive number of bytes")
+    if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= MAX_CONFIGURABLE_BYTES:
+        raise ConfigError(f"{source}: 'max-file-size' must be a number of bytes from 1 to {MAX_CONFIGURABLE_BYTES}")
     config.max_file_size = size
-    crds = data.get("crds") or []
-    if not isinstance(crds, list) or not all(isinstance(p, str) for p in crds):
-        raise ConfigError(f"{source}: 'crds' must be a list of paths")
     base = os.path.dirname(os.path.abspath(source)) if os.path.exists(source) else os.getcwd()
-    config.crds = [p if os.path.isabs(p) else os.path.join(base, p) for p in crds]
+    for key in ("crds", "definitions", "fixtures"):
+        paths = data.get(key) or []
+        if isinstance(paths, str):
+            paths = [paths]
+        if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
+            raise ConfigError(f"{source}: '{key}' must be a list of paths")
+        setattr(config, key, [p if os.path.isabs(p) else os.path.join(base, p) for p in paths])
     return config
 
 
@@ -104,12 +112,13 @@ def read_config(path: str) -> Config:
     except OSError as exc:
         raise ConfigError(f"cannot read configuration {path}: {exc.strerror or exc}") from None
     if path.endswith(".toml"):
-        data = _toml(raw, path).get("tool", {}).get("kartalint", {})
+        tool = _toml(raw, path).get("tool", {})
+        data = tool.get("kartalint", {}) if isinstance(tool, dict) else {}
     else:
         try:
             data = yaml.safe_load(raw.decode("utf-8"))
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+        except (yaml.YAMLError, UnicodeDecodeError, ValueError, TypeError, OverflowError) as exc:
+            raise ConfigError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
     return parse_config(data, path)
 
 

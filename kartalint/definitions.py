@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .karta import as_dict, gvk_of, structure
 from .load import iter_yaml_files, load_file
@@ -51,6 +51,7 @@ def root_gvk(definition: Any) -> Optional[GVK]:
 class DefinitionFile:
     path: str
     data: Dict[str, Any]
+    origin: str = "explicit"  # "explicit" (flags), "project", "bundled" or a git revision
 
     @property
     def name(self) -> str:
@@ -67,37 +68,59 @@ class DefinitionIndex:
     by_basename: Dict[str, DefinitionFile] = field(default_factory=dict)
     by_name: Dict[str, DefinitionFile] = field(default_factory=dict)
     problems: List[str] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)  # shadowing and ambiguity, said once
+    _real: Dict[str, str] = field(default_factory=dict)  # realpath -> origin already indexed
 
     @classmethod
-    def from_paths(cls, paths: Sequence[str]) -> "DefinitionIndex":
+    def from_paths(cls, paths: Sequence[str], origin: str = "explicit") -> "DefinitionIndex":
         index = cls()
-        for path in paths:
-            index.add(path)
+        index.add_layer(origin, list(paths))
         return index
 
-    def add(self, path: str) -> None:
+    def add_layer(self, origin: str, paths: Sequence[str], excluded: Optional[Callable[[str], bool]] = None) -> None:
+        """Index ``paths`` after everything indexed so far: earlier layers keep their GVKs and names."""
+        for path in paths:
+            self.add(path, origin, excluded)
+
+    def add(self, path: str, origin: str = "explicit", excluded: Optional[Callable[[str], bool]] = None) -> None:
         self.searched.append(path)
         files, missing = iter_yaml_files([path])
         for item in missing:
             self.problems.append(f"{item}: no such file or directory")
         for file_path in files:
+            if excluded is not None and excluded(file_path):
+                continue
+            real = os.path.realpath(file_path)
+            if real in self._real:
+                continue  # the same file through two layers (kartalint's own catalog/)
+            self._real[real] = origin
             source = load_file(file_path)
             bad = [f for f in source.findings if f.severity.name == "ERROR"]
             if bad:
                 self.problems.append(f"{file_path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
                 continue
             for document in source.karta_documents:
-                self.add_definition(file_path, document.data)
+                self.add_definition(file_path, document.data, origin)
 
-    def add_definition(self, path: str, data: Dict[str, Any]) -> DefinitionFile:
+    def add_definition(self, path: str, data: Dict[str, Any], origin: str = "explicit") -> DefinitionFile:
         """Index one definition (read elsewhere, e.g. from a git revision)."""
-        entry = DefinitionFile(path, data)
+        entry = DefinitionFile(path, data, origin)
         gvk = root_gvk(data)
         if gvk is not None:
-            self.by_gvk.setdefault(gvk, entry)
+            first = self.by_gvk.setdefault(gvk, entry)
+            if first is not entry:
+                self._note(first, entry, f"group/version/kind {format_gvk(gvk)}")
+        first = self.by_name.setdefault(entry.name, entry)
+        if first is not entry and (gvk is None or root_gvk(first.data) != gvk):
+            self._note(first, entry, f"name {entry.name}")
         self.by_basename.setdefault(os.path.basename(path), entry)
-        self.by_name.setdefault(entry.name, entry)
         return entry
+
+    def _note(self, kept: DefinitionFile, other: DefinitionFile, what: str) -> None:
+        if other.origin == "bundled" and kept.origin != "bundled":
+            self.notes.append(f"{kept.origin} definition {kept.path} shadows the bundled {other.path} (same {what})")
+        elif other.origin == kept.origin and kept.origin != "bundled":
+            self.notes.append(f"{kept.path} and {other.path} have the same {what}; {kept.path} is used")
 
     @property
     def definitions(self) -> List[DefinitionFile]:
@@ -107,6 +130,9 @@ class DefinitionIndex:
                 seen.add(id(entry))
                 out.append(entry)
         return out
+
+    def of_origin(self, *origins: str) -> List[DefinitionFile]:
+        return [d for d in self.definitions if d.origin in origins]
 
     def find(self, gvk: Optional[GVK]) -> Optional[DefinitionFile]:
         return self.by_gvk.get(gvk) if gvk else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, List, Optional
 
@@ -22,6 +23,7 @@ class LintResult:
     karta_documents: int = 0
     fixture_documents: int = 0
     skipped_documents: int = 0
+    skipped_files: List[str] = field(default_factory=list)  # neither Karta nor fixture (not with --strict-files)
     suppressed: int = 0
 
     def count(self, severity: Severity) -> int:
@@ -81,7 +83,34 @@ def crd_index(paths: List[str]):
     return _CRD_INDEXES[key]
 
 
-def lint_paths(paths: Iterable[str], config: Optional[Config] = None) -> LintResult:
+_MENTIONS_KARTA = re.compile(rb"""["']?kind["']?\s*:\s*["']?Karta(?:Fixture)?\b|structureDefinition""")
+
+
+def mentions_karta(path: str, text: Optional[str]) -> bool:
+    """Whether a file that holds no readable Karta or fixture document still looks like one
+    (a broken definition must be reported, an unrelated YAML file skipped)."""
+    if text:
+        return bool(_MENTIONS_KARTA.search(text.encode("utf-8", "replace")))
+    if path == "-":
+        return False
+    try:
+        with open(path, "rb") as handle:
+            tail = b""
+            while True:
+                chunk = handle.read(1 << 20)
+                if not chunk:
+                    return False
+                if _MENTIONS_KARTA.search(tail + chunk):
+                    return True
+                tail = chunk[-64:]
+    except OSError:
+        return True  # unreadable: cannot tell, report it
+
+
+def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_files: bool = False) -> LintResult:
+    """Lint files and folders. Files that hold neither a Karta nor a fixture document (YAML that
+    fails to load included, unless it mentions ``kind: Karta``) are skipped and counted, unless
+    ``strict_files``."""
     config = config or Config()
     files, missing = iter_yaml_files(paths)
     result = LintResult(missing=missing)
@@ -90,6 +119,10 @@ def lint_paths(paths: Iterable[str], config: Optional[Config] = None) -> LintRes
             continue
         source = load_file(path, config.max_file_size)
         findings, kartas, others, suppressed, fixtures = lint_source(source, config)
+        if not strict_files and not kartas and not fixtures and not mentions_karta(path, source.text):
+            result.skipped_files.append(source.path)
+            result.skipped_documents += others
+            continue
         result.checked.append(source.path)
         result.findings.extend(findings)
         result.karta_documents += kartas

@@ -72,7 +72,9 @@ class Coverage:
 class TestRun:
     results: List[CaseResult] = field(default_factory=list)
     coverage: Dict[str, Coverage] = field(default_factory=dict)
-    without_fixtures: List[DefinitionFile] = field(default_factory=list)
+    without_fixtures: List[DefinitionFile] = field(default_factory=list)  # --require-fixtures failures
+    below_coverage: List[Coverage] = field(default_factory=list)  # --min-coverage failures
+    min_coverage: Optional[float] = None
     seconds: float = 0.0
 
     def count(self, *outcomes: str) -> int:
@@ -80,12 +82,24 @@ class TestRun:
 
     @property
     def summary(self) -> Dict[str, int]:
-        return {"passed": self.count("passed"), "failed": self.count("failed", "xpassed"), "errors": self.count("error"),
-                "expectedFailures": self.count("xfailed"), "total": len(self.results)}
+        return {"passed": self.count("passed"), "failed": self.count("failed", "xpassed"),
+                "errors": self.count("error") + len(self.without_fixtures) + len(self.below_coverage),
+                "expectedFailures": self.count("xfailed"), "total": len(self.results),
+                "withoutFixtures": len(self.without_fixtures), "belowCoverage": len(self.below_coverage)}
 
     @property
     def ok(self) -> bool:
-        return all(r.outcome in PASSING for r in self.results) and not self.without_fixtures
+        return all(r.outcome in PASSING for r in self.results) and not self.without_fixtures and not self.below_coverage
+
+    def judge(self, definitions: Sequence[DefinitionFile], require_fixtures: bool, min_coverage: Optional[float]) -> None:
+        """``--require-fixtures`` and ``--min-coverage`` over ``definitions`` (the project's)."""
+        if require_fixtures:
+            exercised = {r.case.definition.path for r in self.results if r.case.definition is not None}
+            self.without_fixtures = [d for d in definitions if d.path not in exercised]
+        if min_coverage is not None:
+            self.min_coverage = min_coverage
+            paths = {d.path for d in definitions}
+            self.below_coverage = [c for c in self.coverage.values() if c.definition.path in paths and c.percent < min_coverage]
 
 
 def select(cases: Sequence[Case], pattern: Optional[str]) -> List[Case]:

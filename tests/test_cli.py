@@ -82,7 +82,8 @@ def test_json_shape(files, capsys):
     doc = json.loads(out)
     assert code == 1
     assert doc["schemaVersion"] == 1
-    assert doc["checked"] == ["good.yaml", "bad.yaml", "other.yaml"]
+    assert doc["checked"] == ["good.yaml", "bad.yaml"]
+    assert doc["skippedFiles"] == ["other.yaml"]  # neither Karta nor fixture: skipped and counted
     assert doc["counts"] == {"error": 1, "warning": 0, "info": 0}
     assert doc["skippedDocuments"] == 1
     finding = doc["findings"][0]

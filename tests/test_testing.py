@@ -106,7 +106,7 @@ def test_statuses_compare_as_a_set_and_partial_expectations(project, capsys):
     assert outcomes["a.yaml"]["outcome"] == "passed"
     assert outcomes["b.yaml"]["outcome"] == "failed"
     assert outcomes["b.yaml"]["diffs"][0]["text"] == 'statuses: expected ["Failed"], got ["Running"]'
-    assert doc["summary"] == {"passed": 1, "failed": 1, "errors": 0, "expectedFailures": 0, "total": 2}
+    assert doc["summary"] == {"passed": 1, "failed": 1, "errors": 0, "expectedFailures": 0, "total": 2, "withoutFixtures": 0, "belowCoverage": 0}
     assert code == 1
 
 
@@ -145,7 +145,8 @@ def test_empty_expect_missing_definition_and_invalid_fixture_are_errors(project,
     other = trainer()
     other["apiVersion"] = "example.com/v9"
     (project / "fixtures" / "elsewhere").mkdir()
-    write(project / "fixtures" / "elsewhere" / "nodef.yaml", fixture(obj=other))
+    write(project / "fixtures" / "elsewhere" / "unnamed.yaml", fixture(obj=trainer()))
+    write(project / "fixtures" / "nodef.yaml", fixture(obj=other))
     write(d / "invalid.yaml", fixture(expect={"statuses": ["Runing"]}))
     (d / "broken.yaml").write_text("apiVersion: kartalint/v1\nkind: KartaFixture\nexpect: [unclosed\n")
     (d / "dupkey.yaml").write_text(yaml.safe_dump(fixture()) + "name: again\n")
@@ -155,6 +156,8 @@ def test_empty_expect_missing_definition_and_invalid_fixture_are_errors(project,
     assert all(c["outcome"] == "error" for c in cases.values())
     assert "expect is empty" in cases["empty.yaml"]["messages"][0]
     assert "no definition for example.com/v9, Kind=Trainer" in cases["nodef.yaml"]["messages"][0]
+    # a folder that names no definition is an error, never a silent fallback by GVK
+    assert "fixture folder 'elsewhere' names no definition" in cases["unnamed.yaml"]["messages"][0]
     assert "expect.statuses[0]" in cases["invalid.yaml"]["messages"][0]
     assert cases["broken.yaml"]["messages"][0].startswith("fixtures/example-com-trainer-v1/broken.yaml:4:1:")
     assert "yaml-duplicate-key" in cases["dupkey.yaml"]["messages"][0]
@@ -252,8 +255,9 @@ def test_coverage_and_min_coverage(project, capsys):
     cov = json.loads(out)["coverage"][0]
     assert cov["statusMappings"] == {"total": 2, "matched": 1, "percent": 50.0, "neverMatched": ["failed[0]"]}
     assert cov["components"]["worker"] == ["worker"]
-    code, _, err = run(capsys, "test", "--definitions", "defs", "--min-coverage", "80")
-    assert code == 1 and "never matched failed[0]" in err
+    code, out, err = run(capsys, "test", "--definitions", "defs", "--min-coverage", "80")
+    assert code == 1 and "below --min-coverage 80%): never matched failed[0]" in out
+    assert out.rstrip().endswith("0 failed, 1 error(s) in " + out.rstrip().rsplit(" in ", 1)[1])  # counted in the summary
 
 
 # -- test-time rules -----------------------------------------------------------------------------------

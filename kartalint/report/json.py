@@ -28,6 +28,7 @@ class JsonReporter(Reporter):
             "counts": result.counts,
             "kartaDocuments": result.karta_documents,
             "skippedDocuments": result.skipped_documents,
+            "skippedFiles": list(result.skipped_files),
             "suppressed": result.suppressed,
         }
         self.write(json.dumps(document, indent=2) + "\n")

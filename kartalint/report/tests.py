@@ -65,17 +65,22 @@ class TextTestReporter(TestReporter):
         for file, results in self._groups.items():
             recording = results[0].case.kind == "recording"
             if recording and not self.verbose and all(r.outcome == "passed" and not r.findings for r in results):
-                self.stream.write(f"PASS  {file} ({len(results)} frames)\n")
+                used = f"  [{results[0].case.definition.path}]" if results[0].case.definition is not None else ""
+                self.stream.write(f"PASS  {file} ({len(results)} frames){used}\n")
                 continue
             for result in results:
                 if recording and result.outcome == "passed" and not result.findings and not self.verbose:
                     continue
-                self.stream.write(f"{LABELS[result.outcome]:<5} {result.case.id}\n")
+                used = f"  [{result.case.definition.path}]" if result.case.definition is not None else ""
+                self.stream.write(f"{LABELS[result.outcome]:<5} {result.case.id}{used}\n")
                 if result.outcome != "passed" or self.verbose or result.findings:
                     for line in _detail_lines(result):
                         self.stream.write(line + "\n")
         for item in run.without_fixtures:
             self.stream.write(f"ERROR {item.path}: definition {item.name} has no fixture (--require-fixtures)\n")
+        for cov in run.below_coverage:
+            self.stream.write(f"ERROR {cov.definition.path}: status-mapping coverage of {cov.definition.name} is {cov.percent:.0f}% "
+                              f"(below --min-coverage {run.min_coverage:g}%): never matched {', '.join(cov.unmatched)}\n")
         if run.coverage:
             self.stream.write("\nCoverage:\n")
             for cov in run.coverage.values():
@@ -102,6 +107,7 @@ class JsonTestReporter(TestReporter):
             "summary": run.summary,
             "coverage": [c.to_dict() for c in run.coverage.values()],
             "definitionsWithoutFixtures": [d.path for d in run.without_fixtures],
+            "belowCoverage": [dict(c.to_dict(), minimum=run.min_coverage) for c in run.below_coverage],
         }
         self.stream.write(json.dumps(doc, indent=2) + "\n")
 
@@ -136,6 +142,11 @@ class JUnitTestReporter(TestReporter):
             suite = ET.SubElement(suites, "testsuite", name=item.path, tests="1", failures="0", errors="1")
             case = ET.SubElement(suite, "testcase", classname="require-fixtures", name=item.name)
             ET.SubElement(case, "error", message=f"definition {item.name} has no fixture", type="error")
+        for cov in run.below_coverage:
+            suite = ET.SubElement(suites, "testsuite", name=cov.definition.path, tests="1", failures="0", errors="1")
+            case = ET.SubElement(suite, "testcase", classname="min-coverage", name=cov.definition.name)
+            ET.SubElement(case, "error", message=f"status-mapping coverage {cov.percent:.0f}% is below {run.min_coverage:g}%",
+                          type="error").text = "never matched: " + ", ".join(cov.unmatched)
         ET.indent(suites)
         self.stream.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")
 
