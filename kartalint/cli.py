@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     lint = sub.add_parser("lint", help="check definitions (schema, upstream validator, jq, best practices)")
-    lint.add_argument("paths", nargs="+", metavar="PATH", help="files or directories ('-' for stdin)")
+    lint.add_argument("paths", nargs="*", metavar="PATH",
+                      help="files or directories ('-' for stdin; default: the project's definitions and fixtures)")
     lint.add_argument("-f", "--format", choices=["auto"] + sorted(REPORTERS), default="auto",
                       help="output format (default: github inside GitHub Actions, else text)")
     lint.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
@@ -70,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--definitions", action="append", default=[], metavar="DIR",
                       help="definitions to resolve fixtures and recordings against, before the project's and the bundled catalog (repeatable)")
     test.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
-    test.add_argument("-f", "--format", choices=["text", "json", "junit"], default="text")
+    test.add_argument("-f", "--format", choices=["text", "json", "junit", "github"], default="text",
+                      help="output format (github: one annotation per differing field, at its line in the fixture)")
     test.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     test.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report to FILE (whatever --format is)")
     test.add_argument("-k", dest="pattern", metavar="PATTERN", help="run only cases whose id or name contains PATTERN (or matches it, with * ? [)")
@@ -109,6 +111,16 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--source", help="where the object comes from (default: the object file)")
     new.add_argument("-o", "--output", help="write to this file instead of stdout")
 
+    init = sub.add_parser("init", help="set a repository up: .kartalint.yaml, pre-commit hooks, GitHub workflow, drafts from CRDs")
+    init.add_argument("--crd", action="append", default=[], metavar="CRD",
+                      help="draft a definition and a fixture skeleton from this CRD file (repeatable)")
+    init.add_argument("--layout", choices=["definitions", "catalog"], default="definitions",
+                      help="definitions/NAME.yaml with fixtures in definitions/NAME/ (default), or catalog/ + fixtures/NAME/")
+    init.add_argument("--root", default=".", metavar="DIR", help="the repository to set up (default: the current folder)")
+    init.add_argument("--hooks-repo", metavar="URL", help="repository of the pre-commit hooks (default: kartalint's)")
+    init.add_argument("--action", metavar="OWNER/REPO", help="the GitHub Action to use (default: kartalint's)")
+    init.add_argument("--rev", metavar="REV", help="revision to pin hooks and Action to (default: the installed kartalint's)")
+
     catalog = sub.add_parser("catalog", help="list the bundled definitions (types, roles, status mappings, fixtures, coverage)")
     catalog.add_argument("--definitions", action="append", default=[], metavar="DIR",
                          help="list these definitions (default: the project's definitions, else the bundled catalog)")
@@ -132,7 +144,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        handler = {"lint": _lint, "describe": _describe, "test": _test, "diff": _diff, "new": _new, "catalog": _catalog, "rules": _rules, "schema": _schema}[args.command]
+        handler = {"lint": _lint, "describe": _describe, "test": _test, "diff": _diff, "new": _new, "init": _init, "catalog": _catalog, "rules": _rules, "schema": _schema}[args.command]
         return handler(args)
     except ConfigError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
@@ -171,7 +183,9 @@ def _project(args: argparse.Namespace) -> "Project":
     return load_project(getattr(args, "config", None))
 
 
-def _say_index(index: "DefinitionIndex", level: str = "warning") -> None:
+def _say_index(index: "DefinitionIndex", level: str = "warning", project: Optional["Project"] = None) -> None:
+    for note in project.notes if project is not None else ():
+        sys.stderr.write(f"kartalint: note: {note}\n")
     for problem in index.problems:
         sys.stderr.write(f"kartalint: {level}: {problem}\n")
     for note in index.notes:
@@ -198,8 +212,14 @@ def _lint(args: argparse.Namespace) -> int:
         if not os.path.exists(path):
             raise ConfigError(f"--crd {path}: no such file or directory")
     config.crds = list(config.crds) + list(args.crd)
+    paths = list(args.paths)
+    if not paths:
+        project = _project(args)
+        paths = project.definition_paths() + [p for p in project.fixture_paths() if p not in project.definition_paths()]
+        if not paths:
+            raise ConfigError(f"no PATH given and no Karta definition found in the project at {project.root}")
     stream = open_output(args.output) if args.output else sys.stdout
-    result = lint_paths(args.paths, config, strict_files=args.strict_files)
+    result = lint_paths(paths, config, strict_files=args.strict_files)
     for path in result.missing:
         sys.stderr.write(f"kartalint: error: {path}: no such file or directory\n")
     try:
@@ -274,8 +294,9 @@ def _describe(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         fixed = candidates[0]
     else:
-        index = _project(args).index(args.catalog)
-        _say_index(index)
+        project = _project(args)
+        index = project.index(args.catalog)
+        _say_index(index, project=project)
     documents, exit_code = [], EXIT_FAIL if errors else EXIT_OK
     with Evaluator(timeout=args.timeout) as evaluator:
         for item in objects:
@@ -334,7 +355,7 @@ def _test(args: argparse.Namespace) -> int:
             raise ConfigError(f"no PATH given and no fixture found in the project at {project.root} "
                               "(set `fixtures:` in .kartalint.yaml, see docs/fixtures.md)")
     index = project.index(args.definitions)
-    _say_index(index)
+    _say_index(index, project=project)
     found = discover(paths, index, project.fixture_roots())
     for path in found.missing:
         sys.stderr.write(f"kartalint: error: {path}: no such file or directory\n")
@@ -385,7 +406,7 @@ def _diff(args: argparse.Namespace) -> int:
     project = _project(args)
     paths = args.paths or project.fixture_paths()
     if not paths:
-        raise ConfigError(f"no PATH given and no fixture found in the project at {project.root}")
+        sys.stderr.write(f"kartalint: note: no fixture in the project at {project.root}: only definition changes are shown\n")
     output = open_output(args.output) if args.output else None
     try:
         root = repo_root()
@@ -486,6 +507,26 @@ def _new_fixture(args: argparse.Namespace, object_path: str) -> int:
     return EXIT_OK
 
 
+def _init(args: argparse.Namespace) -> int:
+    from .init import InitError, next_steps, plan, write
+
+    try:
+        result = plan(args.root, args.layout, args.crd, args.hooks_repo, args.action, args.rev)
+        written = write(result)
+    except InitError as exc:
+        sys.stderr.write(f"kartalint: error: {exc}\n")
+        return EXIT_USAGE
+    except OSError as exc:
+        sys.stderr.write(f"kartalint: error: cannot write in {args.root}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    for path in written:
+        sys.stdout.write(f"wrote {os.path.join(args.root, path) if args.root != '.' else path}\n")
+    for note in result.notes:
+        sys.stdout.write(f"note: {note}\n")
+    sys.stdout.write(next_steps(result, args.layout))
+    return EXIT_OK
+
+
 def _catalog(args: argparse.Namespace) -> int:
     from .catalogdoc import render_json, render_markdown, render_text, rows
     from .definitions import DefinitionIndex
@@ -509,6 +550,26 @@ def _catalog(args: argparse.Namespace) -> int:
     table = rows(index, fixtures)
     render = {"text": render_text, "json": render_json, "markdown": render_markdown}[args.format]
     sys.stdout.write(render(table))
+    return EXIT_OK
+
+
+def _init(args: argparse.Namespace) -> int:
+    from .init import InitError, next_steps, plan, write
+
+    try:
+        result = plan(args.root, args.layout, args.crd, args.hooks_repo, args.action, args.rev)
+        written = write(result)
+    except InitError as exc:
+        sys.stderr.write(f"kartalint: error: {exc}\n")
+        return EXIT_USAGE
+    except OSError as exc:
+        sys.stderr.write(f"kartalint: error: cannot write in {args.root}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    for path in written:
+        sys.stdout.write(f"wrote {os.path.join(args.root, path) if args.root != '.' else path}\n")
+    for note in result.notes:
+        sys.stdout.write(f"note: {note}\n")
+    sys.stdout.write(next_steps(result, args.layout))
     return EXIT_OK
 
 

@@ -33,6 +33,25 @@ class Diff:
                 "text": self.text}
 
 
+def expect_path(diff_path: str, kind: str = "fixture") -> tuple:
+    """Where in a fixture (or prediction) file the expectation behind a diff is written, as a key
+    path (``Document.span`` finds the nearest existing ancestor)."""
+    import re
+
+    if kind == "prediction":
+        match = re.match(r"^components\[(.*?)\]", diff_path)
+        return ("components",) if match else (diff_path.split(".")[0],)
+    if diff_path.startswith("errors["):
+        return ("expect", "errors")
+    head, _, rest = diff_path.partition(".")
+    if head in ("statuses", "phase", "lint", "unmatchedPods", "gang") or head in RESOURCE_KEYS:
+        return ("expect", head) + ((rest,) if rest else ())
+    match = re.match(r"^(.*)\[(.*)\]$", head)
+    if match:  # NAME[ID].key
+        return ("expect", "components", match.group(1), "instances", match.group(2)) + ((rest,) if rest else ())
+    return ("expect", "components", head) + ((rest,) if rest else ())
+
+
 def _show(value: Any) -> str:
     if isinstance(value, (list, dict)):
         return json.dumps(value, sort_keys=False)

@@ -27,6 +27,7 @@ from .definitions import DefinitionIndex, bundled_catalog
 
 _KARTA_TEXT = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Karta["']?\s*,?\s*$|structureDefinition""", re.M)
 _FIXTURE_TEXT = re.compile(r"KartaFixture|^\s*events\s*:|^schemaVersion\s*:", re.M)
+MAX_SCANNED_FILES = 20_000
 _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
 
 
@@ -82,6 +83,12 @@ class Project:
             for top, dirs, files in os.walk(self.root):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
                 names.extend(os.path.relpath(os.path.join(top, f), self.root) for f in sorted(files))
+                if len(names) > MAX_SCANNED_FILES:
+                    break
+        if len(names) > MAX_SCANNED_FILES:
+            self.notes.append(f"the project at {self.root} holds over {MAX_SCANNED_FILES} files: only the first "
+                              f"{MAX_SCANNED_FILES} were searched (set `definitions:` and `fixtures:` in .kartalint.yaml)")
+            names = sorted(names)[:MAX_SCANNED_FILES]
         out = []
         for name in sorted(names):
             if not name.endswith((".yaml", ".yml")) or any(part.startswith(".") for part in name.split("/")[:-1]):

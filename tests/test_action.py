@@ -26,37 +26,46 @@ def load_action():
         return yaml.safe_load(handle)
 
 
-def substitute(value, inputs):
+def substitute(value, inputs, outputs=None):
     def repl(match):
         expr = match.group(1).strip()
         if expr == "github.action_path":
             return ROOT
         if expr.startswith("inputs."):
             return str(inputs[expr[len("inputs."):]])
+        step = re.match(r"^steps\.([\w-]+)\.outputs\.([\w-]+)$", expr)
+        if step and outputs is not None:
+            return outputs.get(step.group(1), {}).get(step.group(2), "")
         raise AssertionError(f"unexpected expression {expr}")
     return re.sub(r"\$\{\{(.*?)\}\}", repl, str(value))
 
 
-def run_action(repo, overrides, summary):
+def run_action(repo, overrides, summary, runner_temp=None):
+    """Run the action's shell steps as the runner would; returns (exit code, logs by step, action outputs)."""
     action = load_action()
     inputs = {name: spec.get("default", "") for name, spec in action["inputs"].items()}
     inputs.update(overrides)
-    runner_temp = repo / ".runner-temp"
+    runner_temp = runner_temp or repo.parent / "runner-temp"
     runner_temp.mkdir(exist_ok=True)
-    logs = {}
+    logs, outputs = {}, {}
     code = 0
     for step in action["runs"]["steps"]:
         if "run" not in step or step.get("id") == "install":
             continue  # `uses:` steps are GitHub's; the install step is exercised by the pre-commit test
-        env = dict(os.environ, RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(summary), GITHUB_ACTIONS="true")
+        output_file = runner_temp / f"output-{step['id']}"
+        output_file.write_text("")
+        env = dict(os.environ, RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(summary), GITHUB_ACTIONS="true",
+                   GITHUB_OUTPUT=str(output_file))
         env.pop("CI", None)
-        env.update({k: substitute(v, inputs) for k, v in (step.get("env") or {}).items()})
+        env.update({k: substitute(v, inputs, outputs) for k, v in (step.get("env") or {}).items()})
         proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
         logs[step["id"]] = proc.stdout + proc.stderr
+        outputs[step["id"]] = dict(line.split("=", 1) for line in output_file.read_text().splitlines() if "=" in line)
         code = proc.returncode
         if code != 0:
             break
-    return code, logs
+    values = {name: substitute(spec["value"], inputs, outputs) for name, spec in action["outputs"].items()}
+    return code, logs, values
 
 
 def git(repo, *args):
@@ -83,7 +92,8 @@ def test_action_shape():
     action = load_action()
     assert action["runs"]["using"] == "composite"
     ids = [s.get("id") for s in action["runs"]["steps"]]
-    assert ids[1:] == ["install", "sarif", "lint", "test", "diff", "verdict"]
+    assert ids[1:] == ["setup", "install", "sarif", "lint", "test", "diff", "verdict"]
+    assert set(action["outputs"]) == {"sarif", "junit", "failed"}
     for step in action["runs"]["steps"]:
         if "run" in step:
             assert "${{" not in step["run"], "inputs reach scripts only through env (no script injection)"
@@ -94,9 +104,12 @@ def test_clean_repository_passes_and_writes_junit_sarif_and_summary(sample, tmp_
     summary = tmp_path / "summary.md"
     (sample / "catalog" / "trainer.yaml").write_text(BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)",
                                                                              "replicasPath: .spec.roles[] | (.replicas // 1) * 2"))
-    code, logs = run_action(sample, {"paths": "catalog", "sarif": "out.sarif", "diff-base": "main"}, summary)
+    code, logs, outputs = run_action(sample, {"paths": "catalog", "sarif": "out.sarif", "diff-base": "main"}, summary)
     assert code == 0, logs
-    suites = ET.parse(sample / "kartalint-junit.xml").getroot()
+    assert outputs["failed"] == "false" and outputs["sarif"] == "out.sarif"
+    assert outputs["junit"].startswith(str(sample.parent / "runner-temp")), "the action's files go under $RUNNER_TEMP"
+    assert not (sample / "kartalint-junit.xml").exists()
+    suites = ET.parse(outputs["junit"]).getroot()
     assert suites.tag == "testsuites" and suites.get("tests") == "1" and suites.get("failures") == "0"
     sarif = json.loads((sample / "out.sarif").read_text())
     assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"] == "kartalint"
@@ -107,8 +120,8 @@ def test_clean_repository_passes_and_writes_junit_sarif_and_summary(sample, tmp_
 
 def test_broken_definition_gives_annotations_and_fails_at_the_end(sample, tmp_path):
     (sample / "catalog" / "broken.yaml").write_text(BROKEN)
-    code, logs = run_action(sample, {"paths": "catalog", "sarif": "out.sarif"}, tmp_path / "summary.md")
-    assert code == 1
+    code, logs, outputs = run_action(sample, {"paths": "catalog", "sarif": "out.sarif"}, tmp_path / "summary.md")
+    assert code == 1 and outputs["failed"] == "true"
     annotations = [line for line in logs["lint"].splitlines() if line.startswith("::")]
     assert annotations and all(COMMAND.match(line) for line in annotations), annotations
     assert any("file=catalog/broken.yaml" in line and "unknown-owner-ref" in line for line in annotations)
@@ -122,7 +135,43 @@ def test_broken_definition_gives_annotations_and_fails_at_the_end(sample, tmp_pa
 def test_failing_fixture_fails_the_action(sample, tmp_path):
     broken = dict(FIXTURE, expect={"statuses": ["Failed"]})
     (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(broken))
-    code, logs = run_action(sample, {"paths": "catalog"}, tmp_path / "summary.md")
+    code, logs, outputs = run_action(sample, {"paths": "catalog"}, tmp_path / "summary.md")
     assert code == 1 and "kartalint test" in logs["verdict"]
-    failures = ET.parse(sample / "kartalint-junit.xml").getroot().findall(".//failure")
+    failures = ET.parse(outputs["junit"]).getroot().findall(".//failure")
     assert failures[0].get("message") == 'statuses: expected ["Failed"], got ["Running"]'
+    # the failing field is an annotation at its line in the fixture, titled with the case
+    line = (sample / "fixtures" / "f.yaml").read_text().splitlines().index("  statuses:") + 1
+    annotation = [a for a in logs["test"].splitlines() if a.startswith("::error ")]
+    assert annotation == [f"::error file=fixtures/f.yaml,line={line},col=3,title=kartalint test%3A f::"
+                          'statuses: expected ["Failed"], got ["Running"]'], logs["test"]
+
+
+def test_failure_marker_is_reset_on_every_use(sample, tmp_path):
+    runner_temp = tmp_path / "shared-runner-temp"
+    (sample / "catalog" / "broken.yaml").write_text(BROKEN)
+    code, _, _ = run_action(sample, {}, tmp_path / "summary.md", runner_temp)
+    assert code == 1
+    (sample / "catalog" / "broken.yaml").unlink()
+    code, logs, outputs = run_action(sample, {}, tmp_path / "summary.md", runner_temp)
+    assert code == 0 and outputs["failed"] == "false", logs  # an earlier failure in the same job does not leak
+
+
+def test_defaults_test_the_projects_definitions(tmp_path):
+    """No inputs: the project's layout (.kartalint.yaml) decides what is linted and tested."""
+    repo = tmp_path / "user"
+    (repo / "definitions" / "example-trainer").mkdir(parents=True)  # named after the definition's metadata.name
+    (repo / "definitions" / "trainer.yaml").write_text(BASE_DEFINITION.replace("name: example-com-trainer-v1", "name: example-trainer"))
+    fixture = {k: v for k, v in FIXTURE.items() if k != "definition"}
+    (repo / "definitions" / "example-trainer" / "running.yaml").write_text(yaml.safe_dump(fixture))
+    (repo / ".kartalint.yaml").write_text("definitions: [definitions]\nfixtures: [definitions]\n")
+    (repo / "helm").mkdir()
+    (repo / "helm" / "deployment.yaml").write_text("kind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n")
+    git(repo, "init", "-q", "-b", "main")
+    code, logs, outputs = run_action(repo, {}, tmp_path / "summary.md")
+    assert code == 0, logs
+    assert "1 passed" in logs["test"]
+    fixture["expect"] = {"statuses": ["Failed"]}
+    (repo / "definitions" / "example-trainer" / "running.yaml").write_text(yaml.safe_dump(fixture))
+    code, logs, outputs = run_action(repo, {}, tmp_path / "summary.md")
+    assert code == 1 and outputs["failed"] == "true" and "kartalint test" in logs["verdict"]
+    assert "file=definitions/example-trainer/running.yaml" in logs["test"]

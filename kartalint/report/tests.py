@@ -151,4 +151,60 @@ class JUnitTestReporter(TestReporter):
         self.stream.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")
 
 
-TEST_REPORTERS = {r.name: r for r in (TextTestReporter, JsonTestReporter, JUnitTestReporter)}
+def diff_location(result: Any, diff: Any) -> tuple:
+    """(line, column) of the expectation behind ``diff`` in the case's file (the case's line when
+    the file cannot say more)."""
+    from ..compare import expect_path
+    from ..load import load_file
+
+    case = result.case
+    if case.kind == "recording" or not os.path.isfile(case.file):
+        return case.line, 1
+    source = _SOURCES.get(case.file)
+    if source is None:
+        source = _SOURCES[case.file] = load_file(case.file)
+    documents = [d for d in source.documents if d.node.start_mark.line + 1 == case.line] or source.documents[:1]
+    if not documents:
+        return case.line, 1
+    span = documents[0].span(expect_path(diff.path, case.kind), key=True)
+    return span.line, span.column
+
+
+_SOURCES: Dict[str, Any] = {}
+
+
+class GithubTestReporter(TestReporter):
+    """One ``::error`` workflow command per differing field, at the fixture line of that field,
+    titled with the case; a case that cannot run is one ``::error`` at the case."""
+
+    name = "github"
+
+    def finish(self, run: Any) -> None:
+        from .github import escape_data, escape_property
+
+        def emit(file: str, line: int, col: int, title: str, message: str) -> None:
+            props = f"file={escape_property(file)},line={line},col={col},title={escape_property(title)}"
+            self.stream.write(f"::error {props}::{escape_data(message)}\n")
+
+        for result in run.results:
+            title = f"kartalint test: {result.case.name or result.case.id}"
+            if result.outcome == "error":
+                emit(result.case.file, result.case.line, 1, title, "\n".join(result.messages) or "the case could not run")
+            elif result.outcome in ("failed", "xpassed"):
+                if not result.diffs:
+                    emit(result.case.file, result.case.line, 1, title, "\n".join(result.messages))
+                for diff in result.diffs:
+                    line, col = diff_location(result, diff)
+                    hints = "".join(f"\nhint: {h}" for h in result.hints.get(diff.path, []))
+                    emit(result.case.file, line, col, title, diff.text + hints)
+        for item in run.without_fixtures:
+            emit(item.path, 1, 1, "kartalint test: --require-fixtures", f"definition {item.name} has no fixture")
+        for cov in run.below_coverage:
+            emit(cov.definition.path, 1, 1, "kartalint test: --min-coverage",
+                 f"status-mapping coverage of {cov.definition.name} is {cov.percent:.0f}% (below {run.min_coverage:g}%): "
+                 f"never matched {', '.join(cov.unmatched)}")
+        s = run.summary
+        self.stream.write(f"{s['passed']} passed, {s['failed']} failed, {s['errors']} error(s) in {run.seconds:.2f} s\n")
+
+
+TEST_REPORTERS = {r.name: r for r in (TextTestReporter, JsonTestReporter, JUnitTestReporter, GithubTestReporter)}
