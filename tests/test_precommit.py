@@ -14,7 +14,9 @@ import sys
 import pytest
 import yaml
 
-from conftest import BASE_DEFINITION, ROOT
+import json
+
+from conftest import BASE_DEFINITION, REFERENCE, ROOT, needs_reference
 
 pytestmark = pytest.mark.skipif(not os.path.isdir(os.path.join(ROOT, ".git")) or shutil.which("git") is None,
                                 reason="needs this project as a git checkout (pre-commit try-repo clones it)")
@@ -58,7 +60,8 @@ def test_hook_definitions_are_valid():
         hooks = {h["id"]: h for h in yaml.safe_load(handle)}
     assert hooks["kartalint-lint"]["types_or"] == ["yaml"] and hooks["kartalint-lint"].get("pass_filenames", True)
     assert hooks["kartalint-test"]["pass_filenames"] is False and hooks["kartalint-test"]["require_serial"] is True
-    assert "fixtures" in hooks["kartalint-test"]["files"] and "catalog" in hooks["kartalint-test"]["files"]
+    # any YAML change runs the fixtures, whatever the layout (no files: pattern tied to catalog/ or fixtures/)
+    assert hooks["kartalint-test"]["types_or"] == ["yaml"] and "files" not in hooks["kartalint-test"]
 
 
 def test_lint_hook_passes_good_fails_broken(sample, precommit_home):
@@ -85,3 +88,84 @@ def test_test_hook_runs_the_fixtures(sample, precommit_home):
     git(sample, "add", "-A")
     code, out = try_repo(sample, precommit_home, "kartalint-test")
     assert code == 1 and 'statuses: expected ["Failed"], got ["Running"]' in out, out
+
+
+# -- end to end: a user's repository, `kartalint init`, real hooks from a clone of this repository ---------------
+
+@pytest.fixture(scope="module")
+def kartalint_clone(tmp_path_factory):
+    """A clone of this repository with the working tree's changes committed (what a user's
+    pre-commit would fetch at a pinned revision)."""
+    clone = tmp_path_factory.mktemp("kartalint-clone") / "kartalint"
+    subprocess.run(["git", "clone", "-q", ROOT, str(clone)], check=True, capture_output=True)
+    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = os.path.join(ROOT, name)
+        if os.path.isfile(source):
+            os.makedirs(os.path.dirname(os.path.join(clone, name)), exist_ok=True)
+            shutil.copyfile(source, os.path.join(clone, name))
+    git(clone, "add", "-A")
+    git(clone, "commit", "-qm", "working tree", "--allow-empty")
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True, text=True).stdout.strip()
+    return str(clone), rev
+
+
+def commit(repo, home, message):
+    env = dict(os.environ, PRE_COMMIT_HOME=home, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    env.pop("CI", None)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
+    proc = subprocess.run(["git", "commit", "-m", message], cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+@needs_reference
+@pytest.mark.parametrize("layout", ["definitions", "catalog"])
+def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit_home):
+    from test_action import run_action
+
+    clone, rev = kartalint_clone
+    repo = tmp_path / "user"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    crd = os.path.join(REFERENCE, "crds", "kubeflow.org_pytorchjobs.yaml")
+    kartalint = [sys.executable, "-m", "kartalint"]
+    init = subprocess.run(kartalint + ["init", "--crd", crd, "--layout", layout, "--hooks-repo", clone, "--rev", rev],
+                          cwd=repo, capture_output=True, text=True, check=True)
+    assert "Next steps:" in init.stdout
+    definitions_dir, fixtures_dir = {"definitions": ("definitions", "definitions"), "catalog": ("catalog", "fixtures")}[layout]
+    definition = repo / definitions_dir / "kubeflow-org-pytorchjob-v1.yaml"
+    # the author's edit of the draft: the real pod label of the role
+    definition.write_text(definition.read_text().replace("TODO/replica", "training.kubeflow.org/replica-type"))
+    # a fixture from a real object, written by `kartalint new fixture`
+    with open(os.path.join(ROOT, "fixtures", "kubeflow-org-pytorchjob-v1", "failed-failed-v1_9_4.yaml"), encoding="utf-8") as handle:
+        real = yaml.safe_load(handle)["object"]
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(real))
+    target = repo / fixtures_dir / "kubeflow-org-pytorchjob-v1" / "failed.yaml"
+    subprocess.run(kartalint + ["new", "fixture", str(tmp_path / "job.yaml"), "-o", str(target)], cwd=repo, check=True, capture_output=True)
+    # `kartalint test` without flags tests the repository's definition (not the bundled PyTorchJob)
+    proc = subprocess.run(kartalint + ["test", "-f", "json"], cwd=repo, capture_output=True, text=True)
+    cases = json.loads(proc.stdout)["cases"]
+    assert proc.returncode == 0 and {c["definition"] for c in cases} == {f"{definitions_dir}/kubeflow-org-pytorchjob-v1.yaml"}, proc.stdout
+    env = dict(os.environ, PRE_COMMIT_HOME=precommit_home)
+    env.pop("CI", None)
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo, check=True, capture_output=True, env=env)
+    code, out = commit(repo, precommit_home, "kartalint set up")
+    assert code == 0, out
+    assert "kartalint lint" in out and "kartalint test" in out and "Passed" in out
+    # a change of the definition that breaks the fixture is blocked, with the field diff
+    definition.write_text(definition.read_text().replace("(.replicas // 1)", "(.replicas // 1) * 2"))
+    code, out = commit(repo, precommit_home, "double every role")
+    assert code == 1, out
+    assert "replica[Master].replicas: expected 1, got 2" in out
+    # the same broken definition fails the Action's steps
+    code, logs, outputs = run_action(repo, {}, tmp_path / "summary.md")
+    assert code == 1 and outputs["failed"] == "true" and "kartalint test" in logs["verdict"]
+    subprocess.run(["git", "checkout", "HEAD", "--", str(definition)], cwd=repo, check=True)
+    # unrelated YAML (a Helm template, CloudFormation with !Ref) passes the lint hook
+    (repo / "charts" / "templates").mkdir(parents=True)
+    (repo / "charts" / "templates" / "deployment.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n")
+    (repo / "stack.yaml").write_text("Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n    Properties:\n      BucketName: !Ref Name\n")
+    code, out = commit(repo, precommit_home, "unrelated YAML")
+    assert code == 0, out
