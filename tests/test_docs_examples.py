@@ -1,0 +1,131 @@
+"""Docs as tests: every fenced `sh` block of README.md and docs/*.md runs in a temporary project,
+and every revision of kartalint the docs pin (`rev:`, `kartalint/kartalint@REF`) exists here.
+
+Each `sh` block is preceded by `<!-- docs-test: SETUP: what the block assumes -->`; SETUP names
+how the temporary project is made (the functions below), `skip: reason` leaves a block out.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from conftest import BASE_DEFINITION, HAVE_REFERENCE, ROOT
+
+DOCS = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+BLOCK = re.compile(r"(?:<!-- docs-test: (?P<note>[^>]*?) -->\n\s*)?```(?P<lang>[a-z]*)\n(?P<body>.*?)```", re.S)
+TEST_CRD = os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml")
+
+
+def blocks(lang):
+    for path in DOCS:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        for match in BLOCK.finditer(text):
+            if match.group("lang") == lang:
+                line = text.count("\n", 0, match.start("body"))
+                yield pytest.param(match.group("note"), match.group("body"), id=f"{os.path.relpath(path, ROOT)}:{line}")
+
+
+def git(repo, *args):
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))
+
+
+# -- setups: what each kind of block assumes ----------------------------------------------------------
+
+def setup_repo(tmp):
+    """A copy of this repository's definitions, fixtures and configuration, with crds/."""
+    for name in ("catalog", "fixtures"):
+        shutil.copytree(os.path.join(ROOT, name), tmp / name)
+    shutil.copyfile(os.path.join(ROOT, ".kartalint.yaml"), tmp / ".kartalint.yaml")
+    shutil.copytree(os.path.dirname(TEST_CRD), tmp / "crds")
+    git(tmp, "init", "-q")
+
+
+def setup_empty_repo(tmp):
+    git(tmp, "init", "-q")
+    (tmp / "crds").mkdir()
+    shutil.copyfile(TEST_CRD, tmp / "crds" / "trainers.yaml")
+
+
+def setup_kubectl(tmp):
+    from test_project import KUBECTL_JOBSET, kubectl_pods
+
+    (tmp / "jobset.yaml").write_text(KUBECTL_JOBSET)
+    (tmp / "pods.yaml").write_text(kubectl_pods())
+
+
+def setup_my_def(tmp):
+    (tmp / "catalog").mkdir()
+    (tmp / "docs").mkdir()
+    (tmp / "catalog" / "my-def.yaml").write_text(BASE_DEFINITION.replace("name: example-com-trainer-v1", "name: my-def"))
+    obj = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
+           "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
+           "status": {"phase": "Running"}}
+    (tmp / "my-object.yaml").write_text(yaml.safe_dump(obj))
+    failed = dict(obj, status={"phase": "Error", "conditions": [{"type": "Failed", "status": "True"}]})
+    (tmp / "fixtures" / "my-def").mkdir(parents=True)
+    (tmp / "fixtures" / "my-def" / "failed.yaml").write_text(yaml.safe_dump(
+        {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "failed", "source": "docs test", "object": failed,
+         "expect": {"statuses": ["Failed"]}}))
+
+
+def setup_shared(tmp):
+    if not HAVE_REFERENCE:
+        pytest.skip("needs ../shared/reference")
+    return ROOT  # runs where the block's relative paths point
+
+
+SETUPS = {"repo": setup_repo, "empty-repo": setup_empty_repo, "kubectl": setup_kubectl, "my-def": setup_my_def,
+          "shared": setup_shared}
+
+
+@pytest.mark.parametrize("note, body", list(blocks("sh")))
+def test_shell_block_runs(note, body, tmp_path):
+    assert note, "every sh block says what it assumes: <!-- docs-test: SETUP: ... --> before it"
+    setup = note.split(":", 1)[0].strip()
+    if setup == "skip":
+        assert note.split(":", 1)[1].strip(), "a skipped block says why"
+        pytest.skip(note)
+    assert setup in SETUPS, f"unknown docs-test setup {setup!r} (known: {', '.join(SETUPS)})"
+    cwd = SETUPS[setup](tmp_path) or str(tmp_path)
+    # the install is .ci/run's (it already happened): drop it and run the rest
+    script = re.sub(r"python3 -m pip install [^&\n]*&&\s*", "", body)
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    env.pop("CI", None)
+    proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, f"$ {script}\n{proc.stdout}\n{proc.stderr}"
+
+
+def pinned_refs():
+    refs = []
+    for path in DOCS:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        refs += re.findall(r"kartalint/kartalint@([\w./-]+)", text)
+        refs += re.findall(r"repo: https://github\.com/kartalint/kartalint\s*\n\s*rev: (\S+)", text)
+    return refs
+
+
+def test_docs_pin_revisions_that_exist():
+    refs = pinned_refs()
+    assert refs, "the docs show how to pin kartalint"
+    if not os.path.isdir(os.path.join(ROOT, ".git")):
+        pytest.skip("not a git checkout")
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True, text=True)
+    if shallow.stdout.strip() == "true":
+        pytest.skip("a shallow clone cannot tell which revisions exist")
+    for ref in refs:
+        proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=ROOT, capture_output=True)
+        assert proc.returncode == 0, f"the docs pin kartalint to {ref}, which is not a revision of this repository"
+
