@@ -46,6 +46,7 @@ class Case:
 class Discovery:
     cases: List[Case] = field(default_factory=list)
     missing: List[str] = field(default_factory=list)
+    skipped: List[str] = field(default_factory=list)
     files: int = 0
 
 
@@ -87,8 +88,8 @@ class _Definitions:
 def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] = ()) -> Discovery:
     """Cases under ``paths``. A fixture without ``definition:`` takes the definition named like its
     folder; only fixtures directly in ``roots`` (or in the given folders) fall back to the object's GVK."""
-    files, missing = iter_yaml_files(paths)
-    out = Discovery(missing=missing)
+    out = Discovery()
+    files, out.missing = iter_yaml_files(paths, out.skipped)
     given = [p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"]
     definitions = _Definitions(index, list(roots) + given)
     for path in files:

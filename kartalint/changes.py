@@ -18,7 +18,7 @@ from .definitions import DefinitionFile, DefinitionIndex, object_gvk
 from .evaluation import Evaluator, WorkloadView
 from .gitrev import Revision, renames
 from .lint import lint_source
-from .load import load_text
+from .load import load_text, missing_reason
 from .model import Severity, format_path
 
 SCHEMA_VERSION = 1
@@ -157,7 +157,7 @@ def run_diff(root: str, base_ref: str, head_ref: Optional[str], paths: List[str]
     report = DiffReport(base=base.revision.label, head=head.revision.label)
     report.definitions = _definition_changes(base, head, moved)
     found = discover(paths, head.index, project.fixture_roots() if project is not None else ())  # against the head definitions
-    report.problems.extend(f"{p}: no such file or directory" for p in found.missing)
+    report.problems.extend(missing_reason(p) for p in found.missing)
     report.cases = len(found.cases)
     with Evaluator(timeout=timeout) as evaluator:
         for case in found.cases:

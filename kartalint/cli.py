@@ -202,6 +202,7 @@ def _use_color(choice: str, stream: object) -> bool:
 
 def _lint(args: argparse.Namespace) -> int:
     from .lint import lint_paths
+    from .load import missing_reason
 
     config = load_config(args.config)
     for rule_id in args.disable:
@@ -221,7 +222,9 @@ def _lint(args: argparse.Namespace) -> int:
     stream = open_output(args.output) if args.output else sys.stdout
     result = lint_paths(paths, config, strict_files=args.strict_files)
     for path in result.missing:
-        sys.stderr.write(f"kartalint: error: {path}: no such file or directory\n")
+        sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
+    for message in result.skipped_paths:
+        sys.stderr.write(f"kartalint: warning: {message}\n")
     try:
         reporter = make_reporter(args.format, stream, color=_use_color(args.color, stream) if not args.output else False)
         reporter.report(result)
@@ -337,6 +340,7 @@ def _check_timeout(value: float) -> None:
 def _test(args: argparse.Namespace) -> int:
     from .cases import discover
     from .evaluation import Evaluator
+    from .load import missing_reason
     from .report.tests import TEST_REPORTERS
     from .testrun import LintCache, mark_known_failures, run, select
     from .update import update_fixtures
@@ -358,7 +362,9 @@ def _test(args: argparse.Namespace) -> int:
     _say_index(index, project=project)
     found = discover(paths, index, project.fixture_roots())
     for path in found.missing:
-        sys.stderr.write(f"kartalint: error: {path}: no such file or directory\n")
+        sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
+    for message in found.skipped:
+        sys.stderr.write(f"kartalint: warning: {message}\n")
     if found.missing:
         return EXIT_USAGE
     cases = select(found.cases, args.pattern)

@@ -24,8 +24,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-import yaml
-
 from . import rules
 from .load import MAX_FILE_BYTES
 from .model import Severity
@@ -115,10 +113,16 @@ def read_config(path: str) -> Config:
         tool = _toml(raw, path).get("tool", {})
         data = tool.get("kartalint", {}) if isinstance(tool, dict) else {}
     else:
+        from .load import load_text
+
         try:
-            data = yaml.safe_load(raw.decode("utf-8"))
-        except (yaml.YAMLError, UnicodeDecodeError, ValueError, TypeError, OverflowError) as exc:
-            raise ConfigError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
+            source = load_text(raw.decode("utf-8-sig"), path)
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        bad = [f for f in source.findings if f.severity == Severity.ERROR]
+        if bad:
+            raise ConfigError(f"{path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
+        data = source.documents[0].data if source.documents else None
     return parse_config(data, path)
 
 

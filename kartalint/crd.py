@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from .karta import as_dict, as_list
-from .load import iter_yaml_files, load_file
+from .load import iter_yaml_files, load_file, missing_reason
 
 GVK = Tuple[str, str, str]
 
@@ -43,7 +43,7 @@ class CrdIndex:
     def from_paths(cls, paths: Iterable[str]) -> "CrdIndex":
         index = cls()
         files, missing = iter_yaml_files(list(paths))
-        index.problems.extend(f"{p}: no such file or directory" for p in missing)
+        index.problems.extend(missing_reason(p) for p in missing)
         for path in files:
             source = load_file(path)
             for document in source.documents:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .karta import as_dict, gvk_of, structure
-from .load import iter_yaml_files, load_file
+from .load import iter_yaml_files, load_file, missing_reason
 
 GVK = Tuple[str, str, str]
 
@@ -84,9 +84,10 @@ class DefinitionIndex:
 
     def add(self, path: str, origin: str = "explicit", excluded: Optional[Callable[[str], bool]] = None) -> None:
         self.searched.append(path)
-        files, missing = iter_yaml_files([path])
-        for item in missing:
-            self.problems.append(f"{item}: no such file or directory")
+        skipped: List[str] = []
+        files, missing = iter_yaml_files([path], skipped)
+        self.problems.extend(missing_reason(item) for item in missing)
+        self.problems.extend(skipped)
         for file_path in files:
             if excluded is not None and excluded(file_path):
                 continue

@@ -23,7 +23,8 @@ class LintResult:
     karta_documents: int = 0
     fixture_documents: int = 0
     skipped_documents: int = 0
-    skipped_files: List[str] = field(default_factory=list)  # neither Karta nor fixture (not with --strict-files)
+    skipped_files: List[str] = field(default_factory=list)
+    skipped_paths: List[str] = field(default_factory=list)  # FIFOs, devices, unreadable folders met in a walk  # neither Karta nor fixture (not with --strict-files)
     suppressed: int = 0
 
     def count(self, severity: Severity) -> int:
@@ -112,8 +113,8 @@ def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_fil
     fails to load included, unless it mentions ``kind: Karta``) are skipped and counted, unless
     ``strict_files``."""
     config = config or Config()
-    files, missing = iter_yaml_files(paths)
-    result = LintResult(missing=missing)
+    result = LintResult()
+    files, result.missing = iter_yaml_files(paths, result.skipped_paths)
     for path in files:
         if path != "-" and config.excluded(path):
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -25,11 +26,67 @@ except AttributeError:  # pragma: no cover
     _BaseLoader = yaml.SafeLoader
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
-MAX_EXPANDED_NODES = 500_000
+MAX_EXPANDED_NODES = 500_000  # nodes added by alias expansion (billion laughs)
+MAX_DEPTH = 256
+MAX_INT_BITS = 14_000  # about 4,200 decimal digits: Python prints (and JSON encodes) no longer integers
+
+
+def _short(value: Any) -> str:
+    text = repr(str(value))
+    return text if len(text) <= 60 else text[:40] + f"...' ({len(str(value))} characters)"
+
+
+class BadValue(yaml.constructor.ConstructorError):
+    """A scalar that cannot become a JSON value (reported as ``yaml-bad-value``)."""
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loader that keeps timestamps as strings, as Kubernetes' YAML-to-JSON does."""
+    """Safe loader whose data is JSON: timestamps stay strings, as in Kubernetes' YAML-to-JSON;
+    values that JSON cannot hold (binary, sets, NaN, huge integers, mistagged scalars) are errors."""
+
+    def _bad(self, node: Any, message: str) -> "BadValue":
+        return BadValue(None, None, message, node.start_mark)
+
+    def construct_yaml_int(self, node: Any) -> int:
+        try:
+            value = super().construct_yaml_int(node)
+        except (ValueError, TypeError):
+            raise self._bad(node, f"{_short(node.value)} is not an integer ({node.tag.rsplit(':', 1)[-1]})") from None
+        if abs(value).bit_length() > MAX_INT_BITS:
+            raise self._bad(node, f"integer of {len(str(node.value))} characters is too large for JSON")
+        return value
+
+    def construct_yaml_float(self, node: Any) -> float:
+        try:
+            value = super().construct_yaml_float(node)
+        except (ValueError, TypeError):
+            raise self._bad(node, f"{_short(node.value)} is not a number") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise self._bad(node, f"{node.value!r} (NaN or infinity) is not a JSON number")
+        return value
+
+    def construct_yaml_bool(self, node: Any) -> bool:
+        try:
+            return super().construct_yaml_bool(node)
+        except (KeyError, ValueError, TypeError):
+            raise self._bad(node, f"{_short(node.value)} is not a boolean") from None
+
+    def construct_yaml_timestamp(self, node: Any) -> str:
+        try:
+            super().construct_yaml_timestamp(node)
+        except (ValueError, TypeError, AttributeError, OverflowError):
+            raise self._bad(node, f"{_short(node.value)} is not a timestamp") from None
+        return str(node.value)  # kept as the string Kubernetes sees
+
+    def _not_json(self, node: Any) -> Any:
+        raise self._bad(node, f"{node.tag.rsplit(':', 1)[-1]} values are not allowed (Kubernetes objects are JSON)")
+
+
+for _tag in ("binary", "set", "omap", "pairs"):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _Loader._not_json)
+for _tag, _method in (("int", _Loader.construct_yaml_int), ("float", _Loader.construct_yaml_float),
+                      ("bool", _Loader.construct_yaml_bool), ("timestamp", _Loader.construct_yaml_timestamp)):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _method)
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -173,6 +230,8 @@ def read_text(path: str, max_bytes: int = MAX_FILE_BYTES) -> Tuple[Optional[str]
 
             raw = sys.stdin.buffer.read(max_bytes + 1)
         else:
+            if not _regular(path):
+                return None, ("file-unreadable", missing_reason(path).split(": ", 1)[1], 0)
             size = os.path.getsize(path)
             if size > max_bytes:
                 return None, ("yaml-too-large", f"file is {size} bytes, over the {max_bytes}-byte limit", 0)
@@ -225,7 +284,7 @@ def load_text(text: str, name: str) -> SourceFile:
                 continue
             problems = list(_node_problems(source, node))
             source.findings.extend(problems)
-            if any(f.rule == "yaml-alias-bomb" for f in problems):
+            if any(f.rule in ("yaml-alias-bomb", "yaml-too-deep") for f in problems):
                 index += 1
                 continue
             data = loader.construct_document(node)
@@ -233,6 +292,11 @@ def load_text(text: str, name: str) -> SourceFile:
                 data = _stringify_keys(data)
             source.documents.append(Document(source, index, data, node))
             index += 1
+    except BadValue as exc:
+        mark = exc.problem_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        source.findings.append(source.finding("yaml-bad-value", Severity.ERROR, f"YAML value error: {exc.problem}", Span.point(line, col),
+                                              hint="write the value as a plain string or number"))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -244,8 +308,11 @@ def load_text(text: str, name: str) -> SourceFile:
         if exc.context:
             message += f" ({exc.context})"
         source.findings.append(source.finding("yaml-syntax-error", Severity.ERROR, message, Span.point(line, col), hint=hint))
-    except yaml.YAMLError as exc:  # pragma: no cover - reader errors without marks
-        source.findings.append(source.finding("yaml-syntax-error", Severity.ERROR, f"YAML error: {exc}", Span.point(1, 1)))
+    except yaml.YAMLError as exc:  # reader errors (control characters) carry a position in their text
+        text_of = " ".join(str(exc).split())
+        match = _READER_POSITION.search(text_of)
+        line, col = (int(match.group(1)), int(match.group(2))) if match else (1, 1)
+        source.findings.append(source.finding("yaml-syntax-error", Severity.ERROR, f"YAML error: {text_of}", Span.point(line, col)))
     except RecursionError:
         source.findings.append(
             source.finding("yaml-syntax-error", Severity.ERROR, "YAML nesting is too deep to process", Span.point(1, 1))
@@ -255,9 +322,15 @@ def load_text(text: str, name: str) -> SourceFile:
     return source
 
 
+_READER_POSITION = __import__("re").compile(r"line (\d+), column (\d+)")
+
+
 def _node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
-    """Duplicate keys, non-string keys and alias bombs, found in one walk of the node tree."""
+    """Duplicate keys, non-string keys, too deep nesting and alias bombs, found in one walk of the
+    node tree. Only the nodes that aliases add count against the expansion limit."""
     sizes: Dict[int, int] = {}
+    distinct = 0
+    depth_of: Dict[int, int] = {id(root): 1}
     stack: List[Tuple[Any, bool]] = [(root, False)]
     seen_mappings = set()
     in_progress = set()
@@ -272,7 +345,7 @@ def _node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
             else:
                 total = 1
             sizes[key] = total
-            if total > MAX_EXPANDED_NODES:
+            if total - distinct > MAX_EXPANDED_NODES:
                 yield source.finding(
                     "yaml-alias-bomb",
                     Severity.ERROR,
@@ -294,6 +367,12 @@ def _node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
             )
             return
         in_progress.add(key)
+        distinct += 1
+        depth = depth_of.get(key, 1)
+        if depth > MAX_DEPTH:
+            yield source.finding("yaml-too-deep", Severity.ERROR, f"document is nested deeper than {MAX_DEPTH} levels; refused",
+                                 source.span_of_marks(node.start_mark.index, node.start_mark.index + 1), hint="flatten the document")
+            return
         stack.append((node, True))
         if isinstance(node, yaml.MappingNode):
             if key not in seen_mappings:
@@ -324,10 +403,12 @@ def _node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
                     else:
                         first[text] = k
             for k, v in node.value:
+                depth_of.setdefault(id(v), depth + 1)
                 stack.append((k, False))
                 stack.append((v, False))
         elif isinstance(node, yaml.SequenceNode):
             for v in node.value:
+                depth_of.setdefault(id(v), depth + 1)
                 stack.append((v, False))
 
 
@@ -339,24 +420,57 @@ def _stringify_keys(data: Any) -> Any:
     return data
 
 
-def iter_yaml_files(paths: Iterable[str]) -> Tuple[List[str], List[str]]:
-    """Expand paths: directories are walked for ``*.yaml``/``*.yml``; returns (files, missing)."""
+def iter_yaml_files(paths: Iterable[str], skipped: Optional[List[str]] = None) -> Tuple[List[str], List[str]]:
+    """Expand paths: directories are walked for ``*.yaml``/``*.yml`` regular files; returns (files,
+    missing). A path given that is not a regular file or folder counts as missing
+    (``missing_reason`` says why); FIFOs, devices and unreadable folders met in a walk are
+    described in ``skipped`` (when given), never read."""
     files: List[str] = []
     missing: List[str] = []
+
+    def note(message: str) -> None:
+        if skipped is not None:
+            skipped.append(message)
+
     for path in paths:
         if path == "-":
             files.append(path)
         elif os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
+            def walk_error(exc: OSError) -> None:
+                note(f"{exc.filename}: cannot read folder ({exc.strerror}): skipped")
+
+            for root, dirs, names in os.walk(path, onerror=walk_error):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
                     if name.endswith((".yaml", ".yml")):
-                        files.append(os.path.join(root, name))
-        elif os.path.isfile(path):
+                        full = os.path.join(root, name)
+                        if _regular(full):
+                            files.append(full)
+                        else:
+                            note(f"{full}: not a regular file: skipped")
+        elif _regular(path):
             files.append(path)
         else:
             missing.append(path)
     return files, missing
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def missing_reason(path: str) -> str:
+    """Why ``iter_yaml_files`` could not use a path given to it."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return f"{path}: no such file or directory"
+    except OSError as exc:
+        return f"{path}: cannot read ({exc.strerror})"
+    return f"{path}: not a regular file or folder (a FIFO or device is never read)"
 
 
 @dataclass

@@ -45,7 +45,9 @@ _ALL: List[Rule] = [
     Rule("yaml-empty", W, "yaml", "The file contains no YAML document.", "remove the file or add a definition"),
     Rule("yaml-too-large", E, "yaml", "The file is over the size limit and was not read.", "split the file, or raise `max-file-size` in the configuration"),
     Rule("yaml-alias-bomb", E, "yaml", "Anchors and aliases expand the document beyond the node limit (billion laughs), or an alias is recursive.", "remove the anchors and aliases"),
-    Rule("file-unreadable", E, "yaml", "The file cannot be read.", "check the path and its permissions"),
+    Rule("yaml-bad-value", E, "yaml", "A scalar cannot become a JSON value: an explicit tag it does not fit (`!!int abc`, `!!bool maybe`, `!!timestamp` that is no date), `!!binary`, `!!set`, `!!omap`, `!!pairs`, NaN or infinity, or an integer of more than 4,300 digits.", "write the value as a plain string or number"),
+    Rule("yaml-too-deep", E, "yaml", "The document is nested deeper than 256 levels and was not read.", "flatten the document"),
+    Rule("file-unreadable", E, "yaml", "The file cannot be read, or is not a regular file (a FIFO, a device).", "check the path and its permissions"),
     # --- schema -----------------------------------------------------------------------------
     Rule("karta-api-version", E, "schema", "A Karta document must have `apiVersion: run.ai/v1alpha1` and `kind: Karta`.", "set apiVersion: run.ai/v1alpha1 and kind: Karta"),
     Rule("unknown-field", E, "schema", "A field the Karta CRD does not define; upstream drops it silently, so its content is ignored.", "check the spelling against the Karta CRD"),

@@ -155,7 +155,7 @@ def test_timestamps_stay_strings():
 def test_deep_nesting_does_not_crash():
     text = "a: " + "[" * 5000 + "]" * 5000 + "\n"
     source = load_text(text, "deep.yaml")
-    assert source.findings == [] or source.findings[0].rule == "yaml-syntax-error"
+    assert source.findings[0].rule in ("yaml-syntax-error", "yaml-too-deep") and not source.documents
 
 
 @pytest.mark.parametrize(
