@@ -35,6 +35,8 @@ def parse(value: Any) -> Fraction:
     if not isinstance(value, str):
         raise QuantityError(f"quantity {value!r} is not a number or a quantity string")
     match = _QUANTITY.match(value.strip())
+    if match and len(match.group(1)) > 64:
+        raise QuantityError(f"quantity {value[:40]!r}... ({len(value)} characters) is out of range")
     if not match:
         raise QuantityError(f"quantities must match the regular expression "
                             f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {value!r}")

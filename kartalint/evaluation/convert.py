@@ -65,7 +65,10 @@ def to_replicas(value: Any, index: int) -> Optional[int]:
         raise _fail(index, "int32")
     if isinstance(value, str):
         if not _INTEGER.match(value.strip()):
-            raise ConversionError(f'replicas value "{value}" at index {index} is not a number')
+            shown = value if len(value) <= 64 else value[:40] + f"... ({len(value)} characters)"
+            raise ConversionError(f'replicas value "{shown}" at index {index} is not a number')
+        if len(value.strip().lstrip("+-").lstrip("0")) > 12:  # far outside int32 (and Python's int/str limit)
+            raise _fail(index, "int32")
         number = int(value.strip(), 10)
     elif isinstance(value, int):
         number = value

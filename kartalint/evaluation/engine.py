@@ -10,10 +10,13 @@ is still computed.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import karta
+from ..errors import ArgumentError
+from ..load import MAX_DEPTH
 from ..jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
 from ..karta import CONDITION_FIELD_DEFAULTS, FRAGMENTED_PATHS, SCALE_PATHS, STATUS_ORDER, as_dict, as_list
 from . import convert, gang, pods as podmap, resources
@@ -48,11 +51,11 @@ class PreparedDefinition:
     pod_expressions: List[str]
     invalid: List[str] = field(default_factory=list)
     any_scale: bool = False
+    unreadable: Optional[str] = None  # the definition is not JSON data (too deep, NaN, ...)
+    refused: Dict[str, str] = field(default_factory=dict)  # expression -> why it is never run (jq modules)
 
 
 def prepare(definition: Dict[str, Any]) -> PreparedDefinition:
-    from ..check import parity_messages
-
     comps = karta.components(definition)
     workload, pod = [], []
     for jq_field in karta.jq_fields(definition):
@@ -60,12 +63,36 @@ def prepare(definition: Dict[str, Any]) -> PreparedDefinition:
             continue
         (pod if jq_field.target == "pod" else workload).append(jq_field.expression)
     name = as_dict(as_dict(definition).get("metadata")).get("name")
+    refused = {e: m for e in dict.fromkeys(workload + pod) for m in [_module_directive(e)] if m}
     return PreparedDefinition(
+        refused=refused,
         data=definition, name=name if isinstance(name, str) else None, components=comps,
         workload_expressions=list(dict.fromkeys(workload)), pod_expressions=list(dict.fromkeys(pod)),
-        invalid=parity_messages(definition),
+        invalid=_parity(definition),
         any_scale=any(isinstance(c.data.get("scaleDefinition"), dict) for c in comps),
     )
+
+
+def _module_directive(expression: str) -> Optional[str]:
+    """Why an expression is refused before it runs: it reads jq modules from files (jq-unsafe)."""
+    from ..jqlang import parse_cached
+
+    tree, _ = parse_cached(expression)
+    if tree is None:
+        return None
+    for node in tree.walk():
+        if node.kind == "directive":
+            return f"'{node.value}' reads jq modules from files; refused (jq-unsafe)"
+    return None
+
+
+def _parity(definition: Dict[str, Any]) -> List[str]:
+    from ..check import parity_messages
+
+    try:
+        return parity_messages(definition)
+    except RecursionError:  # pragma: no cover - depth is bounded before; kept as the last guard
+        return ["the definition is nested too deeply to check"]
 
 
 def _workload_meta(obj: Any) -> Dict[str, Optional[str]]:
@@ -83,6 +110,7 @@ class Evaluator:
     """Reusable evaluation context (one jq worker process). Use as a context manager."""
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, runner: Optional[BoundedRunner] = None, batch: bool = True) -> None:
+        check_timeout(timeout)
         self._own_runner = runner is None
         self.runner = runner or BoundedRunner(timeout=timeout)
         self.session = JqSession(self.runner, batch=batch)
@@ -99,43 +127,98 @@ class Evaluator:
         self.close()
 
     def prepare(self, definition: Dict[str, Any]) -> PreparedDefinition:
-        key = json.dumps(definition, sort_keys=True, default=str)
+        if not isinstance(definition, dict):
+            raise ArgumentError(f"definition must be a dict (a Karta document), not {type(definition).__name__}")
+        key, problem = json_text(definition)
+        if key is None:
+            return PreparedDefinition(data={}, name=None, components=[], workload_expressions=[], pod_expressions=[],
+                                      invalid=[], any_scale=False, unreadable=f"the definition cannot be read: {problem}")
         prepared = self._prepared.get(key)
         if prepared is None:
             if len(self._prepared) > 512:
                 self._prepared.clear()
-            prepared = self._prepared[key] = prepare(json.loads(key))  # a private copy
+            prepared = self._prepared[key] = prepare(json.loads(key))  # a private copy, keys as strings
         return prepared
 
     def evaluate(self, definition: Dict[str, Any], obj: Any, pods: Optional[Sequence[Any]] = None) -> WorkloadView:
+        """What ``definition`` makes of ``obj`` (and ``pods``). Bad data becomes errors of the view;
+        arguments of the wrong type raise ``ArgumentError``."""
+        if pods is not None and not isinstance(pods, (list, tuple)):
+            raise ArgumentError(f"pods must be a list of pod objects or None, not {type(pods).__name__}")
         prepared = self.prepare(definition)
         view = WorkloadView(workload=_workload_meta(obj), definition=prepared.name, pods_given=pods is not None)
-        view.errors.extend(FieldError("definition", f"invalid karta: {m}") for m in prepared.invalid)
-        outcomes = self._run(prepared.workload_expressions, obj, view)
+        if prepared.unreadable:
+            view.errors.append(FieldError("definition", prepared.unreadable))
+            return view
+        if prepared.invalid:  # upstream builds no tree from an invalid definition ("invalid karta: ...")
+            view.errors.extend(FieldError("definition", f"invalid karta: {m}") for m in prepared.invalid)
+            return view
+        if pods is not None:
+            pods, pod_problems = _readable_pods(pods)
+            view.errors.extend(FieldError("pods", m) for m in pod_problems)
+        outcomes = self._run(prepared.workload_expressions, obj, view, prepared.refused)
         view.components = _build_components(prepared, outcomes)
         _status(view, prepared, outcomes)
         records = None
         if pods is not None:
-            records = podmap.assign(view, prepared, [p for p in pods if isinstance(p, dict)], self.session)
+            records = podmap.assign(view, prepared, list(pods), self.session)
         view.gang = gang.describe(view, prepared, obj, records)
         return view
 
 
-    def _run(self, expressions: List[str], obj: Any, view: WorkloadView) -> Dict[str, Outcome]:
-        text = to_json(obj)
+    def _run(self, expressions: List[str], obj: Any, view: WorkloadView, refused: Dict[str, str]) -> Dict[str, Outcome]:
+        text, problem = json_text(obj)
         if text is None:
-            message = "the object cannot be handed to jq (nested too deeply or not JSON data)"
+            message = f"the object cannot be handed to jq ({problem})"
             view.errors.append(FieldError("object", message))
             return {e: Outcome(error=message) for e in expressions}
-        return self.session.run(expressions, text=text)
+        outcomes = self.session.run([e for e in expressions if e not in refused], text=text)
+        outcomes.update({e: Outcome(error=refused[e]) for e in expressions if e in refused})
+        return outcomes
 
 
 def to_json(value: Any) -> Optional[str]:
     """JSON text of a decoded object (YAML timestamps and other scalars become strings), or None."""
+    return json_text(value)[0]
+
+
+def json_text(value: Any) -> Tuple[Optional[str], str]:
+    """(JSON text, "") of data (non-string keys become strings, as in Kubernetes), or (None, why not)."""
+    if _too_deep(value, MAX_DEPTH):
+        return None, f"nested deeper than {MAX_DEPTH} levels"
     try:
-        return json.dumps(value, default=str, allow_nan=False)
-    except (RecursionError, ValueError, TypeError):
-        return None
+        return json.dumps(value, default=str, allow_nan=False), ""
+    except (RecursionError, ValueError, TypeError) as exc:
+        return None, f"not JSON data ({exc})"
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
+
+
+def _readable_pods(pods: Sequence[Any]) -> Tuple[List[Dict[str, Any]], List[str]]:
+    out, problems = [], []
+    for index, pod in enumerate(pods):
+        text, problem = json_text(pod) if isinstance(pod, dict) else (None, f"a {type(pod).__name__}, not a pod object")
+        if text is None:
+            problems.append(f"pods[{index}] is left out: {problem}")
+        else:
+            out.append(json.loads(text))
+    return out, problems
+
+
+def check_timeout(timeout: Any) -> None:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or not 0 < timeout <= 3600:
+        raise ArgumentError(f"timeout must be a number of seconds above 0 and at most 3600, not {timeout!r}")
 
 
 def evaluate(definition: Dict[str, Any], obj: Any, pods: Optional[Sequence[Any]] = None, *,

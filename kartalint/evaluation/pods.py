@@ -15,6 +15,7 @@ Every pod is handed to jq once, with all pod expressions of the definition (``jq
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -73,7 +74,7 @@ def pod_instance_id(comp_data: Dict[str, Any], record: PodRecord) -> str:
 def _pod_view(pod: Dict[str, Any]) -> PodView:
     meta = as_dict(pod.get("metadata"))
     status = as_dict(pod.get("status"))
-    conditions = {c.get("type"): c for c in as_list(status.get("conditions")) if isinstance(c, dict)}
+    conditions = {c["type"]: c for c in as_list(status.get("conditions")) if isinstance(c, dict) and isinstance(c.get("type"), str)}
     ready = as_dict(conditions.get("Ready")).get("status") == "True"
     reason = None
     scheduled = as_dict(conditions.get("PodScheduled"))
@@ -93,22 +94,24 @@ def _pod_view(pod: Dict[str, Any]) -> PodView:
                    reason=reason if isinstance(reason, str) else None, resources=counted)
 
 
-def evaluate_pods(pods: List[Dict[str, Any]], expressions: List[str], session: JqSession) -> List[PodRecord]:
+def evaluate_pods(pods: List[Dict[str, Any]], expressions: List[str], session: JqSession,
+                  refused: Optional[Dict[str, str]] = None) -> List[PodRecord]:
+    """Every pod expression on every pod (pods are JSON data already); ``refused`` expressions
+    never run and carry their reason as the error."""
+    refused = refused or {}
+    runnable = [e for e in expressions if e not in refused]
     records = []
     for pod in pods:
         view = _pod_view(pod)
-        from .engine import to_json
-
-        text = to_json(pod)
-        outcomes = session.run(expressions, text=text) if text is not None else \
-            {e: Outcome(error="the pod cannot be handed to jq (nested too deeply or not JSON data)") for e in expressions}
+        outcomes = session.run(runnable, text=json.dumps(pod))
+        outcomes.update({e: Outcome(error=refused[e]) for e in expressions if e in refused})
         records.append(PodRecord(pod, view.name, outcomes, view))
     return records
 
 
 def assign(view: WorkloadView, prepared: Any, pods: List[Dict[str, Any]], session: JqSession) -> List[PodRecord]:
     """Fill ``pods`` of every component (kli's walk) and ``view.unmatched_pods``."""
-    records = evaluate_pods(pods, prepared.pod_expressions, session)
+    records = evaluate_pods(pods, prepared.pod_expressions, session, prepared.refused)
     data_by_name = {ref.data.get("name"): ref.data for ref in prepared.components}
     with_spec = [ref for ref in prepared.components if isinstance(ref.data.get("specDefinition"), dict)]
     for comp in view.components:

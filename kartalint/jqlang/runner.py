@@ -22,6 +22,10 @@ from typing import Any, List, Optional
 MAX_RESULTS = 1000
 DEFAULT_TIMEOUT = 10.0
 WORKER_MEMORY_BYTES = 4 * 1024 ** 3
+# Every program runs after this prelude, as gojq runs with an empty environment: `env` and `$ENV`
+# are `{}`, and a module directive (`import`, `include`) can only appear first, so after the
+# prelude it is a syntax error: no file is ever read through a definition.
+SANDBOX_PRELUDE = "def env: {}; {} as $ENV | "
 
 
 @dataclass
@@ -62,12 +66,13 @@ def _worker(conn: Any, memory_limit: int) -> None:  # pragma: no cover - runs in
         try:
             program = programs.get(expression)
             if program is None:
-                program = jq.compile(expression)
+                program = jq.compile(SANDBOX_PRELUDE + expression)
                 if len(programs) > 4096:
                     programs.clear()
                 programs[expression] = program
         except ValueError as exc:
-            conn.send(("compile", str(exc).split("\njq: ")[0].replace("jq: error: ", "")))
+            message = str(exc).split("\njq: ")[0].replace("jq: error: ", "")
+            conn.send(("compile", _unprelude(message)))
             continue
         results = []
         try:
@@ -77,11 +82,21 @@ def _worker(conn: Any, memory_limit: int) -> None:  # pragma: no cover - runs in
                     conn.send(("cap", f"query results exceed the allowed number {cap}"))
                     break
             else:
-                conn.send(("ok", results))
+                try:
+                    conn.send(("ok", results))
+                except RecursionError:  # pickling a result nested thousands deep
+                    conn.send(("runtime", "the result is nested too deeply to be read"))
         except ValueError as exc:
             conn.send(("runtime", str(exc)))
-        except MemoryError:
+        except (MemoryError, RecursionError):
             conn.send(("runtime", "out of memory"))
+
+
+def _unprelude(message: str) -> str:
+    """A compile message as if the prelude were not there (columns of line 1 shift back)."""
+    import re
+
+    return re.sub(r"line 1, column (\d+)", lambda m: f"line 1, column {max(1, int(m.group(1)) - len(SANDBOX_PRELUDE))}", message)
 
 
 class BoundedRunner:
