@@ -398,8 +398,12 @@ def _test(args: argparse.Namespace) -> int:
             TEST_REPORTERS["junit"](junit).report(report)
     code = EXIT_OK if report.ok else EXIT_FAIL
     if args.update:
-        updated = update_fixtures(report, args.update, lint_cache)
-        sys.stderr.write(f"kartalint: updated {updated} fixture(s)\n")
+        outcome = update_fixtures(report, args.update, lint_cache)
+        sys.stderr.write(f"kartalint: updated {outcome.updated} fixture(s) in {outcome.files} file(s)\n")
+        for problem in outcome.problems:
+            sys.stderr.write(f"kartalint: error: {problem}\n")
+        if outcome.problems:
+            return EXIT_USAGE
     return code
 
 

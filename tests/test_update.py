@@ -1,0 +1,237 @@
+"""`kartalint test --update`: only `expect` changes, in every shape of fixture file, atomically,
+under kills, write errors and concurrent runs."""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from kartalint.cli import main
+from kartalint.update import TEMP_SUFFIX, rewrite_expect
+from conftest import BASE_DEFINITION
+
+OBJECT_FLOW = ('{apiVersion: example.com/v1, kind: Trainer, metadata: {name: t, uid: u}, spec: {roles: [{name: worker, '
+               'replicas: 3, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]}}}]}, '
+               'status: {phase: Running}}')
+HEAD = "apiVersion: kartalint/v1\nkind: KartaFixture\nsource: test\n"
+FRESH = {"statuses": ["Running"], "gpus": 6}
+
+
+def doc(name: str, expect: str = "expect:\n  statuses: [Failed]\n  gpus: 1\n") -> str:
+    return f"{HEAD}name: {name}\nobject: {OBJECT_FLOW}\n{expect}"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CI", raising=False)
+    (tmp_path / "defs").mkdir()
+    (tmp_path / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
+    (tmp_path / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
+    return tmp_path
+
+
+def update(capsys, *extra):
+    code = main(["test", "--definitions", "defs", "--update=all", *extra])
+    return code, capsys.readouterr().err
+
+
+def expects(path):
+    return [d["expect"] for d in yaml.safe_load_all(path.read_bytes().decode("utf-8-sig")) if d]
+
+
+def outside_expect(text: str) -> str:
+    """Every line of a block-style fixture that is not in a top-level ``expect`` block."""
+    keep, inside = [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith(("expect:", '"expect":')):
+            inside = True
+            continue
+        if inside and (line[:1] in (" ", "-") and not line.startswith("---")):
+            continue
+        inside = False
+        keep.append(line)
+    return "".join(keep)
+
+
+# -- shapes of fixture files -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_line_endings_are_kept(project, capsys, newline):
+    path = project / "fixtures" / "example-com-trainer-v1" / "case.yaml"
+    original = ("# header\n" + doc("crlf") + "# trailing\n").replace("\n", newline)
+    path.write_bytes(original.encode())
+    code, err = update(capsys)
+    assert "updated 1 fixture(s)" in err, err
+    data = path.read_bytes().decode()
+    assert data.replace(newline, "") != data and "\n" not in data.replace("\r\n", "") if newline == "\r\n" else "\n" not in data
+    assert outside_expect(data.replace(newline, "\n")) == outside_expect(original.replace(newline, "\n"))
+    assert expects(path) == [{"statuses": ["Running"], "gpus": 6}]
+    assert main(["test", "--definitions", "defs"]) == 0
+
+
+def test_bom_and_missing_final_newline_are_kept(project, capsys):
+    path = project / "fixtures" / "example-com-trainer-v1" / "case.yaml"
+    original = b"\xef\xbb\xbf" + doc("bom", "expect:\n  gpus: 1").encode()
+    path.write_bytes(original)
+    assert "updated 1" in update(capsys)[1]
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and not data.endswith(b"\n")
+    assert data.decode("utf-8-sig").endswith("expect:\n  gpus: 6")
+
+
+def test_quoted_expect_key_is_replaced_not_duplicated(project, capsys):
+    path = project / "fixtures" / "example-com-trainer-v1" / "case.yaml"
+    path.write_text(doc("quoted", '"expect":\n  statuses: [Failed]\n'))
+    assert "updated 1" in update(capsys)[1]
+    text = path.read_text()
+    assert text.count("expect") == 1
+    assert yaml.safe_load(text)["expect"] == {"statuses": ["Running"]}
+
+
+def test_multi_document_file_updates_each_document(project, capsys):
+    path = project / "fixtures" / "example-com-trainer-v1" / "many.yaml"
+    original = ("# file comment\n---\n" + doc("one") + "---\n# between\n" + doc("two", "expect: {gpus: 2}\n")
+                + "...\n---\n" + doc("three", "expect: {}\n") + "\n")
+    path.write_text(original)
+    code, err = update(capsys)
+    assert "updated 3 fixture(s) in 1 file(s)" in err, err
+    text = path.read_text()
+    assert text.startswith("# file comment\n---\n") and "---\n# between\n" in text and "...\n---\n" in text
+    assert expects(path)[:2] == [FRESH, {"gpus": 6}]
+    assert expects(path)[2]["statuses"] == ["Running"]  # an empty expect gets a full snapshot
+    assert "expect: {gpus: 6}" in text and "statuses: [Running]" in text  # flow stays flow
+    assert main(["test", "--definitions", "defs"]) == 0
+
+
+def test_flow_style_fixture_documents(project, capsys):
+    folder = project / "fixtures" / "example-com-trainer-v1"
+    with_expect = "{apiVersion: kartalint/v1, kind: KartaFixture, source: test, object: " + OBJECT_FLOW + ", expect: {gpus: 1}, name: f}\n"
+    without = "{apiVersion: kartalint/v1, kind: KartaFixture, source: test, expect: {\n },\n object: " + OBJECT_FLOW + "}  # comment kept\n"
+    (folder / "a.yaml").write_text(with_expect)
+    (folder / "b.yaml").write_text(without)
+    code, err = update(capsys)
+    assert "updated 2" in err, err
+    a, b = (folder / "a.yaml").read_text(), (folder / "b.yaml").read_text()
+    assert a.startswith("{apiVersion: kartalint/v1, kind: KartaFixture, source: test, object: ") and a.endswith(", name: f}\n")
+    assert yaml.safe_load(a)["expect"] == {"gpus": 6}
+    assert b.endswith("}  # comment kept\n") and yaml.safe_load(b)["expect"]["gpus"] == 6
+    assert main(["test", "--definitions", "defs"]) == 0
+
+
+def test_indented_block_document(project, capsys):
+    path = project / "fixtures" / "example-com-trainer-v1" / "case.yaml"
+    path.write_text("".join("  " + line + "\n" for line in doc("indented").splitlines()) + "  # end\n")
+    assert "updated 1" in update(capsys)[1]
+    text = path.read_text()
+    assert yaml.safe_load(text)["expect"] == FRESH and text.endswith("  # end\n")
+
+
+def test_symlinked_fixture_is_not_replaced(project, capsys, tmp_path):
+    real = project / "real.yaml"
+    real.write_text(doc("linked"))
+    (project / "fixtures" / "example-com-trainer-v1" / "link.yaml").symlink_to(real)
+    code, err = update(capsys)
+    assert code == 2 and "link.yaml: not updated: is a symbolic link" in err
+    assert real.read_text() == doc("linked")
+
+
+def test_expect_is_inserted_into_a_flow_document_without_one():
+    assert rewrite_expect("{name: x, object: {}}  # c\n", [(1, {"gpus": 2})]) == ('{name: x, object: {}, "expect": {"gpus": 2}}  # c\n', 1)
+    assert rewrite_expect("--- {}\n", [(1, {"gpus": 2})]) == ('--- {"expect": {"gpus": 2}}\n', 1)
+
+
+def test_rewrite_expect_keeps_every_byte_outside_the_block():
+    text = "# c\r\nname: x\r\nexpect:\r\n  gpus: 1 # inline\r\n\r\n# after\r\nobject: {}\r\n"
+    fresh, changed = rewrite_expect(text, [(2, {"gpus": 2})])
+    assert changed == 1
+    assert fresh == "# c\r\nname: x\r\nexpect:\r\n  gpus: 2 # inline\r\n\r\n# after\r\nobject: {}\r\n"
+
+
+# -- atomicity: kills, write errors, concurrency -----------------------------------------------------
+
+def _folder(project, count=40):
+    folder = project / "fixtures" / "example-com-trainer-v1"
+    for index in range(count):
+        (folder / f"case{index:02d}.yaml").write_text("# keep me\n" + doc(f"c{index}") + "# tail\n")
+    return folder
+
+
+def _snapshot(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _command():
+    return [sys.executable, "-m", "kartalint", "test", "--definitions", "defs", "--update=all"]
+
+
+def _env():
+    env = dict(os.environ)
+    env.pop("CI", None)
+    return env
+
+
+def test_kill_at_any_moment_leaves_old_or_new_bytes(project):
+    folder = _folder(project)
+    old = _snapshot(folder)
+    spare = project / "spare"
+    shutil.copytree(folder, spare)
+    started = time.monotonic()
+    subprocess.run(_command(), cwd=project, env=_env(), check=False, capture_output=True)
+    duration = time.monotonic() - started
+    new = _snapshot(folder)
+    assert all(new[name] != old[name] for name in old)
+    rng = random.Random(13)
+    mixed = 0
+    for attempt in range(6):
+        shutil.rmtree(folder)
+        shutil.copytree(spare, folder)
+        proc = subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(duration * 0.3, duration * 0.95))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        now = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(TEMP_SUFFIX)}
+        assert set(now) == set(old)
+        for name, data in now.items():
+            assert data in (old[name], new[name]), f"attempt {attempt}: {name} is neither old nor new"
+        mixed += len({data == new[name] for name, data in now.items()}) == 2
+    assert mixed, "no kill landed in the middle of the update: the test proves nothing"
+
+
+def test_write_error_after_the_first_byte_leaves_the_file_unchanged(project):
+    folder = _folder(project, 3)
+    old = _snapshot(folder)
+
+    def limit_file_size():  # every write past 64 bytes fails with EFBIG, as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+
+    proc = subprocess.run(_command(), cwd=project, env=_env(), capture_output=True, text=True,
+                          preexec_fn=limit_file_size, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.count("not updated: could not be written") == 3, proc.stderr
+    assert _snapshot(folder) == old  # no temporary file left, every fixture as it was
+
+
+def test_ten_concurrent_updates_all_finish(project):
+    folder = _folder(project, 12)
+    procs = [subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(10)]
+    results = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
+    for code, err in results:
+        assert code in (0, 1), err
+        assert "Traceback" not in err
+    for path in folder.iterdir():
+        assert not path.name.endswith(TEMP_SUFFIX)
+        assert yaml.safe_load(path.read_text())["expect"] == FRESH
+    assert main(["test", "--definitions", "defs"]) == 0
