@@ -42,6 +42,30 @@ class Case:
     problems: List[str] = field(default_factory=list)
 
 
+class Confinement:
+    """The folders a fixture may read files from (``objectFile``, ``podsFile``, ``definition``, a
+    prediction's workload, a symbolic link's target). A pull request's fixture must not print a
+    file of the CI machine (``objectFile: /run/secrets/token``, ``../../.ssh/id_rsa``): paths are
+    resolved (``..`` and symbolic links) and must stay inside one of the folders."""
+
+    def __init__(self, folders: Sequence[str]) -> None:
+        self.folders = sorted({os.path.realpath(f) for f in folders})
+
+    def outside(self, path: str) -> Optional[str]:
+        """None when ``path`` resolves inside a folder, else the resolved path."""
+        real = os.path.realpath(path)
+        if any(real == f or real.startswith(f.rstrip(os.sep) + os.sep) for f in self.folders):
+            return None
+        return real
+
+    def refusal(self, what: str, path: str) -> Optional[str]:
+        real = self.outside(path)
+        if real is None:
+            return None
+        return (f"{what} resolves to {real}, outside {' and '.join(self.folders)}: refused (a fixture reads files only "
+                "inside the project; `--allow-outside DIR` allows a folder deliberately)")
+
+
 @dataclass
 class Discovery:
     cases: List[Case] = field(default_factory=list)
@@ -56,10 +80,17 @@ class _Definitions:
     def __init__(self, index: DefinitionIndex, roots: Sequence[str] = ()) -> None:
         self.index = index
         self.roots = {os.path.abspath(r) for r in roots}
+        self.confinement: Optional[Confinement] = None
         self._files: Dict[str, Tuple[Optional[DefinitionFile], Optional[str]]] = {}
 
-    def from_file(self, path: str) -> Tuple[Optional[DefinitionFile], Optional[str]]:
+    def refusal(self, what: str, path: str) -> Optional[str]:
+        return self.confinement.refusal(what, path) if self.confinement is not None else None
+
+    def from_file(self, path: str, field: str = "definition") -> Tuple[Optional[DefinitionFile], Optional[str]]:
         path = os.path.normpath(path)
+        refusal = self.refusal(field, path)
+        if refusal:
+            return None, refusal
         if path not in self._files:
             if not os.path.isfile(path):
                 self._files[path] = (None, f"definition file {path} does not exist")
@@ -85,17 +116,26 @@ class _Definitions:
         return None, f"no definition for {format_gvk(gvk)}; {self.index.describe_search(gvk)}"
 
 
-def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] = ()) -> Discovery:
+def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] = (),
+             confinement: Optional[Confinement] = None) -> Discovery:
     """Cases under ``paths``. A fixture without ``definition:`` takes the definition named like its
-    folder; only fixtures directly in ``roots`` (or in the given folders) fall back to the object's GVK."""
+    folder; only fixtures directly in ``roots`` (or in the given folders) fall back to the object's GVK.
+    With a ``confinement``, files found in folders and every file a fixture names must resolve
+    inside its folders (files given by name are read wherever they are)."""
     out = Discovery()
     files, out.missing = iter_yaml_files(paths, out.skipped)
     given = [p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"]
     definitions = _Definitions(index, list(roots) + given)
+    definitions.confinement = confinement
+    named = {os.path.abspath(p) for p in paths if p != "-" and not os.path.isdir(p)}
     for path in files:
         if path == "-":
             continue
         out.files += 1
+        refusal = confinement.refusal(f"{path} (a symbolic link)", path) if confinement and os.path.abspath(path) not in named else None
+        if refusal:
+            out.cases.append(Case(id=path, file=path, kind="fixture", problems=[refusal]))
+            continue
         if path.endswith(PREDICTION_SUFFIX):
             out.cases.append(_prediction(path, definitions))
             continue
@@ -130,8 +170,7 @@ def _fixture(path: str, document: Any, definitions: _Definitions) -> Case:
     if "object" in data:
         case.object = data["object"]
     else:
-        objects, errors = load_objects(os.path.join(directory, data["objectFile"])) \
-            if os.path.isfile(os.path.join(directory, data["objectFile"])) else ([], [f"objectFile {data['objectFile']} does not exist"])
+        objects, errors = _read_objects("objectFile", data["objectFile"], directory, definitions)
         case.problems.extend(errors)
         if len(objects) != 1 and not errors:
             case.problems.append(f"objectFile {data['objectFile']} must hold exactly one object (found {len(objects)})")
@@ -140,22 +179,28 @@ def _fixture(path: str, document: Any, definitions: _Definitions) -> Case:
     if "pods" in data:
         case.pods = list(data["pods"])
     elif "podsFile" in data:
-        pods_path = os.path.join(directory, data["podsFile"])
-        if not os.path.isfile(pods_path):
-            case.problems.append(f"podsFile {data['podsFile']} does not exist")
-        else:
-            pods, errors = load_objects(pods_path)
-            case.problems.extend(errors)
-            case.pods = [p.data for p in pods]
+        pods, errors = _read_objects("podsFile", data["podsFile"], directory, definitions)
+        case.problems.extend(errors)
+        case.pods = [p.data for p in pods]
     if case.problems:
         return case
     if data.get("definition"):
-        case.definition, problem = definitions.from_file(os.path.join(directory, data["definition"]))
+        case.definition, problem = definitions.from_file(os.path.join(directory, data["definition"]), f"definition {data['definition']}")
     else:
         case.definition, problem = definitions.for_object(case.object, directory)
     if problem:
         case.problems.append(problem)
     return case
+
+
+def _read_objects(field: str, name: str, directory: str, definitions: _Definitions) -> Tuple[List[Any], List[str]]:
+    path = os.path.join(directory, name)
+    refusal = definitions.refusal(f"{field} {name}", path)
+    if refusal:
+        return [], [refusal]
+    if not os.path.isfile(path):
+        return [], [f"{field} {name} does not exist"]
+    return load_objects(path)
 
 
 def _recording(path: str, data: Any, definitions: _Definitions) -> List[Case]:
@@ -184,6 +229,10 @@ def _prediction(path: str, definitions: _Definitions) -> Case:
         return case
     case.expect = source.documents[0].data
     workload = path[: -len(PREDICTION_SUFFIX)] + ".yaml"
+    refusal = definitions.refusal(f"the workload {os.path.basename(workload)}", workload)
+    if refusal:
+        case.problems.append(refusal)
+        return case
     if not os.path.isfile(workload):
         case.problems.append(f"no workload {os.path.basename(workload)} next to the prediction")
         return case

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from .cases import Case, discover
+from .cases import Case, Confinement, discover
 from .config import Config
 from .definitions import DefinitionFile, DefinitionIndex, object_gvk
 from .evaluation import Evaluator, WorkloadView
@@ -124,10 +124,12 @@ class DiffReport:
     definitions: List[Dict[str, Any]] = field(default_factory=list)
     cases: int = 0
     problems: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"schemaVersion": SCHEMA_VERSION, "base": self.base, "head": self.head, "cases": self.cases,
-                "changes": self.changes, "definitions": self.definitions, "problems": self.problems}
+                "changes": self.changes, "definitions": self.definitions, "problems": self.problems,
+                "warnings": self.warnings}
 
 
 def _project_files(files: Dict[str, Tuple[str, dict]], root: str, project: Any) -> Optional[List[str]]:
@@ -147,7 +149,7 @@ def _project_files(files: Dict[str, Tuple[str, dict]], root: str, project: Any) 
 
 
 def run_diff(root: str, base_ref: str, head_ref: Optional[str], paths: List[str], timeout: float = 10.0,
-             project: Any = None) -> DiffReport:
+             project: Any = None, confinement: Optional[Confinement] = None) -> DiffReport:
     base_rev, head_rev = Revision(root, base_ref), Revision(root, head_ref)
     base_files, head_files = base_rev.definitions(), head_rev.definitions()
     base = RevisionDefinitions(base_rev, base_files, _project_files(base_files, root, project))
@@ -155,13 +157,17 @@ def run_diff(root: str, base_ref: str, head_ref: Optional[str], paths: List[str]
     moved = renames(root, base.revision, head.revision)  # base path -> head path
     moved_back = {v: k for k, v in moved.items()}
     report = DiffReport(base=base.revision.label, head=head.revision.label)
+    report.problems.extend(base_rev.problems + head_rev.problems)  # an unreadable definition never looks deleted
+    report.warnings.extend(base_rev.warnings + head_rev.warnings)
     report.definitions = _definition_changes(base, head, moved)
-    found = discover(paths, head.index, project.fixture_roots() if project is not None else ())  # against the head definitions
+    found = discover(paths, head.index, project.fixture_roots() if project is not None else (),
+                     confinement)  # against the head definitions
     report.problems.extend(missing_reason(p) for p in found.missing)
     report.cases = len(found.cases)
     with Evaluator(timeout=timeout) as evaluator:
         for case in found.cases:
-            if case.object is None:
+            if case.object is None:  # a fixture that cannot be read is an error, never a silent "no change"
+                report.problems.extend(f"{case.file}: {problem}" for problem in case.problems)
                 continue
             head_path = _resolve(case, head, root, {})
             base_path = _resolve(case, base, root, moved_back)

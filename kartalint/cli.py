@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 import sys
-from typing import IO, TYPE_CHECKING, List, Optional, Sequence
+from typing import IO, TYPE_CHECKING, Any, List, Optional, Sequence
 
 from . import __version__, rules
 from .config import ConfigError, load_config
@@ -83,6 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--require-fixtures", action="store_true", help="fail for every definition that no case exercises")
     test.add_argument("--min-coverage", type=float, metavar="PERCENT", help="fail when a definition's status-mapping coverage is below PERCENT")
     test.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
+    test.add_argument("--allow-outside", action="append", default=[], metavar="DIR",
+                      help="let fixtures read files (objectFile, podsFile, definition) under DIR, outside the project (repeatable)")
     test.add_argument("--known-failures", metavar="FILE",
                       help="YAML list of {id, reason}: cases (id suffix) expected to fail, e.g. upstream definitions on recordings")
 
@@ -95,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     diff.add_argument("--fail-on-change", action="store_true", help="exit 1 when any workload or definition changed")
     diff.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
+    diff.add_argument("--allow-outside", action="append", default=[], metavar="DIR",
+                      help="let fixtures read files (objectFile, podsFile, definition) under DIR, outside the project (repeatable)")
 
     new = sub.add_parser("new", help="draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)")
     new.add_argument("target", nargs="*", metavar="fixture OBJECT",
@@ -213,6 +217,14 @@ def _lint(args: argparse.Namespace) -> int:
         if not os.path.exists(path):
             raise ConfigError(f"--crd {path}: no such file or directory")
     config.crds = list(config.crds) + list(args.crd)
+    if config.crds:
+        from .lint import crd_index
+
+        problems = crd_index(config.crds).problems
+        for problem in problems:
+            sys.stderr.write(f"kartalint: error: CRD {problem}\n")
+        if problems:
+            return EXIT_USAGE
     paths = list(args.paths)
     if not paths:
         project = _project(args)
@@ -337,6 +349,18 @@ def _check_timeout(value: float) -> None:
         raise ConfigError(f"--timeout must be a number of seconds above 0 and at most 3600 (got {value})")
 
 
+def fixture_confinement(project: Any, paths: List[str], allow_outside: List[str]) -> Any:
+    """Where fixtures may read files: the project, the folders given on the command line (and the
+    folders of files given by name), and each ``--allow-outside`` folder."""
+    from .cases import Confinement
+
+    for folder in allow_outside:
+        if not os.path.isdir(folder):
+            raise ConfigError(f"--allow-outside {folder}: not a folder")
+    given = [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in paths if p != "-"]
+    return Confinement([project.root, *given, *allow_outside])
+
+
 def _test(args: argparse.Namespace) -> int:
     from .cases import discover
     from .evaluation import Evaluator
@@ -360,7 +384,7 @@ def _test(args: argparse.Namespace) -> int:
                               "(set `fixtures:` in .kartalint.yaml, see docs/fixtures.md)")
     index = project.index(args.definitions)
     _say_index(index, project=project)
-    found = discover(paths, index, project.fixture_roots())
+    found = discover(paths, index, project.fixture_roots(), fixture_confinement(project, paths, args.allow_outside))
     for path in found.missing:
         sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
     for message in found.skipped:
@@ -420,7 +444,8 @@ def _diff(args: argparse.Namespace) -> int:
     output = open_output(args.output) if args.output else None
     try:
         root = repo_root()
-        report = run_diff(root, args.base, args.head, paths, args.timeout, project)
+        report = run_diff(root, args.base, args.head, paths, args.timeout, project,
+                          fixture_confinement(project, paths, args.allow_outside))
     except GitError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
@@ -430,6 +455,8 @@ def _diff(args: argparse.Namespace) -> int:
             output.write(text)
     else:
         sys.stdout.write(text)
+    for warning in report.warnings:
+        sys.stderr.write(f"kartalint: warning: {warning}\n")
     for problem in report.problems:
         sys.stderr.write(f"kartalint: error: {problem}\n")
     if report.problems:

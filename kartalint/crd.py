@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from .karta import as_dict, as_list
 from .load import iter_yaml_files, load_file, missing_reason
+from .model import Severity
 
 GVK = Tuple[str, str, str]
 
@@ -46,27 +47,104 @@ class CrdIndex:
         index.problems.extend(missing_reason(p) for p in missing)
         for path in files:
             source = load_file(path)
+            index.problems.extend(f"{path}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR)
             for document in source.documents:
-                for version in crd_versions(document.data, path):
+                try:
+                    versions = crd_versions(document.data, path)
+                except CrdError as exc:
+                    node, key, _ = document.node_at(exc.path)
+                    mark = (key or node).start_mark if (key or node) is not None else None
+                    where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
+                    index.problems.append(f"{path}:{where}: {exc}")
+                    continue
+                for version in versions:
                     index.versions.setdefault(version.gvk, version)
+        if files and not index.versions and not index.problems:
+            index.problems.append(f"no CustomResourceDefinition found in {', '.join(files)}")
         return index
 
     def get(self, gvk: Optional[GVK]) -> Optional[CrdVersion]:
         return self.versions.get(gvk) if gvk else None
 
 
+class CrdError(ValueError):
+    """A CustomResourceDefinition whose shape the API server would reject (names that are not
+    strings, a schema whose ``properties`` is not a map of schemas, ...); ``path`` locates it."""
+
+    def __init__(self, message: str, path: Tuple[Any, ...] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "definitions")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
+
+
+def _dotted(path: Tuple[Any, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+def schema_problem(node: Any, path: Tuple[Any, ...]) -> Optional[CrdError]:
+    """The first place where ``node`` (at ``path`` of the document) is not a structurally valid
+    schema, or None."""
+    stack = [(node, path)]
+    while stack:
+        node, path = stack.pop()
+        problem = None
+        if not isinstance(node, dict):
+            return CrdError(f"{_dotted(path)}: a schema must be a map, not {type(node).__name__}", path)
+        if "type" in node and not isinstance(node["type"], str):
+            problem = "type", "must be a string"
+        elif "required" in node and not (isinstance(node["required"], list) and all(isinstance(r, str) for r in node["required"])):
+            problem = "required", "must be a list of field names"
+        elif "enum" in node and not isinstance(node["enum"], list):
+            problem = "enum", "must be a list"
+        for key in _SCHEMA_MAPS:
+            if key in node and not problem:
+                if not isinstance(node[key], dict):
+                    problem = key, f"must be a map of field names to schemas, not {type(node[key]).__name__}"
+                else:
+                    stack.extend((child, path + (key, name)) for name, child in node[key].items())
+        for key in _SCHEMA_LISTS:
+            if key in node and not problem:
+                if not isinstance(node[key], list):
+                    problem = key, "must be a list of schemas"
+                else:
+                    stack.extend((child, path + (key, i)) for i, child in enumerate(node[key]))
+        if problem:
+            return CrdError(f"{_dotted(path + (problem[0],))}: {problem[1]}", path + (problem[0],))
+        for key in ("items", "not"):
+            if key in node:
+                stack.append((node[key], path + (key,)))
+        if "additionalProperties" in node and not isinstance(node["additionalProperties"], bool):
+            stack.append((node["additionalProperties"], path + ("additionalProperties",)))
+    return None
+
+
 def crd_versions(data: Any, source: str = "") -> List[CrdVersion]:
+    """The versions of a CRD document ([] for any other document); ``CrdError`` when it is a CRD
+    of the wrong shape."""
     data = as_dict(data)
     if data.get("kind") != "CustomResourceDefinition":
         return []
     spec = as_dict(data.get("spec"))
     names = as_dict(spec.get("names"))
-    group, kind = str(spec.get("group") or ""), str(names.get("kind") or "")
+    for path, value in ((("spec", "group"), spec.get("group")), (("spec", "names", "kind"), names.get("kind"))):
+        if not isinstance(value, str) or not value:
+            raise CrdError(f"{_dotted(path)}: must be a non-empty string", path)
+    if not isinstance(spec.get("versions"), list):
+        raise CrdError("spec.versions: must be a list", ("spec", "versions"))
+    group, kind = spec["group"], names["kind"]
     out = []
-    for version in as_list(spec.get("versions")):
-        version = as_dict(version)
-        schema = as_dict(as_dict(version.get("schema")).get("openAPIV3Schema"))
-        out.append(CrdVersion(group, str(version.get("name") or ""), kind, str(names.get("plural") or ""), schema,
+    for i, version in enumerate(spec["versions"]):
+        if not isinstance(version, dict) or not isinstance(version.get("name"), str) or not version.get("name"):
+            raise CrdError(f"spec.versions[{i}]: must be a map with a string name", ("spec", "versions", i))
+        raw = as_dict(version.get("schema")).get("openAPIV3Schema")
+        if raw is not None:
+            problem = schema_problem(raw, ("spec", "versions", i, "schema", "openAPIV3Schema"))
+            if problem:
+                raise problem
+        out.append(CrdVersion(group, version["name"], kind, str(names.get("plural") or ""), as_dict(raw),
                               bool(version.get("served", True)), bool(version.get("storage", False)), source))
     return out
 

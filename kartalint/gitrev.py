@@ -1,7 +1,7 @@
 """Reading definitions at a git revision without touching the working tree.
 
 ``Revision(root, ref)`` lists the YAML files of a commit (``git ls-tree``) and reads them with
-``git show REF:path``; ``Revision(root, None)`` is the working tree (tracked and untracked,
+``git cat-file``; ``Revision(root, None)`` is the working tree (tracked and untracked,
 ignored files excluded). Both give ``{repo-relative path: Karta document}``.
 """
 
@@ -11,21 +11,37 @@ import os
 import subprocess
 from typing import Dict, List, Optional, Tuple
 
-from .load import load_text
+from .load import MAX_FILE_BYTES, load_text, read_text
+from .model import Severity
+from .lint import mentions_karta
 
 
 class GitError(Exception):
     pass
 
 
-def _git(root: str, *args: str) -> str:
+def _git_bytes(root: str, *args: str, stdin: Optional[bytes] = None) -> bytes:
     try:
-        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+        proc = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, check=False)
     except OSError as exc:
         raise GitError(f"git is not available: {exc}") from None
     if proc.returncode != 0:
-        raise GitError(proc.stderr.strip() or f"git {' '.join(args)} failed")
+        raise GitError(proc.stderr.decode("utf-8", "replace").strip() or f"git {' '.join(args)} failed")
     return proc.stdout
+
+
+def _git(root: str, *args: str) -> str:
+    return _git_bytes(root, *args).decode("utf-8", "replace")
+
+
+def _names(raw: bytes) -> List[str]:
+    """Paths of a ``-z`` listing: NUL-separated and never quoted (tabs, newlines, quotes,
+    backslashes and non-ASCII names come through as they are)."""
+    return [os.fsdecode(name) for name in raw.split(b"\0") if name]
+
+
+def _is_yaml(path: str) -> bool:
+    return path.endswith((".yaml", ".yml"))
 
 
 def repo_root(start: str = ".") -> str:
@@ -36,9 +52,16 @@ def repo_root(start: str = ".") -> str:
 
 
 class Revision:
-    def __init__(self, root: str, ref: Optional[str]) -> None:
+    """The YAML files of a commit, or of the working tree (``ref`` None). Files that cannot be
+    read are never silently taken as absent: ``problems`` (errors) names each unreadable file that
+    may hold a definition, ``warnings`` each file skipped for its size."""
+
+    def __init__(self, root: str, ref: Optional[str], max_bytes: int = MAX_FILE_BYTES) -> None:
         self.root = root
         self.ref = ref
+        self.max_bytes = max_bytes
+        self.problems: List[str] = []
+        self.warnings: List[str] = []
         if ref is not None:
             try:
                 self.commit = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").strip()
@@ -53,53 +76,93 @@ class Revision:
 
     def yaml_files(self) -> List[str]:
         if self.ref is None:
-            out = _git(self.root, "ls-files", "-co", "--exclude-standard")
-            names = [n for n in out.splitlines() if os.path.isfile(os.path.join(self.root, n))]
+            names = _names(_git_bytes(self.root, "ls-files", "-z", "-co", "--exclude-standard"))
+            names = [n for n in names if os.path.isfile(os.path.join(self.root, n))]
         else:
-            names = _git(self.root, "ls-tree", "-r", "--name-only", self.commit or self.ref).splitlines()
-        return sorted(n for n in names if n.endswith((".yaml", ".yml")))
+            names = _names(_git_bytes(self.root, "ls-tree", "-r", "-z", "--full-tree", "--name-only", self.commit or self.ref))
+        return sorted(n for n in names if _is_yaml(n))
 
-    def read(self, path: str) -> Optional[str]:
-        if self.ref is None:
-            try:
-                with open(os.path.join(self.root, path), encoding="utf-8") as handle:
-                    return handle.read()
-            except (OSError, UnicodeDecodeError):
-                return None
+    def _decoded(self, path: str, raw: bytes) -> Optional[str]:
         try:
-            return _git(self.root, "show", f"{self.commit}:{path}")
-        except GitError:
+            return raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
+        except UnicodeDecodeError as exc:
+            if b"Karta" in raw:
+                self.problems.append(f"{path} at {self.label}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
             return None
 
-    def texts(self) -> Dict[str, str]:
-        """Every YAML file's text: the working tree from disk, a commit through one
-        ``git cat-file --batch`` process (not one ``git show`` per file)."""
+    def _too_large(self, path: str, size: int) -> None:
+        self.warnings.append(f"{path} at {self.label}: skipped, {size} bytes is over the {self.max_bytes}-byte limit")
+
+    def read(self, path: str) -> Optional[str]:
+        """One file's text (None, with a problem or warning recorded, when it cannot be read)."""
         if self.ref is None:
-            return {p: t for p in self.yaml_files() for t in [self.read(p)] if t is not None}
-        listing = _git(self.root, "ls-tree", "-r", "--full-tree", self.commit or self.ref)
-        blobs = {}
-        for line in listing.splitlines():
-            meta, _, path = line.partition("\t")
+            text, problem = read_text(os.path.join(self.root, path), self.max_bytes)
+            if problem is None:
+                return text
+            rule, message, _ = problem
+            if rule == "yaml-too-large":
+                self._too_large(path, os.path.getsize(os.path.join(self.root, path)))
+            elif rule == "file-unreadable" or mentions_karta(os.path.join(self.root, path), text):
+                self.problems.append(f"{path} at {self.label}: {message}")
+            return None
+        return self.texts([path]).get(path)
+
+    def texts(self, only: Optional[List[str]] = None) -> Dict[str, str]:
+        """Every YAML file's text (or those in ``only``): the working tree from disk, a commit
+        through ``git cat-file`` (sizes first, then one ``--batch`` process for the blobs within the limit)."""
+        if self.ref is None:
+            return {p: t for p in (only or self.yaml_files()) for t in [self.read(p)] if t is not None}
+        listing = _git_bytes(self.root, "ls-tree", "-r", "-z", "--full-tree", self.commit or self.ref)
+        blobs: Dict[str, str] = {}
+        for entry in listing.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
             parts = meta.split()
-            if len(parts) == 3 and parts[1] == "blob" and path.endswith((".yaml", ".yml")):
-                blobs[path] = parts[2]
+            path = os.fsdecode(name)
+            if len(parts) == 3 and parts[1] == b"blob" and _is_yaml(path) and (only is None or path in only):
+                blobs[path] = parts[2].decode("ascii")
         if not blobs:
             return {}
-        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=self.root, input="\n".join(blobs.values()).encode() + b"\n",
-                              capture_output=True, check=False)
-        if proc.returncode != 0:
-            raise GitError(proc.stderr.decode(errors="replace").strip() or "git cat-file failed")
-        data, offset, contents = proc.stdout, 0, {}
+        sizes = self._sizes(blobs)
+        wanted = {}
         for path, sha in blobs.items():
-            header_end = data.index(b"\n", offset)
-            size = int(data[offset:header_end].split()[2])
+            size = sizes.get(sha)
+            if size is None:
+                self.problems.append(f"{path} at {self.label}: blob {sha} is missing from the repository")
+            elif size > self.max_bytes:
+                self._too_large(path, size)
+            else:
+                wanted[path] = sha
+        contents: Dict[str, str] = {}
+        if not wanted:
+            return contents
+        data = _git_bytes(self.root, "cat-file", "--batch", stdin="\n".join(wanted.values()).encode() + b"\n")
+        offset = 0
+        for path, sha in wanted.items():
+            header_end = data.find(b"\n", offset)
+            header = data[offset:header_end].split() if header_end >= 0 else []
+            if len(header) != 3 or not header[2].isdigit():
+                self.problems.append(f"{path} at {self.label}: git cat-file gave no content for blob {sha}")
+                if header_end < 0:
+                    break
+                offset = header_end + 1
+                continue
+            size = int(header[2])
             body = data[header_end + 1: header_end + 1 + size]
             offset = header_end + 1 + size + 1
-            try:
-                contents[path] = body.decode("utf-8")
-            except UnicodeDecodeError:
-                continue
+            text = self._decoded(path, body)
+            if text is not None:
+                contents[path] = text
         return contents
+
+    def _sizes(self, blobs: Dict[str, str]) -> Dict[str, int]:
+        """``{sha: size}`` from ``git cat-file --batch-check`` (a missing object is left out)."""
+        out = _git_bytes(self.root, "cat-file", "--batch-check", stdin="\n".join(blobs.values()).encode() + b"\n")
+        sizes = {}
+        for line in out.decode("ascii", "replace").splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[2].isdigit():
+                sizes[parts[0]] = int(parts[2])
+        return sizes
 
     def definitions(self) -> Dict[str, Tuple[str, dict]]:
         """``{repo-relative path: (text, first Karta document)}`` of every definition file."""
@@ -111,18 +174,25 @@ class Revision:
             kartas = source.karta_documents
             if kartas:
                 out[path] = (text, kartas[0].data)
+            elif any(f.severity == Severity.ERROR for f in source.findings) and mentions_karta(path, text):
+                self.problems.append(f"{path} at {self.label}: cannot be read as YAML ({source.findings[0].message})")
         return out
 
 
 def renames(root: str, base: Revision, head: Revision) -> Dict[str, str]:
     """``{base path: head path}`` for files git sees as renamed between the revisions."""
-    args = ["diff", "--name-status", "-M", base.commit or "HEAD"]
+    args = ["diff", "--name-status", "-z", "-M", base.commit or "HEAD"]
     if head.commit:
         args.append(head.commit)
-    out = _git(root, *args)
+    fields = _names(_git_bytes(root, *args))
     result = {}
-    for line in out.splitlines():
-        parts = line.split("\t")
-        if parts and parts[0].startswith("R") and len(parts) == 3:
-            result[parts[1]] = parts[2]
+    i = 0
+    while i < len(fields):  # STATUS\0PATH\0, or for renames and copies STATUS\0OLD\0NEW\0
+        status = fields[i]
+        if status[:1] in ("R", "C"):
+            if status[:1] == "R" and i + 2 < len(fields):
+                result[fields[i + 1]] = fields[i + 2]
+            i += 3
+        else:
+            i += 2
     return result

@@ -416,6 +416,8 @@ class ScaffoldError(Exception):
 def drafts_from_crd(path: str, version: Optional[str] = None) -> List[Draft]:
     """One draft per kind in the CRD file: the stored version, or ``version``."""
     index = CrdIndex.from_paths([path])
+    if index.problems:
+        raise ScaffoldError("; ".join(index.problems))
     kinds: Dict[Tuple[str, str], List[CrdVersion]] = {}
     for found in index.versions.values():
         kinds.setdefault((found.group, found.kind), []).append(found)

@@ -144,3 +144,62 @@ def test_outside_a_repository(tmp_path, monkeypatch, capsys):
     (tmp_path / "fixtures").mkdir()
     code, _, err = run(capsys, "diff", "--base", "main")
     assert code == 2 and "not inside a git repository" in err
+
+
+# -- odd repositories: paths git would quote, missing blobs, huge and unreadable files ----------------
+
+ODD_NAMES = ["sp ace.yaml", "tab\there.yaml", "new\nline.yaml", 'quo"te.yaml', "back\\slash.yaml", "ünïcødé-定义.yaml"]
+
+
+@pytest.mark.parametrize("name", ODD_NAMES)
+def test_paths_git_would_quote_are_read_exactly(repo, capsys, name):
+    os.rename(repo / "catalog" / "trainer.yaml", repo / "catalog" / name)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd name")
+    path = repo / "catalog" / name
+    path.write_text(path.read_text().replace("replicasPath: .spec.roles[] | (.replicas // 1)",
+                                             "replicasPath: .spec.roles[] | (.replicas // 1) * 2"))
+    code, out, err = run(capsys, "diff", "--base", "HEAD", "-f", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert [d["path"] for d in report["definitions"]] == [f"catalog/{name}"]
+    assert report["definitions"][0]["status"] == "modified"
+    assert report["changes"] and report["changes"][0]["definition"] == f"catalog/{name}"
+
+
+def test_renamed_odd_path(repo, capsys):
+    name = "new\nline.yaml"
+    git(repo, "mv", "catalog/trainer.yaml", f"catalog/{name}")
+    code, out, err = run(capsys, "diff", "--base", "main", "-f", "json")
+    assert code == 0, err
+    [definition] = json.loads(out)["definitions"]
+    assert definition["status"] == "renamed" and definition["headPath"] == f"catalog/{name}"
+
+
+def test_a_missing_blob_is_a_problem_not_a_deletion(repo, capsys):
+    sha = subprocess.run(["git", "rev-parse", "HEAD:catalog/trainer.yaml"], cwd=repo, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    os.remove(repo / ".git" / "objects" / sha[:2] / sha[2:])
+    code, out, err = run(capsys, "diff", "--base", "main")
+    assert code == 2
+    assert f"catalog/trainer.yaml at main: blob {sha} is missing from the repository" in err
+    assert "Traceback" not in err
+
+
+def test_oversized_and_broken_definitions(repo, capsys):
+    big = repo / "catalog" / "big.yaml"
+    big.write_text("kind: Karta\n" + "# padding\n" * 600_000)  # over 5 MiB
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "big")
+    code, out, err = run(capsys, "diff", "--base", "HEAD", "-f", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert any("catalog/big.yaml at HEAD: skipped" in w and "over the 5242880-byte limit" in w for w in report["warnings"])
+    assert any("catalog/big.yaml at working tree: skipped" in w for w in report["warnings"])
+    # a definition that no longer parses is an error, never a deleted definition
+    edit(repo, "kind: Karta", "kind: Karta\n  bad: [indent")
+    code, out, err = run(capsys, "diff", "--base", "HEAD")
+    assert code == 2 and "catalog/trainer.yaml at working tree: cannot be read as YAML" in err
+    (repo / "catalog" / "trainer.yaml").write_bytes(b"kind: Karta\nname: \xff\xfe\n")
+    code, out, err = run(capsys, "diff", "--base", "HEAD")
+    assert code == 2 and "catalog/trainer.yaml at working tree: file is not valid UTF-8" in err

@@ -492,6 +492,17 @@ def test_huge_lists_hit_the_result_cap(ev):
     assert view.component("worker").errors[0].message == "query results exceed the allowed number 1000"
 
 
+@pytest.mark.parametrize("count, fails", [(999, False), (1000, True)])
+def test_result_cap_boundary_in_the_batched_engine(ev, count, fails):
+    """Exactly 1000 results already fail (spec: the error comes once 1000 are collected)."""
+    view = ev.evaluate(base(), trainer([role(f"r{i}", 1) for i in range(count)]))
+    errors = [e.message for e in view.component("worker").errors]
+    if fails:
+        assert errors and errors[0] == "query results exceed the allowed number 1000"
+    else:
+        assert errors == [] and len(view.component("worker").instances) == 999
+
+
 def test_deeply_nested_object(ev):
     deep: dict = {}
     node = deep

@@ -1,0 +1,132 @@
+"""A fixture from a pull request must not read a file of the CI machine: objectFile, podsFile,
+definition, a prediction's workload and symbolic links resolve inside the project (or a folder
+given with --allow-outside), in `kartalint test` and `kartalint diff`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+import yaml
+
+from kartalint.cli import main
+from conftest import BASE_DEFINITION
+
+SECRET = "s3cr3t-token-4f9a"
+OBJECT = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u", "annotations": {"token": SECRET}},
+          "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
+          "status": {"phase": "Running"}}
+
+
+def git(repo, *args):
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))
+
+
+@pytest.fixture
+def layout(tmp_path, monkeypatch):
+    """tmp/project (a git repository with catalog/ and fixtures/) and tmp/outside/secret.yaml."""
+    monkeypatch.delenv("CI", raising=False)
+    project = tmp_path / "project"
+    (project / "catalog").mkdir(parents=True)
+    (project / "catalog" / "trainer.yaml").write_text(BASE_DEFINITION)
+    (project / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.yaml").write_text(yaml.safe_dump(OBJECT))
+    (tmp_path / "outside" / "trainer.yaml").write_text(BASE_DEFINITION)
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "base")
+    monkeypatch.chdir(project)
+    return project
+
+
+def fixture(**fields):
+    doc = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "case", "source": "test"}
+    doc.update(fields)
+    doc.setdefault("expect", {"statuses": ["Running"]})
+    return doc
+
+
+def write_fixture(project, name, **fields):
+    path = project / "fixtures" / "example-com-trainer-v1" / name
+    path.write_text(yaml.safe_dump(fixture(**fields), sort_keys=False))
+    return path
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("field, value", [
+    ("objectFile", "../../../outside/secret.yaml"),
+    ("objectFile", "ABSOLUTE"),
+    ("definition", "../../../outside/trainer.yaml"),
+])
+def test_files_outside_the_project_are_refused(layout, capsys, field, value):
+    if value == "ABSOLUTE":
+        value = str(layout.parent / "outside" / "secret.yaml")
+    fields = {field: value}
+    if field != "objectFile":
+        fields["object"] = {k: v for k, v in OBJECT.items() if k != "metadata"} | {"metadata": {"name": "t", "uid": "u"}}
+    write_fixture(layout, "f.yaml", **fields)
+    code, out, err = run(capsys, "test", "-f", "json")
+    assert code == 1, out + err
+    [case] = json.loads(out)["cases"]
+    assert case["outcome"] == "error"
+    message = case["messages"][0]
+    assert f"{field} " in message and "outside" in message and "refused" in message and "--allow-outside" in message
+    assert SECRET not in out + err
+
+
+def test_pods_file_outside_the_project_is_refused(layout, capsys):
+    write_fixture(layout, "f.yaml", object={**OBJECT, "metadata": {"name": "t", "uid": "u"}}, podsFile="/etc/passwd")
+    code, out, err = run(capsys, "test")
+    assert code == 1 and "podsFile /etc/passwd resolves to /etc/passwd" in out + err
+    assert "root:" not in out + err
+
+
+def test_a_symbolic_link_out_of_the_project_is_refused(layout, capsys):
+    target = layout.parent / "outside" / "linked.yaml"
+    target.write_text(yaml.safe_dump(fixture(object=OBJECT)))
+    os.symlink(target, layout / "fixtures" / "example-com-trainer-v1" / "linked.yaml")
+    # and a link inside the project that points to the secret, read through objectFile
+    os.symlink(layout.parent / "outside" / "secret.yaml", layout / "fixtures" / "object.yaml")
+    write_fixture(layout, "via-link.yaml", objectFile="../object.yaml")
+    code, out, err = run(capsys, "test", "-f", "json")
+    assert code == 1
+    cases = {os.path.basename(c["file"]): c for c in json.loads(out)["cases"]}
+    assert "(a symbolic link) resolves to" in cases["linked.yaml"]["messages"][0]
+    assert "objectFile ../object.yaml resolves to" in cases["via-link.yaml"]["messages"][0]
+    assert SECRET not in out + err
+
+
+def test_allow_outside_permits_a_folder_deliberately(layout, capsys):
+    write_fixture(layout, "f.yaml", objectFile="../../../outside/secret.yaml")
+    code, out, err = run(capsys, "test", "--allow-outside", str(layout.parent / "outside"))
+    assert code == 0, out + err
+    code, _, err = run(capsys, "test", "--allow-outside", str(layout.parent / "nowhere"))
+    assert code == 2 and "--allow-outside" in err and "not a folder" in err
+
+
+def test_a_fixture_folder_given_on_the_command_line_may_hold_its_files(layout, capsys, tmp_path):
+    elsewhere = tmp_path / "shared-fixtures" / "example-com-trainer-v1"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "object.yaml").write_text(yaml.safe_dump(OBJECT))
+    (elsewhere / "f.yaml").write_text(yaml.safe_dump(fixture(objectFile="object.yaml")))
+    code, out, err = run(capsys, "test", str(elsewhere))
+    assert code == 0, out + err
+
+
+def test_diff_refuses_the_same_files(layout, capsys):
+    write_fixture(layout, "f.yaml", objectFile="../../../outside/secret.yaml")
+    code, out, err = run(capsys, "diff", "--base", "main", "-f", "json")
+    assert code == 2, out + err
+    assert "objectFile ../../../outside/secret.yaml resolves to" in err and SECRET not in out + err
+    code, out, err = run(capsys, "diff", "--base", "main", "-f", "json", "--allow-outside", str(layout.parent / "outside"))
+    assert code == 0, out + err
