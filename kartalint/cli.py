@@ -255,6 +255,8 @@ def _lint(args: argparse.Namespace) -> int:
             f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info{suppressed}\n"
         )
     if result.karta_documents == 0 and result.fixture_documents == 0 and not result.missing:
+        if result.exit_code(strict=args.strict) == EXIT_FAIL:  # the findings already say why nothing was checked
+            return result.exit_code(strict=args.strict)
         if args.allow_empty:
             return EXIT_FAIL if result.exit_code(strict=args.strict) == EXIT_FAIL else EXIT_OK
         sys.stderr.write("kartalint: error: no Karta definition or fixture found in the given paths (nothing was checked)\n")
@@ -305,7 +307,8 @@ def _describe(args: argparse.Namespace) -> int:
         _say_index(index, "error")
         candidates = list(index.by_basename.values())
         if not candidates:
-            sys.stderr.write(f"kartalint: error: {args.definition}: no Karta definition found\n")
+            if not index.problems:  # a file that cannot be read is reported once, above
+                sys.stderr.write(f"kartalint: error: {args.definition}: no Karta definition found\n")
             return EXIT_USAGE
         fixed = candidates[0]
     else:

@@ -73,7 +73,7 @@ def parity_messages(definition: Any) -> List[str]:
     """
     import yaml
 
-    from . import structure
+    from . import schema, structure
     from ..load import load_text
 
     try:
@@ -84,5 +84,9 @@ def parity_messages(definition: Any) -> List[str]:
     if not source.documents:
         return ["definition is empty"]
     ctx = Context(source.documents[0])
+    schema.check(ctx)
+    # A value of the wrong type cannot be decoded into upstream's Go structs (the definition is
+    # refused); other schema findings (unknown fields, enums, lengths) are not enforced there.
+    ctx.findings = [f for f in ctx.findings if f.rule == "wrong-type"]
     structure.check(ctx)
     return [f.message for f in ctx.findings]

@@ -68,7 +68,8 @@ def prepare(definition: Dict[str, Any]) -> PreparedDefinition:
         refused=refused,
         data=definition, name=name if isinstance(name, str) else None, components=comps,
         workload_expressions=list(dict.fromkeys(workload)), pod_expressions=list(dict.fromkeys(pod)),
-        invalid=_parity(definition),
+        invalid=_parity(definition) or ([] if any(c.is_root for c in comps) else
+                                        ["spec.structureDefinition.rootComponent is required (a component map)"]),
         any_scale=any(isinstance(c.data.get("scaleDefinition"), dict) for c in comps),
     )
 

@@ -1,0 +1,382 @@
+"""Property-based fuzzing of every command and the API (hypothesis).
+
+Generated inputs: YAML text mutated at random places (hostile tags, huge numbers, aliases,
+nesting, control characters, broken indentation), definitions with random values and hostile jq
+at random fields, hostile objects and pods, fixture files with odd quoting, line endings and file
+references, configuration files and command lines. Properties, for every input:
+
+- no traceback (an exception escaping ``main`` fails the example) and no hang (an alarm);
+- the exit code is 0, 1 or 2, and a run that exits 2 says why on a ``kartalint: error:`` line;
+- a planted secret (an environment variable and a file outside the project) never appears in
+  any output;
+- ``test --update`` never changes a byte outside the ``expect`` block.
+
+The default run is bounded (well under 60 s on two cores); set ``KARTALINT_FUZZ_EXAMPLES`` (for
+example 2000) for a longer campaign: it scales every test's number of examples.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+from typing import Any, List
+
+import pytest
+import yaml
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+import kartalint  # noqa: E402
+from kartalint.cli import main  # noqa: E402
+from kartalint.errors import ArgumentError  # noqa: E402
+from conftest import BASE_DEFINITION  # noqa: E402
+
+SCALE = float(os.environ.get("KARTALINT_FUZZ_EXAMPLES", "0") or 0) / 100 or 1.0
+SECRET = "PLANTED-fuzz-s3cret-7d1e"
+HANG_SECONDS = 60
+
+
+def examples(n: int) -> Any:
+    return settings(max_examples=max(1, int(n * SCALE)), deadline=None, derandomize="KARTALINT_FUZZ_EXAMPLES" not in os.environ,
+                    suppress_health_check=list(HealthCheck), database=None)
+
+
+DEFINITION = yaml.safe_load(BASE_DEFINITION)
+OBJECT = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u", "labels": {"a": "b"}},
+          "spec": {"roles": [{"name": "leader", "replicas": 1, "template": {"spec": {"containers": [
+              {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1, "cpu": "500m", "memory": "1Gi"}}}]}}},
+              {"name": "worker", "replicas": 3, "template": {"spec": {"containers": [
+                  {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 8}}}]}}}]},
+          "status": {"phase": "Running", "conditions": [{"type": "Failed", "status": "False"}]}}
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"example.com/role": "worker"}},
+       "spec": {"containers": [{"name": "c"}]}, "status": {"phase": "Running"}}
+
+# -- the project every example runs in -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """tmp/outside/secret.yaml (a file no output may show) and tmp/project, a git repository with
+    a definition, a fixture and an object; the secret is also in the environment."""
+    base = tmp_path_factory.mktemp("fuzz")
+    (base / "outside").mkdir()
+    (base / "outside" / "secret.yaml").write_text(yaml.safe_dump(dict(OBJECT, metadata={"name": SECRET, "uid": SECRET})))
+    (base / "outside" / "secret.json").write_text(json.dumps(SECRET))
+    (base / "outside" / "secret.jq").write_text(f'def s: "{SECRET}";')
+    root = base / "project"
+    (root / "defs").mkdir(parents=True)
+    (root / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
+    (root / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
+    (root / "fixtures" / "example-com-trainer-v1" / "ok.yaml").write_text(yaml.safe_dump(
+        {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "ok", "source": "fuzz", "object": OBJECT,
+         "expect": {"statuses": ["Running"]}}, sort_keys=False))
+    (root / "obj.yaml").write_text(yaml.safe_dump(OBJECT))
+    (root / "pods.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [POD]}))
+    (root / ".kartalint.yaml").write_text("definitions: [defs]\nfixtures: [fixtures]\n")
+    env = dict(os.environ, GIT_AUTHOR_NAME="f", GIT_AUTHOR_EMAIL="f@e", GIT_COMMITTER_NAME="f", GIT_COMMITTER_EMAIL="f@e")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "base"]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env=env)
+    return root
+
+
+@contextlib.contextmanager
+def guarded(project, monkeypatch_env=True):
+    """cwd in the project, the secret in the environment, CI unset, and an alarm against hangs."""
+    old_cwd, old_env = os.getcwd(), dict(os.environ)
+    os.chdir(project)
+    os.environ["KARTALINT_FUZZ_SECRET"] = SECRET
+    os.environ.pop("CI", None)
+
+    def hang(signum, frame):  # pragma: no cover - only on a hang
+        raise AssertionError(f"no answer within {HANG_SECONDS} s: a hang")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(HANG_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        os.chdir(old_cwd)
+        os.environ.clear()
+        os.environ.update(old_env)
+
+
+def run_cli(argv: List[str], stdin: str = "") -> tuple:
+    """(exit code, stdout, stderr) of ``kartalint ARGV`` in-process; any exception but argparse's
+    SystemExit escapes and fails the example."""
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8", "surrogatepass")), encoding="utf-8")
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse: usage errors
+        code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = old
+    return code, out.getvalue(), err.getvalue()
+
+
+def check_run(code: int, out: str, err: str, argv: Any) -> None:
+    assert code in (0, 1, 2), (argv, code, err)
+    assert "Traceback" not in err, (argv, err)
+    if code == 2:
+        assert "error:" in err or "usage:" in err, (argv, err)
+    assert SECRET not in out and SECRET not in err, (argv, "the planted secret leaked")
+
+
+# -- building blocks ----------------------------------------------------------------------------------
+
+HOSTILE_SCALARS = [
+    "!!int abc", "!!float xyz", "!!bool maybe", "!!timestamp x", "!!timestamp 2020-13-45", "!!timestamp 2024-01-02",
+    "!!binary aGVsbG8=", "!!set {a, b}", "!!omap [a: 1]", "!!python/object:os.system ls", "1" * 4400, "0x" + "f" * 4000,
+    ".nan", "-.inf", "1e400", "&a [*a]", "*undefined", "{a: 1, a: 2}", "[[[[[[[[[[", "'unclosed", '"\\x00\\u0007"',
+    "\t", "?", "- - -", "|\n  block", "!!str", "!Ref Foo", "~", "{" * 300 + "}" * 300, "@", "`", "%TAG",
+]
+HOSTILE_JQ = [
+    "env", "$ENV", "env.KARTALINT_FUZZ_SECRET", "$ENV.KARTALINT_FUZZ_SECRET", "input", "inputs", "input_filename",
+    "$__loc__", "$__prog_args", "debug", "stderr", "halt", "halt_error", 'error("x")', "error(null)",
+    'import "secret" as $s {search: "OUTSIDE"}; $s', 'include "secret" {search: "OUTSIDE"}; s', 'import "secret" as s; 1',
+    "def f: f; f", "def f: [f]; f", "[range(1e9)]", "[range(5000)][]", "repeat(1)", "last(range(1e12))", "reduce range(3000) as $i (1; [.])",
+    '"\\(.)" * 100000', "tostring * 1000", "ltrimstr(1)", "@base64d", "@sh", "getpath([\"a\",0,\"b\"])", "splits(\"(a+)+$\")",
+    "test(\"(a|a)*b\")", ".[] as [$a] | $a", "..", "[..] | length", "path(..)", "tojson | fromjson", "now", "input_line_number",
+    "$x", ".a.b.c[", "|", "", " ", "\u0000", ".spec.roles[] | .replicas * .missing", "limit(-1; 1)", "splits(\"\")",
+    "getpath([1e400])", "[.[]?] | implode", "infinite", "nan", "-infinite | floor", "pow(10; 400)", "1e400", "\"\\u0000\"",
+]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(10 ** 30), max_value=10 ** 30) | st.floats(allow_nan=True)
+    | st.text(max_size=40) | st.sampled_from(["Running", "True", "worker", "8", "1Gi", "9" * 5000, "1e400", "-3", "NaN"]),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8) | st.sampled_from(["name", "type", "status", "replicas"]),
+                                                                   children, max_size=4),
+    max_leaves=12,
+)
+
+
+def paths_of(value: Any, prefix: tuple = ()) -> List[tuple]:
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            out.extend(paths_of(child, prefix + (key,)))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            out.extend(paths_of(child, prefix + (i,)))
+    return out
+
+
+def replaced(document: Any, path: tuple, value: Any) -> Any:
+    document = copy.deepcopy(document)
+    if not path:
+        return value
+    parent = document
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    return document
+
+
+@st.composite
+def mutated(draw, document: Any, values=JSON_VALUES, jq: bool = False) -> Any:
+    """``document`` with one to three places replaced by random JSON (or hostile jq text)."""
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(paths_of(document)))
+        pool = values | st.sampled_from(HOSTILE_JQ) if jq else values
+        value = draw(pool)
+        if isinstance(value, str) and "OUTSIDE" in value:
+            value = value.replace("OUTSIDE", OUTSIDE[0])
+        document = replaced(document, path, value)
+    return document
+
+
+OUTSIDE = [""]  # the outside folder, filled in by the fixture user
+
+
+@st.composite
+def mutated_text(draw, text: str) -> str:
+    """YAML ``text`` with hostile scalars, deletions, insertions or duplicated lines at random lines."""
+    lines = text.split("\n")
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, max(0, len(lines) - 1)))
+        action = draw(st.sampled_from(["scalar", "delete", "insert", "indent", "duplicate", "chars"]))
+        line = lines[i] if lines else ""
+        if action == "scalar" and ":" in line:
+            key = line.split(":", 1)[0]
+            lines[i] = f"{key}: {draw(st.sampled_from(HOSTILE_SCALARS))}"
+        elif action == "delete" and lines:
+            del lines[i]
+        elif action == "insert":
+            lines.insert(i, draw(st.sampled_from(HOSTILE_SCALARS)))
+        elif action == "indent" and lines:
+            lines[i] = draw(st.sampled_from(["\t", " ", "   "])) + line
+        elif action == "duplicate" and lines:
+            lines.insert(i, line)
+        else:
+            lines.insert(i, draw(st.text(max_size=20)))
+    return draw(st.sampled_from(["\n", "\r\n"])).join(lines)
+
+
+# -- lint: any text --------------------------------------------------------------------------------------
+
+FIXTURE_TEXT = yaml.safe_dump({"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "f", "source": "fuzz",
+                               "definition": "../defs/trainer.yaml", "object": OBJECT, "expect": {"statuses": ["Running"]}},
+                              sort_keys=False)
+CRD_TEXT = open(os.path.join(os.path.dirname(__file__), "data", "crds", "example.com_trainers.yaml"), encoding="utf-8").read()
+
+
+@examples(200)
+@given(text=st.sampled_from([BASE_DEFINITION, FIXTURE_TEXT]).flatmap(mutated_text))
+def test_lint_any_text(project, text):
+    with guarded(project):
+        path = project / "fuzzed.yaml"
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        for argv in (["lint", "fuzzed.yaml"], ["lint", "-f", "json", "fuzzed.yaml"], ["lint", "--strict", "-"]):
+            code, out, err = run_cli(argv, stdin=text if "-" in argv else "")
+            check_run(code, out, err, argv)
+            if "-f" in argv and code != 2:
+                json.loads(out)
+
+
+@examples(40)
+@given(text=mutated_text(CRD_TEXT))
+def test_crds_of_any_shape(project, text):
+    with guarded(project):
+        (project / "crd.yaml").write_text(text)
+        for argv in (["new", "--crd", "crd.yaml", "-o", "draft.yaml"], ["lint", "--crd", "crd.yaml", "defs"]):
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+
+
+@examples(40)
+@given(text=st.sampled_from(["definitions: [defs]\nfixtures: [fixtures]\n", "rules:\n  jq-unsafe: error\nexclude: [x]\nmax-file-size: 100\ncrds: []\n"])
+       .flatmap(mutated_text))
+def test_configuration_of_any_shape(project, text):
+    with guarded(project):
+        config = project / "fuzz-config.yaml"
+        config.write_text(text)
+        for argv in (["lint", "-c", "fuzz-config.yaml", "defs"], ["test", "-c", "fuzz-config.yaml", "fixtures"]):
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+
+
+# -- evaluation: hostile definitions, objects and pods ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def evaluator():
+    with kartalint.Evaluator(timeout=2) as ev:
+        yield ev
+
+
+@examples(200)
+@given(definition=mutated(DEFINITION, jq=True), obj=st.one_of(st.just(OBJECT), mutated(OBJECT)),
+       pods=st.one_of(st.none(), st.lists(st.one_of(st.just(POD), mutated(POD)), max_size=3)))
+def test_api_evaluate_never_raises_for_data(project, evaluator, definition, obj, pods):
+    OUTSIDE[0] = str(project.parent / "outside")
+    with guarded(project):
+        try:
+            view = evaluator.evaluate(definition, obj, pods)
+        except ArgumentError:
+            assert not isinstance(definition, dict)  # the only argument error data can cause
+            return
+        text = json.dumps(view.to_dict())
+        assert SECRET not in text
+        assert view.statuses or view.errors  # an invalid definition says so; anything else has a status
+
+
+@examples(25)
+@given(definition=mutated(DEFINITION, jq=True), obj=st.one_of(st.just(OBJECT), mutated(OBJECT)))
+def test_describe_and_test_with_hostile_definitions(project, definition, obj):
+    OUTSIDE[0] = str(project.parent / "outside")
+    with guarded(project):
+        (project / "hostile.yaml").write_text(json.dumps(definition))
+        (project / "hostile-obj.json").write_text(json.dumps(obj))
+        fixture = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "h", "source": "fuzz",
+                   "definition": "hostile.yaml", "objectFile": "hostile-obj.json", "expect": {"statuses": ["Running"]}}
+        (project / "hostile-fixture.yaml").write_text(yaml.safe_dump(fixture))
+        for argv in (["describe", "hostile-obj.json", "--definition", "hostile.yaml", "-f", "json", "--timeout", "2"],
+                     ["describe", "hostile-obj.json", "--definition", "hostile.yaml", "--pods", "pods.yaml", "--timeout", "2"],
+                     ["test", "hostile-fixture.yaml", "--timeout", "2"]):
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+
+
+# -- fixtures: file references and --update -----------------------------------------------------------
+
+KEYS = ["apiVersion: kartalint/v1", "kind: KartaFixture", "name: fuzzed", "source: fuzz", "definition: ../defs/trainer.yaml"]
+QUOTES = st.sampled_from(["{}", "'{}'", '"{}"'])
+COMMENTS = st.sampled_from(["", "  # a comment", "  # expect: not a key", "  # ünïcødé"])
+
+
+@st.composite
+def fixture_texts(draw):
+    """(prefix, expect block, suffix, line ending) of a fixture file with odd quoting and comments."""
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    keys = draw(st.permutations(KEYS))
+    prefix_lines = [draw(st.sampled_from(["", "# header ✓", "---"]))] if draw(st.booleans()) else []
+    for key in keys:
+        name, value = key.split(": ", 1)
+        prefix_lines.append(f"{draw(QUOTES).format(name)}: {value}{draw(COMMENTS)}")
+    prefix_lines.append(f"objectFile: {draw(st.sampled_from(['../../obj.yaml', '../../../outside/secret.yaml', '/etc/hostname', 'missing.yaml']))}")
+    expect_key = draw(QUOTES).format("expect")
+    status = draw(st.sampled_from(["Running", "Failed", "Pending"]))
+    expect = f"{expect_key}:{eol}  statuses: [{status}]{eol}  gpus: {draw(st.integers(0, 40))}{eol}"
+    suffix = draw(st.sampled_from(["", "# trailer ✓", "xfail: maybe"]))
+    return eol.join(prefix_lines) + eol, expect, suffix + (eol if suffix and draw(st.booleans()) else ""), eol
+
+
+@examples(40)
+@given(parts=fixture_texts(), mode=st.sampled_from(["--update", "--update=all"]))
+def test_update_keeps_every_byte_outside_expect(project, parts, mode):
+    prefix, expect, suffix, eol = parts
+    with guarded(project):
+        folder = project / "fixtures" / "example-com-trainer-v1"
+        path = folder / "fuzzed.yaml"
+        original = (prefix + expect + suffix).encode("utf-8")
+        path.write_bytes(original)
+        try:
+            argv = ["test", str(path), mode]
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+            after = path.read_bytes()
+            if after != original:
+                assert after.startswith(prefix.encode()), (original, after)
+                assert after.endswith(suffix.encode()), (original, after)
+                assert (b"\r\n" in after) == (eol == "\r\n") and (after.count(b"\r\n") == after.count(b"\n") if eol == "\r\n" else True)
+        finally:
+            path.unlink()
+
+
+# -- command lines --------------------------------------------------------------------------------------
+
+ARG_VALUES = st.sampled_from(["defs", "fixtures", "obj.yaml", "pods.yaml", "-", "", "missing.yaml", "/etc/hostname", ".", "fixtures/example-com-trainer-v1",
+                              "nan", "inf", "0", "-1", "1e400", "json", "text", "sarif", "github", "junit", "tree", "yaml", "markdown",
+                              "main", "HEAD~5", "no-such-ref", "*", "[", "(", "\u0000x", "ünï", "../outside/secret.yaml", "a" * 300])
+OPTIONS = st.sampled_from(["-f", "-o", "--timeout", "-k", "--definitions", "--definition", "--pods", "--catalog", "--crd", "--base",
+                           "--head", "-c", "--disable", "--known-failures", "--min-coverage", "--update", "--allow-outside",
+                           "--strict", "--quiet", "-v", "--require-fixtures", "--fail-on-change", "--force", "--allow-empty", "--version"])
+COMMANDS = st.sampled_from([["lint"], ["describe"], ["test"], ["diff"], ["new"], ["new", "fixture"], ["catalog"], ["rules"], ["schema"], []])
+
+
+@examples(200)
+@given(command=COMMANDS, rest=st.lists(st.one_of(OPTIONS, ARG_VALUES), max_size=6))
+def test_any_command_line(project, command, rest):
+    argv = command + rest
+    if "-o" in argv or "--output" in argv:  # never let a generated -o overwrite the project's files
+        argv = [a if not (i and argv[i - 1] in ("-o", "--output")) else "out/fuzz-output" for i, a in enumerate(argv)]
+    argv = [a for a in argv if "\u0000" not in a] if any(a in ("--base", "--head", "--crd") for a in argv) else argv
+    with guarded(project):
+        before = subprocess.run(["git", "status", "--porcelain", "--", "defs", "fixtures"], cwd=project, capture_output=True, text=True).stdout
+        code, out, err = run_cli([a for a in argv if "\u0000" not in a])
+        check_run(code, out, err, argv)
+        after = subprocess.run(["git", "status", "--porcelain", "--", "defs", "fixtures"], cwd=project, capture_output=True, text=True).stdout
+        if "--update" not in argv:
+            assert before == after, (argv, "the working tree changed")
+        else:
+            subprocess.run(["git", "checkout", "-q", "--", "defs", "fixtures"], cwd=project, check=True)

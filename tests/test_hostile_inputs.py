@@ -1,0 +1,385 @@
+"""One regression test per root cause of the attack run (issue 13): hostile YAML in every reader,
+hostile definitions, objects and pods in evaluation, odd arguments and configuration, FIFOs and
+unreadable folders, the Python API. Each asserts the clear error (file and place) and the exit
+code, never a traceback, never a hang, never a silent pass."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+import kartalint
+from kartalint.cli import main
+from kartalint.errors import ArgumentError, KartalintError
+from conftest import BASE_DEFINITION, ROOT
+
+DEFINITION = yaml.safe_load(BASE_DEFINITION)
+OBJECT = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
+          "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [
+              {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}]},
+          "status": {"phase": "Running"}}
+FIXTURE = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "case", "source": "test",
+           "object": OBJECT, "expect": {"statuses": ["Running"]}}
+
+# (value as written in YAML, what the error says)
+BAD_VALUES = [
+    ("!!int abc", "'abc' is not an integer"),
+    ("!!float xyz", "'xyz' is not a number"),
+    ("!!bool maybe", "'maybe' is not a boolean"),
+    ("!!timestamp x", "'x' is not a timestamp"),
+    ("!!timestamp 2020-13-45", "'2020-13-45' is not a timestamp"),
+    ("1" * 4400, "(4400 characters) is not an integer"),
+    ("0x" + "f" * 4000, "is too large for JSON"),
+    ("!!binary aGVsbG8=", "binary values are not allowed"),
+]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def plant(text: str, value: str) -> str:
+    """``text`` (a YAML document with a top-level ``metadata:``) with ``value`` in a label."""
+    assert "\nmetadata:\n" in "\n" + text
+    return ("\n" + text).replace("\nmetadata:\n", f"\nmetadata:\n  labels: {{x: {value}}}\n", 1)[1:]
+
+
+def position_of(text: str, value: str) -> str:
+    for number, line in enumerate(text.splitlines(), 1):
+        if value in line:
+            return f"{number}:{line.index(value) + 1}"
+    raise AssertionError(value)
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CI", raising=False)
+    (tmp_path / "def.yaml").write_text(BASE_DEFINITION)
+    (tmp_path / "obj.yaml").write_text(yaml.safe_dump(OBJECT, sort_keys=False))
+    return tmp_path
+
+
+def one_error(err: str, where: str, says: str) -> None:
+    lines = [line for line in err.splitlines() if line.startswith("kartalint: error:")]
+    assert len(lines) == 1, err
+    assert where in lines[0] and says in lines[0], err
+    assert "Traceback" not in err
+
+
+# -- YAML values JSON cannot hold, in every reader ------------------------------------------------------
+
+@pytest.mark.parametrize("value, says", BAD_VALUES, ids=[v[:16] for v, _ in BAD_VALUES])
+def test_bad_yaml_values_in_every_reader(work, capsys, monkeypatch, value, says):
+    bad_def = plant(BASE_DEFINITION, value)
+    bad_obj = plant(yaml.safe_dump(OBJECT, sort_keys=False), value)
+    (work / "bad-def.yaml").write_text(bad_def)
+    (work / "bad-obj.yaml").write_text(bad_obj)
+    at_def, at_obj = f"bad-def.yaml:{position_of(bad_def, value[:10])}", f"bad-obj.yaml:{position_of(bad_obj, value[:10])}"
+
+    code, out, err = run(capsys, "lint", "bad-def.yaml")  # lint: a positioned finding
+    assert code == 1 and f"{at_def}: error yaml-bad-value" in out and says in out and "Traceback" not in err
+    monkeypatch.setattr(sys, "stdin", __import__("io").TextIOWrapper(__import__("io").BytesIO(bad_def.encode())))
+    code, out, err = run(capsys, "lint", "-")
+    assert code == 1 and "yaml-bad-value" in out and says in out
+
+    code, out, err = run(capsys, "describe", "bad-obj.yaml", "--definition", "def.yaml")
+    assert code == 2
+    one_error(err, at_obj, says)
+    code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "bad-def.yaml")
+    assert code == 2
+    one_error(err, at_def, says)
+    (work / "pods.yaml").write_text(plant(yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}), value))
+    code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "def.yaml", "--pods", "pods.yaml")
+    assert code == 2 and "pods.yaml:" in err and says in err and "Traceback" not in err
+    code, out, err = run(capsys, "new", "fixture", "bad-obj.yaml", "--definition", "def.yaml")
+    assert code == 2
+    one_error(err, at_obj, says)
+
+    catalog = work / "catalog-dir"
+    catalog.mkdir()
+    (catalog / "def.yaml").write_text(bad_def)
+    os.remove(work / "bad-def.yaml")
+    os.rename(work / "def.yaml", work / "elsewhere.karta")  # the project holds no readable definition
+    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", str(catalog))
+    assert f"catalog-dir/def.yaml:{position_of(bad_def, value[:10])}" in err and says in err and "Traceback" not in err
+
+    fixtures = work / "fixtures"
+    fixtures.mkdir()
+    (fixtures / "f.yaml").write_text(yaml.safe_dump(FIXTURE, sort_keys=False).replace("name: case", f"name: case\nlabels: {{x: {value}}}"))
+    code, out, err = run(capsys, "test", str(fixtures), "--definitions", str(catalog))
+    assert code in (1, 2) and says in out + err and "Traceback" not in err
+
+    (work / ".kartalint.yaml").write_text(f"rules:\n  x: {value}\n")
+    code, out, err = run(capsys, "lint", "obj.yaml")
+    assert code == 2
+    one_error(err, ".kartalint.yaml:2:", says)
+
+
+def test_a_valid_timestamp_stays_a_string_through_json_output(work, capsys):
+    (work / "obj.yaml").write_text(plant(yaml.safe_dump(OBJECT), "!!timestamp 2024-01-02T03:04:05Z").replace(
+        "name: t", "name: t\n  creationTimestamp: 2024-01-02T03:04:05Z"))
+    code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "def.yaml", "-o", "json")
+    assert code == 0, err
+    assert json.loads(out)["workload"]["name"] == "t"
+
+
+def test_bad_values_in_diff_at_either_revision(work, capsys):
+    def git(*args):
+        subprocess.run(["git", *args], check=True, capture_output=True,
+                       env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@e"))
+    (work / "def.yaml").write_text(plant(BASE_DEFINITION, "!!int abc"))
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-qm", "bad at base")
+    (work / "def.yaml").write_text(BASE_DEFINITION)
+    code, out, err = run(capsys, "diff", "--base", "main")
+    assert code == 2 and "def.yaml at main: cannot be read as YAML" in err and "'abc' is not an integer" in err
+    git("commit", "-qam", "fixed")
+    (work / "def.yaml").write_text(plant(BASE_DEFINITION, "!!timestamp 2020-13-45"))
+    code, out, err = run(capsys, "diff", "--base", "main")
+    assert code == 2 and "def.yaml at working tree: cannot be read as YAML" in err and "Traceback" not in err
+
+
+# -- hostile definitions, objects and pods in evaluation ---------------------------------------------
+
+def nested(depth, leaf=None):
+    value = leaf
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def test_definition_nested_500_deep_in_describe(work, capsys):
+    deep = copy.deepcopy(DEFINITION)
+    deep["metadata"]["labels"] = nested(500, "x")
+    (work / "deep.yaml").write_text(json.dumps(deep))
+    code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "deep.yaml")
+    assert code == 2 and "Traceback" not in err
+    one_error(err, "deep.yaml:1:", "nested")
+
+
+@pytest.fixture(scope="module")
+def ev():
+    with kartalint.Evaluator(timeout=5) as evaluator:
+        yield evaluator
+
+
+def with_path(field, expression):
+    definition = copy.deepcopy(DEFINITION)
+    child = definition["spec"]["structureDefinition"]["childComponents"][0]
+    section, key = field.split(".")
+    child[section][key] = expression
+    return definition
+
+
+def field_errors(view, component="worker"):
+    return [(e.field, e.message) for e in view.component(component).errors]
+
+
+def test_a_jq_result_nested_3000_deep_is_a_field_error(ev):
+    view = ev.evaluate(with_path("scaleDefinition.replicasPath", "reduce range(3000) as $i (1; [.])"), OBJECT)
+    [(field, message)] = field_errors(view)
+    assert field == "scaleDefinition.replicasPath" and "nested" in message
+    assert ev.evaluate(DEFINITION, OBJECT).statuses == ["Running"]  # the worker survived
+
+
+@pytest.mark.parametrize("replicas", ["9" * 4400, 10 ** 30, "1e400", "nan"])
+def test_huge_or_odd_replicas(ev, replicas):
+    obj = copy.deepcopy(OBJECT)
+    obj["spec"]["roles"][0]["replicas"] = replicas
+    view = ev.evaluate(DEFINITION, obj)
+    assert json.dumps(view.to_dict())  # printable
+    assert field_errors(view), view.to_dict()
+
+
+@pytest.mark.parametrize("quantity", ["9" * 4400, "1e400", "12Zi", "NaN"])
+def test_huge_or_odd_quantities(ev, quantity):
+    obj = copy.deepcopy(OBJECT)
+    obj["spec"]["roles"][0]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = quantity
+    view = ev.evaluate(DEFINITION, obj)
+    assert json.dumps(view.to_dict())
+    assert view.all_errors, view.to_dict()
+
+
+@pytest.mark.parametrize("kind", [["Failed"], {"Failed": 1}, 5, None])
+def test_pod_conditions_of_the_wrong_type(ev, kind):
+    obj = copy.deepcopy(OBJECT)
+    obj["status"]["conditions"] = [{"type": kind, "status": "True"}]
+    view = ev.evaluate(DEFINITION, obj)
+    assert "Failed" not in view.statuses
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"example.com/role": "worker"}},
+           "status": {"conditions": [{"type": kind, "status": "True"}], "phase": "Running"}}
+    assert json.dumps(ev.evaluate(DEFINITION, OBJECT, [pod]).to_dict())
+
+
+@pytest.mark.parametrize("name", [{"a": 1}, ["worker"], 5])
+def test_a_component_name_that_is_not_a_string(work, capsys, ev, name):
+    definition = copy.deepcopy(DEFINITION)
+    definition["spec"]["structureDefinition"]["childComponents"][0]["name"] = name
+    view = ev.evaluate(definition, OBJECT)
+    assert view.errors and all("invalid karta" in str(e).lower() for e in view.errors), view.errors
+    (work / "odd.yaml").write_text(yaml.safe_dump(definition))
+    code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "odd.yaml")
+    assert code == 1 and "Traceback" not in err
+    fixture = dict(FIXTURE, definition="odd.yaml")
+    (work / "f.yaml").write_text(yaml.safe_dump(fixture))
+    code, out, err = run(capsys, "test", "f.yaml")
+    assert code == 1 and "Traceback" not in err
+
+
+def test_env_and_dollar_env_are_empty_and_do_not_crash(ev, monkeypatch):
+    monkeypatch.setenv("KARTALINT_PLANTED_SECRET", "pl4nted-s3cret")
+    for expression in ("env | length", "$ENV | length", "[env, $ENV] | map(length) | add",
+                       'env.KARTALINT_PLANTED_SECRET // 2', '$ENV.HOME // 2', '$__loc__ | 2'):
+        view = ev.evaluate(with_path("scaleDefinition.replicasPath", expression), OBJECT)
+        assert field_errors(view) == [], (expression, view.to_dict())
+        expected = 0 if "length" in expression else 2
+        assert view.component("worker").instances[0].scale.replicas == expected, expression
+        assert "pl4nted" not in json.dumps(view.to_dict())
+
+
+@pytest.mark.parametrize("directive", ['import "secret" as $s; 1', 'include "secret"; 1', 'import "secret" as s; 1'])
+def test_jq_modules_are_refused_before_running(ev, tmp_path, directive):
+    (tmp_path / "secret.json").write_text('"pl4nted-s3cret"')
+    (tmp_path / "secret.jq").write_text('def s: "pl4nted-s3cret";')
+    expression = directive.replace('"secret"', f'"secret" {{search: "{tmp_path}"}}')
+    view = ev.evaluate(with_path("scaleDefinition.replicasPath", expression), OBJECT)
+    assert "pl4nted" not in json.dumps(view.to_dict())
+    assert view.errors or field_errors(view)
+
+
+# -- arguments and configuration ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e400", "0", "-1", "abc"])
+def test_bad_timeouts_are_usage_errors(work, capsys, value):
+    for command in (["describe", "obj.yaml", "--definition", "def.yaml"], ["test", "."], ["diff", "--base", "HEAD"]):
+        with pytest.raises(SystemExit) if value == "abc" else _no_exit():
+            code, out, err = run(capsys, *command, "--timeout", value)
+            assert code == 2 and "--timeout must be a number of seconds above 0" in err, (command, err)
+
+
+class _no_exit:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.mark.parametrize("config, says", [
+    ("rules:\n  1: error\n", "unknown rule '1'"),
+    ("rules:\n  jq-compile-error: [1]\n", "jq-compile-error"),
+    ("max-file-size: abc\n", "max-file-size"),
+    ("max-file-size: -5\n", "max-file-size"),
+    ("- a\n- b\n", ".kartalint.yaml"),
+    ("exclude: 5\n", "exclude"),
+])
+def test_bad_configuration_is_one_error(work, capsys, config, says):
+    (work / ".kartalint.yaml").write_text(config)
+    code, out, err = run(capsys, "lint", "def.yaml")
+    assert code == 2
+    one_error(err, ".kartalint.yaml", says)
+
+
+def test_pyproject_with_a_kartalint_value_of_the_wrong_type(work, capsys):
+    (work / "pyproject.toml").write_text("[tool]\nkartalint = 5\n")
+    code, out, err = run(capsys, "lint", "-c", "pyproject.toml", "def.yaml")
+    assert code == 2 and "Traceback" not in err and "pyproject.toml" in err
+    (work / "pyproject.toml").write_text("tool = 5\n")
+    code, out, err = run(capsys, "lint", "def.yaml")  # not our table: ignored
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("command", [["lint", "def.yaml"], ["test", "f.yaml"], ["describe", "obj.yaml", "--definition", "def.yaml"],
+                                     ["test", "f.yaml", "--junit-xml"], ["new", "fixture", "obj.yaml", "--definition", "def.yaml"]])
+def test_output_paths_that_cannot_be_written(work, capsys, command):
+    (work / "f.yaml").write_text(yaml.safe_dump(dict(FIXTURE, definition="def.yaml")))
+    (work / "folder").mkdir()
+    for target in ("folder", "def.yaml/out.txt"):  # a folder; a path under a regular file
+        argv = command + [target] if command[-1].startswith("--") else command + ["-o", target]
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and f"cannot write {target}" in err and "Traceback" not in err
+
+
+# -- hangs and silent skips ---------------------------------------------------------------------------
+
+def test_a_fifo_is_skipped_with_a_word_never_read(tmp_path):
+    (tmp_path / "defs").mkdir()
+    (tmp_path / "defs" / "def.yaml").write_text(BASE_DEFINITION)
+    os.mkfifo(tmp_path / "defs" / "pipe.yaml")
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "f.yaml").write_text(yaml.safe_dump(dict(FIXTURE, definition="../defs/def.yaml")))
+    os.mkfifo(tmp_path / "fixtures" / "pipe.yaml")
+    (tmp_path / "obj.yaml").write_text(yaml.safe_dump(OBJECT))
+    for argv in (["lint", "defs"], ["test", "fixtures"], ["test", "fixtures", "--definitions", "defs"],
+                 ["describe", "obj.yaml", "--catalog", "defs"]):
+        proc = subprocess.run([sys.executable, "-m", "kartalint", *argv], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert proc.returncode in (0, 1), (argv, proc.stderr)
+        assert "pipe.yaml" in proc.stderr and "not a regular file" in proc.stderr, (argv, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any folder")
+def test_an_unreadable_folder_is_reported(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "defs" / "locked").mkdir(parents=True)
+    (tmp_path / "defs" / "def.yaml").write_text(BASE_DEFINITION)
+    os.chmod(tmp_path / "defs" / "locked", 0)
+    try:
+        code, out, err = run(capsys, "lint", "defs")
+    finally:
+        os.chmod(tmp_path / "defs" / "locked", 0o755)
+    assert "locked" in err and code != 0
+
+
+def test_a_large_json_object_without_aliases_is_not_an_alias_bomb(work, capsys):
+    big = copy.deepcopy(OBJECT)
+    big["metadata"]["annotations"] = {f"k{i}": "v" * 30 for i in range(80_000)}  # about 3 MB
+    (work / "big.json").write_text(json.dumps(big))
+    assert os.path.getsize(work / "big.json") > 3_000_000
+    code, out, err = run(capsys, "describe", "big.json", "--definition", "def.yaml")
+    assert code == 0, err
+
+
+def test_describe_a_list_with_items_that_are_not_objects(work, capsys):
+    (work / "list.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [1, "x", OBJECT]}))
+    code, out, err = run(capsys, "describe", "list.yaml", "--definition", "def.yaml")
+    assert code == 1
+    assert "list.yaml: items[0] is not a Kubernetes object" in err and "items[1]" in err
+    assert "Trainer/t" in out  # the good item is still described
+
+
+# -- the Python API ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, says", [
+    (lambda: kartalint.evaluate(DEFINITION, OBJECT, pods=5), "pods must be a list"),
+    (lambda: kartalint.evaluate(DEFINITION, OBJECT, timeout=math.nan), "timeout must be a number"),
+    (lambda: kartalint.evaluate("not a dict", OBJECT), "definition must be a dict"),
+])
+def test_api_raises_argument_error_for_bad_arguments(call, says):
+    with pytest.raises(ArgumentError, match=says) as info:
+        call()
+    assert isinstance(info.value, KartalintError) and isinstance(info.value, (TypeError, ValueError))
+
+
+def test_api_turns_bad_data_into_view_errors(ev):
+    odd = copy.deepcopy(OBJECT)
+    odd["metadata"]["labels"] = {1: "non-string key", "n": math.nan}
+    assert json.dumps(ev.evaluate(DEFINITION, odd).to_dict())
+    deep = copy.deepcopy(DEFINITION)
+    deep["metadata"]["labels"] = nested(5000, "x")
+    view = ev.evaluate(deep, OBJECT)
+    assert view.errors and json.dumps(view.to_dict())
+    deep_object = dict(OBJECT, extra=nested(5000, "x"))
+    view = ev.evaluate(DEFINITION, deep_object)  # never raises
+    assert view.errors and json.dumps(view.to_dict())
