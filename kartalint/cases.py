@@ -40,6 +40,7 @@ class Case:
     xfail: Optional[str] = None
     recorded_state: Any = None
     problems: List[str] = field(default_factory=list)
+    refused: bool = False  # a file the case names resolves outside the allowed folders
 
 
 class Confinement:
@@ -50,6 +51,7 @@ class Confinement:
 
     def __init__(self, folders: Sequence[str]) -> None:
         self.folders = sorted({os.path.realpath(f) for f in folders})
+        self.issued: set = set()  # every refusal message given (cases carrying one are marked ``refused``)
 
     def outside(self, path: str) -> Optional[str]:
         """None when ``path`` resolves inside a folder, else the resolved path."""
@@ -62,8 +64,10 @@ class Confinement:
         real = self.outside(path)
         if real is None:
             return None
-        return (f"{what} resolves to {real}, outside {' and '.join(self.folders)}: refused (a fixture reads files only "
-                "inside the project; `--allow-outside DIR` allows a folder deliberately)")
+        message = (f"{what} resolves to {real}, outside {' and '.join(self.folders)}: refused (a fixture reads files only "
+                   "inside the project; `--allow-outside DIR` allows a folder deliberately)")
+        self.issued.add(message)
+        return message
 
 
 @dataclass
@@ -153,6 +157,9 @@ def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] 
             first = bad[0]
             out.cases.append(Case(id=path, file=path, kind="fixture", line=first.line,
                                   problems=[f"{path}:{first.line}:{first.column}: {first.message}"]))
+    if confinement is not None:
+        for case in out.cases:
+            case.refused = any(problem in confinement.issued for problem in case.problems)
     return out
 
 

@@ -8,10 +8,12 @@ findings of every changed definition are compared too (new and fixed, positions 
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import karta, quantity
 from .cases import Case, Confinement, discover
 from .config import Config
 from .definitions import DefinitionFile, DefinitionIndex, object_gvk
@@ -48,7 +50,7 @@ def summarize(view: Optional[WorkloadView]) -> Optional[Dict[str, Any]]:
     if view is None:
         return None
     gang = view.gang or {}
-    return {
+    summary = {
         "statuses": sorted(view.statuses),
         "components": {c.name: {("" if i.id is None else i.id): i.desired for i in c.instances} for c in view.components},
         "resources": view.resources.to_dict(),
@@ -56,10 +58,46 @@ def summarize(view: Optional[WorkloadView]) -> Optional[Dict[str, Any]]:
                  "subGroups": {s["name"]: s["minAvailable"] for s in gang.get("subGroups", []) or []}} if gang else None,
         "errors": sorted(f"{comp + '.' if comp else ''}{e.field}: {e.message}" for comp, e in view.all_errors),
     }
+    if view.pods_given:  # pod placement: which instance each pod lands in, and the pods nothing selects
+        summary["pods"] = {c.name: {("" if i.id is None else i.id): sorted(p.name for p in i.pods) for i in c.instances}
+                           for c in view.components if c.pods}
+        summary["unmatchedPods"] = sorted(view.unmatched_pods)
+    return summary
 
 
-def _change(what: str, base: Any, head: Any, component: Optional[str] = None, text: str = "") -> Dict[str, Any]:
-    return {"what": what, "component": component, "base": base, "head": head, "text": text or f"{what}: {base} -> {head}"}
+def show(value: Any) -> str:
+    """A value as a reviewer reads it: JSON scalars and compact JSON, never a Python repr."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+RESOURCE_LABELS = {"gpus": "GPUs", "cpuMillis": "CPU", "memoryBytes": "memory"}
+
+
+def show_resource(key: str, base: int, head: int) -> Tuple[str, str, str]:
+    """(base, head, signed delta) in Kubernetes units, one unit for the three."""
+    if key == "memoryBytes":
+        texts = quantity.memory_column([base, head, head - base])
+    elif key == "cpuMillis":
+        texts = quantity.cpu_column([base, head, head - base])
+    else:
+        texts = [str(base), str(head), str(head - base)]
+    return texts[0], texts[1], quantity.signed(texts[2])
+
+
+def delta_text(before: Any, after: Any) -> str:
+    """`` (+4)`` between two integers, else nothing."""
+    if isinstance(before, int) and isinstance(after, int) and not isinstance(before, bool) and not isinstance(after, bool):
+        return f" ({quantity.signed(str(after - before))})"
+    return ""
+
+
+def _change(what: str, base: Any, head: Any, component: Optional[str] = None, text: str = "",
+            instance: Optional[str] = None, field_name: Optional[str] = None) -> Dict[str, Any]:
+    """One change; ``before``/``after`` (and the older ``base``/``head``) hold the values,
+    ``component``, ``instance`` and ``field`` say where."""
+    return {"what": what, "component": component, "instance": instance, "field": field_name or what,
+            "before": base, "after": head, "base": base, "head": head,
+            "text": text or f"{what}: {show(base)} -> {show(head)}"}
 
 
 def compare_summaries(base: Optional[Dict[str, Any]], head: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
@@ -74,40 +112,82 @@ def compare_summaries(base: Optional[Dict[str, Any]], head: Optional[Dict[str, A
         gone = [s for s in base["statuses"] if s not in head["statuses"]]
         new = [s for s in head["statuses"] if s not in base["statuses"]]
         detail = "; ".join(x for x in (f"stops matching {', '.join(gone)}" if gone else "", f"now matches {', '.join(new)}" if new else "") if x)
-        out.append(_change("statuses", base["statuses"], head["statuses"], text=f"statuses: {', '.join(base['statuses'])} -> {', '.join(head['statuses'])} ({detail})"))
+        out.append(_change("statuses", base["statuses"], head["statuses"],
+                           text=f"statuses: {show(base['statuses'])} -> {show(head['statuses'])} ({detail})"))
     for name in sorted(set(base["components"]) | set(head["components"])):
         b, h = base["components"].get(name), head["components"].get(name)
         if b is None:
-            out.append(_change("component-added", None, h, name, f"component {name} added"))
+            out.append(_change("component-added", None, h, name, f"component {name} added", field_name="component"))
             continue
         if h is None:
-            out.append(_change("component-removed", b, None, name, f"component {name} removed"))
+            out.append(_change("component-removed", b, None, name, f"component {name} removed", field_name="component"))
             continue
         gone = [i for i in b if i not in h]
         new = [i for i in h if i not in b]
         if gone and len(gone) == len(new):  # same number of roles, other names: renamed, paired in order
             for old_id, new_id in zip(sorted(gone), sorted(new)):
-                out.append(_change("role-renamed", old_id, new_id, name, f"{name}: role {old_id!r} renamed to {new_id!r}"))
+                out.append(_change("role-renamed", old_id, new_id, name, f"{name}: role {show(old_id)} renamed to {show(new_id)}",
+                                   instance=new_id, field_name="instanceId"))
         else:
             for i in gone:
-                out.append(_change("role-removed", i, None, name, f"{name}: role {i!r} disappeared"))
+                out.append(_change("role-removed", i, None, name, f"{name}: role {show(i)} disappeared", instance=i, field_name="instanceId"))
             for i in new:
-                out.append(_change("role-added", None, i, name, f"{name}: role {i!r} appeared"))
+                out.append(_change("role-added", None, i, name, f"{name}: role {show(i)} appeared", instance=i, field_name="instanceId"))
         for i in sorted(set(b) & set(h)):
             if b[i] != h[i]:
                 label = f"{name}[{i}]" if i else name
-                out.append(_change("replicas", b[i], h[i], name, f"{label}.replicas: {b[i]} -> {h[i]}"))
-    for key, label in (("gpus", "GPUs"), ("cpuMillis", "CPU millicores"), ("memoryBytes", "memory bytes")):
-        if base["resources"][key] != head["resources"][key]:
-            out.append(_change(key, base["resources"][key], head["resources"][key], text=f"total {label}: {base['resources'][key]} -> {head['resources'][key]}"))
-    if base["gang"] != head["gang"]:
-        out.append(_change("gang", base["gang"], head["gang"], text=f"gang: {base['gang']} -> {head['gang']}"))
+                out.append(_change("replicas", b[i], h[i], name, f"{label}.replicas: {show(b[i])} -> {show(h[i])}{delta_text(b[i], h[i])}",
+                                   instance=i or None, field_name="replicas"))
+    for key, label in RESOURCE_LABELS.items():
+        before, after = base["resources"][key], head["resources"][key]
+        if before != after:
+            b_text, h_text, delta = show_resource(key, before, after)
+            out.append(_change(key, before, after, text=f"total {label}: {b_text} -> {h_text} ({delta})", field_name=key))
+    out.extend(_gang_changes(base["gang"], head["gang"]))
+    out.extend(_pod_changes(base, head))
     for error in head["errors"]:
         if error not in base["errors"]:
-            out.append(_change("error-appeared", None, error, text=f"extraction error appeared: {error}"))
+            out.append(_change("error-appeared", None, error, text=f"extraction error appeared: {error}", field_name="errors"))
     for error in base["errors"]:
         if error not in head["errors"]:
-            out.append(_change("error-fixed", error, None, text=f"extraction error went away: {error}"))
+            out.append(_change("error-fixed", error, None, text=f"extraction error went away: {error}", field_name="errors"))
+    return out
+
+
+def _gang_changes(base: Optional[Dict[str, Any]], head: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    if base == head:
+        return []
+    if base is None or head is None:
+        return [_change("gang", base, head, text=f"gang: {show(base)} -> {show(head)}", field_name="gang")]
+    out = []
+    for key in ("minAvailable", "minSubGroup"):
+        if base.get(key) != head.get(key):
+            out.append(_change("gang", base.get(key), head.get(key),
+                               text=f"gang.{key}: {show(base.get(key))} -> {show(head.get(key))}{delta_text(base.get(key), head.get(key))}",
+                               field_name=f"gang.{key}"))
+    b_groups, h_groups = base.get("subGroups") or {}, head.get("subGroups") or {}
+    for name in sorted(set(b_groups) | set(h_groups)):
+        if b_groups.get(name) != h_groups.get(name):
+            out.append(_change("gang", b_groups.get(name), h_groups.get(name), name,
+                               f"gang.subGroups[{show(name)}].minAvailable: {show(b_groups.get(name))} -> {show(h_groups.get(name))}"
+                               f"{delta_text(b_groups.get(name), h_groups.get(name))}",
+                               field_name="gang.subGroups.minAvailable"))
+    return out
+
+
+def _pod_changes(base: Dict[str, Any], head: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Pods that move between components or instances, or that nothing selects any more."""
+    if "pods" not in base or "pods" not in head:
+        return []
+    def placement(summary: Dict[str, Any]) -> Dict[str, str]:
+        return {pod: f"{comp}[{inst}]" if inst else comp
+                for comp, instances in summary["pods"].items() for inst, pods in instances.items() for pod in pods}
+    b, h = placement(base), placement(head)
+    out = []
+    for pod in sorted(set(b) | set(h)):
+        if b.get(pod) != h.get(pod):
+            out.append(_change("pod-moved", b.get(pod), h.get(pod), text=f"pod {show(pod)}: {show(b.get(pod))} -> {show(h.get(pod))}",
+                               field_name=f"pods[{pod}]"))
     return out
 
 
@@ -213,9 +293,35 @@ def _definition_changes(base: RevisionDefinitions, head: RevisionDefinitions, mo
         base_lint = lint_keys(path, base.files[path][0]) if path in base.files else []
         head_lint = lint_keys(head_path, head.files[head_path][0]) if head_path else []
         out.append({"path": path, "headPath": head_path, "status": status,
+                    "expressions": expression_changes(base.files[path][1] if path in base.files else None,
+                                                      head.files[head_path][1] if head_path else None),
                     "lint": {"new": [f"{r} at {p}: {m}" for r, p, m in head_lint if (r, p, m) not in base_lint],
                              "fixed": [f"{r} at {p}: {m}" for r, p, m in base_lint if (r, p, m) not in head_lint]}})
     return out
+
+
+def _expressions(definition: Any) -> Dict[Tuple[str, str], str]:
+    """``{(component or "gang", field path inside it): jq text}``, keyed by component name so
+    that reordering components is no change."""
+    if definition is None:
+        return {}
+    owners = sorted(((c.path, str(c.name)) for c in karta.components(definition)), key=lambda item: -len(item[0]))
+    out = {}
+    for jq_field in karta.jq_fields(definition):
+        for path, name in owners:
+            if tuple(jq_field.path[: len(path)]) == tuple(path):
+                out[(name, format_path(jq_field.path[len(path):]))] = jq_field.expression
+                break
+        else:
+            out[("gang", format_path(jq_field.path[3:]))] = jq_field.expression
+    return out
+
+
+def expression_changes(base: Any, head: Any) -> List[Dict[str, Any]]:
+    """The jq fields whose expression differs between two versions of a definition."""
+    before, after = _expressions(base), _expressions(head)
+    return [{"component": key[0], "field": key[1], "before": before.get(key), "after": after.get(key)}
+            for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key)]
 
 
 def _tree(view: Optional[WorkloadView], changes: List[Dict[str, Any]]) -> Dict[str, Any]:

@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     describe.add_argument("-o", "--output", metavar="FILE",
                           help="write to FILE instead of stdout (the old `-o tree|json|yaml` still selects a format, deprecated)")
     describe.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10, as upstream)")
+    describe.add_argument("--force", action="store_true",
+                          help="evaluate a definition that breaks the Karta schema or upstream's validator (as far as it can be)")
 
     test = sub.add_parser("test", help="run definitions against fixtures, recordings and predictions; diff statuses, roles, replicas, GPUs")
     test.add_argument("paths", nargs="*", metavar="PATH",
@@ -71,15 +73,19 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--definitions", action="append", default=[], metavar="DIR",
                       help="definitions to resolve fixtures and recordings against, before the project's and the bundled catalog (repeatable)")
     test.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
-    test.add_argument("-f", "--format", choices=["text", "json", "junit", "github"], default="text",
-                      help="output format (github: one annotation per differing field, at its line in the fixture)")
+    test.add_argument("-f", "--format", choices=["text", "json", "junit", "github", "sarif"], default="text",
+                      help="output format (github: one annotation per differing field, at its line in the fixture; "
+                           "sarif: code scanning results at the same places)")
     test.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     test.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report to FILE (whatever --format is)")
+    test.add_argument("--sarif", metavar="FILE", help="also write a SARIF report to FILE (whatever --format is)")
     test.add_argument("-k", dest="pattern", metavar="PATTERN", help="run only cases whose id or name contains PATTERN (or matches it, with * ? [)")
     test.add_argument("-v", "--verbose", action="store_true", help="show every case with its details")
     test.add_argument("--update", nargs="?", const="failed", metavar="all",
                       help="write observed values into the expect blocks of failing fixtures (`--update=all`: every fixture)")
-    test.add_argument("--force", action="store_true", help="allow --update when CI=true")
+    test.add_argument("--force", action="store_true", help="let --update write when CI=true (otherwise it runs as --check)")
+    test.add_argument("--check", action="store_true",
+                      help="with --update: write nothing, fail on every fixture --update would rewrite")
     test.add_argument("--require-fixtures", action="store_true", help="fail for every definition that no case exercises")
     test.add_argument("--min-coverage", type=float, metavar="PERCENT", help="fail when a definition's status-mapping coverage is below PERCENT")
     test.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
@@ -238,7 +244,8 @@ def _lint(args: argparse.Namespace) -> int:
     for message in result.skipped_paths:
         sys.stderr.write(f"kartalint: warning: {message}\n")
     try:
-        reporter = make_reporter(args.format, stream, color=_use_color(args.color, stream) if not args.output else False)
+        root = _project(args).root if args.format == "sarif" else None  # SARIF locations start at the project root
+        reporter = make_reporter(args.format, stream, color=_use_color(args.color, stream) if not args.output else False, root=root)
         reporter.report(result)
     finally:
         if args.output:
@@ -316,13 +323,21 @@ def _describe(args: argparse.Namespace) -> int:
         index = project.index(args.catalog)
         _say_index(index, project=project)
     documents, exit_code = [], EXIT_FAIL if errors else EXIT_OK
-    with Evaluator(timeout=args.timeout) as evaluator:
+    refused: set = set()
+    with Evaluator(timeout=args.timeout, force=args.force) as evaluator:
         for item in objects:
             gvk = object_gvk(item.data)
             entry = fixed or index.find(gvk)
             if entry is None:
                 sys.stderr.write(f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; {index.describe_search(gvk)}\n")
                 exit_code = EXIT_USAGE
+                continue
+            if not args.force and evaluator.prepare(entry.data).invalid:
+                if entry.path not in refused:  # say it once per definition, at its places
+                    refused.add(entry.path)
+                    for line in _invalid_definition_lines(entry):
+                        sys.stderr.write(f"kartalint: error: {line}\n")
+                exit_code = EXIT_FAIL
                 continue
             view = evaluator.evaluate(entry.data, item.data, pods)
             if view.all_errors and exit_code == EXIT_OK:
@@ -343,6 +358,23 @@ def _describe(args: argparse.Namespace) -> int:
             text = yaml.safe_dump(payload, sort_keys=False, default_flow_style=False)
     _emit(text, output)
     return exit_code
+
+
+def _invalid_definition_lines(entry: "Any") -> List[str]:
+    """Why a definition is refused, each problem at its file:line:col (the schema's wrong types and
+    upstream's validator rules), and what to do."""
+    from .lint import lint_paths
+
+    findings = [f for f in lint_paths([entry.path]).findings
+                if f.severity >= rules.Severity.ERROR and (f.rule == "wrong-type" or rules.RULES[f.rule].category == "parity")]
+    lines = [f"{f.file}:{f.line}:{f.column}: {f.message} ({f.rule})" for f in findings]
+    if not lines:
+        from .evaluation.engine import prepare
+
+        lines = [f"{entry.path}: {message}" for message in prepare(entry.data).invalid]
+    lines.append(f"{entry.path}: the definition is invalid (upstream refuses it): nothing was evaluated; "
+                 "fix it, or add --force to see what it makes of the object anyway")
+    return lines
 
 
 def _check_timeout(value: float) -> None:
@@ -376,8 +408,9 @@ def _test(args: argparse.Namespace) -> int:
     if args.update not in (None, "failed", "all"):  # `--update PATH`: the path belongs to the paths
         paths.insert(0, args.update)
         args.update = "failed"
-    if args.update and os.environ.get("CI", "").lower() in ("true", "1") and not args.force:
-        raise ConfigError("--update rewrites fixtures and is refused when CI=true (add --force to override)")
+    if args.update and not args.check and os.environ.get("CI", "").lower() in ("true", "1") and not args.force:
+        sys.stderr.write("kartalint: note: CI=true: --update runs as --check and writes nothing (add --force to write)\n")
+        args.check = True
     _check_timeout(args.timeout)
     project = _project(args)
     if not paths:
@@ -406,7 +439,7 @@ def _test(args: argparse.Namespace) -> int:
                          f"({found.files} file(s) searched; fixtures have kind: KartaFixture)\n")
         return EXIT_USAGE
     stream = open_output(args.output) if args.output else sys.stdout
-    junit = open_output(args.junit_xml) if args.junit_xml else None
+    extra = [(name, open_output(path)) for name, path in (("junit", args.junit_xml), ("sarif", args.sarif)) if path]
     lint_cache = LintCache()
     with Evaluator(timeout=args.timeout) as evaluator:
         report = run(cases, evaluator, lint_cache)
@@ -415,23 +448,28 @@ def _test(args: argparse.Namespace) -> int:
         sys.stderr.write(f"kartalint: note: the project at {project.root} has no definitions of its own: "
                          "--require-fixtures and --min-coverage have nothing to judge\n")
     report.judge(judged, args.require_fixtures, args.min_coverage)
+    update_problems: List[str] = []
+    if args.update and not args.check:  # rewrite first, so the report shows the rewritten cases as updated
+        outcome = update_fixtures(report, args.update, lint_cache)
+        report.mark_updated(outcome.updated_files)
+        sys.stderr.write(f"kartalint: updated {outcome.updated} fixture(s) in {outcome.files} file(s)\n")
+        update_problems = outcome.problems
+    elif args.update:
+        pending = [r for r in report.results if r.outcome == "failed" and r.case.kind == "fixture"]
+        sys.stderr.write(f"kartalint: --check: {len(pending)} fixture(s) would be updated; nothing was written\n")
+    for name, extra_stream in extra:  # files first: a closed stdout (`| head`) must not leave them empty
+        with extra_stream:
+            TEST_REPORTERS[name](extra_stream, root=project.root).report(report)
     try:
-        TEST_REPORTERS[args.format](stream, verbose=args.verbose).report(report)
+        TEST_REPORTERS[args.format](stream, verbose=args.verbose, root=project.root).report(report)
     finally:
         if args.output:
             stream.close()
-    if junit is not None:
-        with junit:
-            TEST_REPORTERS["junit"](junit).report(report)
-    code = EXIT_OK if report.ok else EXIT_FAIL
-    if args.update:
-        outcome = update_fixtures(report, args.update, lint_cache)
-        sys.stderr.write(f"kartalint: updated {outcome.updated} fixture(s) in {outcome.files} file(s)\n")
-        for problem in outcome.problems:
-            sys.stderr.write(f"kartalint: error: {problem}\n")
-        if outcome.problems:
-            return EXIT_USAGE
-    return code
+    for problem in update_problems:
+        sys.stderr.write(f"kartalint: error: {problem}\n")
+    if update_problems:
+        return EXIT_USAGE
+    return EXIT_OK if report.ok else EXIT_FAIL
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -658,6 +696,7 @@ def rules_markdown() -> str:
         "yaml": "Reading files", "schema": "Schema (from the Karta CRD)", "parity": "Upstream validator parity",
         "jq": "jq expressions", "practice": "Best practices", "gang": "Gang scheduling (KAI Scheduler)",
         "crd": "CRD-aware (with `--crd` or `crds:`)", "fixture": "Fixture files", "test": "Test-time rules (reported by `kartalint test`)",
+        "outcome": "Outcomes of `kartalint test` (named in SARIF, JUnit and annotations)",
     }
     for category in rules.CATEGORIES:
         lines += [f"## {titles[category]}", "", "| rule | severity | what it means | fix |", "|---|---|---|---|"]
@@ -666,6 +705,12 @@ def rules_markdown() -> str:
             hint = rule.hint.replace("|", "\\|")
             lines.append(f"| <a id=\"{rule.id}\"></a>`{rule.id}` | {rule.severity} | {summary} | {hint} |")
         lines.append("")
+        for rule in rules.iter_rules([category]):
+            example = rules.EXAMPLES.get(rule.id)
+            if example is None:
+                continue
+            lines += [f"### `{rule.id}`: why and examples", "", f"Why: {example.why}", "", "Bad:", "", "```yaml",
+                      example.bad, "```", "", "Good:", "", "```yaml", example.good, "```", ""]
     return "\n".join(lines)
 
 

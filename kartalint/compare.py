@@ -81,6 +81,8 @@ def _errors_note(comp: Optional[Component], *fields: str) -> str:
 def _instance_value(instance: Any, key: str) -> Any:
     if key == "replicas":
         return instance.desired
+    if key == "pods":
+        return sorted(p.name for p in instance.pods or [])
     if key in ("min", "max"):
         return getattr(instance.scale, key) if instance.scale else None
     total = instance.resources
@@ -153,11 +155,23 @@ def snapshot(view: WorkloadView, lint_rules: Optional[Sequence[str]] = None) -> 
     if view.phase is not None:
         out["phase"] = view.phase
     components: Dict[str, Any] = {}
+    pinned = view.pods_given  # with pods, the snapshot pins where each pod goes (a selector regression fails)
     for comp in view.components:
         if comp.multi_instance:
-            components[comp.name] = {"instances": {i.id: {"replicas": i.desired, "gpus": _instance_value(i, "gpus")} for i in comp.instances}}
+            instances = {}
+            for i in comp.instances:
+                instances[i.id] = {"replicas": i.desired, "gpus": _instance_value(i, "gpus")}
+                if pinned:
+                    instances[i.id]["pods"] = _instance_value(i, "pods")
+            components[comp.name] = {"instances": instances}
         elif comp.has_pod_definition:
             components[comp.name] = {"replicas": _component_desired(comp), "gpus": comp.resources.gpus}
+        else:
+            if not (pinned and comp.pods):
+                continue
+            components[comp.name] = {}
+        if pinned:
+            components[comp.name]["pods"] = sorted(p.name for p in comp.pods)
     if components:
         out["components"] = components
     out["gpus"] = view.resources.gpus
@@ -168,6 +182,8 @@ def snapshot(view: WorkloadView, lint_rules: Optional[Sequence[str]] = None) -> 
         out["errors"] = errors
     if lint_rules:
         out["lint"] = sorted(lint_rules)
+    if pinned:
+        out["unmatchedPods"] = sorted(view.unmatched_pods)
     return out
 
 
@@ -234,7 +250,9 @@ def _compare_instances(name: str, comp: Component, stated: Dict[str, Any]) -> Li
         if instance is None or not isinstance(fields, dict):
             continue
         for key, value in fields.items():
-            actual = _instance_value(instance, key) if key in ("replicas", "min", "max") or key in RESOURCE_KEYS else None
+            actual = _instance_value(instance, key) if key in ("replicas", "min", "max", "pods") or key in RESOURCE_KEYS else None
+            if key == "pods" and isinstance(value, list):
+                value = sorted(value)  # a set of pod names
             if value != actual:
                 where = "scaleDefinition" if key in SCALE_KEYS else "specDefinition"
                 diffs.append(Diff(f"{name}[{instance_id}].{key}", value, actual, _errors_note(comp, where)))

@@ -9,6 +9,7 @@ declared structure (``metadata``, plain ``type: object``) accept any path.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -29,6 +30,7 @@ class CrdVersion:
     served: bool
     storage: bool
     source: str
+    printer_columns: Tuple[str, ...] = ()  # jsonPath of each additionalPrinterColumn
 
     @property
     def gvk(self) -> GVK:
@@ -144,8 +146,9 @@ def crd_versions(data: Any, source: str = "") -> List[CrdVersion]:
             problem = schema_problem(raw, ("spec", "versions", i, "schema", "openAPIV3Schema"))
             if problem:
                 raise problem
+        columns = tuple(str(as_dict(c).get("jsonPath") or "") for c in as_list(version.get("additionalPrinterColumns")))
         out.append(CrdVersion(group, version["name"], kind, str(names.get("plural") or ""), as_dict(raw),
-                              bool(version.get("served", True)), bool(version.get("storage", False)), source))
+                              bool(version.get("served", True)), bool(version.get("storage", False)), source, columns))
     return out
 
 
@@ -158,12 +161,15 @@ class Lookup:
     suggestions: Tuple[str, ...] = ()
     required: bool = False  # the last key is required by its parent
     default: Any = None
+    free_form: Optional[Tuple[str, ...]] = None  # the free-form subtree the path entered (not checked further)
 
 
 def _open(schema: Dict[str, Any]) -> bool:
-    """True when the schema does not constrain its keys."""
+    """True when the schema does not constrain its keys. A subtree marked
+    ``x-kubernetes-preserve-unknown-fields`` that declares ``properties`` is checked against them
+    (its authors wrote the fields down); only a truly free-form one is open."""
     if schema.get("x-kubernetes-preserve-unknown-fields"):
-        return True
+        return not isinstance(schema.get("properties"), dict) or not schema.get("properties")
     if schema.get("x-kubernetes-embedded-resource") and not schema.get("properties"):
         return True
     return schema.get("type") in (None, "object") and "properties" not in schema and "additionalProperties" not in schema and "items" not in schema
@@ -174,8 +180,10 @@ def lookup(root: Dict[str, Any], path: Tuple[str, ...]) -> Lookup:
     required = False
     default = None
     for i, part in enumerate(path):
-        if node is None or _open(node) or (i == 1 and path[0] == "metadata"):
+        if node is None or (i == 1 and path[0] == "metadata"):
             return Lookup(True, None)
+        if _open(node):
+            return Lookup(True, None, free_form=path[:i] if node.get("x-kubernetes-preserve-unknown-fields") or i else None)
         if part.startswith("["):
             if "items" in node:
                 node = as_dict(node.get("items"))
@@ -204,3 +212,24 @@ def lookup(root: Dict[str, Any], path: Tuple[str, ...]) -> Lookup:
         suggestions = tuple(difflib.get_close_matches(part, list(props), n=3, cutoff=0.6))
         return Lookup(False, None, part, path[:i], suggestions)
     return Lookup(True, node, required=required, default=default)
+
+
+_COLUMN_TYPE = re.compile(r"""@\.type\s*==\s*["']([^"']+)["']""")
+
+
+def declared_condition_types(version: CrdVersion, conditions_path: Optional[Tuple[str, ...]]) -> List[str]:
+    """Condition types the CRD declares with an enum on the conditions' ``type`` field; [] when it
+    declares none (then nothing can be said). Printer columns (``@.type=="Ready"``) name only the
+    types worth a column, never all of them (JobSet shows Completed, and writes Failed and
+    Suspended too), so they are listed by ``printer_condition_types`` but prove nothing."""
+    if conditions_path is None:
+        return []
+    found = lookup(version.schema, conditions_path + ("[]", "type"))
+    if not found.found or found.schema is None:
+        return []
+    return list(dict.fromkeys(str(v) for v in as_list(found.schema.get("enum"))))
+
+
+def printer_condition_types(version: CrdVersion) -> List[str]:
+    """The condition types the CRD's printer columns select (a subset of what the operator writes)."""
+    return list(dict.fromkeys(t for column in version.printer_columns for t in _COLUMN_TYPE.findall(column)))

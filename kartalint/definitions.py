@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .karta import as_dict, gvk_of, structure
-from .load import iter_yaml_files, load_file, missing_reason
+from .load import display_path, iter_yaml_files, load_file, missing_reason
 
 GVK = Tuple[str, str, str]
 
@@ -167,7 +167,7 @@ def field_location(definition: DefinitionFile, component: Optional[str], field_n
         match = re.match(r"^(.*?)\[(\d+)\]$", part)
         path += (match.group(1), int(match.group(2))) if match else (part,)
     span = document.span(path)
-    return f"{definition.path}:{span.line}:{span.column}"
+    return f"{display_path(definition.path)}:{span.line}:{span.column}"
 
 
 _POSITIONS: Dict[str, Any] = {}

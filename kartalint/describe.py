@@ -63,7 +63,14 @@ def _tree_rows(comp: Component, prefix: str, last: bool, rows: List[List[str]], 
         items: List[Any] = list(comp.instances)
     else:
         desired: Optional[int] = comp.instances[0].desired if comp.instances else 0
-        label = _counts(comp.pods, desired, comp.pods_given) if comp.has_pod_definition else ""
+        if comp.has_pod_definition:
+            label = _counts(comp.pods, desired, comp.pods_given)
+        elif comp.logical and comp.children:
+            label = f"replicas: {comp.row_replicas}"  # as kli: the sum of its children
+        elif comp.instances and comp.instances[0].scale is not None:
+            label = f"replicas: {desired}"  # replicas but no pod spec (a Job whose pods the operator builds)
+        else:
+            label = ""
         rows.append([f"{prefix}{branch}{comp.name}", label, _gpu(own.gpus), _nodes(comp.pods)])
         items = list(comp.pods)
     children = [c for c in comp.children if _visible(c)]
@@ -106,16 +113,21 @@ def render_tree(view: WorkloadView, origin: str = "", locate: Optional[Callable[
     if view.unmatched_pods:
         lines.append(f"pods matched by no component: {', '.join(view.unmatched_pods)}")
     lines += ["", f"Phase: {','.join(view.statuses) if view.statuses else '<no status definition>'}", "", "Resources:"]
-    table = [["COMPONENT", "REPLICAS", "GPU", "CPU", "MEMORY"]]
+    rows_data = []
     total_replicas = 0
     for comp in view.components:
-        if not comp.has_pod_definition:
+        # as kli: one row per non-grouping component, including one with replicas and no pod spec
+        if comp.logical or not (comp.has_pod_definition or any(i.scale is not None for i in comp.instances)):
             continue
         own = comp.own_resources
         total_replicas += comp.desired
-        table.append([comp.name, str(comp.desired), str(own.gpus), quantity.format_cpu(own.cpu_millis), quantity.format_memory(own.memory_bytes)])
-    total = view.resources
-    table.append(["TOTAL", str(total_replicas), str(total.gpus), quantity.format_cpu(total.cpu_millis), quantity.format_memory(total.memory_bytes)])
+        rows_data.append((comp.name, str(comp.desired), own))
+    rows_data.append(("TOTAL", str(total_replicas), view.resources))
+    # one unit per column (4096Gi and 4100Gi, not 4Ti and 4100Gi), so the column reads at a glance
+    cpus = quantity.cpu_column([r[2].cpu_millis for r in rows_data])
+    memories = quantity.memory_column([r[2].memory_bytes for r in rows_data])
+    table = [["COMPONENT", "REPLICAS", "GPU", "CPU", "MEMORY"]]
+    table += [[name, replicas, str(res.gpus), cpu, memory] for (name, replicas, res), cpu, memory in zip(rows_data, cpus, memories)]
     lines.extend(_align(table))
     problems = view.all_errors
     if problems:

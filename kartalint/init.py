@@ -170,7 +170,8 @@ def next_steps(result: Plan, layout: str) -> str:
                and os.sep not in p[len(definitions_dir) + 1:]]
     lines = ["Next steps:"]
     if drafted:
-        lines.append(f"  1. Review every TODO in {', '.join(drafted)} (kartalint lint --strict shows what is left).")
+        lines.append(f"  1. Review every TODO in {', '.join(drafted)}, then remove its draft header "
+                     "(kartalint lint --strict shows what is left).")
     else:
         lines.append(f"  1. Write a definition in {definitions_dir}/ (`kartalint new --crd CRD.yaml -o {definitions_dir}/NAME.yaml`).")
     lines += [

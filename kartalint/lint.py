@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, List, Optional
@@ -115,7 +116,12 @@ def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_fil
     config = config or Config()
     result = LintResult()
     files, result.missing = iter_yaml_files(paths, result.skipped_paths)
+    seen = set()
     for path in files:
+        key = path if path == "-" else os.path.realpath(path)
+        if key in seen:  # a file given twice (or reached through two paths) is checked once
+            continue
+        seen.add(key)
         if path != "-" and config.excluded(path):
             continue
         source = load_file(path, config.max_file_size)

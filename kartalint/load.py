@@ -222,6 +222,18 @@ def _end_index(node: Any) -> int:
     return end
 
 
+def display_path(path: str) -> str:
+    """``path`` relative to the current folder when it lies under it, else absolute: what a
+    terminal or an editor opens from where the command ran."""
+    if path in ("-", "<stdin>") or not path:
+        return path
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    if absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        return os.path.relpath(absolute, cwd)
+    return absolute
+
+
 def read_text(path: str, max_bytes: int = MAX_FILE_BYTES) -> Tuple[Optional[str], Optional[Tuple[str, str, int]]]:
     """Text of a file, or (rule, message, byte offset) describing why it cannot be read."""
     try:

@@ -24,22 +24,12 @@ from typing import List, Optional, Sequence
 
 from .config import Config, find_config, load_config
 from .definitions import DefinitionIndex, bundled_catalog
+from .load import display_path
 
 _KARTA_TEXT = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Karta["']?\s*,?\s*$|structureDefinition""", re.M)
 _FIXTURE_TEXT = re.compile(r"KartaFixture|^\s*events\s*:|^schemaVersion\s*:", re.M)
 MAX_SCANNED_FILES = 20_000
 _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
-
-
-def display_path(path: str) -> str:
-    """``path`` relative to the current folder when it lies under it, else absolute."""
-    if path in ("-", "<stdin>") or not path:
-        return path
-    absolute = os.path.abspath(path)
-    cwd = os.getcwd()
-    if absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep):
-        return os.path.relpath(absolute, cwd)
-    return absolute
 
 
 def git_toplevel(start: str) -> Optional[str]:

@@ -77,3 +77,33 @@ def format_memory(size: int) -> str:
         if size % unit == 0:
             return f"{size // unit}{suffix}"
     return str(size)
+
+
+def memory_column(sizes: "list[int]") -> "list[str]":
+    """Byte counts in one unit for all of them: the largest binary unit that divides every one
+    exactly (``4096Gi``, ``4100Gi``), else the largest decimal one, else bytes; 0 stays ``0``."""
+    nonzero = [abs(s) for s in sizes if s]
+    unit, suffix = 1, ""
+    for name in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+        if nonzero and all(s % _BINARY[name] == 0 for s in nonzero):
+            unit, suffix = _BINARY[name], name
+            break
+    else:
+        for name in ("E", "P", "T", "G", "M", "k"):
+            if nonzero and all(s % int(_DECIMAL[name]) == 0 for s in nonzero):
+                unit, suffix = int(_DECIMAL[name]), name
+                break
+    return [f"{s // unit}{suffix}" if s else "0" for s in sizes]
+
+
+def cpu_column(millis: "list[int]") -> "list[str]":
+    """Millicores in one unit for all of them: cores when every value is whole (``2``), else
+    millicores (``500m``, ``2000m``)."""
+    if all(m % 1000 == 0 for m in millis):
+        return [str(m // 1000) for m in millis]
+    return [f"{m}m" if m else "0" for m in millis]
+
+
+def signed(text: str) -> str:
+    """A delta with its sign: ``+64Gi``, ``-500m``, ``0``."""
+    return text if text.startswith("-") or text == "0" else f"+{text}"

@@ -4,6 +4,8 @@
   on a line of its own it silences them on the next line;
 * ``# kartalint: disable`` (no ``=``) silences every rule there;
 * ``# kartalint: disable-file=rule-a`` anywhere silences the rules in the whole file.
+
+Text after the rule ids is a free comment: ``# kartalint: disable=rule-a -- why``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from .model import Finding
 
-_DIRECTIVE = re.compile(r"#\s*kartalint:\s*(disable-file|disable)(?:\s*=\s*([A-Za-z0-9_,\- ]+))?")
+# rule ids separated by commas; anything after them (` -- the reason`) is a comment
+_DIRECTIVE = re.compile(r"#\s*kartalint:\s*(disable-file|disable)(?:\s*=\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*))?")
 ALL = "*"
 
 

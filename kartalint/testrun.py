@@ -18,10 +18,11 @@ from .cases import Case
 from .compare import Diff, compare, compare_prediction
 from .definitions import DefinitionFile, field_location
 from .evaluation import Evaluator, WorkloadView
+from .load import display_path
 from .model import Finding, Severity
 
 CONTRADICTORY = (("Running", "Failed"), ("Running", "Completed"), ("Failed", "Completed"), ("Suspended", "Running"))
-PASSING = ("passed", "xfailed")
+PASSING = ("passed", "xfailed", "updated")
 
 
 @dataclass
@@ -33,6 +34,7 @@ class CaseResult:
     findings: List[Finding] = field(default_factory=list)
     hints: Dict[str, List[str]] = field(default_factory=dict)  # diff path -> ["hint (rule at file:line:col)"]
     view: Optional[WorkloadView] = None
+    seconds: float = 0.0
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -76,13 +78,23 @@ class TestRun:
     below_coverage: List[Coverage] = field(default_factory=list)  # --min-coverage failures
     min_coverage: Optional[float] = None
     seconds: float = 0.0
+    started: float = 0.0  # wall-clock start (seconds since the epoch), for report timestamps
 
     def count(self, *outcomes: str) -> int:
         return sum(1 for r in self.results if r.outcome in outcomes)
 
+    def mark_updated(self, files: Sequence[str]) -> None:
+        """Failing fixtures of the files ``--update`` rewrote are ``updated`` (their expect is now
+        what was observed), not failed."""
+        rewritten = set(files)
+        for result in self.results:
+            filled = result.outcome == "error" and result.view is not None and not result.case.expect  # an empty expect
+            if (result.outcome == "failed" or filled) and result.case.kind == "fixture" and result.case.file in rewritten:
+                result.outcome = "updated"
+
     @property
     def summary(self) -> Dict[str, int]:
-        return {"passed": self.count("passed"), "failed": self.count("failed", "xpassed"),
+        return {"passed": self.count("passed"), "updated": self.count("updated"), "failed": self.count("failed", "xpassed"),
                 "errors": self.count("error") + len(self.without_fixtures) + len(self.below_coverage),
                 "expectedFailures": self.count("xfailed"), "total": len(self.results),
                 "withoutFixtures": len(self.without_fixtures), "belowCoverage": len(self.below_coverage)}
@@ -130,10 +142,12 @@ class LintCache:
 
 def run(cases: Sequence[Case], evaluator: Evaluator, lint_cache: Optional[LintCache] = None) -> TestRun:
     lint_cache = lint_cache or LintCache()
-    report = TestRun()
+    report = TestRun(started=time.time())
     started = time.perf_counter()
     for case in cases:
+        case_started = time.perf_counter()
         result = run_case(case, evaluator, lint_cache)
+        result.seconds = time.perf_counter() - case_started
         report.results.append(result)
         if case.definition is not None and result.view is not None:
             _cover(report, case.definition, result.view)
@@ -244,7 +258,7 @@ def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], li
             rest = ".".join(str(p) for p in finding.path[len(prefix):]) if tuple(finding.path[: len(prefix)]) == prefix else None
             if rest is None or not finding.hint or not any(rest.startswith(f) for f in fields):
                 continue
-            text = f"{finding.hint} ({finding.rule} at {os.path.basename(finding.file)}:{finding.line}:{finding.column})"
+            text = f"{finding.hint} ({finding.rule} at {display_path(finding.file)}:{finding.line}:{finding.column})"
             if text not in found:
                 found.append(text)
         if not found and diff.path.startswith("errors["):

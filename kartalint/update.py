@@ -46,6 +46,7 @@ class UpdateOutcome:
     updated: int = 0  # fixture documents
     files: int = 0
     problems: List[str] = field(default_factory=list)
+    updated_files: List[str] = field(default_factory=list)  # files rewritten (their failing cases now pass)
 
 
 # -- text: lines, documents, the expect block -----------------------------------------------------
@@ -367,6 +368,8 @@ def update_fixtures(report: Any, mode: str, lint_cache: Any) -> UpdateOutcome:
             changed = update_file(path, updates)
             outcome.updated += changed
             outcome.files += bool(changed)
+            if changed:
+                outcome.updated_files.append(path)
         except UpdateError as exc:
             outcome.problems.append(f"{path}: not updated: {exc}")
     return outcome

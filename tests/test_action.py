@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -47,6 +48,10 @@ def run_action(repo, overrides, summary, runner_temp=None):
     inputs.update(overrides)
     runner_temp = runner_temp or repo.parent / "runner-temp"
     runner_temp.mkdir(exist_ok=True)
+    tool_bin = repo.parent / "tool-bin"  # setup-python puts `python` on the PATH; so does this
+    tool_bin.mkdir(exist_ok=True)
+    if not (tool_bin / "python").exists():
+        os.symlink(sys.executable, tool_bin / "python")
     logs, outputs = {}, {}
     code = 0
     for step in action["runs"]["steps"]:
@@ -55,7 +60,7 @@ def run_action(repo, overrides, summary, runner_temp=None):
         output_file = runner_temp / f"output-{step['id']}"
         output_file.write_text("")
         env = dict(os.environ, RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(summary), GITHUB_ACTIONS="true",
-                   GITHUB_OUTPUT=str(output_file))
+                   GITHUB_OUTPUT=str(output_file), PATH=f"{tool_bin}{os.pathsep}{os.environ.get('PATH', '')}")
         env.pop("CI", None)
         env.update({k: substitute(v, inputs, outputs) for k, v in (step.get("env") or {}).items()})
         proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
@@ -92,7 +97,7 @@ def test_action_shape():
     action = load_action()
     assert action["runs"]["using"] == "composite"
     ids = [s.get("id") for s in action["runs"]["steps"]]
-    assert ids[1:] == ["setup", "install", "sarif", "lint", "test", "diff", "verdict"]
+    assert ids[1:] == ["setup", "install", "sarif", "lint", "test", "diff", "sarif-file", "verdict"]
     assert set(action["outputs"]) == {"sarif", "junit", "failed"}
     for step in action["runs"]["steps"]:
         if "run" in step:
@@ -175,3 +180,27 @@ def test_defaults_test_the_projects_definitions(tmp_path):
     code, logs, outputs = run_action(repo, {}, tmp_path / "summary.md")
     assert code == 1 and outputs["failed"] == "true" and "kartalint test" in logs["verdict"]
     assert "file=definitions/example-trainer/running.yaml" in logs["test"]
+
+
+def test_failing_lint_and_failing_fixture_give_sarif_junit_and_annotations_in_one_run(sample, tmp_path):
+    from test_ci_outputs import assert_valid_sarif
+
+    (sample / "catalog" / "broken.yaml").write_text(BROKEN.replace("example-com-trainer-v1", "broken"))
+    (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(dict(FIXTURE, expect={"statuses": ["Failed"]})))
+    code, logs, outputs = run_action(sample, {"definitions": "catalog", "sarif": "out.sarif"}, tmp_path / "summary.md")
+    assert code == 1 and outputs["failed"] == "true"
+    assert "kartalint lint" in logs["verdict"] and "kartalint test" in logs["verdict"]
+    lint_notes = [line for line in logs["lint"].splitlines() if line.startswith("::error")]
+    test_notes = [line for line in logs["test"].splitlines() if line.startswith("::error")]
+    assert any("file=catalog/broken.yaml" in line and "unknown-owner-ref" in line for line in lint_notes)
+    assert any("file=fixtures/f.yaml" in line and "statuses: expected" in line for line in test_notes)
+    sarif = json.loads((sample / "out.sarif").read_text())
+    assert_valid_sarif(sarif)
+    runs = {run["automationDetails"]["id"]: run for run in sarif["runs"]}
+    assert set(runs) == {"kartalint/lint/", "kartalint/test/"}
+    assert any(r["ruleId"] == "unknown-owner-ref" for r in runs["kartalint/lint/"]["results"])
+    [mismatch] = runs["kartalint/test/"]["results"]
+    assert mismatch["ruleId"] == "fixture-mismatch"
+    assert mismatch["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "fixtures/f.yaml"
+    failures = ET.parse(outputs["junit"]).getroot().findall(".//failure")
+    assert len(failures) == 1 and failures[0].get("type") == "fixture-mismatch"

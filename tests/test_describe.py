@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import json
 import os
 
@@ -185,3 +186,70 @@ def test_real_objects_with_the_bundled_catalog(capsys, name, statuses, roles):
     by_name = {c["name"]: c for c in doc["components"]}
     for comp, expected in roles.items():
         assert [(i["id"], i["replicas"]["desired"]) for i in by_name[comp]["instances"]] == expected
+
+
+def test_resource_columns_use_one_unit_each(workdir, capsys):
+    definition = yaml.safe_load(BASE_DEFINITION)
+    definition["spec"]["structureDefinition"]["childComponents"].append(
+        {"name": "driver", "kind": {"group": "", "version": "v1", "kind": "Pod"}, "ownerRef": "trainer",
+         "specDefinition": {"podTemplateSpecPath": ".spec.driver.template"}})
+    (workdir / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition))
+    obj = yaml.safe_load(OBJECT)
+    obj["spec"]["roles"] = [{"name": "worker", "replicas": 1, "template": {"spec": {"containers": [
+        {"name": "main", "resources": {"limits": {"cpu": "500m", "memory": "4Gi"}}}]}}}]
+    obj["spec"]["driver"] = {"template": {"spec": {"containers": [{"name": "main", "resources": {"limits": {"cpu": "2", "memory": "4Ti"}}}]}}}
+    (workdir / "obj.yaml").write_text(yaml.safe_dump(obj))
+    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
+    assert code == 0, err
+    lines = out.splitlines()
+    table = [line.split() for line in lines[lines.index("Resources:") + 1:lines.index("Resources:") + 5]]
+    assert table[1:] == [["worker", "1", "0", "500m", "4Gi"], ["driver", "1", "0", "2000m", "4096Gi"],
+                         ["TOTAL", "2", "0", "2500m", "4100Gi"]]
+
+
+def test_logical_component_row_is_the_sum_of_its_children_as_kli(tmp_path, capsys, monkeypatch):
+    from conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    with open(os.path.join(ROOT, "fixtures", "leaderworkerset-x-k8s-io-leaderworkerset-v1", "failed-two-groups-of-four.yaml")) as handle:
+        obj = yaml.safe_load(handle)["object"]
+    (tmp_path / "lws.yaml").write_text(yaml.safe_dump(obj))
+    code, out, err = run(capsys, "describe", str(tmp_path / "lws.yaml"))
+    assert "`-- group        replicas: 8" in out.splitlines()
+    code, out, err = run(capsys, "describe", str(tmp_path / "lws.yaml"), "-f", "json")
+    group = next(c for c in json.loads(out)["components"] if c["name"] == "group")
+    assert group["replicas"]["row"] == 8 and group["replicas"]["own"] != 8
+
+
+def test_a_component_with_replicas_and_no_pod_spec_keeps_its_row(workdir, capsys):
+    definition = yaml.safe_load(BASE_DEFINITION)
+    definition["spec"]["structureDefinition"]["childComponents"].append(
+        {"name": "tuning", "kind": {"group": "batch", "version": "v1", "kind": "Job"}, "ownerRef": "trainer",
+         "scaleDefinition": {"replicasPath": "1"}})
+    (workdir / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition))
+    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
+    lines = out.splitlines()
+    assert "    `-- tuning   replicas: 1" in [line.rstrip() for line in lines] or any(l.strip().startswith("`-- tuning") and "replicas: 1" in l for l in lines)
+    table = [line.split() for line in lines[lines.index("Resources:") + 1:]]
+    assert ["tuning", "1", "0", "0", "0"] in table
+    assert next(row for row in table if row and row[0] == "TOTAL")[1] == "4"  # worker 3 + tuning 1
+
+
+def test_an_invalid_definition_is_refused_with_its_places_unless_forced(workdir, capsys):
+    import kartalint
+
+    definition = yaml.safe_load(BASE_DEFINITION)
+    mappings = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    mappings["suspended"] = ['.status.phase == "Suspended"']  # a matcher written as a string
+    mappings["failed"] = [{"byExpression": ".status.phase == \"Failed\""}]
+    (workdir / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition, sort_keys=False))
+    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
+    assert code == 1 and out == ""
+    located = [line for line in err.splitlines() if re.match(r"kartalint: error: defs/trainer\.yaml:\d+:\d+: .*\(wrong-type\)$", line)]
+    assert len(located) == 2, err
+    assert "add --force" in err
+    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs", "--force")
+    assert "Phase: Running" in out  # a matcher of the wrong type never matches
+    assert code == 1 and "invalid karta" in out
+    view = kartalint.evaluate(definition, yaml.safe_load(OBJECT))
+    assert view.statuses == [] and all("invalid karta" in e.message for e in view.errors) and len(view.errors) == 2

@@ -76,8 +76,11 @@ def test_gpu_total_change(repo, capsys):
     doc = diff_json(capsys)
     changes = {c["what"]: c for c in doc["changes"][0]["changes"]}
     assert changes["gpus"]["base"] == 33 and changes["gpus"]["head"] == 66
-    assert changes["replicas"]["text"] in ("worker[leader].replicas: 1 -> 2", "worker[worker].replicas: 4 -> 8")
+    assert changes["replicas"]["text"] in ("worker[leader].replicas: 1 -> 2 (+1)", "worker[worker].replicas: 4 -> 8 (+4)")
     assert doc["definitions"] == [{"path": "catalog/trainer.yaml", "headPath": "catalog/trainer.yaml", "status": "modified",
+                                   "expressions": [{"component": "worker", "field": "scaleDefinition.replicasPath",
+                                                    "before": ".spec.roles[] | (.replicas // 1)",
+                                                    "after": ".spec.roles[] | (.replicas // 1) * 2"}],
                                    "lint": {"new": [], "fixed": []}}]
     assert run(capsys, "diff", "--base", "main", "--fail-on-change")[0] == 1
 
@@ -86,8 +89,8 @@ def test_renamed_role(repo, capsys):
     edit(repo, 'instanceIdPath: .spec.roles[].name', 'instanceIdPath: .spec.roles[] | .name | ascii_upcase')
     doc = diff_json(capsys)
     texts = [c["text"] for c in doc["changes"][0]["changes"]]
-    assert "worker: role 'leader' renamed to 'LEADER'" in texts
-    assert "worker: role 'worker' renamed to 'WORKER'" in texts
+    assert 'worker: role "leader" renamed to "LEADER"' in texts
+    assert 'worker: role "worker" renamed to "WORKER"' in texts
 
 
 def test_status_that_stops_matching(repo, capsys):
@@ -203,3 +206,95 @@ def test_oversized_and_broken_definitions(repo, capsys):
     (repo / "catalog" / "trainer.yaml").write_bytes(b"kind: Karta\nname: \xff\xfe\n")
     code, out, err = run(capsys, "diff", "--base", "HEAD")
     assert code == 2 and "catalog/trainer.yaml at working tree: file is not valid UTF-8" in err
+
+
+# -- output for reviewers: golden text, markdown and JSON ----------------------------------------------
+
+def _resourced(repo):
+    """A fixture whose roles ask for CPU and memory (cores and millicores, Gi and Ti)."""
+    def template(gpus, memory, cpu):
+        return {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpus, "memory": memory, "cpu": cpu}}}]}}
+    doc = dict(FIXTURE, name="resourced")
+    doc["object"] = dict(FIXTURE["object"], spec={"roles": [{"name": "leader", "replicas": 1, "template": template(1, "64Gi", "500m")},
+                                                            {"name": "worker", "replicas": 4, "template": template(8, "1Ti", "16")}]})
+    path = repo / "fixtures" / "example-com-trainer-v1" / "resourced.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "resourced fixture")
+    edit(repo, "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | (.replicas // 1) * 2")
+    return "fixtures/example-com-trainer-v1/resourced.yaml"
+
+
+GOLDEN_TEXT = """\
+1 of 1 workload(s) change; 1 definition file(s) changed (modified) between main and working tree.
+modified  catalog/trainer.yaml
+    worker scaleDefinition.replicasPath:
+      - .spec.roles[] | (.replicas // 1)
+      + .spec.roles[] | (.replicas // 1) * 2
+fixtures/example-com-trainer-v1/resourced.yaml (catalog/trainer.yaml)
+    worker[leader].replicas: 1 -> 2 (+1)
+    worker[worker].replicas: 4 -> 8 (+4)
+    total GPUs: 33 -> 66 (+33)
+    total CPU: 64500m -> 129000m (+64500m)
+    total memory: 4160Gi -> 8320Gi (+4160Gi)
+    gang.subGroups["worker"].minAvailable: 5 -> 10 (+5)
+"""
+
+GOLDEN_TABLE = """\
+| workload | change | base | head |
+|---|---|---|---|
+| `fixtures/example-com-trainer-v1/resourced.yaml` | replicas (worker.leader) | 1 | 2 (+1) |
+| `fixtures/example-com-trainer-v1/resourced.yaml` | replicas (worker.worker) | 4 | 8 (+4) |
+| `fixtures/example-com-trainer-v1/resourced.yaml` | gpus | 33 | 66 (+33) |
+| `fixtures/example-com-trainer-v1/resourced.yaml` | cpuMillis | 64500m | 129000m (+64500m) |
+| `fixtures/example-com-trainer-v1/resourced.yaml` | memoryBytes | 4160Gi | 8320Gi (+4160Gi) |
+| `fixtures/example-com-trainer-v1/resourced.yaml` | gang (worker) | 5 | 10 (+5) |
+"""
+
+
+def test_golden_text_for_replicas_gpu_memory_and_gang(repo, capsys):
+    fixture = _resourced(repo)
+    code, out, err = run(capsys, "diff", "--base", "main", fixture)
+    assert code == 0, err
+    assert out == GOLDEN_TEXT
+    assert "None" not in out and "'" not in out  # never a Python repr
+
+
+def test_golden_markdown_keeps_tables_and_the_role_tree(repo, capsys):
+    fixture = _resourced(repo)
+    _, out, _ = run(capsys, "diff", "--base", "main", "-f", "markdown", fixture)
+    assert GOLDEN_TABLE in out
+    assert ("| worker | `scaleDefinition.replicasPath` | <code>.spec.roles[] &#124; (.replicas // 1)</code> | "
+            "<code>.spec.roles[] &#124; (.replicas // 1) * 2</code> |") in out
+    assert out.index("scaleDefinition.replicasPath") < out.index("| workload | change |")  # the cause above its effects
+    assert "```mermaid" in out and "class n_worker changed" in out
+
+
+def test_golden_json_names_component_instance_and_field(repo, capsys):
+    fixture = _resourced(repo)
+    doc = json.loads(run(capsys, "diff", "--base", "main", "-f", "json", fixture)[1])
+    changes = doc["changes"][0]["changes"]
+    slim = [{k: c[k] for k in ("what", "component", "instance", "field", "before", "after")} for c in changes]
+    assert slim == [
+        {"what": "replicas", "component": "worker", "instance": "leader", "field": "replicas", "before": 1, "after": 2},
+        {"what": "replicas", "component": "worker", "instance": "worker", "field": "replicas", "before": 4, "after": 8},
+        {"what": "gpus", "component": None, "instance": None, "field": "gpus", "before": 33, "after": 66},
+        {"what": "cpuMillis", "component": None, "instance": None, "field": "cpuMillis", "before": 64500, "after": 129000},
+        {"what": "memoryBytes", "component": None, "instance": None, "field": "memoryBytes",
+         "before": 4160 * 2 ** 30, "after": 8320 * 2 ** 30},
+        {"what": "gang", "component": "worker", "instance": None, "field": "gang.subGroups.minAvailable", "before": 5, "after": 10},
+    ]
+    assert all(c["base"] == c["before"] and c["head"] == c["after"] for c in changes)  # the older names stay
+
+
+def test_pod_placement_is_part_of_diff(repo, capsys):
+    doc = dict(FIXTURE, name="with pods")
+    doc["pods"] = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": n, "labels": {"example.com/role": r}}, "status": {"phase": "Running"}}
+                   for n, r in (("l-0", "leader"), ("w-0", "worker"))]
+    path = repo / "fixtures" / "example-com-trainer-v1" / "pods.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pods")
+    edit(repo, 'idPath: .metadata.labels["example.com/role"]', 'idPath: .metadata.labels["example.com/rolle"]')
+    _, out, _ = run(capsys, "diff", "--base", "main", "fixtures/example-com-trainer-v1/pods.yaml")
+    assert 'pod "l-0": "worker[leader]" -> null' in out and 'pod "w-0": "worker[worker]" -> null' in out

@@ -130,7 +130,8 @@ def check_run(code: int, out: str, err: str, argv: Any) -> None:
     assert "Traceback" not in err, (argv, err)
     if code == 2:
         assert "error:" in err or "usage:" in err, (argv, err)
-    assert SECRET not in out and SECRET not in err, (argv, "the planted secret leaked")
+    if not any("outside/secret" in a for a in argv):  # a file named on the command line is the user's to read
+        assert SECRET not in out and SECRET not in err, (argv, "the planted secret leaked")
 
 
 # -- building blocks ----------------------------------------------------------------------------------

@@ -383,3 +383,34 @@ def test_api_turns_bad_data_into_view_errors(ev):
     deep_object = dict(OBJECT, extra=nested(5000, "x"))
     view = ev.evaluate(DEFINITION, deep_object)  # never raises
     assert view.errors and json.dumps(view.to_dict())
+
+
+def test_the_jq_worker_does_not_outlive_a_killed_kartalint(tmp_path):
+    """kill -9 of kartalint (a CI timeout, a killed --update) must not leave its jq worker behind."""
+    import signal
+    import time
+
+    code = "import kartalint, time\nev = kartalint.Evaluator()\nprint(ev.runner.run('1', None).results, flush=True)\ntime.sleep(120)\n"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert proc.stdout.readline().strip() == "[1]"
+    children = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                if entry.isdigit() and handle.read().rsplit(")", 1)[1].split()[1] == str(proc.pid):
+                    children.append(entry)
+        except OSError:
+            continue
+    assert children, "the worker process was not found"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    def alive(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                return handle.read().split()[2] != "Z"
+        except OSError:
+            return False
+    while time.monotonic() < deadline and any(alive(c) for c in children):
+        time.sleep(0.1)
+    assert not any(alive(c) for c in children), "the jq worker outlived its parent"

@@ -161,6 +161,18 @@ CASES: Dict[str, Tuple[Mutation, Mutation]] = {
         _set(lambda d: child(d)["scaleDefinition"], "replicasPath", ".spec.roles[] | .replicas * .parallelism"),
         _set(lambda d: child(d)["scaleDefinition"], "replicasPath", ".spec.roles[] | (.replicas // 1) * (.parallelism // 1)"),
     ),
+    "condition-status-never-matches": (
+        _set(lambda d: status(d)["statusMappings"]["failed"][0]["byConditions"][0], "status", "true"),
+        _set(lambda d: status(d)["statusMappings"]["failed"][0]["byConditions"][0], "status", "Unknown"),
+    ),
+    "expected-result-never-matches": (
+        lambda d: status(d)["statusMappings"].update(degraded=[{"byExpression": {"expression": ".status.ready == 0", "expectedResult": "yes"}}]),
+        lambda d: status(d)["statusMappings"].update(degraded=[{"byExpression": {"expression": ".status.ready == 0", "expectedResult": "false"}}]),
+    ),
+    "no-pod-component": (_both(_del(child, "specDefinition"), _del(child, "podSelector"), _del(child, "instanceIdPath")),
+                         _del(child, "podSelector")),
+    "draft-placeholder": (_set(lambda d: selector(d)["componentTypeSelector"], "keyPath", '.metadata.labels["TODO/role"]'),
+                          _set(lambda d: selector(d)["componentTypeSelector"], "keyPath", '.metadata.labels["todo.example.com/role"]')),
     "gang-unknown-subgroup-component": (_set(lambda d: gang(d)["podGroup"]["subGroups"][0], "componentName", "nobody"), _noop),
     "gang-subgroup-without-scale": (_both(_del(child, "scaleDefinition"), _set(root, "scaleDefinition", {"replicasPath": "1"})), _noop),
     "gang-subgroup-without-selector": (_del(selector, "componentTypeSelector"), _noop),
@@ -171,7 +183,7 @@ CASES: Dict[str, Tuple[Mutation, Mutation]] = {
 }
 
 # Rules about reading files are tested in test_load.py; everything else must be in CASES.
-FILE_RULES = {r.id for r in rules.iter_rules(["yaml", "fixture", "test", "crd"])}  # tested in test_load.py / test_testing.py
+FILE_RULES = {r.id for r in rules.iter_rules(["yaml", "fixture", "test", "crd", "outcome"])}  # tested in test_load.py / test_testing.py
 
 
 def test_base_definition_is_clean():

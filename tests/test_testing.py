@@ -94,7 +94,7 @@ def test_a_changed_expression_fails_with_a_readable_diff(project, capsys):
     assert "FAIL  fixtures/example-com-trainer-v1/running.yaml" in out
     assert "worker[worker].replicas: expected 2, got null (jq: number (2) and null (null) cannot be multiplied)" in out
     assert "gpus: expected 8, got 0" in out
-    assert "hint: give it a default, e.g. (.parallelism // 1) (scale-path-not-null-safe at trainer.yaml:" in out
+    assert "hint: give it a default, e.g. (.parallelism // 1) (scale-path-not-null-safe at defs/trainer.yaml:" in out  # openable from here
 
 
 def test_statuses_compare_as_a_set_and_partial_expectations(project, capsys):
@@ -106,7 +106,8 @@ def test_statuses_compare_as_a_set_and_partial_expectations(project, capsys):
     assert outcomes["a.yaml"]["outcome"] == "passed"
     assert outcomes["b.yaml"]["outcome"] == "failed"
     assert outcomes["b.yaml"]["diffs"][0]["text"] == 'statuses: expected ["Failed"], got ["Running"]'
-    assert doc["summary"] == {"passed": 1, "failed": 1, "errors": 0, "expectedFailures": 0, "total": 2, "withoutFixtures": 0, "belowCoverage": 0}
+    assert doc["summary"] == {"passed": 1, "updated": 0, "failed": 1, "errors": 0, "expectedFailures": 0, "total": 2,
+                              "withoutFixtures": 0, "belowCoverage": 0}
     assert code == 1
 
 
@@ -228,13 +229,33 @@ def test_update_rewrites_only_the_expect_block(project, capsys):
 def test_update_fills_an_empty_expect_and_refuses_in_ci(project, capsys, monkeypatch):
     path = project / "fixtures" / "example-com-trainer-v1" / "new.yaml"
     write(path, fixture(expect={}))
+    before = path.read_bytes()
     monkeypatch.setenv("CI", "true")
-    code, _, err = run(capsys, "test", "--definitions", "defs", "--update")
-    assert code == 2 and "refused when CI=true" in err
-    code, _, err = run(capsys, "test", "--definitions", "defs", "--update", "--force")
+    code, _, err = run(capsys, "test", "--definitions", "defs", "--update")  # in CI: a check that writes nothing
+    assert code == 1 and "CI=true: --update runs as --check" in err and path.read_bytes() == before
+    code, out, err = run(capsys, "test", "--definitions", "defs", "--update", "--force")
+    assert code == 0 and "UPDATED" in out and "1 updated" in out, out + err
     assert yaml.safe_load(path.read_text())["expect"]["statuses"] == ["Running"]
     monkeypatch.delenv("CI")
     assert run(capsys, "test", "--definitions", "defs")[0] == 0
+
+
+def test_update_then_test_both_exit_0_and_check_writes_nothing(project, capsys):
+    path = project / "fixtures" / "example-com-trainer-v1" / "stale.yaml"
+    write(path, fixture(expect={"statuses": ["Failed"], "gpus": 99}))
+    write(project / "fixtures" / "example-com-trainer-v1" / "good.yaml", fixture(name="good"))
+    before = path.read_bytes()
+    code, out, err = run(capsys, "test", "--definitions", "defs", "--update", "--check")
+    assert code == 1 and "1 fixture(s) would be updated; nothing was written" in err and path.read_bytes() == before
+    code, out, err = run(capsys, "test", "--definitions", "defs", "--update", "-f", "json")
+    assert code == 0, out + err
+    outcomes = {os.path.basename(c["file"]): c["outcome"] for c in json.loads(out)["cases"]}
+    assert outcomes == {"stale.yaml": "updated", "good.yaml": "passed"}
+    assert json.loads(out)["summary"]["updated"] == 1
+    assert run(capsys, "test", "--definitions", "defs")[0] == 0
+    # a failure --update cannot fix (an xfail that passes) still fails the run
+    write(project / "fixtures" / "example-com-trainer-v1" / "xpass.yaml", fixture(name="xpass", xfail="was broken"))
+    assert run(capsys, "test", "--definitions", "defs", "--update")[0] == 1
 
 
 # -- outputs ----------------------------------------------------------------------------------------
@@ -348,3 +369,41 @@ def test_new_fixture_snapshots_the_current_evaluation(project, capsys):
     assert code == 0 and "definition: defs/trainer.yaml" in stdout
     code, _, err = run(capsys, "new", "fixture", "missing.yaml")
     assert code == 2
+
+
+def test_hint_locations_open_from_where_the_command_ran(project, capsys, monkeypatch):
+    changed = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism")
+    (project / "defs" / "trainer.yaml").write_text(changed)
+    write(project / "fixtures" / "example-com-trainer-v1" / "running.yaml",
+          fixture(expect={"components": {"worker": {"instances": {"worker": {"replicas": 2}}}}}))
+    monkeypatch.chdir(project / "fixtures")  # the definition is not under the current folder: an absolute path
+    code, out, _ = run(capsys, "test", "--definitions", "../defs", ".")
+    assert code == 1
+    hint = next(line for line in out.splitlines() if "scale-path-not-null-safe at" in line)
+    location = hint.split(" at ")[-1].rstrip(")")
+    path, line, column = location.rsplit(":", 2)
+    assert os.path.isabs(path) and os.path.samefile(path, project / "defs" / "trainer.yaml") and line.isdigit()
+
+
+def test_a_fixture_pinned_with_pods_fails_when_the_selector_key_changes(project, capsys):
+    obj = trainer(roles=[{"name": "leader", "replicas": 1, "template": {}}, {"name": "worker", "replicas": 2, "template": {}}])
+    write(project / "obj.yaml", obj)
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"example.com/role": role}}, "status": {"phase": "Running"}}
+            for name, role in (("l-0", "leader"), ("w-0", "worker"), ("w-1", "worker"))]
+    write(project / "pods.yaml", {"apiVersion": "v1", "kind": "List", "items": pods})
+    out = project / "fixtures" / "example-com-trainer-v1" / "pinned.yaml"
+    code, _, err = run(capsys, "new", "fixture", "obj.yaml", "--pods", "pods.yaml", "--catalog", "defs", "-o", str(out))
+    assert code == 0, err
+    expect = yaml.safe_load(out.read_text())["expect"]
+    assert expect["unmatchedPods"] == []
+    assert expect["components"]["worker"]["pods"] == ["l-0", "w-0", "w-1"]
+    assert expect["components"]["worker"]["instances"]["leader"]["pods"] == ["l-0"]
+    assert expect["components"]["worker"]["instances"]["worker"]["pods"] == ["w-0", "w-1"]
+    assert run(capsys, "test", "--definitions", "defs")[0] == 0
+    definition = project / "defs" / "trainer.yaml"
+    definition.write_text(definition.read_text().replace('keyPath: .metadata.labels["example.com/role"]',
+                                                         'keyPath: .metadata.labels["example.com/rolle"]'))
+    code, out_text, _ = run(capsys, "test", "--definitions", "defs")
+    assert code == 1, "a selector regression must not pass"
+    assert 'unmatchedPods: expected [], got ["l-0", "w-0", "w-1"]' in out_text
+    assert 'worker.pods: expected ["l-0", "w-0", "w-1"], got []' in out_text

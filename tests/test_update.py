@@ -185,18 +185,25 @@ def test_kill_at_any_moment_leaves_old_or_new_bytes(project):
     old = _snapshot(folder)
     spare = project / "spare"
     shutil.copytree(folder, spare)
+    # calibrate: when do the writes start and end? (the kills below aim inside that window)
     started = time.monotonic()
-    subprocess.run(_command(), cwd=project, env=_env(), check=False, capture_output=True)
+    proc = subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first_write = None
+    while proc.poll() is None:
+        if first_write is None and _snapshot(folder) != old:
+            first_write = time.monotonic() - started
+        time.sleep(0.002)
     duration = time.monotonic() - started
+    first_write = first_write if first_write is not None else duration * 0.8
     new = _snapshot(folder)
     assert all(new[name] != old[name] for name in old)
     rng = random.Random(13)
     mixed = 0
-    for attempt in range(6):
+    for attempt in range(10):
         shutil.rmtree(folder)
         shutil.copytree(spare, folder)
         proc = subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(duration * 0.3, duration * 0.95))
+        time.sleep(rng.uniform(max(0.0, first_write - 0.02), max(first_write, duration * 0.98)))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         now = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(TEMP_SUFFIX)}

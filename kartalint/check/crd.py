@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Optional, Set, Tuple
 
 from .. import karta
-from ..crd import CrdIndex, lookup
+from ..crd import CrdIndex, declared_condition_types, lookup
 from ..jqlang import analysis, parse_cached
 from . import Context
 
@@ -29,6 +29,7 @@ def check(ctx: Context, crds: Optional[CrdIndex]) -> Set[Tuple[tuple, int]]:
     if version is None or not version.schema:
         return superseded
     where = f"{version.kind} {version.group}/{version.version}"
+    free_forms: Set[tuple] = set()  # reported once per definition
     for jq_field in karta.jq_fields(ctx.data):
         if jq_field.target != "workload":
             continue
@@ -36,8 +37,19 @@ def check(ctx: Context, crds: Optional[CrdIndex]) -> Set[Tuple[tuple, int]]:
         if tree is None:
             continue
         reported = set()
-        for read in analysis.path_facts(tree):
+        facts = analysis.path_facts_of(tree)
+        for place in facts.not_followed:
+            ctx.report("path-not-followed", jq_field.path,
+                       f"the fields read after {place.construct} cannot be related to {where}: they are not checked against the CRD",
+                       scalar_range=(place.start, place.end))
+        for read in facts.reads:
             result = lookup(version.schema, read.path)
+            if result.free_form is not None and result.free_form not in free_forms:
+                free_forms.add(result.free_form)
+                subtree = "".join(p if p.startswith("[") else "." + p for p in result.free_form) or "."
+                ctx.report("crd-free-form", jq_field.path,
+                           f"{subtree} is free-form in {where} (no declared fields): paths under it are not checked",
+                           scalar_range=(read.start, read.end))
             if result.found or (read.path[:result_depth(result)], result.missing) in reported:
                 continue
             reported.add((read.path[:result_depth(result)], result.missing))
@@ -63,7 +75,64 @@ def check(ctx: Context, crds: Optional[CrdIndex]) -> Set[Tuple[tuple, int]]:
             ctx.report("crd-optional-arithmetic", jq_field.path,
                        f"'{operator.value}' on {read.text()}, optional in {where} ({note}): the {jq_field.kind} extraction fails without it",
                        scalar_range=(read.start, read.end), hint=f"write ({text} // {default if default is not None else 1})")
+    _matchers(ctx, root, version, where)
     return superseded
+
+
+def _enum_of(version, path) -> Optional[list]:
+    if path is None:
+        return None
+    found = lookup(version.schema, path)
+    enum = found.schema.get("enum") if found.found and found.schema is not None else None
+    return [str(v) for v in enum] if isinstance(enum, list) and enum else None
+
+
+def _matchers(ctx: Context, root: dict, version, where: str) -> None:
+    """Status matchers that can never match an object valid for the CRD: byPhase values outside the
+    phase field's enum, byExpression comparisons with a string outside a field's enum, byConditions
+    types the CRD does not declare (when it declares them)."""
+    status = karta.as_dict(root.get("statusDefinition"))
+    spath = ("spec", "structureDefinition", "rootComponent", "statusDefinition")
+    phase_expr = karta.as_dict(status.get("phaseDefinition")).get("path")
+    phase_tree = parse_cached(phase_expr)[0] if isinstance(phase_expr, str) else None
+    phase_path = analysis.output_path(phase_tree) if phase_tree is not None else None
+    phase_enum = _enum_of(version, phase_path)
+    cond_expr = karta.as_dict(status.get("conditionsDefinition")).get("path")
+    cond_tree = parse_cached(cond_expr)[0] if isinstance(cond_expr, str) else None
+    cond_path = analysis.output_path(cond_tree) if cond_tree is not None else None
+    declared = declared_condition_types(version, cond_path)
+    for key, matchers in karta.as_dict(status.get("statusMappings")).items():
+        for mi, matcher in enumerate(matchers if isinstance(matchers, list) else []):
+            matcher = karta.as_dict(matcher)
+            mpath = spath + ("statusMappings", key, mi)
+            phase = matcher.get("byPhase")
+            if isinstance(phase, str) and phase_enum is not None and phase not in phase_enum:
+                close = [v for v in phase_enum if v.lower() == phase.lower()]
+                ctx.report("phase-never-matches", mpath + ("byPhase",),
+                           f"byPhase '{phase}' never matches: {analysis_text(phase_path)} in {where} is one of {', '.join(phase_enum)}",
+                           hint=f"write byPhase: {close[0]}" if close else f"use one of {', '.join(phase_enum)}")
+            for ci, entry in enumerate(matcher.get("byConditions") if isinstance(matcher.get("byConditions"), list) else []):
+                kind = karta.as_dict(entry).get("type")
+                if isinstance(kind, str) and declared and kind not in declared:
+                    ctx.report("condition-type-not-in-crd", mpath + ("byConditions", ci, "type"),
+                               f"condition type '{kind}' is not among the types {where} declares ({', '.join(declared)}): it never matches",
+                               hint=f"use one of {', '.join(declared)}")
+            expression = karta.as_dict(matcher.get("byExpression")).get("expression")
+            tree = parse_cached(expression)[0] if isinstance(expression, str) else None
+            if tree is None:
+                continue
+            for path, constant, start, end in analysis.compared_constants(tree):
+                enum = _enum_of(version, path)
+                if enum is not None and constant not in enum:
+                    close = [v for v in enum if v.lower() == constant.lower()]
+                    ctx.report("enum-comparison-never-matches", mpath + ("byExpression", "expression"),
+                               f"{analysis_text(path)} is compared with \"{constant}\", which {where} does not allow "
+                               f"(one of {', '.join(enum)}): the comparison is never true",
+                               scalar_range=(start, end), hint=f"compare with \"{close[0]}\"" if close else f"use one of {', '.join(enum)}")
+
+
+def analysis_text(path) -> str:
+    return "".join(p if p.startswith("[") else "." + p for p in path or ()) or "."
 
 
 def result_depth(result) -> int:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
 
-from .. import karta
+from .. import karta, rules
 from ..karta import as_dict
 from . import Context
-
 
 
 def check(ctx: Context) -> None:
@@ -36,6 +36,7 @@ def check(ctx: Context) -> None:
             ctx.report("metadata-without-pod-spec", comp.path + ("specDefinition", "metadataPath"),
                        "metadataPath is only meaningful together with podSpecPath", key=True)
     _additional_kinds(ctx, comps)
+    check_definition_shape(ctx, comps)
 
 
 def _status(ctx: Context, comp: karta.ComponentRef) -> None:
@@ -53,6 +54,7 @@ def _status(ctx: Context, comp: karta.ComponentRef) -> None:
                 ctx.report("always-matching-status", mpath,
                            f"the empty matcher always matches: every object is reported {karta.MAPPING_KEYS.get(key, key)}")
             matcher = as_dict(matcher)
+            _expected_result(ctx, matcher, mpath)
             if matcher.get("byPhase") and phase is None:
                 ctx.report("phase-without-definition", mpath + ("byPhase",),
                            "byPhase is used but statusDefinition has no phaseDefinition: it never matches", key=True)
@@ -64,6 +66,13 @@ def _status(ctx: Context, comp: karta.ComponentRef) -> None:
                 entry = as_dict(entry)
                 if entry.get("reason"):
                     uses_reason = True
+                status_value = entry.get("status")
+                if isinstance(status_value, str) and status_value and status_value not in CONDITION_STATUSES:
+                    close = [s for s in CONDITION_STATUSES if s.lower() == status_value.lower()]
+                    ctx.report("condition-status-never-matches", mpath + ("byConditions", ci, "status"),
+                               f"condition status '{status_value}' never matches: Kubernetes condition statuses are "
+                               f"True, False or Unknown (compared exactly)",
+                               hint=f"write status: \"{close[0]}\"" if close else "use True, False or Unknown")
                 if not entry.get("status") and not entry.get("reason") and entry:
                     ctx.report("condition-without-expectation", mpath + ("byConditions", ci),
                                f"condition '{entry.get('type')}' has neither status nor reason: it matches whenever the condition exists")
@@ -77,6 +86,68 @@ def _status(ctx: Context, comp: karta.ComponentRef) -> None:
                            f"conditionsDefinition has no {name}: the cluster defaults it to '{default}', "
                            f"but file-based tools read an empty name and never match", key=True,
                            hint=f"add {name}: {default}")
+
+
+CONDITION_STATUSES = ("True", "False", "Unknown")
+_BOOLEAN_OPERATORS = {"==", "!=", "<", "<=", ">", ">=", "and", "or"}
+_BOOLEAN_CALLS = {"not", "test", "any", "all", "has", "in", "inside", "contains", "startswith", "endswith",
+                  "isinfinite", "isnan", "isnormal", "isvalid", "IN", "ascii", "isempty"}
+
+
+def _expected_result(ctx: Context, matcher: dict, mpath: tuple) -> None:
+    """``expectedResult`` a boolean expression can never produce (its result prints as true/false)."""
+    from ..jqlang import parse_cached
+
+    by_expression = as_dict(matcher.get("byExpression"))
+    expression, expected = by_expression.get("expression"), by_expression.get("expectedResult")
+    if not isinstance(expression, str) or not isinstance(expected, str) or expected in ("true", "false"):
+        return
+    tree, _ = parse_cached(expression)
+    last = tree
+    while last is not None and last.kind in ("binop", "paren") and (last.kind == "paren" or last.value == "|"):
+        last = last.children[-1] if last.kind == "binop" else last.children[0]
+    boolean = last is not None and ((last.kind == "binop" and last.value in _BOOLEAN_OPERATORS)
+                                    or (last.kind == "call" and last.value in _BOOLEAN_CALLS)
+                                    or (last.kind == "literal" and isinstance(last.value, bool)))
+    if boolean:
+        ctx.report("expected-result-never-matches", mpath + ("byExpression", "expectedResult"),
+                   f"the expression ends in a test, so its result is true or false; expectedResult '{expected}' never matches",
+                   hint="write expectedResult: \"true\" (or \"false\")")
+
+
+def check_definition_shape(ctx: Context, comps: list) -> None:
+    """Whole-definition problems: no component with pods; placeholders left in a draft."""
+    if comps and not any(as_dict(c.data.get("specDefinition")) for c in comps):
+        ctx.report("no-pod-component", ("spec", "structureDefinition"),
+                   "no component has a specDefinition: the definition describes no pods, so no GPU, CPU or memory is "
+                   "counted and no pod is ever placed", key=True)
+    for path, value in _strings(ctx.data, ()):
+        if "TODO" in value:
+            ctx.report("draft-placeholder", path, f"a placeholder is left in the definition: {value.strip()[:80]!r}")
+    text = ctx.document.source.text or ""
+    marker = "Draft generated by `kartalint new --crd`"
+    if marker in text and ctx.document.index == 0:
+        line = text.count("\n", 0, text.index(marker)) + 1
+        ctx.findings.append(_draft_finding(ctx, line, marker))
+
+
+def _draft_finding(ctx: Context, line: int, marker: str) -> Any:
+    from ..model import Finding
+
+    rule = rules.get("draft-placeholder")
+    return Finding(ctx.document.source.path, line, 1, line, 1 + len(marker) + 2, rule.id, rule.severity,
+                   "the file is still marked as a draft of `kartalint new --crd`", (), "review every guess, then remove the draft header")
+
+
+def _strings(value: Any, path: tuple) -> Any:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            yield from _strings(child, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _strings(child, path + (index,))
 
 
 def _additional_kinds(ctx: Context, comps: list) -> None:

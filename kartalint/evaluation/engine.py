@@ -110,8 +110,10 @@ def _workload_meta(obj: Any) -> Dict[str, Optional[str]]:
 class Evaluator:
     """Reusable evaluation context (one jq worker process). Use as a context manager."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, runner: Optional[BoundedRunner] = None, batch: bool = True) -> None:
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT, runner: Optional[BoundedRunner] = None, batch: bool = True,
+                 force: bool = False) -> None:
         check_timeout(timeout)
+        self.force = force  # evaluate invalid definitions too (their "invalid karta" errors stay in the view)
         self._own_runner = runner is None
         self.runner = runner or BoundedRunner(timeout=timeout)
         self.session = JqSession(self.runner, batch=batch)
@@ -153,7 +155,8 @@ class Evaluator:
             return view
         if prepared.invalid:  # upstream builds no tree from an invalid definition ("invalid karta: ...")
             view.errors.extend(FieldError("definition", f"invalid karta: {m}") for m in prepared.invalid)
-            return view
+            if not self.force or not prepared.components:
+                return view
         if pods is not None:
             pods, pod_problems = _readable_pods(pods)
             view.errors.extend(FieldError("pods", m) for m in pod_problems)
@@ -455,7 +458,7 @@ def _status(view: WorkloadView, prepared: PreparedDefinition, outcomes: Dict[str
         key = status[0].lower() + status[1:]
         for index, matcher in enumerate(as_list(mappings.get(key))):
             try:
-                hit = _matches(as_dict(matcher), phase, conditions, outcomes)
+                hit = isinstance(matcher, dict) and _matches(matcher, phase, conditions, outcomes)  # a string matcher never matches
             except ExtractionError as exc:
                 errors.append(FieldError(f"statusDefinition.statusMappings.{key}[{index}]",
                                          f"failed to match status: failed to evaluate matcher: {exc}"))
@@ -498,6 +501,9 @@ def _conditions(cond_def: Dict[str, Any], outcomes: Dict[str, Outcome], errors: 
 
 
 def _matches(matcher: Dict[str, Any], phase: Optional[str], conditions: Dict[str, Dict[str, str]], outcomes: Dict[str, Outcome]) -> bool:
+    for key, kind in (("byPhase", str), ("byConditions", list), ("byExpression", dict)):
+        if matcher.get(key) is not None and not isinstance(matcher.get(key), kind):
+            return False  # a criterion of the wrong type (a string byExpression) never matches
     by_phase = matcher.get("byPhase")
     if isinstance(by_phase, str) and by_phase != "":
         if phase is None or phase != by_phase:

@@ -137,7 +137,22 @@ class Component:
 
     @property
     def desired(self) -> int:
+        """The component's own desired replicas, summed over its instances."""
         return sum(i.desired or 0 for i in self.instances)
+
+    @property
+    def logical(self) -> bool:
+        """A grouping component (no kind, e.g. a LeaderWorkerSet group): it creates nothing itself."""
+        return not self.kind
+
+    @property
+    def row_replicas(self) -> int:
+        """The replicas ``kli describe`` shows on this component's row: its own desired replicas, or
+        for a logical component the sum over its children (leader 2 + workers 6 = 8, not the group
+        size 4)."""
+        if self.logical and self.children:
+            return sum(child.row_replicas for child in self.children)
+        return self.desired
 
     def to_dict(self) -> Dict[str, Any]:
         pods = None
@@ -150,6 +165,7 @@ class Component:
             "kind": self.kind,
             "owner": self.owner,
             "hasPodDefinition": self.has_pod_definition,
+            "replicas": {"own": self.desired, "row": self.row_replicas},
             "instances": [i.to_dict() for i in self.instances],
             "resources": self.resources.to_dict(),
             "ownResources": self.own_resources.to_dict(),

@@ -39,7 +39,9 @@ class RunResult:
         return self.error is None
 
 
-def _worker(conn: Any, memory_limit: int) -> None:  # pragma: no cover - runs in the child
+def _worker(conn: Any, memory_limit: int, parent_end: Any = None) -> None:  # pragma: no cover - runs in the child
+    if parent_end is not None:  # else the worker keeps its own pipe open and outlives a killed parent
+        parent_end.close()
     os.environ.clear()
     try:  # variables set at C level (not through os.environ) too
         import ctypes
@@ -114,7 +116,7 @@ class BoundedRunner:
 
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
-        self._process = self._ctx.Process(target=_worker, args=(child, self.memory_limit), daemon=True)
+        self._process = self._ctx.Process(target=_worker, args=(child, self.memory_limit, parent), daemon=True)
         self._process.start()
         child.close()
         self._conn = parent

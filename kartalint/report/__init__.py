@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO, Dict, Type
+from typing import IO, Dict, Optional, Type
 
 from .base import Reporter
 from .github import GithubReporter
@@ -16,8 +16,8 @@ REPORTERS: Dict[str, Type[Reporter]] = {
 }
 
 
-def make_reporter(name: str, stream: IO[str], color: bool = False) -> Reporter:
+def make_reporter(name: str, stream: IO[str], color: bool = False, root: Optional[str] = None) -> Reporter:
     """``auto`` picks ``github`` inside GitHub Actions and ``text`` elsewhere."""
     if name == "auto":
         name = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    return REPORTERS[name](stream, color=color)
+    return REPORTERS[name](stream, color=color, root=root)

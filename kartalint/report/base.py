@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import IO, Any
+from typing import IO, Any, Optional
 
 from ..model import Finding
 
@@ -12,9 +12,10 @@ class Reporter:
 
     name = ""
 
-    def __init__(self, stream: IO[str], color: bool = False) -> None:
+    def __init__(self, stream: IO[str], color: bool = False, root: Optional[str] = None) -> None:
         self.stream = stream
         self.color = color
+        self.root = root  # the project root: where relative locations start (SARIF)
 
     def start(self) -> None:
         """Called once before any finding."""

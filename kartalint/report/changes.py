@@ -3,10 +3,13 @@ markdown (summary line, one table per changed definition, a mermaid role tree pe
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections import OrderedDict
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
+
+from ..changes import RESOURCE_LABELS, delta_text, show, show_resource
 
 
 def _summary(report: Any) -> str:
@@ -25,6 +28,10 @@ def render_text(report: Any) -> str:
     for definition in report.definitions:
         where = definition["path"] + (f" -> {definition['headPath']}" if definition["status"] == "renamed" else "")
         lines.append(f"{definition['status']:<9} {where}")
+        for change in definition.get("expressions", []):  # the cause, above the workloads it changes
+            lines.append(f"    {change['component']} {change['field']}:")
+            lines.append(f"      - {change['before'] if change['before'] is not None else '(none)'}")
+            lines.append(f"      + {change['after'] if change['after'] is not None else '(none)'}")
         lines.extend(f"    new finding: {f}" for f in definition["lint"]["new"])
         lines.extend(f"    fixed finding: {f}" for f in definition["lint"]["fixed"])
     for entry in report.changes:
@@ -41,8 +48,21 @@ def render_json(report: Any) -> str:
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
-    text = json.dumps(value) if isinstance(value, (dict, list)) else str(value)
-    return text.replace("|", "\\|")
+    return show(value).replace("|", "\\|")
+
+
+def _code(text: Any) -> str:
+    if text is None:
+        return "-"
+    return "<code>" + html.escape(str(text)).replace("|", "&#124;") + "</code>"
+
+
+def _values(change: Dict[str, Any]) -> Tuple[str, str]:
+    """The base and head cells of a change: quantities in Kubernetes units, the rest as JSON."""
+    if change["what"] in RESOURCE_LABELS and isinstance(change["base"], int) and isinstance(change["head"], int):
+        before, after, delta = show_resource(change["what"], change["base"], change["head"])
+        return before, f"{after} ({delta})"
+    return _cell(change["base"]), _cell(change["head"]) + delta_text(change["base"], change["head"])
 
 
 def _mermaid_id(name: str) -> str:
@@ -74,6 +94,11 @@ def render_markdown(report: Any) -> str:
     for definition in report.definitions:
         where = f"`{definition['path']}`" + (f" -> `{definition['headPath']}`" if definition["status"] == "renamed" else "")
         lines.append(f"- {definition['status']}: {where}")
+        if definition.get("expressions"):
+            lines += ["", "  | component | field | base | head |", "  |---|---|---|---|"]
+            lines.extend(f"  | {c['component']} | `{c['field']}` | {_code(c['before'])} | {_code(c['after'])} |"
+                         for c in definition["expressions"])
+            lines.append("")
         lines.extend(f"  - new lint finding: {f}" for f in definition["lint"]["new"])
         lines.extend(f"  - fixed lint finding: {f}" for f in definition["lint"]["fixed"])
     if report.definitions:
@@ -85,8 +110,10 @@ def render_markdown(report: Any) -> str:
         lines += [f"### `{definition}`", "", "| workload | change | base | head |", "|---|---|---|---|"]
         for entry in entries:
             for change in entry["changes"]:
-                what = change["what"] + (f" ({change['component']})" if change.get("component") else "")
-                lines.append(f"| `{entry['workload']}` | {what} | {_cell(change['base'])} | {_cell(change['head'])} |")
+                where = ".".join(str(x) for x in (change.get("component"), change.get("instance")) if x)
+                what = change["what"] + (f" ({where})" if where else "")
+                before, after = _values(change)
+                lines.append(f"| `{entry['workload']}` | {what} | {before} | {after} |")
         lines.append("")
         for entry in entries:
             chart = _mermaid(entry.get("tree") or {})

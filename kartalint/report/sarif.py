@@ -1,78 +1,194 @@
-"""SARIF 2.1.0 (code scanning): rule metadata from the registry, regions from spans."""
+"""SARIF 2.1.0 for GitHub code scanning and other SARIF consumers, for ``lint`` and ``test``.
+
+One ``SarifLog`` builds one run: artifact URIs relative to the project root (``%SRCROOT%``),
+percent-encoded (RFC 3986); each artifact listed once; results with ``partialFingerprints``
+that do not depend on line numbers (rule, file, the finding's place in the document and its
+message), so code scanning follows an alert across commits; ``automationDetails.id`` per
+command; ``invocations`` with ``executionSuccessful`` and a notification for every file that was
+skipped or could not be read; the rules of the registry with their docs, levels and, for the
+security rules, ``security-severity``.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from typing import Any, Dict, List
+import pathlib
+import urllib.parse
+from collections import Counter
+from typing import Any, Dict, List, Optional
 
 from .. import __version__, rules
-from ..model import Finding, Severity
+from ..model import Finding, Severity, format_path
 from .base import Reporter
 
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+REPOSITORY = "https://github.com/kartalint/kartalint"
+RULES_DOC = f"{REPOSITORY}/blob/main/docs/rules.md"
+FINGERPRINT = "kartalint/v1"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-def _uri(path: str) -> str:
-    if path in ("<stdin>", "-"):
-        return "stdin"
-    return os.path.relpath(path).replace(os.sep, "/") if os.path.isabs(path) else path.replace(os.sep, "/")
+def rule_descriptor(rule: rules.Rule) -> Dict[str, Any]:
+    """``reportingDescriptor`` of a registry rule."""
+    fix = f"\n\nFix: {rule.hint}." if rule.hint else ""
+    properties: Dict[str, Any] = {"category": rule.category, "tags": [rule.category], "precision": "very-high"}
+    if rule.security_severity:
+        properties["tags"] = [rule.category, "security"]
+        properties["precision"] = "high"
+        properties["security-severity"] = rule.security_severity
+    return {
+        "id": rule.id,
+        "name": "".join(part.capitalize() for part in rule.id.split("-")),
+        "shortDescription": {"text": rule.summary.split(". ")[0].rstrip(".") + "."},
+        "fullDescription": {"text": rule.summary},
+        "help": {"text": f"{rule.summary}{fix}\n\nSee {RULES_DOC}#{rule.id}",
+                 "markdown": f"**{rule.id}** ({rule.category}, {rule.severity}): {rule.summary}{fix}\n\n"
+                             f"[Rule documentation]({RULES_DOC}#{rule.id})"},
+        "helpUri": f"{RULES_DOC}#{rule.id}",
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": properties,
+    }
+
+
+class SarifLog:
+    """Collects one run of one command (``lint`` or ``test``) and renders the SARIF document."""
+
+    def __init__(self, command: str, root: Optional[str] = None) -> None:
+        self.command = command
+        self.root = os.path.realpath(root or os.getcwd())
+        self.artifacts: Dict[str, Dict[str, Any]] = {}  # uri -> artifact (insertion order = index)
+        self._index: Dict[str, int] = {}
+        self.results: List[Dict[str, Any]] = []
+        self.notifications: List[Dict[str, Any]] = []
+        self.successful = True
+        self._seen: Counter = Counter()
+
+    # -- locations ----------------------------------------------------------------------------------
+    def artifact_location(self, path: str) -> Dict[str, Any]:
+        """``artifactLocation`` of a file: relative to ``%SRCROOT%`` inside the project, an
+        absolute ``file:`` URI outside it; the artifact is listed once."""
+        if path in ("-", "<stdin>"):
+            location: Dict[str, Any] = {"uri": "stdin"}
+        else:
+            real = os.path.realpath(path)
+            if real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep):
+                relative = os.path.relpath(real, self.root).replace(os.sep, "/")
+                location = {"uri": urllib.parse.quote(relative, safe="/"), "uriBaseId": SRCROOT}
+            else:
+                location = {"uri": pathlib.Path(real).as_uri()}
+        uri = location["uri"]
+        if uri not in self.artifacts:
+            self._index[uri] = len(self.artifacts)
+            self.artifacts[uri] = {"location": dict(location)}
+        return dict(location, index=self._index[uri])
+
+    def location(self, path: str, line: int = 1, column: int = 1, end_line: int = 0, end_column: int = 0) -> Dict[str, Any]:
+        region = {"startLine": max(1, line), "startColumn": max(1, column)}
+        if end_line >= line and end_column > 0 and (end_line, end_column) >= (line, column):
+            region.update(endLine=end_line, endColumn=end_column)
+        return {"physicalLocation": {"artifactLocation": self.artifact_location(path), "region": region}}
+
+    # -- content ------------------------------------------------------------------------------------
+    def add_result(self, rule_id: str, level: str, message: str, path: str, context: str,
+                   line: int = 1, column: int = 1, end_line: int = 0, end_column: int = 0) -> None:
+        """One result; ``context`` is what identifies it without line numbers (a path in the
+        document, a field of the fixture, a case id)."""
+        location = self.location(path, line, column, end_line, end_column)
+        uri = location["physicalLocation"]["artifactLocation"]["uri"]
+        key = f"{rule_id}\x1f{uri}\x1f{context}\x1f{message}"
+        self._seen[key] += 1  # the same finding twice in a file: the second gets its own print
+        digest = hashlib.sha256(f"{key}\x1f{self._seen[key]}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        entry: Dict[str, Any] = {"ruleId": rule_id, "level": level, "message": {"text": message},
+                                 "locations": [location], "partialFingerprints": {FINGERPRINT: digest}}
+        if rule_id in _RULE_INDEX:
+            entry["ruleIndex"] = _RULE_INDEX[rule_id]
+        self.results.append(entry)
+
+    def add_finding(self, finding: Finding) -> None:
+        message = finding.message + (f" (hint: {finding.hint})" if finding.hint else "")
+        self.add_result(finding.rule, LEVELS[finding.severity], message, finding.file, format_path(finding.path),
+                        finding.line, finding.column, finding.end_line, finding.end_column)
+
+    def notify(self, level: str, message: str, path: Optional[str] = None) -> None:
+        """A tool notification (a file skipped or unreadable); ``error`` marks the run unsuccessful."""
+        note: Dict[str, Any] = {"level": level, "message": {"text": message}}
+        if path is not None:
+            note["locations"] = [{"physicalLocation": {"artifactLocation": self.artifact_location(path)}}]
+        self.notifications.append(note)
+        if level == "error":
+            self.successful = False
+
+    def document(self) -> Dict[str, Any]:
+        run: Dict[str, Any] = {
+            "tool": {"driver": {"name": "kartalint", "version": __version__, "semanticVersion": __version__,
+                                "informationUri": REPOSITORY, "rules": _DESCRIPTORS}},
+            "automationDetails": {"id": f"kartalint/{self.command}/"},
+            "originalUriBaseIds": {SRCROOT: {"uri": pathlib.Path(self.root).as_uri().rstrip("/") + "/"}},
+            "invocations": [{"executionSuccessful": self.successful, "toolExecutionNotifications": self.notifications}],
+            "artifacts": list(self.artifacts.values()),
+            "results": self.results,
+            "columnKind": "unicodeCodePoints",
+        }
+        return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+    def render(self) -> str:
+        return json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n"
+
+
+_DESCRIPTORS = [rule_descriptor(rule) for rule in rules.RULES.values()]
+_RULE_INDEX = {rule.id: i for i, rule in enumerate(rules.RULES.values())}
 
 
 class SarifReporter(Reporter):
+    """``kartalint lint --format sarif``."""
+
     name = "sarif"
 
     def start(self) -> None:
-        self.items: List[Finding] = []
+        self.log = SarifLog("lint", self.root)
 
     def finding(self, finding: Finding) -> None:
-        self.items.append(finding)
+        self.log.add_finding(finding)
 
     def finish(self, result: Any) -> None:
-        all_rules = list(rules.RULES.values())
-        index = {rule.id: i for i, rule in enumerate(all_rules)}
-        descriptors = [
-            {
-                "id": rule.id,
-                "name": "".join(part.capitalize() for part in rule.id.split("-")),
-                "shortDescription": {"text": rule.summary},
-                "fullDescription": {"text": rule.summary},
-                "help": {"text": f"{rule.summary} Fix: {rule.hint}." if rule.hint else rule.summary,
-                         "markdown": f"**{rule.id}** ({rule.category}): {rule.summary}\n\nFix: {rule.hint}"},
-                "helpUri": f"https://github.com/kartalint/kartalint/blob/main/docs/rules.md#{rule.id}",
-                "defaultConfiguration": {"level": _LEVEL[rule.severity]},
-                "properties": {"category": rule.category, "tags": [rule.category]},
-            }
-            for rule in all_rules
-        ]
-        results: List[Dict[str, Any]] = []
-        for f in self.items:
-            entry: Dict[str, Any] = {
-                "ruleId": f.rule,
-                "level": _LEVEL[f.severity],
-                "message": {"text": f.message + (f" (hint: {f.hint})" if f.hint else "")},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(f.file)},
-                        "region": {"startLine": f.line, "startColumn": f.column,
-                                   "endLine": f.end_line, "endColumn": f.end_column},
-                    }
-                }],
-            }
-            if f.rule in index:
-                entry["ruleIndex"] = index[f.rule]
-            results.append(entry)
-        document = {
-            "$schema": SARIF_SCHEMA,
-            "version": "2.1.0",
-            "runs": [{
-                "tool": {"driver": {"name": "kartalint", "version": __version__,
-                                    "informationUri": "https://github.com/kartalint/kartalint",
-                                    "rules": descriptors}},
-                "artifacts": [{"location": {"uri": _uri(p)}} for p in result.checked],
-                "results": results,
-                "columnKind": "unicodeCodePoints",
-            }],
-        }
-        self.write(json.dumps(document, indent=2) + "\n")
+        for path in result.checked:
+            self.log.artifact_location(path)
+        for path in result.missing:
+            self.log.notify("error", f"{path}: no such file or directory", None)
+        for message in result.skipped_paths:
+            self.log.notify("warning", message)
+        for path in result.skipped_files:
+            self.log.notify("note", "skipped: the file holds no Karta definition or fixture", path)
+        self.write(self.log.render())
+
+
+def merge_logs(paths: List[str]) -> Dict[str, Any]:
+    """One SARIF log holding the runs of several (``lint`` and ``test`` of one CI job; each run
+    has its own ``automationDetails.id``, so code scanning keeps them apart). Missing files are
+    left out."""
+    runs: List[Any] = []
+    for path in paths:
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as handle:
+                runs.extend(json.load(handle).get("runs", []))
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": runs}
+
+
+def _main(argv: List[str]) -> int:
+    """``python -m kartalint.report.sarif OUT IN...``: merge SARIF logs (used by the Action)."""
+    if len(argv) < 2:
+        print("usage: python -m kartalint.report.sarif OUT IN...")
+        return 2
+    with open(argv[0], "w", encoding="utf-8") as handle:
+        json.dump(merge_logs(argv[1:]), handle, indent=2, ensure_ascii=False)
+        handle.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(_main(sys.argv[1:]))

@@ -8,20 +8,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import xml.etree.ElementTree as ET
-from collections import OrderedDict
-from typing import IO, Any, Dict, List
+from collections import Counter, OrderedDict
+from typing import IO, Any, Dict, List, Optional
 
 SCHEMA_VERSION = 1
-LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "xfailed": "XFAIL", "xpassed": "XPASS"}
+LABELS = {"passed": "PASS", "updated": "UPDATED", "failed": "FAIL", "error": "ERROR", "xfailed": "XFAIL", "xpassed": "XPASS"}
 
 
 class TestReporter:
     name = ""
 
-    def __init__(self, stream: IO[str], verbose: bool = False) -> None:
+    def __init__(self, stream: IO[str], verbose: bool = False, root: Optional[str] = None) -> None:
         self.stream = stream
         self.verbose = verbose
+        self.root = root  # the project root: where SARIF locations start
 
     def start(self) -> None:
         pass
@@ -93,7 +95,8 @@ class TextTestReporter(TestReporter):
                     self.stream.write(f"    exercised: {comps}\n")
         s = run.summary
         xf = f", {s['expectedFailures']} expected failure(s)" if s["expectedFailures"] else ""
-        self.stream.write(f"\n{s['passed']} passed, {s['failed']} failed, {s['errors']} error(s){xf} "
+        up = f", {s['updated']} updated" if s["updated"] else ""
+        self.stream.write(f"\n{s['passed']} passed{up}, {s['failed']} failed, {s['errors']} error(s){xf} "
                           f"in {run.seconds:.2f} s\n")
 
 
@@ -112,43 +115,109 @@ class JsonTestReporter(TestReporter):
         self.stream.write(json.dumps(doc, indent=2) + "\n")
 
 
+_XML_FORBIDDEN = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(value: Any) -> str:
+    """``value`` as text XML 1.0 can hold: each forbidden character (control characters such as an
+    ANSI escape, lone surrogates, U+FFFE/U+FFFF) is written visibly as ``\\xNN`` / ``\\uNNNN``."""
+    text = str(value)
+    return _XML_FORBIDDEN.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+
+
+def _element(parent: Any, tag: str, text: Optional[str] = None, **attributes: Any) -> Any:
+    element = ET.SubElement(parent, tag, {k: xml_text(v) for k, v in attributes.items()})
+    if text is not None:
+        element.text = xml_text(text)
+    return element
+
+
 class JUnitTestReporter(TestReporter):
-    """JUnit XML as GitHub, GitLab and Jenkins read it: one testsuite per file."""
+    """JUnit XML as junitparser, pytest, GitLab and Jenkins read it: one ``testsuite`` per
+    definition (``tests``, ``failures``, ``errors``, ``skipped``, ``time``, ``timestamp``), one
+    ``testcase`` per case (``classname`` the definition, ``name``, ``file``, ``line``, ``time``);
+    an expected failure is ``skipped`` with its reason; ``--require-fixtures`` and
+    ``--min-coverage`` failures are ``error`` cases of their definition's suite."""
 
     name = "junit"
 
     def finish(self, run: Any) -> None:
-        suites = ET.Element("testsuites", name="kartalint", tests=str(len(run.results)),
-                            failures=str(run.summary["failed"]), errors=str(run.summary["errors"]), time=f"{run.seconds:.3f}")
-        grouped: Dict[str, List[Any]] = OrderedDict()
+        import datetime
+
+        timestamp = datetime.datetime.fromtimestamp(run.started or 0, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        grouped: Dict[str, Dict[str, Any]] = OrderedDict()
+
+        def suite_of(name: str, path: Optional[str]) -> Dict[str, Any]:
+            return grouped.setdefault(path or name, {"name": name, "file": path, "cases": []})
+
         for result in run.results:
-            grouped.setdefault(result.case.file, []).append(result)
-        for file, results in grouped.items():
-            suite = ET.SubElement(suites, "testsuite", name=file, tests=str(len(results)),
-                                  failures=str(sum(r.outcome in ("failed", "xpassed") for r in results)),
-                                  errors=str(sum(r.outcome == "error" for r in results)))
-            for result in results:
-                case = ET.SubElement(suite, "testcase", classname=os.path.splitext(file)[0].replace(os.sep, "."),
-                                     name=result.case.name or result.case.id, file=file, line=str(result.case.line))
-                detail = "\n".join(line.strip() for line in _detail_lines(result))
-                first = (result.diffs[0].text if result.diffs else (result.messages[0] if result.messages else result.outcome))
-                if result.outcome in ("failed", "xpassed"):
-                    ET.SubElement(case, "failure", message=first, type=result.outcome).text = detail
-                elif result.outcome == "error":
-                    ET.SubElement(case, "error", message=first, type="error").text = detail
-                elif detail:
-                    ET.SubElement(case, "system-out").text = detail
+            definition = result.case.definition
+            group = suite_of(definition.name or definition.path, definition.path) if definition else suite_of("(no definition)", None)
+            group["cases"].append(("case", result))
         for item in run.without_fixtures:
-            suite = ET.SubElement(suites, "testsuite", name=item.path, tests="1", failures="0", errors="1")
-            case = ET.SubElement(suite, "testcase", classname="require-fixtures", name=item.name)
-            ET.SubElement(case, "error", message=f"definition {item.name} has no fixture", type="error")
+            suite_of(item.name or item.path, item.path)["cases"].append(("without-fixture", item))
         for cov in run.below_coverage:
-            suite = ET.SubElement(suites, "testsuite", name=cov.definition.path, tests="1", failures="0", errors="1")
-            case = ET.SubElement(suite, "testcase", classname="min-coverage", name=cov.definition.name)
-            ET.SubElement(case, "error", message=f"status-mapping coverage {cov.percent:.0f}% is below {run.min_coverage:g}%",
-                          type="error").text = "never matched: " + ", ".join(cov.unmatched)
+            suite_of(cov.definition.name or cov.definition.path, cov.definition.path)["cases"].append(("below-coverage", cov))
+
+        names = Counter(group["name"] for group in grouped.values())
+        for group in grouped.values():  # two definitions of one name: each suite says which file
+            if names[group["name"]] > 1 and group["file"]:
+                group["name"] = f"{group['name']} ({group['file']})"
+        totals = Counter()
+        suites = ET.Element("testsuites")
+        for group in grouped.values():
+            counts = Counter()
+            suite = _element(suites, "testsuite", name=group["name"], timestamp=timestamp)
+            if group["file"]:
+                suite.set("file", xml_text(group["file"]))
+            for kind, item in group["cases"]:
+                counts["tests"] += 1
+                if kind == "case":
+                    self._case(suite, item, counts)
+                elif kind == "without-fixture":
+                    case = _element(suite, "testcase", classname=item.name or item.path, name="--require-fixtures",
+                                    file=item.path, line=1, time="0.000")
+                    _element(case, "error", f"{item.path}: no test case exercises definition {item.name}",
+                             message=f"definition {item.name} has no fixture", type="definition-without-fixture")
+                    counts["errors"] += 1
+                else:
+                    case = _element(suite, "testcase", classname=item.definition.name or item.definition.path,
+                                    name="--min-coverage", file=item.definition.path, line=1, time="0.000")
+                    _element(case, "error", "never matched: " + ", ".join(item.unmatched),
+                             message=f"status-mapping coverage {item.percent:.0f}% is below {run.min_coverage:g}%",
+                             type="coverage-below-minimum")
+                    counts["errors"] += 1
+            for key in ("tests", "failures", "errors", "skipped"):
+                suite.set(key, str(counts[key]))
+            suite.set("time", f"{counts['time_ms'] / 1000:.3f}")
+            totals.update(counts)
+        for key in ("tests", "failures", "errors", "skipped"):
+            suites.set(key, str(totals[key]))
+        suites.set("name", "kartalint")
+        suites.set("time", f"{run.seconds:.3f}")
         ET.indent(suites)
         self.stream.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")
+
+    @staticmethod
+    def _case(suite: Any, result: Any, counts: Counter) -> None:
+        case_ = result.case
+        classname = case_.definition.name or case_.definition.path if case_.definition else os.path.splitext(case_.file)[0].replace(os.sep, ".")
+        counts["time_ms"] += round(result.seconds * 1000)
+        case = _element(suite, "testcase", classname=classname, name=case_.name or case_.id, file=case_.file,
+                        line=case_.line, time=f"{result.seconds:.3f}")
+        detail = "\n".join(line.strip() for line in _detail_lines(result))
+        first = result.diffs[0].text if result.diffs else (result.messages[0] if result.messages else result.outcome)
+        if result.outcome in ("failed", "xpassed"):
+            _element(case, "failure", detail, message=first, type="fixture-mismatch")
+            counts["failures"] += 1
+        elif result.outcome == "error":
+            _element(case, "error", detail, message=first, type="fixture-path-outside" if case_.refused else "fixture-error")
+            counts["errors"] += 1
+        elif result.outcome == "xfailed":
+            _element(case, "skipped", detail, message=f"xfail: {case_.xfail}")
+            counts["skipped"] += 1
+        elif detail:
+            _element(case, "system-out", detail)
 
 
 def diff_location(result: Any, diff: Any) -> tuple:
@@ -207,4 +276,46 @@ class GithubTestReporter(TestReporter):
         self.stream.write(f"{s['passed']} passed, {s['failed']} failed, {s['errors']} error(s) in {run.seconds:.2f} s\n")
 
 
-TEST_REPORTERS = {r.name: r for r in (TextTestReporter, JsonTestReporter, JUnitTestReporter, GithubTestReporter)}
+class SarifTestReporter(TestReporter):
+    """``kartalint test --format sarif`` (or ``--sarif FILE``): each differing field a
+    ``fixture-mismatch`` result at its line in the fixture, each case that cannot run a
+    ``fixture-error`` (``fixture-path-outside`` when a file was refused), test-time findings
+    under their own rules, ``--require-fixtures`` / ``--min-coverage`` failures at the definition."""
+
+    name = "sarif"
+
+    def finish(self, run: Any) -> None:
+        from .sarif import LEVELS, SarifLog
+
+        log = SarifLog("test", self.root)
+        for result in run.results:
+            case = result.case
+            title = case.name or case.id
+            if result.outcome == "error":
+                rule = "fixture-path-outside" if case.refused else "fixture-error"
+                log.add_result(rule, "error", f"{title}: " + ("; ".join(result.messages) or "the case could not run"),
+                               case.file, case.id, case.line)
+            elif result.outcome == "xpassed":
+                log.add_result("fixture-mismatch", "error", f"{title}: " + "; ".join(result.messages), case.file, case.id, case.line)
+            elif result.outcome == "failed":
+                for diff in result.diffs:
+                    line, column = diff_location(result, diff)
+                    hints = "".join(f" (hint: {h})" for h in result.hints.get(diff.path, []))
+                    log.add_result("fixture-mismatch", "error", f"{title}: {diff.text}{hints}", case.file,
+                                   f"{case.id}\x1f{diff.path}", line, column)
+            else:
+                log.artifact_location(case.file)
+            for finding in result.findings:
+                log.add_result(finding.rule, LEVELS[finding.severity], f"{title}: {finding.message}", finding.file,
+                               f"{case.id}\x1f{finding.message}", finding.line, finding.column)
+        for item in run.without_fixtures:
+            log.add_result("definition-without-fixture", "error", f"definition {item.name} has no fixture (--require-fixtures)",
+                           item.path, item.name)
+        for cov in run.below_coverage:
+            log.add_result("coverage-below-minimum", "error",
+                           f"status-mapping coverage of {cov.definition.name} is {cov.percent:.0f}% (below --min-coverage "
+                           f"{run.min_coverage:g}%): never matched {', '.join(cov.unmatched)}", cov.definition.path, cov.definition.name)
+        self.stream.write(log.render())
+
+
+TEST_REPORTERS = {r.name: r for r in (TextTestReporter, JsonTestReporter, JUnitTestReporter, GithubTestReporter, SarifTestReporter)}
