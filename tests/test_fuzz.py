@@ -151,6 +151,8 @@ HOSTILE_JQ = [
     "test(\"(a|a)*b\")", ".[] as [$a] | $a", "..", "[..] | length", "path(..)", "tojson | fromjson", "now", "input_line_number",
     "$x", ".a.b.c[", "|", "", " ", "\u0000", ".spec.roles[] | .replicas * .missing", "limit(-1; 1)", "splits(\"\")",
     "getpath([1e400])", "[.[]?] | implode", "infinite", "nan", "-infinite | floor", "pow(10; 400)", "1e400", "\"\\u0000\"",
+    " and ".join([".x"] * 1500), " | ".join([".a"] * 300), "def f: g; def g: f; f | .x", ". as $x | " * 150 + "$x.a",
+    'if .a then .b elif .c then .d else .e end | select(.f != null) | .g * 2', "reduce .a[] as $x (0; . + $x.n * .m)",
 ]
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(10 ** 30), max_value=10 ** 30) | st.floats(allow_nan=True)
@@ -381,3 +383,60 @@ def test_any_command_line(project, command, rest):
             assert before == after, (argv, "the working tree changed")
         else:
             subprocess.run(["git", "checkout", "-q", "--", "defs", "fixtures"], cwd=project, check=True)
+
+
+# -- the jq analysis on generated programs -------------------------------------------------------------
+
+JQ_ATOMS = st.sampled_from([".", ".a", ".spec", ".spec.roles[]", ".b[0]", '.["x y"]', ".c?", "$x", "$__loc__", '"s"', "1", "null",
+                            "true", "env", "input", "[]", "{}", ".[$x]", "empty", "error", "length", "keys", "to_entries"])
+
+
+def _combine(children):
+    pair = st.tuples(children, children)
+    return st.one_of(
+        pair.map(lambda p: f"{p[0]} | {p[1]}"), pair.map(lambda p: f"({p[0]} // {p[1]})"),
+        pair.map(lambda p: f"({p[0]} and {p[1]})"), pair.map(lambda p: f"({p[0]} == {p[1]})"),
+        pair.map(lambda p: f"({p[0]} * {p[1]})"), pair.map(lambda p: f"({p[0]} - {p[1]})"),
+        children.map(lambda c: f"select({c})"), children.map(lambda c: f"map({c})"), children.map(lambda c: f"[{c}]"),
+        children.map(lambda c: f"{{a: {c}}}"), children.map(lambda c: f"try {c}"), children.map(lambda c: f"({c})?"),
+        children.map(lambda c: f"first({c})"), children.map(lambda c: f"has(\"a\") and {c}"),
+        pair.map(lambda p: f"if {p[0]} then {p[1]} else . end"), pair.map(lambda p: f"if {p[0]} then {p[1]} elif . then .a end"),
+        pair.map(lambda p: f"{p[0]} as $x | {p[1]}"), pair.map(lambda p: f"{p[0]} as [$x, $y] | {p[1]}"),
+        pair.map(lambda p: f"{p[0]} as {{a: $x}} | {p[1]}"), pair.map(lambda p: f"reduce {p[0]} as $x (0; {p[1]})"),
+        pair.map(lambda p: f"foreach {p[0]} as $x (0; {p[1]}; .)"), pair.map(lambda p: f"def f: {p[0]}; f | {p[1]}"),
+        pair.map(lambda p: f"def g(a): {p[0]}; g({p[1]})"), children.map(lambda c: f"{c} | .spec.roles[].leaderWorkerPattern.size"),
+    )
+
+
+JQ_PROGRAMS = st.recursive(JQ_ATOMS, _combine, max_leaves=25)
+
+
+@examples(150)
+@given(program=JQ_PROGRAMS)
+def test_jq_analysis_never_fails_on_any_program(program):
+    from kartalint.jqlang import parse_cached
+    from kartalint.jqlang.analysis import compared_constants, output_path, path_facts_of
+
+    tree, _ = parse_cached(program)
+    if tree is None:
+        return
+    facts = path_facts_of(tree)
+    for read in facts.reads:
+        assert 0 <= read.start <= read.end <= len(program)
+        assert isinstance(read.path, tuple)
+    output_path(tree)
+    for path, constant, start, end in compared_constants(tree):
+        assert program[start:end].startswith('"')
+
+
+@examples(25)
+@given(program=JQ_PROGRAMS)
+def test_lint_with_a_crd_on_any_program(project, program):
+    crd = os.path.join(os.path.dirname(__file__), "data", "crds", "example.com_trainers.yaml")
+    with guarded(project):
+        text = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: " + json.dumps(program))
+        (project / "generated.yaml").write_text(text)
+        argv = ["lint", "--crd", crd, "-f", "json", "generated.yaml"]
+        code, out, err = run_cli(argv)
+        check_run(code, out, err, argv)
+        json.loads(out)

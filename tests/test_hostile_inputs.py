@@ -414,3 +414,13 @@ def test_the_jq_worker_does_not_outlive_a_killed_kartalint(tmp_path):
     while time.monotonic() < deadline and any(alive(c) for c in children):
         time.sleep(0.1)
     assert not any(alive(c) for c in children), "the jq worker outlived its parent"
+
+
+def test_a_long_flat_chain_of_operators_is_a_finding_not_a_recursion_error(work, capsys):
+    chain = " and ".join(['.x == "a"'] * 2000)
+    text = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", f"replicasPath: '{chain}'")
+    (work / "chain.yaml").write_text(text)
+    code, out, err = run(capsys, "lint", "chain.yaml")
+    assert "Traceback" not in err and "nested deeper than 200 levels" in out
+    code, out, err = run(capsys, "lint", "--crd", os.path.join(ROOT, "tests", "data", "crds"), "chain.yaml")
+    assert "Traceback" not in err

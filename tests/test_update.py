@@ -181,7 +181,7 @@ def _env():
 
 
 def test_kill_at_any_moment_leaves_old_or_new_bytes(project):
-    folder = _folder(project)
+    folder = _folder(project, 160)  # enough files that the writing takes a while to aim at
     old = _snapshot(folder)
     spare = project / "spare"
     shutil.copytree(folder, spare)
@@ -189,21 +189,24 @@ def test_kill_at_any_moment_leaves_old_or_new_bytes(project):
     started = time.monotonic()
     proc = subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     first_write = None
+    mtime = os.stat(folder).st_mtime_ns  # the folder changes when the first temporary file appears
     while proc.poll() is None:
-        if first_write is None and _snapshot(folder) != old:
+        if first_write is None and os.stat(folder).st_mtime_ns != mtime:
             first_write = time.monotonic() - started
-        time.sleep(0.002)
+        time.sleep(0.001)
     duration = time.monotonic() - started
     first_write = first_write if first_write is not None else duration * 0.8
     new = _snapshot(folder)
     assert all(new[name] != old[name] for name in old)
     rng = random.Random(13)
     mixed = 0
-    for attempt in range(10):
+    for attempt in range(12):
+        if mixed >= 2:
+            break
         shutil.rmtree(folder)
         shutil.copytree(spare, folder)
         proc = subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(max(0.0, first_write - 0.02), max(first_write, duration * 0.98)))
+        time.sleep(rng.uniform(first_write, max(first_write, duration - 0.05)))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         now = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(TEMP_SUFFIX)}

@@ -424,8 +424,11 @@ def _bind_pattern(pattern: Optional[Node], path: Optional[Path_], env: list) -> 
 
 
 def _defined(node: Node, scope: _Scope) -> _Scope:
+    """A user ``def`` without parameters is inlined where it is called (one with parameters is not)."""
     body = node.children[0]
-    return scope.but(funcs=scope.funcs + ((str(node.value), body),)) if body is not None else scope
+    if body is None or node.params:
+        return scope
+    return scope.but(funcs=scope.funcs + ((str(node.value), body),))
 
 
 def _tested(cond: Optional[Node], scope: _Scope) -> frozenset:

@@ -76,12 +76,23 @@ class Node:
         return text[self.start : self.end]
 
 
+MAX_TREE_DEPTH = 200  # a chain of 2,000 `and`s parses flat but makes a tree every analysis would recurse into
+
+
 def parse(source: str) -> Node:
     """Parse a jq program; raises ``JqSyntaxError`` with an offset on failure."""
     try:
-        return _Parser(tokenize(source), source).program()
+        tree = _Parser(tokenize(source), source).program()
     except RecursionError:
         raise JqSyntaxError("expression is nested too deeply", 0, len(source)) from None
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise JqSyntaxError(f"expression nested deeper than {MAX_TREE_DEPTH} levels (a long chain of operators)",
+                                node.start, node.end)
+        stack.extend((child, depth + 1) for child in node.children if child is not None)
+    return tree
 
 
 class _Parser:
