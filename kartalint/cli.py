@@ -384,6 +384,24 @@ def _check_timeout(value: float) -> None:
         raise ConfigError(f"--timeout must be a number of seconds above 0 and at most 3600 (got {value})")
 
 
+def _usage_reports(args: argparse.Namespace, root: str, problems: List[str]) -> None:
+    """A run that stops before any case (a missing path, nothing found) still writes the reports
+    CI waits for: JUnit with one error case per problem, SARIF with an unsuccessful invocation."""
+    if args.junit_xml:
+        from .report.tests import usage_junit
+
+        with open_output(args.junit_xml) as handle:
+            handle.write(usage_junit(problems))
+    if args.sarif:
+        from .report.sarif import SarifLog
+
+        log = SarifLog("test", root)
+        for problem in problems:
+            log.notify("error", problem)
+        with open_output(args.sarif) as handle:
+            handle.write(log.render())
+
+
 def fixture_confinement(project: Any, paths: List[str], allow_outside: List[str]) -> Any:
     """Where fixtures may read files: the project, the folders given on the command line (and the
     folders of files given by name), and each ``--allow-outside`` folder."""
@@ -426,6 +444,7 @@ def _test(args: argparse.Namespace) -> int:
     for message in found.skipped:
         sys.stderr.write(f"kartalint: warning: {message}\n")
     if found.missing:
+        _usage_reports(args, project.root, [missing_reason(path) for path in found.missing])
         return EXIT_USAGE
     cases = select(found.cases, args.pattern)
     if args.known_failures:
@@ -435,8 +454,10 @@ def _test(args: argparse.Namespace) -> int:
             raise ConfigError(str(exc)) from None
     if not cases:
         what = f" matching -k {args.pattern!r}" if args.pattern and found.cases else ""
-        sys.stderr.write(f"kartalint: error: no test case found in {', '.join(paths)}{what} "
-                         f"({found.files} file(s) searched; fixtures have kind: KartaFixture)\n")
+        message = (f"no test case found in {', '.join(paths)}{what} "
+                   f"({found.files} file(s) searched; fixtures have kind: KartaFixture)")
+        sys.stderr.write(f"kartalint: error: {message}\n")
+        _usage_reports(args, project.root, [message])
         return EXIT_USAGE
     stream = open_output(args.output) if args.output else sys.stdout
     extra = [(name, open_output(path)) for name, path in (("junit", args.junit_xml), ("sarif", args.sarif)) if path]

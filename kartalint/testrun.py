@@ -158,6 +158,9 @@ def run(cases: Sequence[Case], evaluator: Evaluator, lint_cache: Optional[LintCa
 def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache) -> CaseResult:
     if case.problems or case.definition is None:
         return CaseResult(case, "error", messages=list(case.problems) or ["no definition"])
+    if evaluator.prepare(case.definition.data).invalid and not (case.expect or {}).get("errors"):
+        # upstream refuses the definition: say where, instead of an "unexpected extraction error"
+        return CaseResult(case, "error", messages=_invalid_definition(case.definition, lint_cache))
     view = evaluator.evaluate(case.definition.data, case.object, case.pods)
     result = CaseResult(case, "passed", view=view)
     if case.kind == "recording":
@@ -187,6 +190,12 @@ def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache) -> CaseRes
     elif result.diffs:
         result.outcome = "failed"
     return result
+
+
+def _invalid_definition(definition: DefinitionFile, lint_cache: LintCache) -> List[str]:
+    located = [f"{display_path(f.file)}:{f.line}:{f.column}: {f.message} ({f.rule})" for f in lint_cache.findings(definition)
+               if f.severity >= Severity.ERROR and (f.rule == "wrong-type" or rules.get(f.rule).category == "parity")]
+    return located + [f"definition {display_path(definition.path)} is invalid (upstream refuses it): nothing was evaluated"]
 
 
 def _finding(case: Case, rule_id: str, message: str) -> Finding:

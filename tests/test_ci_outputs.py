@@ -239,3 +239,31 @@ def test_merged_sarif_keeps_runs_apart(fixtures, capsys, project):
     assert_valid_sarif(merged)
     assert [r["automationDetails"]["id"] for r in merged["runs"]] == ["kartalint/lint/", "kartalint/test/"]
     assert merge_logs([]) ["runs"] == []
+
+
+def test_a_run_that_cannot_start_still_writes_junit_and_sarif(project, capsys):
+    code, _, err = run(capsys, "test", "missing-folder", "--junit-xml", "out/j.xml", "--sarif", "out/s.sarif")
+    assert code == 2
+    xml = junitparser.JUnitXml.fromfile(str(project / "out" / "j.xml"))
+    [case] = list(list(xml)[0])
+    [error] = case.result
+    assert isinstance(error, junitparser.Error) and "missing-folder" in error.message and xml.errors == 1
+    sarif = json.loads((project / "out" / "s.sarif").read_text())
+    assert_valid_sarif(sarif)
+    invocation = sarif["runs"][0]["invocations"][0]
+    assert invocation["executionSuccessful"] is False and "missing-folder" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_min_coverage_failures_are_junit_errors_and_sarif_results(fixtures, capsys, project):
+    for name in ("bad one.yaml", "known.yaml", "escape.yaml"):
+        (fixtures / name).unlink()
+    (project / "defs" / "other.yaml").unlink()
+    code, _, _ = run(capsys, "test", "--definitions", "defs", "fixtures", "--min-coverage", "100", "--junit-xml", "j.xml",
+                     "--sarif", "s.sarif")
+    assert code == 1
+    xml = junitparser.JUnitXml.fromfile(str(project / "j.xml"))
+    errors = [r for suite in xml for case in suite for r in case.result if isinstance(r, junitparser.Error)]
+    assert [e.type for e in errors] == ["coverage-below-minimum"] and "never matched: failed[0]" in errors[0].text
+    sarif = json.loads((project / "s.sarif").read_text())
+    assert_valid_sarif(sarif)
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["coverage-below-minimum"]

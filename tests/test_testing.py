@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -407,3 +408,15 @@ def test_a_fixture_pinned_with_pods_fails_when_the_selector_key_changes(project,
     assert code == 1, "a selector regression must not pass"
     assert 'unmatchedPods: expected [], got ["l-0", "w-0", "w-1"]' in out_text
     assert 'worker.pods: expected ["l-0", "w-0", "w-1"], got []' in out_text
+
+
+def test_a_fixture_of_an_invalid_definition_names_the_places(project, capsys):
+    definition = yaml.safe_load(BASE_DEFINITION)
+    definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]["failed"] = [
+        {"byExpression": '.status.phase == "Failed"'}]
+    (project / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition, sort_keys=False))
+    write(project / "fixtures" / "example-com-trainer-v1" / "f.yaml", fixture())
+    code, out, _ = run(capsys, "test", "--definitions", "defs")
+    assert code == 1 and "ERROR fixtures/example-com-trainer-v1/f.yaml" in out
+    assert re.search(r"defs/trainer\.yaml:\d+:\d+: .*byExpression must be object, not string \(wrong-type\)", out), out
+    assert "is invalid (upstream refuses it)" in out

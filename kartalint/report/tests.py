@@ -220,6 +220,19 @@ class JUnitTestReporter(TestReporter):
             _element(case, "system-out", detail)
 
 
+def usage_junit(problems: List[str]) -> str:
+    """JUnit for a run that could not start: one ``error`` case per problem."""
+    suites = ET.Element("testsuites", name="kartalint", tests=str(len(problems)), failures="0", errors=str(len(problems)),
+                        skipped="0", time="0.000")
+    suite = _element(suites, "testsuite", name="kartalint test", tests=len(problems), failures=0, errors=len(problems),
+                     skipped=0, time="0.000")
+    for problem in problems:
+        case = _element(suite, "testcase", classname="kartalint", name="usage", time="0.000")
+        _element(case, "error", problem, message=problem, type="usage")
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
 def diff_location(result: Any, diff: Any) -> tuple:
     """(line, column) of the expectation behind ``diff`` in the case's file (the case's line when
     the file cannot say more)."""
