@@ -551,3 +551,11 @@ def test_public_api_and_json_document():
     assert worker["instances"][0]["resources"] == {"gpus": 2, "cpuMillis": 0, "memoryBytes": 0}
     assert doc["components"][0]["instances"][0]["id"] is None
     assert doc["resources"]["gpus"] == 2
+
+
+def test_an_empty_status_definition_gives_undefined(ev):
+    """Found by the fuzz suite: a present but empty statusDefinition matched nothing and said
+    nothing; upstream computes [Undefined] (spec §3.5: no match)."""
+    definition = base()
+    definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"] = {}
+    assert ev.evaluate(definition, trainer([role("w", 1)])).statuses == ["Undefined"]

@@ -436,10 +436,10 @@ def _account(instance: Instance, comp: Component) -> None:
 
 def _status(view: WorkloadView, prepared: PreparedDefinition, outcomes: Dict[str, Outcome]) -> None:
     root = prepared.components[0].data if prepared.components and prepared.components[0].is_root else None
-    status_def = as_dict(as_dict(root).get("statusDefinition")) if root else {}
-    if not status_def:
-        view.statuses = []
+    if not root or not isinstance(as_dict(root).get("statusDefinition"), dict):
+        view.statuses = []  # no status definition at all
         return
+    status_def = as_dict(root).get("statusDefinition")  # present, even empty: no match gives [Undefined]
     errors = view.root.errors if view.root else view.errors
     phase: Optional[str] = None
     phase_def = as_dict(status_def.get("phaseDefinition"))
