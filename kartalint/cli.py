@@ -47,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
     lint.add_argument("--crd", action="append", default=[], metavar="FILE",
                       help="CRD files or directories: check the paths expressions read against the root kind's schema (repeatable)")
+    lint.add_argument("-j", "--jobs", type=int, metavar="N",
+                      help="worker processes (default: every CPU for more than 50 files, else 1); the output is the same")
     lint.add_argument("--allow-empty", action="store_true",
                       help="exit 0 when the files hold no Karta definition or fixture (for hooks that pass every YAML file)")
     lint.add_argument("--strict-files", action="store_true",
@@ -238,7 +240,9 @@ def _lint(args: argparse.Namespace) -> int:
         if not paths:
             raise ConfigError(f"no PATH given and no Karta definition found in the project at {project.root}")
     stream = open_output(args.output) if args.output else sys.stdout
-    result = lint_paths(paths, config, strict_files=args.strict_files)
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError("--jobs must be 1 or more")
+    result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
     for path in result.missing:
         sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
     for message in result.skipped_paths:

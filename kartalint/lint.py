@@ -109,14 +109,49 @@ def mentions_karta(path: str, text: Optional[str]) -> bool:
         return True  # unreadable: cannot tell, report it
 
 
-def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_files: bool = False) -> LintResult:
+PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs more than it saves
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What linting one file gives (picklable, so files can be linted in worker processes)."""
+
+    path: str
+    findings: List[Finding]
+    kartas: int
+    others: int
+    suppressed: int
+    fixtures: int
+    skipped: bool  # holds neither a Karta nor a fixture document
+
+
+def lint_file(path: str, config: Config, strict_files: bool) -> FileOutcome:
+    source = load_file(path, config.max_file_size)
+    findings, kartas, others, suppressed, fixtures = lint_source(source, config)
+    skipped = not strict_files and not kartas and not fixtures and not mentions_karta(path, source.text)
+    return FileOutcome(source.path, findings, kartas, others, suppressed, fixtures, skipped)
+
+
+def _lint_chunk(args: tuple) -> List[FileOutcome]:  # pragma: no cover - runs in a worker process
+    paths, config, strict_files = args
+    return [lint_file(path, config, strict_files) for path in paths]
+
+
+def default_jobs(files: int) -> int:
+    return (os.cpu_count() or 1) if files > PARALLEL_THRESHOLD else 1
+
+
+def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_files: bool = False,
+               jobs: Optional[int] = None) -> LintResult:
     """Lint files and folders. Files that hold neither a Karta nor a fixture document (YAML that
     fails to load included, unless it mentions ``kind: Karta``) are skipped and counted, unless
-    ``strict_files``."""
+    ``strict_files``. ``jobs`` worker processes share the files (default: every CPU for more than
+    50 files); the result is the same, in the same order, whatever ``jobs`` is."""
     config = config or Config()
     result = LintResult()
     files, result.missing = iter_yaml_files(paths, result.skipped_paths)
     seen = set()
+    wanted = []
     for path in files:
         key = path if path == "-" else os.path.realpath(path)
         if key in seen:  # a file given twice (or reached through two paths) is checked once
@@ -124,19 +159,41 @@ def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_fil
         seen.add(key)
         if path != "-" and config.excluded(path):
             continue
-        source = load_file(path, config.max_file_size)
-        findings, kartas, others, suppressed, fixtures = lint_source(source, config)
-        if not strict_files and not kartas and not fixtures and not mentions_karta(path, source.text):
-            result.skipped_files.append(source.path)
-            result.skipped_documents += others
+        wanted.append(path)
+    jobs = default_jobs(len(wanted)) if jobs is None else max(1, jobs)
+    for outcome in _outcomes(wanted, config, strict_files, jobs):
+        if outcome.skipped:
+            result.skipped_files.append(outcome.path)
+            result.skipped_documents += outcome.others
             continue
-        result.checked.append(source.path)
-        result.findings.extend(findings)
-        result.karta_documents += kartas
-        result.fixture_documents += fixtures
-        result.skipped_documents += others
-        result.suppressed += suppressed
+        result.checked.append(outcome.path)
+        result.findings.extend(outcome.findings)
+        result.karta_documents += outcome.kartas
+        result.fixture_documents += outcome.fixtures
+        result.skipped_documents += outcome.others
+        result.suppressed += outcome.suppressed
     return result
 
 
-__all__ = ["LintResult", "lint_paths", "lint_source", "apply_config", "rules"]
+def _outcomes(files: List[str], config: Config, strict_files: bool, jobs: int) -> Iterable[FileOutcome]:
+    """Per-file outcomes in the order of ``files``; with ``jobs`` > 1, from worker processes
+    (standard input, if among the files, is always read here)."""
+    if jobs <= 1 or len(files) < 2 or "-" in files:
+        for path in files:
+            yield lint_file(path, config, strict_files)
+        return
+    import multiprocessing
+
+    size = max(1, min(64, len(files) // (jobs * 4) or 1))  # chunks keep the pipe traffic low and the cores busy
+    chunks = [files[i:i + size] for i in range(0, len(files), size)]
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    try:
+        with context.Pool(jobs) as pool:
+            for outcomes in pool.imap(_lint_chunk, [(chunk, config, strict_files) for chunk in chunks]):
+                yield from outcomes
+    except (OSError, ImportError):  # no processes available here: lint in this one
+        for path in files:
+            yield lint_file(path, config, strict_files)
+
+
+__all__ = ["LintResult", "FileOutcome", "lint_file", "lint_paths", "lint_source", "apply_config", "rules"]

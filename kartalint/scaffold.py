@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass
 from dataclasses import field as dc_field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
@@ -105,10 +105,24 @@ def _props(node: Any) -> Dict[str, Any]:
     return (node or {}).get("properties") or {} if isinstance(node, dict) else {}
 
 
+_TEMPLATE_NAME = re.compile(r"^(template|podTemplate|.*Template)$")
+_LIBRARY_NAME = re.compile(r"^.+Templates$")  # reusable fragments referenced by name (`roleTemplates`)
+
+
+def _free_form(node: Any) -> bool:
+    return isinstance(node, dict) and not _props(node) and (
+        bool(node.get("x-kubernetes-preserve-unknown-fields")) or node.get("type") in (None, "object")) \
+        and "items" not in node and not isinstance(node.get("additionalProperties"), dict)
+
+
 def _find_roles(node: Any, path: tuple, out: List[Role]) -> None:
     props = _props(node)
     if "metadata" in props and "spec" in props and "containers" in _props(props["spec"]):
         out.append(Role("", path, "template"))
+        return
+    if path and _TEMPLATE_NAME.match(str(path[-1])) and _free_form(node):
+        # a pod template the CRD does not describe (x-kubernetes-preserve-unknown-fields): by name
+        out.append(Role("", path, "template", ["guessed by its name: the CRD does not declare its fields (TODO: confirm)"]))
         return
     if "containers" in props and (props["containers"] or {}).get("type") == "array":
         out.append(Role("", path, "podspec"))
@@ -124,6 +138,18 @@ def _find_roles(node: Any, path: tuple, out: List[Role]) -> None:
         _find_roles(node["items"], path + ("[]",), out)
     if isinstance((node or {}).get("additionalProperties"), dict):
         _find_roles(node["additionalProperties"], path + ("{}",), out)
+
+
+def _is_base(role: Role, found: List[Role]) -> bool:
+    """A template whose parent also holds role templates of the same name one level down
+    (Flink's ``spec.podTemplate`` beside ``spec.jobManager.podTemplate`` and
+    ``spec.taskManager.podTemplate``): a base the operator merges into them, not a role."""
+    if role.shape != "template":
+        return False
+    parent, name = role.path[:-1], role.path[-1]
+    deeper = [other for other in found if other is not role and other.shape == "template" and other.path[-1] == name
+              and other.path[:len(parent)] == parent and len(other.path) == len(role.path) + 1]
+    return len(deeper) >= 1
 
 
 def _schema_at(schema: Dict[str, Any], path: tuple) -> Dict[str, Any]:
@@ -211,7 +237,7 @@ def _count_factors(schema: Dict[str, Any], role: Role, siblings: List[Role]) -> 
     return factors, bounds, notes
 
 
-def _status(schema: Dict[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
+def _status(schema: Dict[str, Any], printer_types: Sequence[str] = ()) -> Tuple[Dict[str, Any], List[str]]:
     status = _props(schema).get("status") or {}
     props = _props(status)
     definition: Dict[str, Any] = {}
@@ -220,9 +246,21 @@ def _status(schema: Dict[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
     if (props.get("conditions") or {}).get("type") == "array":
         definition["conditionsDefinition"] = {"path": ".status.conditions // []", "typeFieldName": "type", "statusFieldName": "status",
                                               "reasonFieldName": "reason", "messageFieldName": "message"}
-        for key, types in COND_GUESSES:
-            mappings[key] = [{"byConditions": [{"type": t, "status": "True"}]} for t in types]
-        notes.append("TODO: the condition types are guesses (the CRD does not list them); keep the ones the controller writes")
+        item = (props.get("conditions") or {}).get("items") or {}
+        declared = [t for t in (_props(item).get("type") or {}).get("enum") or [] if isinstance(t, str)]
+        declared += [t for t in printer_types if t not in declared]
+        unmapped = []
+        for kind in declared:  # only types the CRD names (an enum, printer columns): nothing invented
+            key = next((k for k, types in COND_GUESSES if kind in types), None)
+            if key is None:
+                unmapped.append(kind)
+            else:
+                mappings.setdefault(key, []).append({"byConditions": [{"type": kind, "status": "True"}]})
+        if declared:
+            notes.append(f"condition types named by the CRD: {', '.join(declared)}"
+                         + (f"; TODO: map {', '.join(unmapped)} to a status if it means one" if unmapped else ""))
+        else:
+            notes.append("TODO: the CRD does not name its condition types; add byConditions matchers for the ones the controller writes")
     for name in ("phase", "state", "status"):
         spec = props.get(name) or {}
         if spec.get("type") == "string":
@@ -252,9 +290,13 @@ def draft_definition(version: CrdVersion) -> Draft:
     schema = version.schema
     name = f"{(version.group or 'core').replace('.', '-')}-{version.kind.lower()}-{version.version}"
     found: List[Role] = []
-    _find_roles(_props(schema).get("spec"), ("spec",), found)
+    for key, child in _props(schema).items():  # roles may live outside spec (KAITO's `inference`, `tuning`)
+        if key not in ("apiVersion", "kind", "metadata", "status"):
+            _find_roles(child, (key,), found)
     skipped = [r for r in found if sum(p in ("[]", "{}") for p in r.path) > 1]
-    roles = [r for r in found if r not in skipped]
+    libraries = [r for r in found if r not in skipped and any(_LIBRARY_NAME.match(str(p)) for p in r.path)]
+    bases = [r for r in found if r not in skipped and r not in libraries and _is_base(r, found)]
+    roles = [r for r in found if r not in skipped and r not in libraries and r not in bases]
     root_name = version.kind.lower()
     used = {root_name}
     for role in roles:
@@ -266,6 +308,8 @@ def draft_definition(version: CrdVersion) -> Draft:
         iters = [i for i, p in enumerate(role.path) if p in ("[]", "{}")]
         comp: Dict[str, Any] = {"name": role.name, "kind": {"group": "", "version": "v1", "kind": "Pod"}, "ownerRef": root_name}
         notes = [f"pod {'template' if role.shape == 'template' else 'spec' if role.shape == 'podspec' else 'fields'} found at {_jq(role.path)}"]
+        if role.shape != "fragments":
+            notes.extend(role.note)  # how sure the guess is
         prefix = ""
         if iters:
             coll = role.path[:iters[0]]
@@ -308,7 +352,9 @@ def draft_definition(version: CrdVersion) -> Draft:
             notes.append("TODO: podSelector: the pod label that carries this role is not in the CRD; replace TODO/... with it")
         comments[role.name] = notes
         children.append(comp)
-    status, status_notes = _status(schema)
+    from .crd import printer_condition_types
+
+    status, status_notes = _status(schema, printer_condition_types(version))
     root: Dict[str, Any] = {"name": root_name, "kind": {"group": version.group, "version": version.version, "kind": version.kind},
                             "statusDefinition": status}
     data: Dict[str, Any] = {"apiVersion": "run.ai/v1alpha1", "kind": "Karta", "metadata": {"name": name},
@@ -322,6 +368,9 @@ def draft_definition(version: CrdVersion) -> Draft:
               f"# Reads: {', '.join(sorted({_jq(r.path[:2]) for r in roles} | {'.status'}))}."]
     header += [f"# Status: {n}" for n in status_notes]
     header += [f"# Skipped {_jq(r.path)}: templates nested in two lists or maps are not modelled (TODO if they are pods of this workload)." for r in skipped]
+    header += [f"# Not a role: {_jq(r.path)} is a template library (entries referenced by name from the roles)." for r in libraries]
+    header += [f"# Not a role: {_jq(r.path)} is a base template beside the role templates (the operator merges it into them; "
+               "TODO: read it with `*` where a role's own template leaves fields out)." for r in bases]
     if not roles:
         header.append("# TODO: no pod-bearing field was found; add components by hand.")
     text = "\n".join(header) + "\n" + _render(data, comments)

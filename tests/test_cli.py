@@ -185,3 +185,23 @@ def test_catalog_lints_clean_under_strict(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     code, out, err = run(capsys, "lint", "--strict", "catalog/")
     assert code == 0, out + err
+
+
+def test_lint_jobs_gives_the_same_output_in_the_same_order(capsys, tmp_path):
+    from kartalint.lint import lint_paths
+    from kartalint.config import Config
+
+    paths = [os.path.join(ROOT, "catalog"), os.path.join(ROOT, "fixtures")]
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(open(os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml")).read().replace("// 1", ""))
+    one = lint_paths(paths + [str(broken)], Config(), jobs=1)
+    two = lint_paths(paths + [str(broken)], Config(), jobs=2)
+    assert one.findings and one.findings == two.findings
+    assert (one.checked, one.skipped_files, one.karta_documents, one.fixture_documents, one.suppressed) == \
+           (two.checked, two.skipped_files, two.karta_documents, two.fixture_documents, two.suppressed)
+    outputs = []
+    for jobs in ("1", "2"):
+        code = main(["lint", "--strict", "-j", jobs, "-f", "json", *paths, str(broken)])
+        outputs.append((code, capsys.readouterr().out))
+    assert outputs[0] == outputs[1] and outputs[0][0] == 1
+    assert main(["lint", "-j", "0", "catalog"]) == 2

@@ -1,0 +1,95 @@
+"""`kartalint new --crd` on CRD shapes the catalog's operators do not have (small CRDs written for
+these tests, shaped like Apache Flink's FlinkDeployment, SGLang's RoleBasedGroup and KAITO's
+Workspace): base templates and template libraries are not roles, roles outside `spec` and pod
+templates under x-kubernetes-preserve-unknown-fields are found, and no condition type is invented."""
+
+from __future__ import annotations
+
+import yaml
+
+from kartalint.cli import main
+
+POD_TEMPLATE = {"type": "object", "properties": {"metadata": {"type": "object"}, "spec": {"type": "object", "properties": {
+    "containers": {"type": "array", "items": {"type": "object"}}}}}}
+FREE = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+
+def crd(kind, properties, status=None):
+    schema = {"type": "object", "properties": dict(properties, status=status or {"type": "object"})}
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": f"{kind.lower()}s.example.com"},
+            "spec": {"group": "example.com", "names": {"kind": kind, "plural": f"{kind.lower()}s"}, "scope": "Namespaced",
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}]}}
+
+
+def draft(tmp_path, capsys, document):
+    path = tmp_path / "crd.yaml"
+    path.write_text(yaml.safe_dump(document))
+    assert main(["new", "--crd", str(path), "-o", str(tmp_path / "draft.yaml")]) == 0
+    capsys.readouterr()
+    text = (tmp_path / "draft.yaml").read_text()
+    data = yaml.safe_load(text)
+    children = data["spec"]["structureDefinition"].get("childComponents", [])
+    return text, data, {c["name"]: c for c in children}
+
+
+def lints_clean_but_for_placeholders(tmp_path, capsys):
+    code = main(["lint", "--strict", "--disable", "draft-placeholder", str(tmp_path / "draft.yaml")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+
+
+def test_a_base_template_beside_role_templates_is_not_a_role(tmp_path, capsys):
+    text, _, roles = draft(tmp_path, capsys, crd("FlinkDeployment", {"spec": {"type": "object", "properties": {
+        "podTemplate": POD_TEMPLATE,
+        "jobManager": {"type": "object", "properties": {"replicas": {"type": "integer", "default": 1}, "podTemplate": POD_TEMPLATE}},
+        "taskManager": {"type": "object", "properties": {"replicas": {"type": "integer"}, "podTemplate": POD_TEMPLATE}}}}}))
+    assert set(roles) == {"jobmanager", "taskmanager"}
+    assert "# Not a role: .spec.podTemplate is a base template" in text
+    assert roles["jobmanager"]["specDefinition"]["podTemplateSpecPath"] == ".spec.jobManager.podTemplate"
+    lints_clean_but_for_placeholders(tmp_path, capsys)
+
+
+def test_a_template_library_is_not_a_role(tmp_path, capsys):
+    item = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "replicas": {"type": "integer"},
+                                                                   "template": POD_TEMPLATE}}
+    text, _, roles = draft(tmp_path, capsys, crd("RoleBasedGroup", {"spec": {"type": "object", "properties": {
+        "roles": {"type": "array", "items": item},
+        "roleTemplates": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "template": POD_TEMPLATE}}}}}}))
+    assert list(roles) == ["role"]
+    assert "# Not a role: .spec.roleTemplates[].template is a template library" in text
+    assert roles["role"]["instanceIdPath"] == ".spec.roles[]? | .name"
+    lints_clean_but_for_placeholders(tmp_path, capsys)
+
+
+def test_roles_outside_spec_and_free_form_templates_are_found_by_name(tmp_path, capsys):
+    text, _, roles = draft(tmp_path, capsys, crd("Workspace", {
+        "resource": {"type": "object", "properties": {"count": {"type": "integer"}}},
+        "inference": {"type": "object", "properties": {"template": FREE}},
+        "tuning": {"type": "object", "properties": {"template": FREE}}}))
+    assert set(roles) == {"inference", "tuning"}
+    assert roles["inference"]["specDefinition"]["podTemplateSpecPath"] == ".inference.template"
+    assert "guessed by its name" in text
+    assert "no pod-bearing field" not in text
+    lints_clean_but_for_placeholders(tmp_path, capsys)
+
+
+def conditions(enum=None):
+    kind = {"type": "string"}
+    if enum:
+        kind["enum"] = enum
+    return {"type": "object", "properties": {"conditions": {"type": "array", "items": {"type": "object", "properties": {
+        "type": kind, "status": {"type": "string"}}}}}}
+
+
+def test_condition_types_are_never_invented(tmp_path, capsys):
+    spec = {"spec": {"type": "object", "properties": {"template": POD_TEMPLATE}}}
+    text, data, _ = draft(tmp_path, capsys, crd("Plain", spec, conditions()))
+    status = data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    assert status["statusMappings"] == {} and "conditionsDefinition" in status
+    assert "does not name its condition types" in text
+    text, data, _ = draft(tmp_path, capsys, crd("Named", spec, conditions(["Ready", "Failed", "Degrading"])))
+    mappings = data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    assert mappings == {"running": [{"byConditions": [{"type": "Ready", "status": "True"}]}],
+                        "failed": [{"byConditions": [{"type": "Failed", "status": "True"}]}]}
+    assert "TODO: map Degrading to a status" in text
+    lints_clean_but_for_placeholders(tmp_path, capsys)
