@@ -551,7 +551,14 @@ def _new_from_crd(args: argparse.Namespace) -> int:
     except ScaffoldError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
+    _review_report(drafts, args.crd)
+    invalid = [d for d in drafts if d.problems]
+    for draft in invalid:  # the skeleton must be an object the API server would accept
+        for problem in draft.problems:
+            sys.stderr.write(f"kartalint: error: the skeleton {draft.fixture_object.get('kind')} object is not valid for its CRD: {problem}\n")
     fixture_path = args.fixture or (os.path.splitext(args.output)[0] + ".fixture.yaml" if args.output and len(drafts) == 1 else None)
+    if invalid:
+        fixture_path = None  # never write a fixture of an object the CRD refuses
     fixture_handle = open_output(fixture_path) if fixture_path else None
     _emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
     if fixture_path and fixture_handle is not None:
@@ -564,7 +571,18 @@ def _new_from_crd(args: argparse.Namespace) -> int:
                                       source=f"minimal object built from the CRD schema of {os.path.basename(args.crd)} (required fields and defaults)",
                                       definition=definition_ref))
         sys.stderr.write(f"kartalint: wrote {fixture_path}: a minimal object of the CRD with its current evaluation\n")
-    return EXIT_OK
+    return EXIT_FAIL if invalid else EXIT_OK
+
+
+def _review_report(drafts: "Any", crd_path: str) -> None:
+    """What the drafts found and how sure each guess is, on stderr (the draft goes to stdout or -o)."""
+    from .scaffold import _jq
+
+    for draft in drafts:
+        sys.stderr.write(f"kartalint: {draft.name}: {len(draft.roles)} role(s) found in {crd_path}\n")
+        for role in draft.roles:
+            confidence = "guessed by name" if role.note and role.shape != "fragments" else f"schema shape ({role.shape})"
+            sys.stderr.write(f"kartalint:   {role.name:<16} {_jq(role.path):<50} {confidence}\n")
 
 
 def _new_fixture(args: argparse.Namespace, object_path: str) -> int:

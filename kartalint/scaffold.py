@@ -20,6 +20,8 @@ from .check.fixture import FIXTURE_API_VERSION, FIXTURE_KIND
 from .compare import snapshot
 from .crd import CrdIndex, CrdVersion
 from .evaluation.view import WorkloadView
+from .karta import as_dict
+from .load import load_file
 
 _NOISE_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 
@@ -284,6 +286,8 @@ class Draft:
     text: str
     data: Dict[str, Any]
     fixture_object: Dict[str, Any]
+    roles: List[Role] = dc_field(default_factory=list)
+    problems: List[str] = dc_field(default_factory=list)  # why the skeleton object is not valid for its CRD
 
 
 def draft_definition(version: CrdVersion) -> Draft:
@@ -374,7 +378,18 @@ def draft_definition(version: CrdVersion) -> Draft:
     if not roles:
         header.append("# TODO: no pod-bearing field was found; add components by hand.")
     text = "\n".join(header) + "\n" + _render(data, comments)
-    return Draft(name, text, data, minimal_object(version, roles))
+    return Draft(name, text, data, minimal_object(version, roles), roles)
+
+
+def skeleton_problems(crd: Dict[str, Any], version: str, obj: Dict[str, Any]) -> List[str]:
+    """Why ``obj`` is not valid for the CRD's schema (with the CEL rules kartalint translates)."""
+    import jsonschema
+
+    from .schema.convert import crd_to_json_schema
+
+    schema = crd_to_json_schema(crd, version)
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(obj), key=lambda e: [str(p) for p in e.path])
+    return [f"{'.'.join(str(p) for p in e.path) or '.'}: {e.message}" for e in errors]
 
 
 def _render(data: Dict[str, Any], comments: Dict[str, List[str]]) -> str:
@@ -422,8 +437,12 @@ def minimal_object(version: CrdVersion, roles: List[Role]) -> Dict[str, Any]:
     schema = version.schema
     obj: Dict[str, Any] = {"apiVersion": f"{version.group}/{version.version}" if version.group else version.version,
                            "kind": version.kind, "metadata": {"name": f"example-{version.kind.lower()}", "namespace": "default"}}
-    spec = _minimal(_props(schema).get("spec") or {})
-    obj["spec"] = spec if isinstance(spec, dict) else {}
+    for key in schema.get("required") or []:  # required top-level fields (KAITO's `resource`)
+        if key not in ("apiVersion", "kind", "metadata", "status") and key in _props(schema):
+            obj[key] = _minimal(_props(schema)[key])
+    if "spec" in _props(schema):  # only when the CRD has one (KAITO's Workspace has none)
+        spec = _minimal(_props(schema).get("spec") or {})
+        obj["spec"] = spec if isinstance(spec, dict) else {}
     for role in roles:
         node_schema: Dict[str, Any] = schema
         cursor: Any = obj
@@ -472,6 +491,7 @@ def drafts_from_crd(path: str, version: Optional[str] = None) -> List[Draft]:
         kinds.setdefault((found.group, found.kind), []).append(found)
     if not kinds:
         raise ScaffoldError(f"{path}: no CustomResourceDefinition with a schema found")
+    documents = [d.data for d in load_file(path).documents if isinstance(d.data, dict) and d.data.get("kind") == "CustomResourceDefinition"]
     drafts = []
     for (group, kind), versions in sorted(kinds.items()):
         if version:
@@ -480,5 +500,10 @@ def drafts_from_crd(path: str, version: Optional[str] = None) -> List[Draft]:
                 raise ScaffoldError(f"{kind}.{group} has no version {version} (versions: {', '.join(v.version for v in versions)})")
         else:
             chosen = [v for v in versions if v.storage] or versions[:1]
-        drafts.append(draft_definition(chosen[0]))
+        draft = draft_definition(chosen[0])
+        crd = next((d for d in documents if as_dict(as_dict(d.get("spec")).get("names")).get("kind") == kind
+                    and as_dict(d.get("spec")).get("group") == group), None)
+        if crd is not None and chosen[0].schema:  # a version without a schema has nothing to validate against
+            draft.problems = skeleton_problems(crd, chosen[0].version, draft.fixture_object)
+        drafts.append(draft)
     return drafts

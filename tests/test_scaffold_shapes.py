@@ -93,3 +93,34 @@ def test_condition_types_are_never_invented(tmp_path, capsys):
                         "failed": [{"byConditions": [{"type": "Failed", "status": "True"}]}]}
     assert "TODO: map Degrading to a status" in text
     lints_clean_but_for_placeholders(tmp_path, capsys)
+
+
+def test_skeletons_are_valid_for_their_crd_and_keep_to_its_fields(tmp_path, capsys):
+    from kartalint.scaffold import skeleton_problems
+
+    document = crd("Workspace", {
+        "resource": {"type": "object", "required": ["labelSelector"], "properties": {
+            "labelSelector": {"type": "object", "properties": {"matchLabels": {"type": "object"}}}, "count": {"type": "integer"}}},
+        "inference": {"type": "object", "properties": {"template": FREE}}})
+    document["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["required"] = ["resource"]
+    path = tmp_path / "crd.yaml"
+    path.write_text(yaml.safe_dump(document))
+    assert main(["new", "--crd", str(path), "-o", str(tmp_path / "draft.yaml")]) == 0
+    err = capsys.readouterr().err
+    assert "1 role(s) found" in err and ".inference.template" in err and "guessed by name" in err  # the review report
+    skeleton = yaml.safe_load((tmp_path / "draft.fixture.yaml").read_text())["object"]
+    assert "spec" not in skeleton, "the CRD has no spec"
+    assert skeleton["resource"] == {"labelSelector": {}}
+    assert skeleton_problems(document, "v1", skeleton) == []
+    assert main(["test", str(tmp_path / "draft.fixture.yaml")]) == 0
+
+
+def test_a_skeleton_the_crd_refuses_is_an_error_and_no_fixture(tmp_path, capsys):
+    spec = {"spec": {"type": "object", "required": ["mode", "template"], "properties": {
+        "mode": {"type": "string", "pattern": "^[A-Z]{3}$"}, "template": POD_TEMPLATE}}}
+    path = tmp_path / "crd.yaml"
+    path.write_text(yaml.safe_dump(crd("Strict", spec)))
+    code = main(["new", "--crd", str(path), "-o", str(tmp_path / "draft.yaml")])
+    err = capsys.readouterr().err
+    assert code == 1 and "the skeleton Strict object is not valid for its CRD: spec.mode: 'example' does not match" in err
+    assert (tmp_path / "draft.yaml").exists() and not (tmp_path / "draft.fixture.yaml").exists()

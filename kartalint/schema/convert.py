@@ -71,6 +71,7 @@ def crd_to_json_schema(crd: Dict[str, Any], version: Optional[str] = None, stric
     props = schema.setdefault("properties", {})
     props["apiVersion"] = dict(props.get("apiVersion", {}), enum=[f"{spec.get('group')}/{served}"])
     props["kind"] = dict(props.get("kind", {}), enum=[names.get("kind")])
+    props.setdefault("metadata", {"type": "object"})  # every object has one, declared or not
     schema["required"] = sorted(set(schema.get("required", [])) | {"apiVersion", "kind"})
     return schema
 
