@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--crd", metavar="CRD", help="draft a definition from this CustomResourceDefinition file (several CRDs in a stream: one draft each)")
     new.add_argument("--version", dest="crd_version", metavar="V", help="CRD version to draft (default: the stored version)")
     new.add_argument("--fixture", metavar="FILE", help="with --crd: where to write the fixture skeleton (default: next to -o as NAME.fixture.yaml)")
+    new.add_argument("-f", "--format", choices=["text", "json"], default="text",
+                     help="with --crd: `json` prints the review (roles, paths, replicas, confidence, problems) as JSON on stdout")
     new.add_argument("-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)")
     new.add_argument("--catalog", action="append", default=[], metavar="DIR",
                      help="more definitions to choose from, before the project's and the bundled catalog (repeatable)")
@@ -551,7 +553,12 @@ def _new_from_crd(args: argparse.Namespace) -> int:
     except ScaffoldError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    _review_report(drafts, args.crd)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(_review_document(drafts), indent=2) + "\n")
+        if not args.output:
+            args.output = None
+    else:
+        _review_report(drafts, args.crd)
     invalid = [d for d in drafts if d.problems]
     for draft in invalid:  # the skeleton must be an object the API server would accept
         for problem in draft.problems:
@@ -560,7 +567,8 @@ def _new_from_crd(args: argparse.Namespace) -> int:
     if invalid:
         fixture_path = None  # never write a fixture of an object the CRD refuses
     fixture_handle = open_output(fixture_path) if fixture_path else None
-    _emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
+    if args.format != "json" or args.output:
+        _emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
     if fixture_path and fixture_handle is not None:
         draft = drafts[0]
         with Evaluator() as evaluator:
@@ -574,15 +582,21 @@ def _new_from_crd(args: argparse.Namespace) -> int:
     return EXIT_FAIL if invalid else EXIT_OK
 
 
+def _review_document(drafts: "Any") -> dict:
+    """``new --crd --format json``: what each draft found (``schemaVersion`` 1)."""
+    from .scaffold import review
+
+    return {"schemaVersion": 1, "drafts": [review(d) for d in drafts]}
+
+
 def _review_report(drafts: "Any", crd_path: str) -> None:
     """What the drafts found and how sure each guess is, on stderr (the draft goes to stdout or -o)."""
-    from .scaffold import _jq
+    from .scaffold import review
 
     for draft in drafts:
         sys.stderr.write(f"kartalint: {draft.name}: {len(draft.roles)} role(s) found in {crd_path}\n")
-        for role in draft.roles:
-            confidence = "guessed by name" if role.note and role.shape != "fragments" else f"schema shape ({role.shape})"
-            sys.stderr.write(f"kartalint:   {role.name:<16} {_jq(role.path):<50} {confidence}\n")
+        for role in review(draft)["roles"]:
+            sys.stderr.write(f"kartalint:   {role['name']:<16} {role['path']:<44} {role['confidence']:<26} replicas: {role['replicas']}\n")
 
 
 def _new_fixture(args: argparse.Namespace, object_path: str) -> int:

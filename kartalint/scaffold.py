@@ -78,7 +78,7 @@ def fixture_text(obj: Dict[str, Any], view: WorkloadView, *, name: str, source: 
 # -- drafts from CRDs (`kartalint new --crd`) -------------------------------------------------------
 
 
-COUNT_FIELDS = ("replicas", "parallelism", "size", "numOfHosts", "numNodes", "instances")
+COUNT_FIELDS = ("replicas", "parallelism", "size", "numOfHosts", "numNodes", "instances", "count")
 GENERIC_KEYS = {"template", "spec", "podTemplate", "podSpec"}
 COND_GUESSES = (
     ("running", ("Running", "Ready", "Available")),
@@ -272,7 +272,10 @@ def _status(schema: Dict[str, Any], printer_types: Sequence[str] = ()) -> Tuple[
                 hits = [v for v in values if v.lower() in words]
                 if hits:
                     mappings.setdefault(key, []).extend({"byPhase": v} for v in hits)
-            notes.append(f".status.{name} read as the phase" + ("" if values else "; TODO: its values are not declared in the CRD, add byPhase matchers"))
+            known = {w for words in PHASE_WORDS.values() for w in words}
+            unmapped = [v for v in values if v.lower() not in known]
+            notes.append(f".status.{name} read as the phase" + ("" if values else "; TODO: its values are not declared in the CRD, add byPhase matchers")
+                         + (f"; TODO: map {', '.join(unmapped)} to a status if it means one" if unmapped else ""))
             break
     if not definition:
         notes.append("TODO: the CRD declares no status conditions or phase; write byExpression matchers")
@@ -379,6 +382,23 @@ def draft_definition(version: CrdVersion) -> Draft:
         header.append("# TODO: no pod-bearing field was found; add components by hand.")
     text = "\n".join(header) + "\n" + _render(data, comments)
     return Draft(name, text, data, minimal_object(version, roles), roles)
+
+
+def review(draft: Draft) -> Dict[str, Any]:
+    """What a draft found and how sure each guess is (for the review report and its JSON)."""
+    children = {c.get("name"): c for c in draft.data["spec"]["structureDefinition"].get("childComponents", [])}
+    roles = []
+    for role in draft.roles:
+        component = children.get(role.name, {})
+        scale = component.get("scaleDefinition") or {}
+        roles.append({"name": role.name, "path": _jq(role.path), "shape": role.shape,
+                      "confidence": "guessed by name" if role.note and role.shape != "fragments" else f"schema shape ({role.shape})",
+                      "instanceIdPath": component.get("instanceIdPath"), "replicas": scale.get("replicasPath", "1")})
+    kind = draft.fixture_object.get("kind")
+    return {"name": draft.name, "kind": kind, "apiVersion": draft.fixture_object.get("apiVersion"), "roles": roles,
+            "notes": [line[2:] for line in draft.text.splitlines()[2:] if line.startswith("# ")
+                      and ("Not a role" in line or "Skipped" in line or "TODO" in line)],
+            "problems": list(draft.problems)}
 
 
 def skeleton_problems(crd: Dict[str, Any], version: str, obj: Dict[str, Any]) -> List[str]:

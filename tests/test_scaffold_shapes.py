@@ -124,3 +124,29 @@ def test_a_skeleton_the_crd_refuses_is_an_error_and_no_fixture(tmp_path, capsys)
     err = capsys.readouterr().err
     assert code == 1 and "the skeleton Strict object is not valid for its CRD: spec.mode: 'example' does not match" in err
     assert (tmp_path / "draft.yaml").exists() and not (tmp_path / "draft.fixture.yaml").exists()
+
+
+def test_review_as_json_and_unmapped_phase_values(tmp_path, capsys):
+    import json
+
+    status = {"type": "object", "properties": {"phase": {"type": "string", "enum": ["Running", "FINISHED", "Draining"]}}}
+    document = crd("Phased", {"spec": {"type": "object", "properties": {
+        "podTemplate": POD_TEMPLATE,
+        "jobManager": {"type": "object", "properties": {"replicas": {"type": "integer"}, "podTemplate": POD_TEMPLATE}}}}}, status)
+    path = tmp_path / "crd.yaml"
+    path.write_text(yaml.safe_dump(document))
+    assert main(["new", "--crd", str(path), "-f", "json"]) == 0
+    review = json.loads(capsys.readouterr().out)
+    assert review["schemaVersion"] == 1
+    [draft] = review["drafts"]
+    assert [(r["name"], r["path"], r["replicas"]) for r in draft["roles"]] == [
+        ("jobmanager", ".spec.jobManager.podTemplate", "(.spec.jobManager.replicas // 1)")]
+    assert any("Not a role: .spec.podTemplate" in note for note in draft["notes"])
+    assert any("TODO: map Draining to a status" in note for note in draft["notes"])
+    assert draft["problems"] == []
+
+
+def test_a_count_next_to_the_template_is_the_replicas(tmp_path, capsys):
+    _, _, roles = draft(tmp_path, capsys, crd("Counted", {"spec": {"type": "object", "properties": {
+        "workers": {"type": "object", "properties": {"count": {"type": "integer", "default": 2}, "template": POD_TEMPLATE}}}}}))
+    assert roles["workers"]["scaleDefinition"]["replicasPath"] == "(.spec.workers.count // 2)"
