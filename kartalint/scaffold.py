@@ -324,8 +324,17 @@ def draft_definition(version: CrdVersion) -> Draft:
             if role.path[iters[0]] == "[]":
                 item = _schema_at(schema, coll + ("[]",))
                 id_field = _id_field(item) or "name"
-                comp["instanceIdPath"] = f"{_jq(coll)}[]? | .{id_field}"
-                prefix = f"{_jq(coll)}[]? | "
+                guard = ""
+                pattern = rel[0] if len(rel) > 1 else None
+                others = {r.path[len(coll) + 1] for r in roles if r is not role and r.path[:len(coll) + 1] == coll + ("[]",)
+                          and len(r.path) > len(coll) + 2}
+                if pattern and pattern not in (item.get("required") or []) and others - {pattern}:
+                    # alternatives (RoleBasedGroup's leaderWorkerPattern / standalonePattern): an entry is an
+                    # instance of this component only when it uses this pattern
+                    guard = f"select(.{pattern} != null) | "
+                    notes.append(f"only entries that set .{pattern} (the entry's other patterns are other components)")
+                comp["instanceIdPath"] = f"{_jq(coll)}[]? | {guard}.{id_field}"
+                prefix = f"{_jq(coll)}[]? | {guard}"
                 notes.append(f"one instance per entry of {_jq(coll)}, identified by .{id_field}")
             else:
                 comp["instanceIdPath"] = f"{_jq(coll)} | keys[]"

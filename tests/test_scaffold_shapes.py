@@ -150,3 +150,21 @@ def test_a_count_next_to_the_template_is_the_replicas(tmp_path, capsys):
     _, _, roles = draft(tmp_path, capsys, crd("Counted", {"spec": {"type": "object", "properties": {
         "workers": {"type": "object", "properties": {"count": {"type": "integer", "default": 2}, "template": POD_TEMPLATE}}}}}))
     assert roles["workers"]["scaleDefinition"]["replicasPath"] == "(.spec.workers.count // 2)"
+
+
+def test_alternative_patterns_of_a_list_entry_are_guarded(tmp_path, capsys):
+    item = {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string"}, "replicas": {"type": "integer", "default": 1},
+        "leaderWorkerPattern": {"type": "object", "properties": {"size": {"type": "integer"}, "template": POD_TEMPLATE}},
+        "standalonePattern": {"type": "object", "properties": {"template": POD_TEMPLATE}}},
+        "x-kubernetes-validations": [{"rule": "!(has(self.leaderWorkerPattern) && has(self.standalonePattern))"}]}
+    text, data, roles = draft(tmp_path, capsys, crd("RoleBasedGroup", {"spec": {"type": "object", "properties": {
+        "roles": {"type": "array", "items": item}}}}))
+    ids = sorted(c["instanceIdPath"] for c in roles.values())
+    assert ids == [".spec.roles[]? | select(.leaderWorkerPattern != null) | .name",
+                   ".spec.roles[]? | select(.standalonePattern != null) | .name"]
+    for component in roles.values():
+        guard = component["instanceIdPath"].split("|")[1].strip()
+        assert guard in component["specDefinition"]["podTemplateSpecPath"]
+        assert guard in component["scaleDefinition"]["replicasPath"]
+    lints_clean_but_for_placeholders(tmp_path, capsys)
