@@ -101,6 +101,7 @@ class Role:
     path: tuple  # schema path of the template (or fragment holder), "[]" / "{}" for iteration
     shape: str  # "template", "podspec" or "fragments"
     note: List[str] = dc_field(default_factory=list)
+    pattern: Optional[str] = None  # the optional object of a list entry this alternative lives in
 
 
 def _props(node: Any) -> Dict[str, Any]:
@@ -332,6 +333,9 @@ def draft_definition(version: CrdVersion) -> Draft:
                     # alternatives (RoleBasedGroup's leaderWorkerPattern / standalonePattern): an entry is an
                     # instance of this component only when it uses this pattern
                     guard = f"select(.{pattern} != null) | "
+                    role.pattern = pattern
+                    stem = re.sub(r"\d+$", "", role.name)
+                    role.name = comp["name"] = f"{stem}-{re.sub(r'Pattern$', '', pattern).lower() or pattern.lower()}"
                     notes.append(f"only entries that set .{pattern} (the entry's other patterns are other components)")
                 comp["instanceIdPath"] = f"{_jq(coll)}[]? | {guard}.{id_field}"
                 prefix = f"{_jq(coll)}[]? | {guard}"
@@ -479,13 +483,25 @@ def minimal_object(version: CrdVersion, roles: List[Role]) -> Dict[str, Any]:
         for i, part in enumerate(parts):
             child_schema = _schema_at(node_schema, (part,))
             if part == "[]":
-                if not cursor:
-                    item = _minimal(child_schema) or {}
-                    id_field = _id_field(child_schema)
-                    if id_field:
-                        item[id_field] = "example"
-                    cursor.append(item)
-                cursor = cursor[0]
+                if role.pattern and i == parts.index("[]"):
+                    # an alternative: an entry of its own that sets only this pattern (never two at once)
+                    entry = next((e for e in cursor if isinstance(e, dict) and role.pattern in e), None)
+                    if entry is None:
+                        entry = _minimal(child_schema) or {}
+                        id_field = _id_field(child_schema)
+                        if id_field:
+                            entry[id_field] = f"example-{role.pattern.lower()}"
+                        entry[role.pattern] = {}
+                        cursor.append(entry)
+                    cursor = entry
+                else:
+                    if not cursor:
+                        item = _minimal(child_schema) or {}
+                        id_field = _id_field(child_schema)
+                        if id_field:
+                            item[id_field] = "example"
+                        cursor.append(item)
+                    cursor = cursor[0]
             elif part == "{}":
                 if not cursor:
                     cursor["Example"] = _minimal(child_schema) or {}

@@ -168,3 +168,35 @@ def test_alternative_patterns_of_a_list_entry_are_guarded(tmp_path, capsys):
         assert guard in component["specDefinition"]["podTemplateSpecPath"]
         assert guard in component["scaleDefinition"]["replicasPath"]
     lints_clean_but_for_placeholders(tmp_path, capsys)
+
+
+def test_the_skeleton_gives_each_alternative_its_own_entry(tmp_path, capsys):
+    item = {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string"},
+        "leaderWorkerPattern": {"type": "object", "properties": {"size": {"type": "integer"}, "template": POD_TEMPLATE}},
+        "standalonePattern": {"type": "object", "properties": {"template": POD_TEMPLATE}}}}
+    draft(tmp_path, capsys, crd("RoleBasedGroup", {"spec": {"type": "object", "properties": {"roles": {"type": "array", "items": item}}}}))
+    skeleton = yaml.safe_load((tmp_path / "draft.fixture.yaml").read_text())["object"]
+    entries = skeleton["spec"]["roles"]
+    assert len(entries) == 2 and all(len({"leaderWorkerPattern", "standalonePattern"} & set(e)) == 1 for e in entries)
+    assert len({e["name"] for e in entries}) == 2
+    assert main(["test", str(tmp_path / "draft.fixture.yaml")]) == 0
+
+
+def test_the_draft_excerpt_in_the_docs_is_what_the_command_writes(tmp_path, capsys):
+    import os
+    import re
+
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "docs", "crd.md"), encoding="utf-8") as handle:
+        docs = handle.read()
+    excerpt = re.search(r"<!-- draft-excerpt:[^>]*-->\n```yaml\n(.*?)```", docs, re.S).group(1)
+    crd_path = os.path.join(ROOT, "tests", "data", "crds", "example.com_rolebasedgroups.yaml")
+    assert main(["new", "--crd", crd_path, "-o", str(tmp_path / "rbg.yaml")]) == 0
+    capsys.readouterr()
+    written = (tmp_path / "rbg.yaml").read_text().splitlines()
+    for line in excerpt.splitlines():
+        assert line in written, f"docs/crd.md shows a line the draft does not have: {line!r}"
+    skeleton = yaml.safe_load((tmp_path / "rbg.fixture.yaml").read_text())["object"]
+    assert len(skeleton["spec"]["roles"]) == 2
