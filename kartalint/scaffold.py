@@ -108,6 +108,7 @@ def _props(node: Any) -> Dict[str, Any]:
     return (node or {}).get("properties") or {} if isinstance(node, dict) else {}
 
 
+_DERIVED = re.compile(r"\b(derived?|computed?|calculated?|inferred|if not (set|specified)|when (not set|unset|omitted))\b", re.I)
 _TEMPLATE_NAME = re.compile(r"^(template|podTemplate|.*Template)$")
 _LIBRARY_NAME = re.compile(r"^.+Templates$")  # reusable fragments referenced by name (`roleTemplates`)
 
@@ -221,6 +222,9 @@ def _count_factors(schema: Dict[str, Any], role: Role, siblings: List[Role]) -> 
             if not spec or spec.get("type") != "integer":
                 continue
             default = spec.get("default", 1)
+            description = " ".join(str(spec.get("description") or "").split())
+            if _DERIVED.search(description):  # the operator computes it when it is left out
+                notes.append(f"TODO: the operator may derive {key} when it is not set; the CRD says: \"{description[:160]}\"")
             expr = f"({_jq(level + (key,)) if level or iters else _jq(path[:depth] + (key,))} // {default})"
             group = [s for s in siblings if s.path[:depth] == path[:depth] and len(s.path) > depth]
             if key == "size" and len(group) > 1 and any("leader" in s.path[depth].lower() for s in group):

@@ -200,3 +200,10 @@ def test_the_draft_excerpt_in_the_docs_is_what_the_command_writes(tmp_path, caps
         assert line in written, f"docs/crd.md shows a line the draft does not have: {line!r}"
     skeleton = yaml.safe_load((tmp_path / "rbg.fixture.yaml").read_text())["object"]
     assert len(skeleton["spec"]["roles"]) == 2
+
+
+def test_a_count_the_operator_derives_is_a_todo_with_the_crd_description(tmp_path, capsys):
+    replicas = {"type": "integer", "description": "Number of TaskManager replicas. If not set, it is derived from the job parallelism."}
+    text, _, roles = draft(tmp_path, capsys, crd("FlinkDeployment", {"spec": {"type": "object", "properties": {
+        "taskManager": {"type": "object", "properties": {"replicas": replicas, "podTemplate": POD_TEMPLATE}}}}}))
+    assert "TODO: the operator may derive replicas when it is not set" in text and "derived from the job parallelism" in text
