@@ -148,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     schema_cmd = sub.add_parser("schema", help="print the Karta JSON Schema (for editors)")
     schema_cmd.add_argument("--check", action="store_true", help="exit 1 if the shipped schema differs from the vendored CRD")
     schema_cmd.add_argument("--fixture", action="store_true", help="print the JSON Schema of fixture files instead")
+    schema_cmd.add_argument("--regenerate", action="store_true",
+                            help="rewrite the shipped schema from the vendored CRD (for contributors, after updating the CRD)")
     return parser
 
 
@@ -779,6 +781,11 @@ def _schema(args: argparse.Namespace) -> int:
 
         with open(FIXTURE_SCHEMA, encoding="utf-8") as handle:
             sys.stdout.write(handle.read())
+        return EXIT_OK
+    if args.regenerate:
+        with open_output(schema.SCHEMA_FILE) as handle:
+            handle.write(schema.render(schema.generate()))
+        sys.stderr.write(f"kartalint: wrote {schema.SCHEMA_FILE} from {schema.CRD_FILE}\n")
         return EXIT_OK
     if args.check:
         fresh = schema.render(schema.generate())

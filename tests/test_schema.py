@@ -85,3 +85,14 @@ def test_pyproject_lists_every_package():
         if "__init__.py" in files:
             found.add(os.path.relpath(root, ROOT).replace(os.sep, "."))
     assert listed == found
+
+
+def test_regenerate_rewrites_the_shipped_schema(tmp_path, monkeypatch, capsys):
+    from kartalint import schema
+    from kartalint.cli import main
+
+    target = tmp_path / "karta.schema.json"
+    monkeypatch.setattr(schema, "SCHEMA_FILE", str(target))
+    assert main(["schema", "--regenerate"]) == 0
+    assert target.read_text() == schema.render(schema.generate())
+    assert main(["schema", "--check"]) == 0  # against the file just written
