@@ -690,40 +690,6 @@ def _catalog(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _init(args: argparse.Namespace) -> int:
-    from .init import InitError, next_steps, plan, write
-
-    try:
-        result = plan(args.root, args.layout, args.crd, args.hooks_repo, args.action, args.rev)
-        written = write(result)
-    except InitError as exc:
-        sys.stderr.write(f"kartalint: error: {exc}\n")
-        return EXIT_USAGE
-    except OSError as exc:
-        sys.stderr.write(f"kartalint: error: cannot write in {args.root}: {exc.strerror or exc}\n")
-        return EXIT_USAGE
-    for path in written:
-        sys.stdout.write(f"wrote {os.path.join(args.root, path) if args.root != '.' else path}\n")
-    for note in result.notes:
-        sys.stdout.write(f"note: {note}\n")
-    sys.stdout.write(next_steps(result, args.layout))
-    return EXIT_OK
-
-
-def _catalog(args: argparse.Namespace) -> int:
-    from .catalogdoc import render_json, render_markdown, render_text, rows
-    from .definitions import DefinitionIndex, default_index
-
-    index = DefinitionIndex.from_paths(args.definitions) if args.definitions else default_index()
-    if not index.definitions:
-        sys.stderr.write(f"kartalint: error: no definition found; {index.describe_search()}\n")
-        return EXIT_USAGE
-    table = rows(index, args.fixtures)
-    render = {"text": render_text, "json": render_json, "markdown": render_markdown}[args.format]
-    sys.stdout.write(render(table))
-    return EXIT_OK
-
-
 def _rules(args: argparse.Namespace) -> int:
     all_rules = rules.iter_rules()
     if args.format == "json":

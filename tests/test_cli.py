@@ -205,3 +205,24 @@ def test_lint_jobs_gives_the_same_output_in_the_same_order(capsys, tmp_path):
         outputs.append((code, capsys.readouterr().out))
     assert outputs[0] == outputs[1] and outputs[0][0] == 1
     assert main(["lint", "-j", "0", "catalog"]) == 2
+
+
+def test_no_module_defines_a_function_twice():
+    """A second `def` of the same name silently replaces the first (the project-aware `catalog`
+    command was shadowed by an older copy this way)."""
+    import ast
+    import glob
+
+    for path in glob.glob(os.path.join(ROOT, "kartalint", "**", "*.py"), recursive=True):
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+        names = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+        assert len(names) == len(set(names)), (path, sorted({n for n in names if names.count(n) > 1}))
+
+
+def test_catalog_without_flags_uses_the_projects_fixtures(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["catalog", "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    with open(os.path.join(ROOT, "docs", "catalog.md"), encoding="utf-8") as handle:
+        assert out == handle.read()
