@@ -369,20 +369,12 @@ def _describe(args: argparse.Namespace) -> int:
 
 
 def _invalid_definition_lines(entry: "Any") -> List[str]:
-    """Why a definition is refused, each problem at its file:line:col (the schema's wrong types and
-    upstream's validator rules), and what to do."""
-    from .lint import lint_paths
+    """Why a definition is refused, each problem at its place, and what to do."""
+    from .testrun import LintCache, invalid_definition_problems
 
-    findings = [f for f in lint_paths([entry.path]).findings
-                if f.severity >= rules.Severity.ERROR and (f.rule == "wrong-type" or rules.RULES[f.rule].category == "parity")]
-    lines = [f"{f.file}:{f.line}:{f.column}: {f.message} ({f.rule})" for f in findings]
-    if not lines:
-        from .evaluation.engine import prepare
-
-        lines = [f"{entry.path}: {message}" for message in prepare(entry.data).invalid]
-    lines.append(f"{entry.path}: the definition is invalid (upstream refuses it): nothing was evaluated; "
-                 "fix it, or add --force to see what it makes of the object anyway")
-    return lines
+    return invalid_definition_problems(entry, LintCache()) + [
+        f"{entry.path}: the definition is invalid (upstream refuses it): nothing was evaluated; "
+        "fix it, or add --force to see what it makes of the object anyway"]
 
 
 def _check_timeout(value: float) -> None:

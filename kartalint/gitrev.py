@@ -93,32 +93,30 @@ class Revision:
     def _too_large(self, path: str, size: int) -> None:
         self.warnings.append(f"{path} at {self.label}: skipped, {size} bytes is over the {self.max_bytes}-byte limit")
 
-    def read(self, path: str) -> Optional[str]:
-        """One file's text (None, with a problem or warning recorded, when it cannot be read)."""
-        if self.ref is None:
-            text, problem = read_text(os.path.join(self.root, path), self.max_bytes)
-            if problem is None:
-                return text
-            rule, message, _ = problem
-            if rule == "yaml-too-large":
-                self._too_large(path, os.path.getsize(os.path.join(self.root, path)))
-            elif rule == "file-unreadable" or mentions_karta(os.path.join(self.root, path), text):
-                self.problems.append(f"{path} at {self.label}: {message}")
-            return None
-        return self.texts([path]).get(path)
+    def _read_file(self, path: str) -> Optional[str]:
+        """One working-tree file's text (None, with a problem or warning recorded, when it cannot be read)."""
+        text, problem = read_text(os.path.join(self.root, path), self.max_bytes)
+        if problem is None:
+            return text
+        rule, message, _ = problem
+        if rule == "yaml-too-large":
+            self._too_large(path, os.path.getsize(os.path.join(self.root, path)))
+        elif rule == "file-unreadable" or mentions_karta(os.path.join(self.root, path), text):
+            self.problems.append(f"{path} at {self.label}: {message}")
+        return None
 
-    def texts(self, only: Optional[List[str]] = None) -> Dict[str, str]:
-        """Every YAML file's text (or those in ``only``): the working tree from disk, a commit
-        through ``git cat-file`` (sizes first, then one ``--batch`` process for the blobs within the limit)."""
+    def texts(self) -> Dict[str, str]:
+        """Every YAML file's text: the working tree from disk, a commit through ``git cat-file``
+        (sizes first, then one ``--batch`` process for the blobs within the limit)."""
         if self.ref is None:
-            return {p: t for p in (only or self.yaml_files()) for t in [self.read(p)] if t is not None}
+            return {p: t for p in self.yaml_files() for t in [self._read_file(p)] if t is not None}
         listing = _git_bytes(self.root, "ls-tree", "-r", "-z", "--full-tree", self.commit or self.ref)
         blobs: Dict[str, str] = {}
         for entry in listing.split(b"\0"):
             meta, _, name = entry.partition(b"\t")
             parts = meta.split()
             path = os.fsdecode(name)
-            if len(parts) == 3 and parts[1] == b"blob" and _is_yaml(path) and (only is None or path in only):
+            if len(parts) == 3 and parts[1] == b"blob" and _is_yaml(path):
                 blobs[path] = parts[2].decode("ascii")
         if not blobs:
             return {}

@@ -178,22 +178,20 @@ def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_fil
 def _outcomes(files: List[str], config: Config, strict_files: bool, jobs: int) -> Iterable[FileOutcome]:
     """Per-file outcomes in the order of ``files``; with ``jobs`` > 1, from worker processes
     (standard input, if among the files, is always read here)."""
-    if jobs <= 1 or len(files) < 2 or "-" in files:
-        for path in files:
-            yield lint_file(path, config, strict_files)
-        return
-    import multiprocessing
+    if jobs > 1 and len(files) > 1 and "-" not in files:
+        import multiprocessing
 
-    size = max(1, min(64, len(files) // (jobs * 4) or 1))  # chunks keep the pipe traffic low and the cores busy
-    chunks = [files[i:i + size] for i in range(0, len(files), size)]
-    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    try:
-        with context.Pool(jobs) as pool:
-            for outcomes in pool.imap(_lint_chunk, [(chunk, config, strict_files) for chunk in chunks]):
-                yield from outcomes
-    except (OSError, ImportError):  # no processes available here: lint in this one
-        for path in files:
-            yield lint_file(path, config, strict_files)
+        size = max(1, min(64, len(files) // (jobs * 4) or 1))  # chunks keep the pipe traffic low and the cores busy
+        chunks = [files[i:i + size] for i in range(0, len(files), size)]
+        context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+        try:
+            with context.Pool(jobs) as pool:
+                yield from (o for outcomes in pool.imap(_lint_chunk, [(c, config, strict_files) for c in chunks]) for o in outcomes)
+            return
+        except OSError:  # no worker processes here: lint in this one
+            pass
+    for path in files:
+        yield lint_file(path, config, strict_files)
 
 
 __all__ = ["LintResult", "FileOutcome", "lint_file", "lint_paths", "lint_source", "apply_config", "rules"]

@@ -8,7 +8,6 @@ fixture marked ``xfail`` failed as expected; shown with its diffs, counted as a 
 from __future__ import annotations
 
 import fnmatch
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
@@ -192,10 +191,21 @@ def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache) -> CaseRes
     return result
 
 
-def _invalid_definition(definition: DefinitionFile, lint_cache: LintCache) -> List[str]:
+def invalid_definition_problems(definition: DefinitionFile, lint_cache: LintCache) -> List[str]:
+    """Why upstream refuses a definition, each problem at its file:line:col (the schema's wrong
+    types and upstream's validator rules); the bare messages when lint cannot place them."""
     located = [f"{display_path(f.file)}:{f.line}:{f.column}: {f.message} ({f.rule})" for f in lint_cache.findings(definition)
                if f.severity >= Severity.ERROR and (f.rule == "wrong-type" or rules.get(f.rule).category == "parity")]
-    return located + [f"definition {display_path(definition.path)} is invalid (upstream refuses it): nothing was evaluated"]
+    if located:
+        return located
+    from .evaluation.engine import prepare
+
+    return [f"{display_path(definition.path)}: {message}" for message in prepare(definition.data).invalid]
+
+
+def _invalid_definition(definition: DefinitionFile, lint_cache: LintCache) -> List[str]:
+    return invalid_definition_problems(definition, lint_cache) + [
+        f"definition {display_path(definition.path)} is invalid (upstream refuses it): nothing was evaluated"]
 
 
 def _finding(case: Case, rule_id: str, message: str) -> Finding:

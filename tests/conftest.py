@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+import subprocess
 from typing import Any, Dict, List
 
 import pytest
@@ -88,3 +89,10 @@ def lint_data(data: Any) -> List:
 
 def rule_ids(findings) -> List[str]:
     return sorted({f.rule for f in findings})
+
+
+def git(repo, *args):
+    """Run git in ``repo`` with a fixed author (tests build throwaway repositories)."""
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from conftest import BASE_DEFINITION, ROOT
+from conftest import BASE_DEFINITION, ROOT, git
 
 BROKEN = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
 FIXTURE = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "f", "source": "test",
@@ -71,12 +71,6 @@ def run_action(repo, overrides, summary, runner_temp=None):
             break
     values = {name: substitute(spec["value"], inputs, outputs) for name, spec in action["outputs"].items()}
     return code, logs, values
-
-
-def git(repo, *args):
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
-                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))
 
 
 @pytest.fixture

@@ -6,24 +6,17 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import pytest
 import yaml
 
 from kartalint.cli import main
-from conftest import BASE_DEFINITION
+from conftest import BASE_DEFINITION, git
 
 SECRET = "s3cr3t-token-4f9a"
 OBJECT = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u", "annotations": {"token": SECRET}},
           "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
           "status": {"phase": "Running"}}
-
-
-def git(repo, *args):
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
-                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))
 
 
 @pytest.fixture

@@ -188,12 +188,16 @@ def test_real_objects_with_the_bundled_catalog(capsys, name, statuses, roles):
         assert [(i["id"], i["replicas"]["desired"]) for i in by_name[comp]["instances"]] == expected
 
 
-def test_resource_columns_use_one_unit_each(workdir, capsys):
+def with_child(workdir, component):
+    """The test definition with one more child component, written to defs/trainer.yaml."""
     definition = yaml.safe_load(BASE_DEFINITION)
-    definition["spec"]["structureDefinition"]["childComponents"].append(
-        {"name": "driver", "kind": {"group": "", "version": "v1", "kind": "Pod"}, "ownerRef": "trainer",
-         "specDefinition": {"podTemplateSpecPath": ".spec.driver.template"}})
+    definition["spec"]["structureDefinition"]["childComponents"].append(dict(component, ownerRef="trainer"))
     (workdir / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition))
+
+
+def test_resource_columns_use_one_unit_each(workdir, capsys):
+    with_child(workdir, {"name": "driver", "kind": {"group": "", "version": "v1", "kind": "Pod"},
+                         "specDefinition": {"podTemplateSpecPath": ".spec.driver.template"}})
     obj = yaml.safe_load(OBJECT)
     obj["spec"]["roles"] = [{"name": "worker", "replicas": 1, "template": {"spec": {"containers": [
         {"name": "main", "resources": {"limits": {"cpu": "500m", "memory": "4Gi"}}}]}}}]
@@ -222,11 +226,8 @@ def test_logical_component_row_is_the_sum_of_its_children_as_kli(tmp_path, capsy
 
 
 def test_a_component_with_replicas_and_no_pod_spec_keeps_its_row(workdir, capsys):
-    definition = yaml.safe_load(BASE_DEFINITION)
-    definition["spec"]["structureDefinition"]["childComponents"].append(
-        {"name": "tuning", "kind": {"group": "batch", "version": "v1", "kind": "Job"}, "ownerRef": "trainer",
-         "scaleDefinition": {"replicasPath": "1"}})
-    (workdir / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition))
+    with_child(workdir, {"name": "tuning", "kind": {"group": "batch", "version": "v1", "kind": "Job"},
+                         "scaleDefinition": {"replicasPath": "1"}})
     code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
     lines = out.splitlines()
     assert "    `-- tuning   replicas: 1" in [line.rstrip() for line in lines] or any(l.strip().startswith("`-- tuning") and "replicas: 1" in l for l in lines)

@@ -10,13 +10,7 @@ import pytest
 import yaml
 
 from kartalint.cli import main
-from conftest import BASE_DEFINITION
-
-
-def git(repo, *args):
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
-                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))
+from conftest import BASE_DEFINITION, git
 
 
 FIXTURE = {

@@ -17,7 +17,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import BASE_DEFINITION, HAVE_REFERENCE, ROOT
+from conftest import BASE_DEFINITION, HAVE_REFERENCE, ROOT, git
 
 DOCS = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
 BLOCK = re.compile(r"(?:<!-- docs-test: (?P<note>[^>]*?) -->\n\s*)?```(?P<lang>[a-z]*)\n(?P<body>.*?)```", re.S)
@@ -32,12 +32,6 @@ def blocks(lang):
             if match.group("lang") == lang:
                 line = text.count("\n", 0, match.start("body"))
                 yield pytest.param(match.group("note"), match.group("body"), id=f"{os.path.relpath(path, ROOT)}:{line}")
-
-
-def git(repo, *args):
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
-                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))
 
 
 # -- setups: what each kind of block assumes ----------------------------------------------------------

@@ -18,7 +18,7 @@ import yaml
 import kartalint
 from kartalint.cli import main
 from kartalint.errors import ArgumentError, KartalintError
-from conftest import BASE_DEFINITION, ROOT
+from conftest import BASE_DEFINITION, ROOT, git as run_git
 
 DEFINITION = yaml.safe_load(BASE_DEFINITION)
 OBJECT = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
@@ -135,8 +135,7 @@ def test_a_valid_timestamp_stays_a_string_through_json_output(work, capsys):
 
 def test_bad_values_in_diff_at_either_revision(work, capsys):
     def git(*args):
-        subprocess.run(["git", *args], check=True, capture_output=True,
-                       env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@e"))
+        run_git(work, *args)
     (work / "def.yaml").write_text(plant(BASE_DEFINITION, "!!int abc"))
     git("init", "-q", "-b", "main")
     git("add", "-A")

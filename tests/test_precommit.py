@@ -16,18 +16,12 @@ import yaml
 
 import json
 
-from conftest import BASE_DEFINITION, REFERENCE, ROOT, needs_reference
+from conftest import BASE_DEFINITION, REFERENCE, ROOT, git, needs_reference
 
 pytestmark = pytest.mark.skipif(not os.path.isdir(os.path.join(ROOT, ".git")) or shutil.which("git") is None,
                                 reason="needs this project as a git checkout (pre-commit try-repo clones it)")
 
 BROKEN = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
-
-
-def git(repo, *args):
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
-                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))
 
 
 @pytest.fixture(scope="module")

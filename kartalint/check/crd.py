@@ -46,14 +46,14 @@ def check(ctx: Context, crds: Optional[CrdIndex]) -> Set[Tuple[tuple, int]]:
             result = lookup(version.schema, read.path)
             if result.free_form is not None and result.free_form not in free_forms:
                 free_forms.add(result.free_form)
-                subtree = "".join(p if p.startswith("[") else "." + p for p in result.free_form) or "."
+                subtree = analysis.path_text(result.free_form)
                 ctx.report("crd-free-form", jq_field.path,
                            f"{subtree} is free-form in {where} (no declared fields): paths under it are not checked",
                            scalar_range=(read.start, read.end))
             if result.found or (read.path[:result_depth(result)], result.missing) in reported:
                 continue
             reported.add((read.path[:result_depth(result)], result.missing))
-            parent = "".join(p if p.startswith("[") else "." + p for p in result.at) or "."
+            parent = analysis.path_text(result.at)
             hint = f"did you mean {' or '.join(repr(s) for s in result.suggestions)}?" if result.suggestions \
                 else f"check the field names of {where} (kubectl explain {version.plural}.{'.'.join(p for p in result.at if not p.startswith('['))})"
             ctx.report("path-not-in-crd", jq_field.path,
@@ -61,7 +61,7 @@ def check(ctx: Context, crds: Optional[CrdIndex]) -> Set[Tuple[tuple, int]]:
                        scalar_range=(read.start, read.end), hint=hint)
         if jq_field.kind not in karta.SCALE_PATHS:
             continue
-        for operator, read in analysis.unguarded_arithmetic(tree):
+        for operator, read in facts.arithmetic:
             result = lookup(version.schema, read.path)
             if not result.found or result.schema is None:
                 continue
@@ -109,7 +109,7 @@ def _matchers(ctx: Context, root: dict, version, where: str) -> None:
             if isinstance(phase, str) and phase_enum is not None and phase not in phase_enum:
                 close = [v for v in phase_enum if v.lower() == phase.lower()]
                 ctx.report("phase-never-matches", mpath + ("byPhase",),
-                           f"byPhase '{phase}' never matches: {analysis_text(phase_path)} in {where} is one of {', '.join(phase_enum)}",
+                           f"byPhase '{phase}' never matches: {analysis.path_text(phase_path)} in {where} is one of {', '.join(phase_enum)}",
                            hint=f"write byPhase: {close[0]}" if close else f"use one of {', '.join(phase_enum)}")
             for ci, entry in enumerate(matcher.get("byConditions") if isinstance(matcher.get("byConditions"), list) else []):
                 kind = karta.as_dict(entry).get("type")
@@ -126,13 +126,9 @@ def _matchers(ctx: Context, root: dict, version, where: str) -> None:
                 if enum is not None and constant not in enum:
                     close = [v for v in enum if v.lower() == constant.lower()]
                     ctx.report("enum-comparison-never-matches", mpath + ("byExpression", "expression"),
-                               f"{analysis_text(path)} is compared with \"{constant}\", which {where} does not allow "
+                               f"{analysis.path_text(path)} is compared with \"{constant}\", which {where} does not allow "
                                f"(one of {', '.join(enum)}): the comparison is never true",
                                scalar_range=(start, end), hint=f"compare with \"{close[0]}\"" if close else f"use one of {', '.join(enum)}")
-
-
-def analysis_text(path) -> str:
-    return "".join(p if p.startswith("[") else "." + p for p in path or ()) or "."
 
 
 def result_depth(result) -> int:

@@ -269,10 +269,12 @@ class PathRead:
     parent_tested: bool = False  # an ancestor path is tested non-null by an enclosing select/if/and
 
     def text(self) -> str:
-        out = ""
-        for part in self.path:
-            out += part if part.startswith("[") else "." + part
-        return out or "."
+        return path_text(self.path)
+
+
+def path_text(path: Tuple[str, ...]) -> str:
+    """A field path as jq writes it: ``.spec.roles[].name`` (``.`` for the input itself)."""
+    return "".join(part if part.startswith("[") else "." + part for part in path or ()) or "."
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,7 @@ class PathFacts:
     reads: List[PathRead] = field(default_factory=list)
     arithmetic: List[Tuple[Node, PathRead]] = field(default_factory=list)  # `-`, `*`, `/`, `%` on a bare, unguarded path
     not_followed: List[NotFollowed] = field(default_factory=list)
+    comparisons: List[Tuple[Tuple[str, ...], str, int, int]] = field(default_factory=list)  # P == "s" / P != "s"
 
 
 Path_ = Tuple[str, ...]
@@ -489,13 +492,23 @@ def _reads_input(node: Optional[Node]) -> Optional[Node]:
     return None
 
 
+_FACTS: dict = {}  # id(tree) -> (tree, facts): parsed trees are cached and shared, so are their facts
+
+
 def path_facts_of(root: Node) -> PathFacts:
     """What an expression reads: every maximal field path (through pipes, ``select``, ``if``,
     ``//``, ``try``, variables, ``reduce``/``foreach`` sources, ``map``, user ``def``s inlined
-    up to a depth), the arithmetic on bare unguarded paths, and the places after which reads
-    cannot be related to the input (``to_entries``, a constructed value, ...)."""
+    up to a depth), the arithmetic on bare unguarded paths, the comparisons of a path with a
+    string, and the places after which reads cannot be related to the input (``to_entries``, a
+    constructed value, ...). Computed once per tree."""
+    cached = _FACTS.get(id(root))
+    if cached is not None and cached[0] is root:
+        return cached[1]
     facts = PathFacts()
     _walk(root, _Scope(base=()), facts)
+    if len(_FACTS) > 4096:
+        _FACTS.clear()
+    _FACTS[id(root)] = (root, facts)
     return facts
 
 
@@ -507,39 +520,8 @@ def output_path(root: Node) -> Optional[Tuple[str, ...]]:
 
 def compared_constants(root: Node) -> List[Tuple[Tuple[str, ...], str, int, int]]:
     """(path, string, start, end) for each ``P == "s"`` / ``"s" == P`` / ``!=`` in an expression,
-    where P is a static input path (followed through pipes, ``select``, ``if`` and variables)."""
-    found: List[Tuple[Tuple[str, ...], str, int, int]] = []
-
-    def visit(node: Optional[Node], scope: _Scope) -> None:
-        if node is None:
-            return
-        if node.kind == "binop" and node.value == "|":
-            visit(node.children[0], scope)
-            visit(node.children[1], scope.but(base=_path_of(node.children[0], scope)))
-            return
-        if node.kind == "bind":
-            visit(node.children[0], scope)
-            visit(node.children[1], _bound(node, scope))
-            return
-        if node.kind == "call" and node.value in _ELEMENT_CALLS and node.children and scope.base is not None:
-            for child in node.children:
-                visit(child, scope.but(base=scope.base + ("[]",)))
-            return
-        if node.kind in ("reduce", "foreach", "funcdef"):
-            return
-        if node.kind == "binop" and node.value in ("==", "!="):
-            left, right = node.children
-            for path_node, constant in ((left, right), (right, left)):
-                if constant is not None and constant.kind == "literal" and isinstance(constant.value, str) and path_node is not None:
-                    path = _path_of(path_node, scope)
-                    if path is not None:
-                        found.append((path, constant.value, constant.start, constant.end))
-        for child in node.children:
-            if child is not None and not child.kind.startswith("pattern"):
-                visit(child, scope)
-
-    visit(root, _Scope(base=()))
-    return found
+    where P is a static input path (followed like every other read)."""
+    return path_facts_of(root).comparisons
 
 
 def path_facts(root: Node) -> List[PathRead]:
@@ -594,6 +576,13 @@ def _walk(node: Optional[Node], scope: _Scope, facts: PathFacts) -> None:
         _walk(node.children[0], scope, facts)
         _walk(node.children[1], scope.but(tested=scope.tested | _tested(node.children[0], scope)), facts)
         return
+    if kind == "binop" and node.value in ("==", "!="):
+        left, right = node.children
+        for path_node, constant in ((left, right), (right, left)):
+            if constant is not None and constant.kind == "literal" and isinstance(constant.value, str) and path_node is not None:
+                path = _path_of(path_node, scope)
+                if path is not None:
+                    facts.comparisons.append((path, constant.value, constant.start, constant.end))
     if kind == "binop" and node.value in _ARITH_FAILS_ON_NULL:
         for operand in node.children:
             bare = operand.children[0] if operand is not None and operand.kind == "paren" else operand
