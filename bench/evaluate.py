@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import yaml  # noqa: E402
 
 from kartalint.evaluation import Evaluator  # noqa: E402
-from kartalint.recording import definition_basename, is_recording, state_events  # noqa: E402
+from kartalint.testing.recording import definition_basename, is_recording, state_events  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")

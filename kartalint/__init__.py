@@ -13,7 +13,7 @@ __all__ = ["__version__", "evaluate", "Evaluator"]
 
 def __getattr__(name: str) -> Any:
     if name in ("evaluate", "Evaluator"):
-        from . import evaluation
+        from kartalint import evaluation
 
         return getattr(evaluation, name)
     raise AttributeError(f"module 'kartalint' has no attribute {name!r}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from .model import Path
+from kartalint.model import Path
 
 FRAGMENTED_PATHS = (
     "schedulerNamePath", "labelsPath", "annotationsPath", "resourcesPath", "resourceClaimsPath",
@@ -149,3 +149,9 @@ def gvk_of(kind: Any) -> Optional[Tuple[str, str, str]]:
     if not isinstance(kind, dict):
         return None
     return (str(kind.get("group") or ""), str(kind.get("version") or ""), str(kind.get("kind") or ""))
+
+
+# Codes of evaluation field errors (``FieldError.code``), for code that acts on an error; the
+# message is for people and may change.
+FIELD_ERROR = "error"  # a jq error, a value that does not convert, anything else
+COUNT_MISMATCH = "count-mismatch"  # a path gave a different number of values than there are instance ids

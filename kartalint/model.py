@@ -1,4 +1,4 @@
-"""Immutable records shared by every stage: severities, source spans and findings."""
+"""Immutable records shared by every stage: severities, source spans, findings and rules."""
 
 from __future__ import annotations
 
@@ -87,3 +87,20 @@ def format_path(path: Path) -> str:
 
 def _plain_key(key: str) -> bool:
     return bool(key) and all(ch.isalnum() or ch in "_-" for ch in key)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule: a stable id, a default severity, a category, a one-line summary (the doc line of
+    ``kartalint rules``), the fix hint findings carry by default, and why the rule exists.
+
+    Each module declares the rules it reports (``RULES``); ``kartalint.rules.registry`` collects
+    them and finds their bad and good examples in ``kartalint/rules/examples/<id>/``."""
+
+    id: str
+    severity: Severity
+    category: str
+    summary: str
+    hint: str = ""
+    why: str = ""
+    security_severity: str = ""  # CVSS-like score for code scanning ("" when the rule is not about security)

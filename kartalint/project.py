@@ -22,9 +22,9 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
-from .config import Config, find_config, load_config
-from .definitions import DefinitionIndex, bundled_catalog
-from .load import display_path
+from kartalint.rules.config import Config, find_config, load_config
+from kartalint.load.definitions import DefinitionIndex, bundled_catalog
+from kartalint.load.documents import display_path
 
 _KARTA_TEXT = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Karta["']?\s*,?\s*$|structureDefinition""", re.M)
 _FIXTURE_TEXT = re.compile(r"KartaFixture|^\s*events\s*:|^schemaVersion\s*:", re.M)

@@ -10,9 +10,9 @@ from typing import Any, Dict, List
 import pytest
 import yaml
 
-from kartalint.config import Config
-from kartalint.lint import lint_source
-from kartalint.load import load_text
+from kartalint.rules.config import Config
+from kartalint.rules.lint import lint_source
+from kartalint.load.documents import load_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")

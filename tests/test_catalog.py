@@ -10,15 +10,15 @@ import os
 import pytest
 import yaml
 
-from kartalint.cases import discover
-from kartalint.catalogdoc import render_markdown, rows
-from kartalint.config import Config
-from kartalint.definitions import DefinitionIndex
+from kartalint.testing.cases import discover
+from kartalint.report.catalog import render_markdown, rows
+from kartalint.rules.config import Config
+from kartalint.load.definitions import DefinitionIndex
 from kartalint.evaluation import Evaluator
 from kartalint.karta import as_dict, gang_scheduling, gvk_of, structure
-from kartalint.lint import lint_paths
+from kartalint.rules.lint import lint_paths
 from kartalint.model import Severity
-from kartalint.testrun import run
+from kartalint.testing.run import run
 from conftest import REFERENCE, ROOT, needs_reference
 
 CATALOG = os.path.join(ROOT, "catalog")

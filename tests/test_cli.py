@@ -11,8 +11,9 @@ import sys
 
 import pytest
 
-from kartalint import rules
-from kartalint.cli import main, rules_markdown
+from kartalint.rules import registry as rules
+from kartalint.cli import main
+from kartalint.report.rules_doc import rules_markdown
 from conftest import BASE_DEFINITION, ROOT
 
 BAD = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
@@ -188,8 +189,8 @@ def test_catalog_lints_clean_under_strict(capsys, monkeypatch):
 
 
 def test_lint_jobs_gives_the_same_output_in_the_same_order(capsys, tmp_path):
-    from kartalint.lint import lint_paths
-    from kartalint.config import Config
+    from kartalint.rules.lint import lint_paths
+    from kartalint.rules.config import Config
 
     paths = [os.path.join(ROOT, "catalog"), os.path.join(ROOT, "fixtures")]
     broken = tmp_path / "broken.yaml"

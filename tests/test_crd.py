@@ -7,7 +7,7 @@ import os
 import pytest
 
 from kartalint.cli import main
-from kartalint.crd import CrdIndex, lookup
+from kartalint.load.crds import CrdIndex, lookup
 from conftest import REFERENCE, ROOT, needs_reference
 
 CRDS = os.path.join(REFERENCE, "crds")

@@ -10,7 +10,7 @@ import yaml
 
 import kartalint
 from kartalint.evaluation import Evaluator
-from kartalint.evaluation.convert import tostring
+from kartalint.evaluation.values import tostring
 
 from conftest import base
 

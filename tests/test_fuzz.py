@@ -415,7 +415,7 @@ JQ_PROGRAMS = st.recursive(JQ_ATOMS, _combine, max_leaves=25)
 @given(program=JQ_PROGRAMS)
 def test_jq_analysis_never_fails_on_any_program(program):
     from kartalint.jqlang import parse_cached
-    from kartalint.jqlang.analysis import compared_constants, output_path, path_facts_of
+    from kartalint.jqlang.paths import compared_constants, output_path, path_facts_of
 
     tree, _ = parse_cached(program)
     if tree is None:

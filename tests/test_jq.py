@@ -7,7 +7,7 @@ import time
 import pytest
 
 from kartalint.jqlang import JqSyntaxError, parse
-from kartalint.jqlang import analysis
+from kartalint.jqlang import analysis, paths
 from kartalint.jqlang.runner import BoundedRunner
 
 WELL_FORMED = [
@@ -63,13 +63,13 @@ def test_deep_nesting_fails_cleanly_and_fast(source):
 
 def test_field_spans_are_exact():
     source = ".spec.replicatedJobs[] | .replicas * .template.spec.parallelism"
-    found = analysis.unguarded_arithmetic(parse(source))
+    found = paths.unguarded_arithmetic(parse(source))
     assert [source[r.start:r.end] for _, r in found] == [".replicas", ".template.spec.parallelism"]
     assert [r.text() for _, r in found] == [".spec.replicatedJobs[].replicas", ".spec.replicatedJobs[].template.spec.parallelism"]
 
 
 def test_path_facts_and_guards():
-    facts = analysis.path_facts(parse('.spec.replicas // 1, (.spec.size? | . + 1), .metadata.labels["a"]'))
+    facts = paths.path_facts(parse('.spec.replicas // 1, (.spec.size? | . + 1), .metadata.labels["a"]'))
     by_text = {f.text(): f.guarded for f in facts}
     assert by_text[".spec.replicas"] is True
     assert by_text[".spec.size"] is True

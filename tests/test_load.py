@@ -7,8 +7,8 @@ import os
 import pytest
 import yaml
 
-from kartalint.load import load_file, load_text
-from kartalint.scalars import scalar_offsets
+from kartalint.load.documents import load_file, load_text
+from kartalint.load.scalars import scalar_offsets
 from conftest import BASE_DEFINITION, REFERENCE, lint_text, needs_reference
 
 

@@ -304,7 +304,7 @@ def test_init_writes_a_project_and_refuses_to_overwrite(tmp_path, capsys):
 
 
 def test_init_pins_a_revision_that_exists():
-    from kartalint.release import pinned_revision
+    from kartalint.scaffold.release import pinned_revision
     import subprocess
 
     revision, how = pinned_revision()

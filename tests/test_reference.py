@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from kartalint import rules
-from kartalint.config import Config
+from kartalint.rules import registry as rules
+from kartalint.rules.config import Config
 from kartalint.jqlang import parse_cached
 from kartalint.karta import jq_fields
-from kartalint.lint import lint_paths
-from kartalint.load import load_file
+from kartalint.rules.lint import lint_paths
+from kartalint.load.documents import load_file
 from conftest import REFERENCE, needs_reference
 
 PARITY = {r.id for r in rules.iter_rules(["parity", "schema", "yaml"])} - {"null-value"}

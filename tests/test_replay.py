@@ -13,7 +13,7 @@ import yaml
 
 from conftest import REFERENCE, needs_reference, ROOT
 from kartalint.evaluation import Evaluator
-from kartalint.recording import definition_basename, is_recording, state_events
+from kartalint.testing.recording import definition_basename, is_recording, state_events
 
 pytestmark = needs_reference
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Tuple
 
 import pytest
 
-from kartalint import rules
+from kartalint.rules import registry as rules
 from conftest import base, lint_data, lint_text, BASE_DEFINITION
 
 Mutation = Callable[[Dict[str, Any]], None]

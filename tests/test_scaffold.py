@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from kartalint.cli import main
-from kartalint.crd import CrdIndex
-from kartalint.definitions import DefinitionIndex, object_gvk
+from kartalint.load.crds import CrdIndex
+from kartalint.load.definitions import DefinitionIndex, object_gvk
 from kartalint.evaluation import Evaluator
-from kartalint.recording import is_recording, state_events
-from kartalint.scaffold import draft_definition
+from kartalint.testing.recording import is_recording, state_events
+from kartalint.scaffold.drafts import draft_definition
 from conftest import REFERENCE, ROOT, needs_reference
 
 pytestmark = needs_reference

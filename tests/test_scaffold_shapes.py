@@ -96,7 +96,7 @@ def test_condition_types_are_never_invented(tmp_path, capsys):
 
 
 def test_skeletons_are_valid_for_their_crd_and_keep_to_its_fields(tmp_path, capsys):
-    from kartalint.scaffold import skeleton_problems
+    from kartalint.scaffold.drafts import skeleton_problems
 
     document = crd("Workspace", {
         "resource": {"type": "object", "required": ["labelSelector"], "properties": {

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from kartalint import rules
+from kartalint.rules import registry as rules
 from kartalint.cli import main
 from conftest import BASE_DEFINITION, REFERENCE, ROOT, needs_reference
 

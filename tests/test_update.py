@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from kartalint.cli import main
-from kartalint.update import TEMP_SUFFIX, rewrite_expect
+from kartalint.testing.update import TEMP_SUFFIX, rewrite_expect
 from conftest import BASE_DEFINITION
 
 OBJECT_FLOW = ('{apiVersion: example.com/v1, kind: Trainer, metadata: {name: t, uid: u}, spec: {roles: [{name: worker, '

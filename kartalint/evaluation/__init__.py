@@ -3,9 +3,9 @@
 See docs/api.md for the Python API and the JSON document of ``WorkloadView.to_dict()``.
 """
 
-from .engine import Evaluator, PreparedDefinition, evaluate, prepare
-from .resources import Resources
-from .view import SCHEMA_VERSION, Component, FieldError, Instance, PodView, Scale, WorkloadView
+from kartalint.evaluation.engine import Evaluator, PreparedDefinition, evaluate, prepare
+from kartalint.evaluation.resources import Resources
+from kartalint.evaluation.view import SCHEMA_VERSION, Component, FieldError, Instance, PodView, Scale, WorkloadView
 
 __all__ = ["Evaluator", "PreparedDefinition", "evaluate", "prepare", "Resources", "SCHEMA_VERSION", "Component",
            "FieldError", "Instance", "PodView", "Scale", "WorkloadView"]

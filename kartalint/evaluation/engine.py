@@ -14,30 +14,17 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .. import karta
-from ..errors import ArgumentError
-from ..load import MAX_DEPTH
-from ..jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
-from ..karta import CONDITION_FIELD_DEFAULTS, FRAGMENTED_PATHS, SCALE_PATHS, STATUS_ORDER, as_dict, as_list
-from . import convert, gang, pods as podmap, resources
-from .jqexec import JqSession, Outcome, results_of
-from .view import Component, FieldError, Instance, Scale, WorkloadView
-
-SPEC_PATHS = (("podTemplateSpecPath", "v1.PodTemplateSpec"), ("podSpecPath", "v1.PodSpec"), ("metadataPath", "v1.ObjectMeta"))
-_FRAGMENT_TYPES = {
-    "schedulerNamePath": "string", "labelsPath": "map", "annotationsPath": "map", "resourcesPath": "v1.ResourceRequirements",
-    "resourceClaimsPath": "[]v1.PodResourceClaim", "podAffinityPath": "v1.PodAffinity", "nodeAffinityPath": "v1.NodeAffinity",
-    "containersPath": "[]v1.Container", "containerPath": "v1.Container", "priorityClassNamePath": "string", "imagePath": "string",
-}
-_FRAGMENT_KEYS = {
-    "schedulerNamePath": "schedulerName", "labelsPath": "labels", "annotationsPath": "annotations", "resourcesPath": "resources",
-    "resourceClaimsPath": "resourceClaims", "podAffinityPath": "podAffinity", "nodeAffinityPath": "nodeAffinity",
-    "containersPath": "containers", "containerPath": "container", "priorityClassNamePath": "priorityClassName", "imagePath": "image",
-}
-
-
-class ExtractionError(Exception):
-    pass
+from kartalint import karta
+from kartalint.errors import ArgumentError
+from kartalint.load.documents import MAX_DEPTH
+from kartalint.jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
+from kartalint.karta import as_dict
+from kartalint.evaluation import gang, pods as podmap
+from kartalint.evaluation import values as convert
+from kartalint.evaluation.jqexec import JqSession, Outcome
+from kartalint.evaluation.view import Component, FieldError, Instance, WorkloadView
+from kartalint.evaluation.status import match_status
+from kartalint.evaluation.extract import ExtractionError, field_error, account, extract_fragments, extract_scale, extract_specs, expression_results
 
 
 @dataclass
@@ -76,7 +63,7 @@ def prepare(definition: Dict[str, Any]) -> PreparedDefinition:
 
 def _module_directive(expression: str) -> Optional[str]:
     """Why an expression is refused before it runs: it reads jq modules from files (jq-unsafe)."""
-    from ..jqlang import parse_cached
+    from kartalint.jqlang import parse_cached
 
     tree, _ = parse_cached(expression)
     if tree is None:
@@ -88,7 +75,7 @@ def _module_directive(expression: str) -> Optional[str]:
 
 
 def _parity(definition: Dict[str, Any]) -> List[str]:
-    from ..check import parity_messages
+    from kartalint.rules.document import parity_messages
 
     try:
         return parity_messages(definition)
@@ -162,7 +149,7 @@ class Evaluator:
             view.errors.extend(FieldError("pods", m) for m in pod_problems)
         outcomes = self._run(prepared.workload_expressions, obj, view, prepared.refused)
         view.components = _build_components(prepared, outcomes)
-        _status(view, prepared, outcomes)
+        match_status(view, prepared, outcomes)
         records = None
         if pods is not None:
             records = podmap.assign(view, prepared, list(pods), self.session)
@@ -235,9 +222,6 @@ def evaluate(definition: Dict[str, Any], obj: Any, pods: Optional[Sequence[Any]]
 
 # -- components and instances ------------------------------------------------------------------
 
-def _results(outcomes: Dict[str, Outcome], expression: str) -> List[Any]:
-    return results_of(outcomes, expression, ExtractionError)
-
 
 def _has_pod_definition(comp: Dict[str, Any]) -> bool:
     spec = as_dict(comp.get("specDefinition"))
@@ -248,15 +232,10 @@ def _instance_ids(comp: Dict[str, Any], outcomes: Dict[str, Outcome]) -> List[st
     expr = comp.get("instanceIdPath")
     if not isinstance(expr, str) or expr == "":
         return [""]
-    ids = [convert.to_string(value, i) for i, value in enumerate(_results(outcomes, expr))]
+    ids = [convert.to_string(value, i) for i, value in enumerate(expression_results(outcomes, expr))]
     if any(i == "" for i in ids):
         raise ExtractionError(f"instance id path contained empty string values {json.dumps(ids)}")
     return ids
-
-
-def _zip_check(ids: List[str], count: int) -> None:
-    if count != len(ids):
-        raise ExtractionError(f"instance ids count ({len(ids)}) does not match results count ({count})")
 
 
 def _build_components(prepared: PreparedDefinition, outcomes: Dict[str, Outcome]) -> List[Component]:
@@ -294,13 +273,13 @@ def _component(ref: karta.ComponentRef, outcomes: Dict[str, Outcome]) -> Compone
     try:
         ids = _instance_ids(data, outcomes)
     except (ExtractionError, convert.ConversionError) as exc:
-        comp.errors.append(FieldError("instanceIdPath", str(exc)))
+        comp.errors.append(field_error("instanceIdPath", exc))
         return comp
     records: Dict[str, Instance] = {i: Instance(id=i if multi else None) for i in ids}
     ordered = [records[i] for i in ids]  # aligned by index; duplicates share (last wins) below
-    _extract_specs(data, ids, ordered, outcomes, comp)
-    _extract_scale(data, ids, ordered, outcomes, comp)
-    _extract_fragments(data, ids, ordered, outcomes, comp)
+    extract_specs(data, ids, ordered, outcomes, comp)
+    extract_scale(data, ids, ordered, outcomes, comp)
+    extract_fragments(data, ids, ordered, outcomes, comp)
     final: Dict[str, Instance] = {}
     for index, instance_id in enumerate(ids):
         if instance_id in final and instance_id not in comp.duplicate_ids:
@@ -308,222 +287,10 @@ def _component(ref: karta.ComponentRef, outcomes: Dict[str, Outcome]) -> Compone
         final[instance_id] = ordered[index]
     comp.instances = [final[i] for i in sorted(final)]
     for instance in comp.instances:
-        _account(instance, comp)
+        account(instance, comp)
     return comp
-
-
-def _field_results(comp: Component, field_name: str, expression: Any, outcomes: Dict[str, Outcome]) -> Optional[List[Any]]:
-    if not isinstance(expression, str) or expression == "":
-        return None
-    try:
-        return _results(outcomes, expression)
-    except ExtractionError as exc:
-        comp.errors.append(FieldError(field_name, str(exc)))
-        return None
-
-
-def _extract_specs(data: Dict[str, Any], ids: List[str], ordered: List[Instance], outcomes: Dict[str, Outcome], comp: Component) -> None:
-    spec = as_dict(data.get("specDefinition"))
-    for key, type_name in SPEC_PATHS:
-        field_name = f"specDefinition.{key}"
-        results = _field_results(comp, field_name, spec.get(key), outcomes)
-        if results is None:
-            continue
-        try:
-            values = [convert.to_object(v, i, type_name) for i, v in enumerate(results)]
-            _zip_check(ids, len(values))
-        except (ExtractionError, convert.ConversionError) as exc:
-            comp.errors.append(FieldError(field_name, str(exc)))
-            continue
-        attr = {"podTemplateSpecPath": "pod_template", "podSpecPath": "pod_spec", "metadataPath": "metadata"}[key]
-        for instance, value in zip(ordered, values):
-            setattr(instance, attr, value)
-
-
-def _extract_scale(data: Dict[str, Any], ids: List[str], ordered: List[Instance], outcomes: Dict[str, Outcome], comp: Component) -> None:
-    scale_def = data.get("scaleDefinition")
-    if not isinstance(scale_def, dict):
-        return
-    columns: Dict[str, List[Optional[int]]] = {}
-    failed = False
-    for key in SCALE_PATHS:
-        field_name = f"scaleDefinition.{key}"
-        expression = scale_def.get(key)
-        if not isinstance(expression, str) or expression == "":
-            columns[key] = []
-            continue
-        results = _field_results(comp, field_name, expression, outcomes)
-        if results is None:
-            failed = True
-            continue
-        try:
-            columns[key] = [convert.to_replicas(v, i) for i, v in enumerate(results)]
-        except convert.ConversionError as exc:
-            comp.errors.append(FieldError(field_name, str(exc)))
-            failed = True
-    if failed:
-        for instance in ordered:
-            instance.scale_failed = True
-        return
-    count = max(len(column) for column in columns.values())
-    try:
-        _zip_check(ids, count)
-    except ExtractionError as exc:
-        comp.errors.append(FieldError("scaleDefinition", str(exc)))
-        for instance in ordered:
-            instance.scale_failed = True
-        return
-    for index, instance in enumerate(ordered):
-        def at(key: str) -> Optional[int]:
-            column = columns.get(key, [])
-            return column[index] if index < len(column) else None
-
-        instance.scale = Scale(replicas=at("replicasPath"), min=at("minReplicasPath"), max=at("maxReplicasPath"))
-
-
-def _fragment_value(key: str, value: Any, index: int) -> Any:
-    kind = _FRAGMENT_TYPES[key]
-    if kind == "string":
-        return convert.to_string(value, index)
-    if kind == "map":
-        return convert.to_string_map(value, index)
-    if kind.startswith("[]"):
-        return convert.to_object_list(value, index, kind)
-    return convert.to_object(value, index, kind) if value is not None else None
-
-
-def _extract_fragments(data: Dict[str, Any], ids: List[str], ordered: List[Instance], outcomes: Dict[str, Outcome], comp: Component) -> None:
-    frag = as_dict(data.get("specDefinition")).get("fragmentedPodSpecDefinition")
-    if not isinstance(frag, dict):
-        return
-    columns: Dict[str, List[Any]] = {}
-    failed = False
-    for key in FRAGMENTED_PATHS:
-        field_name = f"specDefinition.fragmentedPodSpecDefinition.{key}"
-        results = _field_results(comp, field_name, frag.get(key), outcomes)
-        if results is None:
-            failed = failed or (isinstance(frag.get(key), str) and frag.get(key) != "")
-            continue
-        try:
-            columns[key] = [_fragment_value(key, v, i) for i, v in enumerate(results)]
-        except convert.ConversionError as exc:
-            comp.errors.append(FieldError(field_name, str(exc)))
-            failed = True
-    if failed:
-        return
-    count = max((len(c) for c in columns.values()), default=0)
-    try:
-        _zip_check(ids, count)
-    except ExtractionError as exc:
-        comp.errors.append(FieldError("specDefinition.fragmentedPodSpecDefinition", str(exc)))
-        return
-    for index, instance in enumerate(ordered):
-        instance.fragments = {_FRAGMENT_KEYS[key]: column[index] for key, column in columns.items() if index < len(column)}
-
-
-def _account(instance: Instance, comp: Component) -> None:
-    label = "" if instance.id is None else f"[{instance.id}]"
-    try:
-        if instance.pod_template is not None or instance.pod_spec is not None:
-            instance.per_replica = resources.pod_spec(instance.effective_pod_spec)
-        elif instance.fragments is not None:
-            instance.per_replica = resources.fragments(instance.fragments)
-    except resources.ResourceError as exc:
-        comp.errors.append(FieldError("specDefinition", f"instance{label}: {exc}"))
 
 
 # -- status ------------------------------------------------------------------------------------
 
-def _status(view: WorkloadView, prepared: PreparedDefinition, outcomes: Dict[str, Outcome]) -> None:
-    root = prepared.components[0].data if prepared.components and prepared.components[0].is_root else None
-    if not root or not isinstance(as_dict(root).get("statusDefinition"), dict):
-        view.statuses = []  # no status definition at all
-        return
-    status_def = as_dict(root).get("statusDefinition")  # present, even empty: no match gives [Undefined]
-    errors = view.root.errors if view.root else view.errors
-    phase: Optional[str] = None
-    phase_def = as_dict(status_def.get("phaseDefinition"))
-    if phase_def:
-        try:
-            results = _results(outcomes, phase_def.get("path")) if isinstance(phase_def.get("path"), str) else []
-            phase = convert.to_string(results[0], 0) if results else ""
-        except (ExtractionError, convert.ConversionError) as exc:
-            errors.append(FieldError("statusDefinition.phaseDefinition.path", str(exc)))
-    view.phase = phase
-    conditions = _conditions(as_dict(status_def.get("conditionsDefinition")), outcomes, errors)
-    view.conditions = list(conditions.values())
-    mappings = as_dict(status_def.get("statusMappings"))
-    matched = []
-    for status in STATUS_ORDER:
-        key = status[0].lower() + status[1:]
-        for index, matcher in enumerate(as_list(mappings.get(key))):
-            try:
-                hit = isinstance(matcher, dict) and _matches(matcher, phase, conditions, outcomes)  # a string matcher never matches
-            except ExtractionError as exc:
-                errors.append(FieldError(f"statusDefinition.statusMappings.{key}[{index}]",
-                                         f"failed to match status: failed to evaluate matcher: {exc}"))
-                continue
-            if hit:
-                matched.append(status)
-                view.matched_matchers.append((key, index))
-                break
-    view.statuses = matched or ["Undefined"]
 
-
-def _conditions(cond_def: Dict[str, Any], outcomes: Dict[str, Outcome], errors: List[FieldError]) -> Dict[str, Dict[str, str]]:
-    if not cond_def or not isinstance(cond_def.get("path"), str):
-        return {}
-    names = {key: cond_def.get(key) if isinstance(cond_def.get(key), str) else default
-             for key, default in CONDITION_FIELD_DEFAULTS.items()}
-    try:
-        results = _results(outcomes, cond_def["path"])
-    except ExtractionError as exc:
-        errors.append(FieldError("statusDefinition.conditionsDefinition.path", str(exc)))
-        return {}
-    out: Dict[str, Dict[str, str]] = {}
-    for index, value in enumerate(results):
-        if value is None:
-            continue
-        if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
-            errors.append(FieldError("statusDefinition.conditionsDefinition.path",
-                                     f"failed to convert object at index {index} to type []map[string]interface {{}}"))
-            continue
-        for item in value:
-            def read(key: str) -> str:
-                name = names[key]
-                got = item.get(name) if name else None
-                return got if isinstance(got, str) else ""
-
-            ctype = read("typeFieldName")
-            out[ctype] = {"type": ctype, "status": read("statusFieldName"), "reason": read("reasonFieldName"),
-                          "message": read("messageFieldName")}
-    return out
-
-
-def _matches(matcher: Dict[str, Any], phase: Optional[str], conditions: Dict[str, Dict[str, str]], outcomes: Dict[str, Outcome]) -> bool:
-    for key, kind in (("byPhase", str), ("byConditions", list), ("byExpression", dict)):
-        if matcher.get(key) is not None and not isinstance(matcher.get(key), kind):
-            return False  # a criterion of the wrong type (a string byExpression) never matches
-    by_phase = matcher.get("byPhase")
-    if isinstance(by_phase, str) and by_phase != "":
-        if phase is None or phase != by_phase:
-            return False
-    for entry in as_list(matcher.get("byConditions")):
-        entry = as_dict(entry)
-        actual = conditions.get(entry.get("type")) if isinstance(entry.get("type"), str) else None
-        if actual is None:
-            return False
-        for key in ("status", "reason"):
-            expected = entry.get(key)
-            if isinstance(expected, str) and expected != "" and actual[key] != expected:
-                return False
-    by_expression = as_dict(matcher.get("byExpression"))
-    if by_expression:
-        expression = by_expression.get("expression")
-        results = _results(outcomes, expression) if isinstance(expression, str) and expression else []
-        if not results:
-            return False
-        expected = by_expression.get("expectedResult")
-        if convert.tostring(results[0]) != (expected if isinstance(expected, str) else str(expected)):
-            return False
-    return True

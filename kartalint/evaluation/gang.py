@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
-from ..karta import as_dict, as_list, gang_scheduling
-from . import convert
-from .pods import PodRecord, SelectorError, infer_component, infer_instance, pod_results, type_selector_matches
-from .view import Component, WorkloadView
+from kartalint.karta import as_dict, as_list, gang_scheduling
+from kartalint.evaluation import values as convert
+from kartalint.evaluation.pods import PodRecord, SelectorError, infer_component, infer_instance, pod_results, type_selector_matches
+from kartalint.evaluation.view import Component, WorkloadView
 
 PREFIX = "pg"
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")

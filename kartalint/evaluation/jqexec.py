@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..jqlang.runner import MAX_RESULTS, BoundedRunner
+from kartalint.jqlang.runner import MAX_RESULTS, BoundedRunner
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..karta import as_dict, as_list
-from . import convert, resources
-from .jqexec import JqSession, Outcome, results_of
-from .view import Component, FieldError, PodView, WorkloadView
+from kartalint.karta import as_dict, as_list
+from kartalint.evaluation import resources
+from kartalint.evaluation import values as convert
+from kartalint.evaluation.jqexec import JqSession, Outcome, results_of
+from kartalint.evaluation.view import Component, FieldError, PodView, WorkloadView
 
 
 @dataclass

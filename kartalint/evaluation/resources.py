@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
-from .. import quantity
-from ..karta import as_dict, as_list
+from kartalint.evaluation import quantity
+from kartalint.karta import as_dict, as_list
 
 GPU = "nvidia.com/gpu"
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from .resources import ZERO, Resources
+from kartalint.evaluation.resources import ZERO, Resources
+from kartalint.karta import FIELD_ERROR
 
 SCHEMA_VERSION = 1
 
@@ -18,6 +19,7 @@ SCHEMA_VERSION = 1
 class FieldError:
     field: str  # e.g. "scaleDefinition.replicasPath" or "statusDefinition.statusMappings.running[0]"
     message: str
+    code: str = FIELD_ERROR  # kartalint.karta's codes; not part of the JSON document (schemaVersion 1)
 
     def to_dict(self) -> Dict[str, str]:
         return {"field": self.field, "message": self.message}

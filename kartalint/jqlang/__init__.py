@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Optional, Tuple
 
-from .lexer import JqSyntaxError
-from .parser import Node, parse
+from kartalint.jqlang.lexer import JqSyntaxError
+from kartalint.jqlang.parser import Node, parse
 
 
 @functools.lru_cache(maxsize=8192)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from typing import IO, Dict, Optional, Type
 
-from .base import Reporter
-from .github import GithubReporter
-from .json import JsonReporter
-from .sarif import SarifReporter
-from .text import TextReporter
+from kartalint.report.base import Reporter
+from kartalint.report.github import GithubReporter
+from kartalint.report.json import JsonReporter
+from kartalint.report.sarif import SarifReporter
+from kartalint.report.text import TextReporter
 
 REPORTERS: Dict[str, Type[Reporter]] = {
     cls.name: cls for cls in (TextReporter, JsonReporter, GithubReporter, SarifReporter)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import IO, Any, Optional
 
-from ..model import Finding
+from kartalint.model import Finding
 
 
 class Reporter:

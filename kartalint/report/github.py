@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..model import Finding, Severity
-from .base import Reporter
+from kartalint.model import Finding, Severity
+from kartalint.report.base import Reporter
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, List
 
-from ..model import Finding
-from .base import Reporter
+from kartalint.model import Finding
+from kartalint.report.base import Reporter
 
 SCHEMA_VERSION = 1
 

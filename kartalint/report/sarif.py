@@ -19,9 +19,11 @@ import urllib.parse
 from collections import Counter
 from typing import Any, Dict, List, Optional
 
-from .. import __version__, rules
-from ..model import Finding, Severity, format_path
-from .base import Reporter
+from kartalint import __version__
+
+from kartalint.rules import registry as rules
+from kartalint.model import Finding, Severity, format_path
+from kartalint.report.base import Reporter
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"

@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 from collections import Counter, OrderedDict
 from typing import IO, Any, Dict, List, Optional
 
+from kartalint.rules import outcomes
+
 SCHEMA_VERSION = 1
 LABELS = {"passed": "PASS", "updated": "UPDATED", "failed": "FAIL", "error": "ERROR", "xfailed": "XFAIL", "xpassed": "XPASS"}
 
@@ -211,7 +213,7 @@ class JUnitTestReporter(TestReporter):
             _element(case, "failure", detail, message=first, type="fixture-mismatch")
             counts["failures"] += 1
         elif result.outcome == "error":
-            _element(case, "error", detail, message=first, type="fixture-path-outside" if case_.refused else "fixture-error")
+            _element(case, "error", detail, message=first, type=outcomes.case_rule("error", case_.refused))
             counts["errors"] += 1
         elif result.outcome == "xfailed":
             _element(case, "skipped", detail, message=f"xfail: {case_.xfail}")
@@ -236,8 +238,8 @@ def usage_junit(problems: List[str]) -> str:
 def diff_location(result: Any, diff: Any) -> tuple:
     """(line, column) of the expectation behind ``diff`` in the case's file (the case's line when
     the file cannot say more)."""
-    from ..compare import expect_path
-    from ..load import load_file
+    from kartalint.testing.compare import expect_path
+    from kartalint.load.documents import load_file
 
     case = result.case
     if case.kind == "recording" or not os.path.isfile(case.file):
@@ -262,7 +264,7 @@ class GithubTestReporter(TestReporter):
     name = "github"
 
     def finish(self, run: Any) -> None:
-        from .github import escape_data, escape_property
+        from kartalint.report.github import escape_data, escape_property
 
         def emit(file: str, line: int, col: int, title: str, message: str) -> None:
             props = f"file={escape_property(file)},line={line},col={col},title={escape_property(title)}"
@@ -298,18 +300,17 @@ class SarifTestReporter(TestReporter):
     name = "sarif"
 
     def finish(self, run: Any) -> None:
-        from .sarif import LEVELS, SarifLog
+        from kartalint.report.sarif import LEVELS, SarifLog
 
         log = SarifLog("test", self.root)
         for result in run.results:
             case = result.case
             title = case.name or case.id
             if result.outcome == "error":
-                rule = "fixture-path-outside" if case.refused else "fixture-error"
-                log.add_result(rule, "error", f"{title}: " + ("; ".join(result.messages) or "the case could not run"),
+                log.add_result(outcomes.case_rule(result.outcome, case.refused), "error", f"{title}: " + ("; ".join(result.messages) or "the case could not run"),
                                case.file, case.id, case.line)
             elif result.outcome == "xpassed":
-                log.add_result("fixture-mismatch", "error", f"{title}: " + "; ".join(result.messages), case.file, case.id, case.line)
+                log.add_result(outcomes.case_rule(result.outcome, case.refused), "error", f"{title}: " + "; ".join(result.messages), case.file, case.id, case.line)
             elif result.outcome == "failed":
                 for diff in result.diffs:
                     line, column = diff_location(result, diff)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..model import Finding, Severity
-from .base import Reporter
+from kartalint.model import Finding, Severity
+from kartalint.report.base import Reporter
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _RESET, _DIM = "\033[0m", "\033[2m"

@@ -16,7 +16,7 @@ from typing import Any, Dict, Iterator
 import yaml
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from .convert import crd_to_json_schema
+from kartalint.schema.convert import crd_to_json_schema
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 CRD_FILE = os.path.join(DATA_DIR, "run.ai_kartas.yaml")

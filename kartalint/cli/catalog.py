@@ -1,0 +1,45 @@
+"""`kartalint catalog`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from kartalint.cli.common import (EXIT_OK, EXIT_USAGE, project_of, say_index)
+
+HELP = "list the bundled definitions (types, roles, status mappings, fixtures, coverage)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--definitions", action="append", default=[], metavar="DIR",
+                        help="list these definitions (default: the project's definitions, else the bundled catalog)")
+    parser.add_argument("--fixtures", metavar="DIR", help="fixtures to count and run for coverage (default: the project's fixtures)")
+    parser.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
+    parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
+
+
+def run(args: argparse.Namespace) -> int:
+    from kartalint.report.catalog import render_json, render_markdown, render_text, rows
+    from kartalint.load.definitions import DefinitionIndex
+
+    project = project_of(args)
+    if args.definitions:
+        index = DefinitionIndex.from_paths(args.definitions)
+    else:
+        index = project.index()
+        own = index.of_origin("project")
+        if own:  # the project's definitions; the bundled catalog only when it has none
+            index = DefinitionIndex.from_paths([d.path for d in own], origin="project")
+    say_index(index)
+    if not index.definitions:
+        sys.stderr.write(f"kartalint: error: no definition found; {index.describe_search()}\n")
+        return EXIT_USAGE
+    fixtures = args.fixtures
+    if fixtures is None:
+        found = project.fixture_paths()
+        fixtures = found[0] if len(found) == 1 and os.path.isdir(found[0]) else "fixtures"
+    table = rows(index, fixtures)
+    render = {"text": render_text, "json": render_json, "markdown": render_markdown}[args.format]
+    sys.stdout.write(render(table))
+    return EXIT_OK

@@ -1,0 +1,126 @@
+"""What the commands share: exit codes, output files, the project, messages on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import IO, TYPE_CHECKING, Any, List, Optional
+
+from kartalint.rules.config import ConfigError
+
+if TYPE_CHECKING:
+    from kartalint.load.definitions import DefinitionIndex
+    from kartalint.project import Project
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2 with a one-line message
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"kartalint: error: {message}\n")
+
+
+def open_output(path: str) -> IO[str]:
+    """Open an output file, creating missing parent folders; a path that cannot be written is a
+    usage error (one line, exit 2)."""
+    try:
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, exist_ok=True)
+        return open(path, "w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def emit(text: str, output: Optional[str], note: str = "") -> None:
+    """Write a command's document to ``output`` (saying so on stderr when ``note``), or to stdout."""
+    if not output:
+        sys.stdout.write(text)
+        return
+    with open_output(output) as handle:
+        handle.write(text)
+    if note:
+        sys.stderr.write(f"kartalint: wrote {output}: {note}\n")
+
+
+def project_of(args: argparse.Namespace) -> "Project":
+    from kartalint.project import load_project
+
+    return load_project(getattr(args, "config", None))
+
+
+def say_index(index: "DefinitionIndex", level: str = "warning", project: Optional["Project"] = None) -> None:
+    for note in project.notes if project is not None else ():
+        sys.stderr.write(f"kartalint: note: {note}\n")
+    for problem in index.problems:
+        sys.stderr.write(f"kartalint: {level}: {problem}\n")
+    for note in index.notes:
+        sys.stderr.write(f"kartalint: note: {note}\n")
+
+
+def use_color(choice: str, stream: object) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def read_pods(path: Optional[str]) -> Optional[List[dict]]:
+    """Pods from a file (a PodList such as `kubectl get pods -o yaml` prints, several documents, or
+    one Pod); a problem is a usage error."""
+    from kartalint.load.objects import load_objects
+
+    if not path:
+        return None
+    pod_objects, pod_errors = load_objects(path)
+    if pod_errors:
+        raise ConfigError("; ".join(pod_errors))
+    return [p.data for p in pod_objects]
+
+
+def invalid_definition_lines(entry: "Any") -> List[str]:
+    """Why a definition is refused, each problem at its place, and what to do."""
+    from kartalint.testing.run import LintCache, invalid_definition_problems
+
+    return invalid_definition_problems(entry, LintCache()) + [
+        f"{entry.path}: the definition is invalid (upstream refuses it): nothing was evaluated; "
+        "fix it, or add --force to see what it makes of the object anyway"]
+
+
+def check_timeout(value: float) -> None:
+    import math
+
+    if not (math.isfinite(value) and 0 < value <= 3600):
+        raise ConfigError(f"--timeout must be a number of seconds above 0 and at most 3600 (got {value})")
+
+
+def usage_reports(args: argparse.Namespace, root: str, problems: List[str]) -> None:
+    """A run that stops before any case (a missing path, nothing found) still writes the reports
+    CI waits for: JUnit with one error case per problem, SARIF with an unsuccessful invocation."""
+    if args.junit_xml:
+        from kartalint.report.tests import usage_junit
+
+        with open_output(args.junit_xml) as handle:
+            handle.write(usage_junit(problems))
+    if args.sarif:
+        from kartalint.report.sarif import SarifLog
+
+        log = SarifLog("test", root)
+        for problem in problems:
+            log.notify("error", problem)
+        with open_output(args.sarif) as handle:
+            handle.write(log.render())
+
+
+def fixture_confinement(project: Any, paths: List[str], allow_outside: List[str]) -> Any:
+    """Where fixtures may read files: the project, the folders given on the command line (and the
+    folders of files given by name), and each ``--allow-outside`` folder."""
+    from kartalint.testing.cases import Confinement
+
+    for folder in allow_outside:
+        if not os.path.isdir(folder):
+            raise ConfigError(f"--allow-outside {folder}: not a folder")
+    given = [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in paths if p != "-"]
+    return Confinement([project.root, *given, *allow_outside])

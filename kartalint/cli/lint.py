@@ -1,0 +1,98 @@
+"""`kartalint lint`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from kartalint.cli.common import (EXIT_FAIL, EXIT_OK, EXIT_USAGE, open_output, project_of, use_color)
+from kartalint.rules.config import ConfigError, load_config
+from kartalint.report import REPORTERS, make_reporter
+from kartalint.rules import registry as rules
+
+HELP = "check definitions (schema, upstream validator, jq, best practices)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="files or directories ('-' for stdin; default: the project's definitions and fixtures)")
+    parser.add_argument("-f", "--format", choices=["auto"] + sorted(REPORTERS), default="auto",
+                        help="output format (default: github inside GitHub Actions, else text)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    parser.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
+    parser.add_argument("--disable", action="append", default=[], metavar="RULE", help="disable a rule (repeatable)")
+    parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+    parser.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
+    parser.add_argument("--crd", action="append", default=[], metavar="FILE",
+                        help="CRD files or directories: check the paths expressions read against the root kind's schema (repeatable)")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N",
+                        help="worker processes (default: every CPU for more than 50 files, else 1); the output is the same")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="exit 0 when the files hold no Karta definition or fixture (for hooks that pass every YAML file)")
+    parser.add_argument("--strict-files", action="store_true",
+                        help="report load problems of every file; by default files that hold neither a Karta nor a fixture "
+                             "document (and do not mention kind: Karta) are skipped and counted")
+
+
+def run(args: argparse.Namespace) -> int:
+    from kartalint.rules.lint import lint_paths
+    from kartalint.load.discovery import missing_reason
+
+    config = load_config(args.config)
+    for rule_id in args.disable:
+        if rule_id not in rules.RULES:
+            raise ConfigError(f"unknown rule '{rule_id}' (see `kartalint rules`)")
+        config.severities[rule_id] = None
+    for path in args.crd:
+        if not os.path.exists(path):
+            raise ConfigError(f"--crd {path}: no such file or directory")
+    config.crds = list(config.crds) + list(args.crd)
+    if config.crds:
+        from kartalint.rules.lint import crd_index
+
+        problems = crd_index(config.crds).problems
+        for problem in problems:
+            sys.stderr.write(f"kartalint: error: CRD {problem}\n")
+        if problems:
+            return EXIT_USAGE
+    paths = list(args.paths)
+    if not paths:
+        project = project_of(args)
+        paths = project.definition_paths() + [p for p in project.fixture_paths() if p not in project.definition_paths()]
+        if not paths:
+            raise ConfigError(f"no PATH given and no Karta definition found in the project at {project.root}")
+    stream = open_output(args.output) if args.output else sys.stdout
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError("--jobs must be 1 or more")
+    result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
+    for path in result.missing:
+        sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
+    for message in result.skipped_paths:
+        sys.stderr.write(f"kartalint: warning: {message}\n")
+    try:
+        root = project_of(args).root if args.format == "sarif" else None  # SARIF locations start at the project root
+        reporter = make_reporter(args.format, stream, color=use_color(args.color, stream) if not args.output else False, root=root)
+        reporter.report(result)
+    finally:
+        if args.output:
+            stream.close()
+    if not args.quiet:
+        counts = result.counts
+        skipped = f", {result.skipped_documents} other document(s) skipped" if result.skipped_documents else ""
+        if result.skipped_files:
+            skipped += f", {len(result.skipped_files)} file(s) without Karta skipped"
+        suppressed = f", {result.suppressed} suppressed" if result.suppressed else ""
+        fixtures = f", {result.fixture_documents} fixture(s)" if result.fixture_documents else ""
+        sys.stderr.write(
+            f"kartalint: {len(result.checked)} file(s), {result.karta_documents} Karta definition(s){fixtures}{skipped}: "
+            f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info{suppressed}\n"
+        )
+    if result.karta_documents == 0 and result.fixture_documents == 0 and not result.missing:
+        if result.exit_code(strict=args.strict) == EXIT_FAIL:  # the findings already say why nothing was checked
+            return result.exit_code(strict=args.strict)
+        if args.allow_empty:
+            return EXIT_FAIL if result.exit_code(strict=args.strict) == EXIT_FAIL else EXIT_OK
+        sys.stderr.write("kartalint: error: no Karta definition or fixture found in the given paths (nothing was checked)\n")
+    return result.exit_code(strict=args.strict)

@@ -1,0 +1,44 @@
+"""`kartalint schema`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kartalint.cli.common import (EXIT_FAIL, EXIT_OK, open_output)
+
+HELP = "print the Karta JSON Schema (for editors)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--check", action="store_true", help="exit 1 if the shipped schema differs from the vendored CRD")
+    parser.add_argument("--fixture", action="store_true", help="print the JSON Schema of fixture files instead")
+    parser.add_argument("--regenerate", action="store_true",
+                        help="rewrite the shipped schema from the vendored CRD (for contributors, after updating the CRD)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from kartalint import schema
+
+    if args.fixture:
+        from kartalint.rules.fixture_schema import SCHEMA_FILE as FIXTURE_SCHEMA
+
+        with open(FIXTURE_SCHEMA, encoding="utf-8") as handle:
+            sys.stdout.write(handle.read())
+        return EXIT_OK
+    if args.regenerate:
+        with open_output(schema.SCHEMA_FILE) as handle:
+            handle.write(schema.render(schema.generate()))
+        sys.stderr.write(f"kartalint: wrote {schema.SCHEMA_FILE} from {schema.CRD_FILE}\n")
+        return EXIT_OK
+    if args.check:
+        fresh = schema.render(schema.generate())
+        with open(schema.SCHEMA_FILE, encoding="utf-8") as handle:
+            shipped = handle.read()
+        if fresh != shipped:
+            sys.stderr.write("kartalint: the shipped schema differs from the one generated from the vendored CRD\n")
+            return EXIT_FAIL
+        sys.stderr.write("kartalint: the shipped schema matches the vendored CRD\n")
+        return EXIT_OK
+    sys.stdout.write(schema.render(schema.karta_schema()))
+    return EXIT_OK

@@ -1,0 +1,236 @@
+"""CustomResourceDefinitions: read them, index their schemas by group/version/kind, and walk
+a field path through a version's openAPIV3Schema.
+
+Used by CRD-aware lint (``path-not-in-crd``, ``crd-optional-arithmetic``) and by
+``kartalint new --crd``. Subtrees with ``x-kubernetes-preserve-unknown-fields`` or without a
+declared structure (``metadata``, plain ``type: object``) accept any path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from kartalint.karta import as_dict, as_list
+from kartalint.load.documents import load_file
+from kartalint.load.discovery import iter_yaml_files, missing_reason
+from kartalint.model import Severity
+
+GVK = Tuple[str, str, str]
+
+
+@dataclass
+class CrdVersion:
+    group: str
+    version: str
+    kind: str
+    plural: str
+    schema: Dict[str, Any]
+    served: bool
+    storage: bool
+    source: str
+    printer_columns: Tuple[str, ...] = ()  # jsonPath of each additionalPrinterColumn
+
+    @property
+    def gvk(self) -> GVK:
+        return (self.group, self.version, self.kind)
+
+
+@dataclass
+class CrdIndex:
+    versions: Dict[GVK, CrdVersion] = field(default_factory=dict)
+    problems: List[str] = field(default_factory=list)
+
+    @classmethod
+    def from_paths(cls, paths: Iterable[str]) -> "CrdIndex":
+        index = cls()
+        files, missing = iter_yaml_files(list(paths))
+        index.problems.extend(missing_reason(p) for p in missing)
+        for path in files:
+            source = load_file(path)
+            index.problems.extend(f"{path}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR)
+            for document in source.documents:
+                try:
+                    versions = crd_versions(document.data, path)
+                except CrdError as exc:
+                    node, key, _ = document.node_at(exc.path)
+                    mark = (key or node).start_mark if (key or node) is not None else None
+                    where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
+                    index.problems.append(f"{path}:{where}: {exc}")
+                    continue
+                for version in versions:
+                    index.versions.setdefault(version.gvk, version)
+        if files and not index.versions and not index.problems:
+            index.problems.append(f"no CustomResourceDefinition found in {', '.join(files)}")
+        return index
+
+    def get(self, gvk: Optional[GVK]) -> Optional[CrdVersion]:
+        return self.versions.get(gvk) if gvk else None
+
+
+class CrdError(ValueError):
+    """A CustomResourceDefinition whose shape the API server would reject (names that are not
+    strings, a schema whose ``properties`` is not a map of schemas, ...); ``path`` locates it."""
+
+    def __init__(self, message: str, path: Tuple[Any, ...] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "definitions")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
+
+
+def _dotted(path: Tuple[Any, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+def schema_problem(node: Any, path: Tuple[Any, ...]) -> Optional[CrdError]:
+    """The first place where ``node`` (at ``path`` of the document) is not a structurally valid
+    schema, or None."""
+    stack = [(node, path)]
+    while stack:
+        node, path = stack.pop()
+        problem = None
+        if not isinstance(node, dict):
+            return CrdError(f"{_dotted(path)}: a schema must be a map, not {type(node).__name__}", path)
+        if "type" in node and not isinstance(node["type"], str):
+            problem = "type", "must be a string"
+        elif "required" in node and not (isinstance(node["required"], list) and all(isinstance(r, str) for r in node["required"])):
+            problem = "required", "must be a list of field names"
+        elif "enum" in node and not isinstance(node["enum"], list):
+            problem = "enum", "must be a list"
+        for key in _SCHEMA_MAPS:
+            if key in node and not problem:
+                if not isinstance(node[key], dict):
+                    problem = key, f"must be a map of field names to schemas, not {type(node[key]).__name__}"
+                else:
+                    stack.extend((child, path + (key, name)) for name, child in node[key].items())
+        for key in _SCHEMA_LISTS:
+            if key in node and not problem:
+                if not isinstance(node[key], list):
+                    problem = key, "must be a list of schemas"
+                else:
+                    stack.extend((child, path + (key, i)) for i, child in enumerate(node[key]))
+        if problem:
+            return CrdError(f"{_dotted(path + (problem[0],))}: {problem[1]}", path + (problem[0],))
+        for key in ("items", "not"):
+            if key in node:
+                stack.append((node[key], path + (key,)))
+        if "additionalProperties" in node and not isinstance(node["additionalProperties"], bool):
+            stack.append((node["additionalProperties"], path + ("additionalProperties",)))
+    return None
+
+
+def crd_versions(data: Any, source: str = "") -> List[CrdVersion]:
+    """The versions of a CRD document ([] for any other document); ``CrdError`` when it is a CRD
+    of the wrong shape."""
+    data = as_dict(data)
+    if data.get("kind") != "CustomResourceDefinition":
+        return []
+    spec = as_dict(data.get("spec"))
+    names = as_dict(spec.get("names"))
+    for path, value in ((("spec", "group"), spec.get("group")), (("spec", "names", "kind"), names.get("kind"))):
+        if not isinstance(value, str) or not value:
+            raise CrdError(f"{_dotted(path)}: must be a non-empty string", path)
+    if not isinstance(spec.get("versions"), list):
+        raise CrdError("spec.versions: must be a list", ("spec", "versions"))
+    group, kind = spec["group"], names["kind"]
+    out = []
+    for i, version in enumerate(spec["versions"]):
+        if not isinstance(version, dict) or not isinstance(version.get("name"), str) or not version.get("name"):
+            raise CrdError(f"spec.versions[{i}]: must be a map with a string name", ("spec", "versions", i))
+        raw = as_dict(version.get("schema")).get("openAPIV3Schema")
+        if raw is not None:
+            problem = schema_problem(raw, ("spec", "versions", i, "schema", "openAPIV3Schema"))
+            if problem:
+                raise problem
+        columns = tuple(str(as_dict(c).get("jsonPath") or "") for c in as_list(version.get("additionalPrinterColumns")))
+        out.append(CrdVersion(group, version["name"], kind, str(names.get("plural") or ""), as_dict(raw),
+                              bool(version.get("served", True)), bool(version.get("storage", False)), source, columns))
+    return out
+
+
+@dataclass(frozen=True)
+class Lookup:
+    found: bool
+    schema: Optional[Dict[str, Any]]  # None: territory without declared structure (anything goes)
+    missing: Optional[str] = None  # the first key that does not exist
+    at: Tuple[str, ...] = ()  # path of the parent of the missing key
+    suggestions: Tuple[str, ...] = ()
+    required: bool = False  # the last key is required by its parent
+    default: Any = None
+    free_form: Optional[Tuple[str, ...]] = None  # the free-form subtree the path entered (not checked further)
+
+
+def _open(schema: Dict[str, Any]) -> bool:
+    """True when the schema does not constrain its keys. A subtree marked
+    ``x-kubernetes-preserve-unknown-fields`` that declares ``properties`` is checked against them
+    (its authors wrote the fields down); only a truly free-form one is open."""
+    if schema.get("x-kubernetes-preserve-unknown-fields"):
+        return not isinstance(schema.get("properties"), dict) or not schema.get("properties")
+    if schema.get("x-kubernetes-embedded-resource") and not schema.get("properties"):
+        return True
+    return schema.get("type") in (None, "object") and "properties" not in schema and "additionalProperties" not in schema and "items" not in schema
+
+
+def lookup(root: Dict[str, Any], path: Tuple[str, ...]) -> Lookup:
+    node: Optional[Dict[str, Any]] = root
+    required = False
+    default = None
+    for i, part in enumerate(path):
+        if node is None or (i == 1 and path[0] == "metadata"):
+            return Lookup(True, None)
+        if _open(node):
+            return Lookup(True, None, free_form=path[:i] if node.get("x-kubernetes-preserve-unknown-fields") or i else None)
+        if part.startswith("["):
+            if "items" in node:
+                node = as_dict(node.get("items"))
+            elif isinstance(node.get("additionalProperties"), dict):
+                node = node["additionalProperties"]
+            elif part == "[?]" and "properties" in node:
+                return Lookup(True, None)  # a computed key into a fixed object: cannot tell
+            else:
+                return Lookup(True, None)
+            required, default = False, None
+            continue
+        props = as_dict(node.get("properties"))
+        if part in props:
+            required = part in as_list(node.get("required"))
+            node = as_dict(props[part])
+            default = node.get("default")
+            continue
+        if isinstance(node.get("additionalProperties"), dict):
+            node = node["additionalProperties"]
+            required, default = False, None
+            continue
+        if node.get("additionalProperties") is True:
+            return Lookup(True, None)
+        if path[:1] == ("metadata",) and i == 0:
+            return Lookup(True, None)
+        suggestions = tuple(difflib.get_close_matches(part, list(props), n=3, cutoff=0.6))
+        return Lookup(False, None, part, path[:i], suggestions)
+    return Lookup(True, node, required=required, default=default)
+
+
+_COLUMN_TYPE = re.compile(r"""@\.type\s*==\s*["']([^"']+)["']""")
+
+
+def declared_condition_types(version: CrdVersion, conditions_path: Optional[Tuple[str, ...]]) -> List[str]:
+    """Condition types the CRD declares with an enum on the conditions' ``type`` field; [] when it
+    declares none (then nothing can be said). Printer columns (``@.type=="Ready"``) name only the
+    types worth a column, never all of them (JobSet shows Completed, and writes Failed and
+    Suspended too), so they are listed by ``printer_condition_types`` but prove nothing."""
+    if conditions_path is None:
+        return []
+    found = lookup(version.schema, conditions_path + ("[]", "type"))
+    if not found.found or found.schema is None:
+        return []
+    return list(dict.fromkeys(str(v) for v in as_list(found.schema.get("enum"))))
+
+
+def printer_condition_types(version: CrdVersion) -> List[str]:
+    """The condition types the CRD's printer columns select (a subset of what the operator writes)."""
+    return list(dict.fromkeys(t for column in version.printer_columns for t in _COLUMN_TYPE.findall(column)))

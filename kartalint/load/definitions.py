@@ -1,0 +1,188 @@
+"""Finding definitions: the bundled catalog, ``--catalog`` directories, lookup by exact GVK.
+
+The bundled catalog is the repository's ``catalog/`` directory; installed, it ships as the
+package ``kartalint.catalog`` (see pyproject.toml), so ``describe`` and ``test`` find it without
+options.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from kartalint.karta import as_dict, gvk_of, structure
+from kartalint.load.documents import display_path, load_file
+from kartalint.load.discovery import iter_yaml_files, missing_reason
+
+GVK = Tuple[str, str, str]
+
+
+def bundled_catalog() -> Optional[str]:
+    """Directory of the bundled catalog (source checkout first, then the installed package)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the kartalint package
+    checkout = os.path.join(os.path.dirname(here), "catalog")
+    if os.path.isdir(checkout) and os.path.isfile(os.path.join(os.path.dirname(here), "pyproject.toml")):
+        return checkout
+    installed = os.path.join(here, "catalog")  # package data kartalint.catalog
+    return installed if os.path.isdir(installed) else None
+
+
+def object_gvk(obj: Any) -> Optional[GVK]:
+    obj = as_dict(obj)
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
+        return None
+    group, _, version = api_version.rpartition("/")
+    return (group, version, kind)
+
+
+def format_gvk(gvk: Optional[GVK]) -> str:
+    if gvk is None:
+        return "<no apiVersion/kind>"
+    group, version, kind = gvk
+    return f"{group + '/' if group else ''}{version}, Kind={kind}"
+
+
+def root_gvk(definition: Any) -> Optional[GVK]:
+    return gvk_of(as_dict(structure(definition).get("rootComponent")).get("kind"))
+
+
+@dataclass
+class DefinitionFile:
+    path: str
+    data: Dict[str, Any]
+    origin: str = "explicit"  # "explicit" (flags), "project", "bundled" or a git revision
+
+    @property
+    def name(self) -> str:
+        name = as_dict(self.data.get("metadata")).get("name")
+        return name if isinstance(name, str) else os.path.basename(self.path)
+
+
+@dataclass
+class DefinitionIndex:
+    """Definitions from several places; earlier places win for the same GVK."""
+
+    searched: List[str] = field(default_factory=list)
+    by_gvk: Dict[GVK, DefinitionFile] = field(default_factory=dict)
+    by_basename: Dict[str, DefinitionFile] = field(default_factory=dict)
+    by_name: Dict[str, DefinitionFile] = field(default_factory=dict)
+    problems: List[str] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)  # shadowing and ambiguity, said once
+    _real: Dict[str, str] = field(default_factory=dict)  # realpath -> origin already indexed
+
+    @classmethod
+    def from_paths(cls, paths: Sequence[str], origin: str = "explicit") -> "DefinitionIndex":
+        index = cls()
+        index.add_layer(origin, list(paths))
+        return index
+
+    def add_layer(self, origin: str, paths: Sequence[str], excluded: Optional[Callable[[str], bool]] = None) -> None:
+        """Index ``paths`` after everything indexed so far: earlier layers keep their GVKs and names."""
+        for path in paths:
+            self.add(path, origin, excluded)
+
+    def add(self, path: str, origin: str = "explicit", excluded: Optional[Callable[[str], bool]] = None) -> None:
+        self.searched.append(path)
+        skipped: List[str] = []
+        files, missing = iter_yaml_files([path], skipped)
+        self.problems.extend(missing_reason(item) for item in missing)
+        self.problems.extend(skipped)
+        for file_path in files:
+            if excluded is not None and excluded(file_path):
+                continue
+            real = os.path.realpath(file_path)
+            if real in self._real:
+                continue  # the same file through two layers (kartalint's own catalog/)
+            self._real[real] = origin
+            source = load_file(file_path)
+            bad = [f for f in source.findings if f.severity.name == "ERROR"]
+            if bad:
+                self.problems.append(f"{file_path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
+                continue
+            for document in source.karta_documents:
+                self.add_definition(file_path, document.data, origin)
+
+    def add_definition(self, path: str, data: Dict[str, Any], origin: str = "explicit") -> DefinitionFile:
+        """Index one definition (read elsewhere, e.g. from a git revision)."""
+        entry = DefinitionFile(path, data, origin)
+        gvk = root_gvk(data)
+        if gvk is not None:
+            first = self.by_gvk.setdefault(gvk, entry)
+            if first is not entry:
+                self._note(first, entry, f"group/version/kind {format_gvk(gvk)}")
+        first = self.by_name.setdefault(entry.name, entry)
+        if first is not entry and (gvk is None or root_gvk(first.data) != gvk):
+            self._note(first, entry, f"name {entry.name}")
+        self.by_basename.setdefault(os.path.basename(path), entry)
+        return entry
+
+    def _note(self, kept: DefinitionFile, other: DefinitionFile, what: str) -> None:
+        if other.origin == "bundled" and kept.origin != "bundled":
+            self.notes.append(f"{kept.origin} definition {kept.path} shadows the bundled {other.path} (same {what})")
+        elif other.origin == kept.origin and kept.origin != "bundled":
+            self.notes.append(f"{kept.path} and {other.path} have the same {what}; {kept.path} is used")
+
+    @property
+    def definitions(self) -> List[DefinitionFile]:
+        seen, out = set(), []
+        for entry in list(self.by_gvk.values()) + list(self.by_basename.values()):
+            if id(entry) not in seen:
+                seen.add(id(entry))
+                out.append(entry)
+        return out
+
+    def of_origin(self, *origins: str) -> List[DefinitionFile]:
+        return [d for d in self.definitions if d.origin in origins]
+
+    def find(self, gvk: Optional[GVK]) -> Optional[DefinitionFile]:
+        return self.by_gvk.get(gvk) if gvk else None
+
+    def describe_search(self, gvk: Optional[GVK] = None) -> str:
+        places = ", ".join(self.searched) or "nowhere"
+        text = f"searched {len(self.by_gvk)} definition(s) in {places}"
+        if gvk is not None:
+            near = sorted(f"{g + '/' if g else ''}{v} ({entry.name})" for (g, v, k), entry in self.by_gvk.items() if k == gvk[2] and g == gvk[0])
+            if near:
+                text += f"; {gvk[2]} is covered only at other versions: {', '.join(near)} (versions must match exactly)"
+        return text
+
+
+def field_location(definition: DefinitionFile, component: Optional[str], field_name: str) -> Optional[str]:
+    """``file:line:col`` of a component's field (``scaleDefinition.replicasPath``,
+    ``statusDefinition.statusMappings.running[0]``) in the definition file, when it can be found."""
+    import re
+
+    from kartalint.karta import components
+
+    source = _positions(definition.path)
+    if source is None or not source.karta_documents:
+        return None
+    document = source.karta_documents[0]
+    refs = [c for c in components(document.data) if component is None and c.is_root or c.name == component]
+    if not refs:
+        return None
+    path: tuple = tuple(refs[0].path)
+    for part in field_name.split("."):
+        match = re.match(r"^(.*?)\[(\d+)\]$", part)
+        path += (match.group(1), int(match.group(2))) if match else (part,)
+    span = document.span(path)
+    return f"{display_path(definition.path)}:{span.line}:{span.column}"
+
+
+_POSITIONS: Dict[str, Any] = {}
+
+
+def _positions(path: str) -> Any:
+    if path not in _POSITIONS:
+        _POSITIONS[path] = load_file(path) if os.path.isfile(path) else None
+    return _POSITIONS[path]
+
+
+def default_index(extra: Sequence[str] = ()) -> DefinitionIndex:
+    paths = list(extra)
+    bundled = bundled_catalog()
+    if bundled:
+        paths.append(bundled)
+    return DefinitionIndex.from_paths(paths)

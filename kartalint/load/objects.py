@@ -1,0 +1,52 @@
+"""Kubernetes objects from a file: a List, several documents or one object, for describe, fixtures and pods."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+import yaml
+
+from kartalint.load.documents import load_file, load_text
+from kartalint.model import Severity
+
+try:  # pragma: no cover - the C loader ships with PyYAML wheels
+    _BaseLoader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _BaseLoader = yaml.SafeLoader
+
+
+@dataclass
+class LoadedObject:
+    """A workload object (or pod) read from a file: where it came from and its data."""
+
+    origin: str  # "file.yaml", "file.yaml#2" (document), "file.yaml#2.items[3]"
+    data: Dict[str, Any]
+
+
+def load_objects(path: str, text: Optional[str] = None) -> Tuple[List[LoadedObject], List[str]]:
+    """Kubernetes objects from a YAML/JSON file (``-`` with ``text`` for stdin): multi-document
+    streams and ``List`` kinds are expanded. Returns (objects, error messages with positions)."""
+    name = "<stdin>" if path == "-" else path
+    source = load_text(text, name) if text is not None else load_file(path)
+    errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR]
+    objects: List[LoadedObject] = []
+    many = len(source.documents) > 1
+    for document in source.documents:
+        origin = f"{name}#{document.index + 1}" if many else name
+        data = document.data
+        if data is None:
+            continue
+        if not isinstance(data, dict):
+            line = document.node.start_mark.line + 1
+            errors.append(f"{name}:{line}:1: expected a Kubernetes object (a mapping), got {type(data).__name__}")
+            continue
+        if isinstance(data.get("kind"), str) and data["kind"].endswith("List") and isinstance(data.get("items"), list):
+            for i, item in enumerate(data["items"]):
+                if isinstance(item, dict):
+                    objects.append(LoadedObject(f"{origin}.items[{i}]", item))
+                else:
+                    errors.append(f"{name}: items[{i}] is not a Kubernetes object")
+            continue
+        objects.append(LoadedObject(origin, data))
+    return objects, errors

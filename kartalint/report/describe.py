@@ -1,0 +1,159 @@
+"""``kartalint describe``: render a ``WorkloadView`` as a kli-style tree, JSON or YAML.
+
+The tree follows ``kli describe`` (spec §5): a header, the component tree with ready/desired (or
+``replicas: N`` without pods), GPUs per role and per pod and the nodes, the status line, then a
+resources table COMPONENT/REPLICAS/GPU/CPU/MEMORY with a TOTAL row, then any extraction errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional
+
+from kartalint.evaluation import quantity
+from kartalint.evaluation.view import Component, Instance, PodView, WorkloadView
+
+
+def _align(rows: List[List[str]], padding: int = 3) -> List[str]:
+    """kubectl's tab writer: pad every column but the last to its widest cell."""
+    widths: Dict[int, int] = {}
+    for row in rows:
+        for i, cell in enumerate(row[:-1]):
+            widths[i] = max(widths.get(i, 0), len(cell))
+    out = []
+    for row in rows:
+        cells = [cell.ljust(widths[i] + padding) if i < len(row) - 1 else cell for i, cell in enumerate(row)]
+        out.append("".join(cells).rstrip())
+    return out
+
+
+def _gpu(count: int) -> str:
+    return f"gpu: {count}" if count else ""
+
+
+def _pod_row(prefix: str, pod: PodView) -> List[str]:
+    phase = pod.phase + (f" ({pod.reason})" if pod.reason else "")
+    return [f"{prefix}{pod.name}", phase, _gpu(pod.resources.gpus), pod.node or "<none>"]
+
+
+def _counts(pods: List[PodView], desired: Optional[int], pods_given: bool) -> str:
+    shown = "?" if desired is None else str(desired)
+    if not pods_given:
+        return f"replicas: {shown}"
+    return f"{sum(1 for p in pods if p.ready)}/{shown} ready"
+
+
+def _nodes(pods: List[PodView]) -> str:
+    return ",".join(sorted({p.node for p in pods if p.node}))
+
+
+def _visible(comp: Component) -> bool:
+    if comp.has_pod_definition or comp.kind is not None:
+        return True
+    return any(_visible(c) for c in comp.children)
+
+
+def _tree_rows(comp: Component, prefix: str, last: bool, rows: List[List[str]], depth: int = 0) -> None:
+    if depth > 32:
+        return
+    branch = "`-- " if last else "|-- "
+    inner = prefix + ("    " if last else "|   ")
+    own = comp.own_resources
+    if comp.multi_instance:
+        rows.append([f"{prefix}{branch}{comp.name}", f"{len(comp.instances)} instance(s)", _gpu(own.gpus), _nodes(comp.pods)])
+        items: List[Any] = list(comp.instances)
+    else:
+        desired: Optional[int] = comp.instances[0].desired if comp.instances else 0
+        if comp.has_pod_definition:
+            label = _counts(comp.pods, desired, comp.pods_given)
+        elif comp.logical and comp.children:
+            label = f"replicas: {comp.row_replicas}"  # as kli: the sum of its children
+        elif comp.instances and comp.instances[0].scale is not None:
+            label = f"replicas: {desired}"  # replicas but no pod spec (a Job whose pods the operator builds)
+        else:
+            label = ""
+        rows.append([f"{prefix}{branch}{comp.name}", label, _gpu(own.gpus), _nodes(comp.pods)])
+        items = list(comp.pods)
+    children = [c for c in comp.children if _visible(c)]
+    entries: List[Any] = items + children
+    for i, entry in enumerate(entries):
+        is_last = i == len(entries) - 1
+        sub_branch = "`-- " if is_last else "|-- "
+        if isinstance(entry, Instance):
+            total = entry.resources
+            rows.append([f"{inner}{sub_branch}{entry.id}", _counts(entry.pods, entry.desired, comp.pods_given),
+                         _gpu(total.gpus if total else 0), _nodes(entry.pods)])
+            sub_inner = inner + ("    " if is_last else "|   ")
+            for j, pod in enumerate(entry.pods):
+                rows.append(_pod_row(sub_inner + ("`-- " if j == len(entry.pods) - 1 else "|-- "), pod))
+        elif isinstance(entry, PodView):
+            rows.append(_pod_row(inner + sub_branch, entry))
+        else:
+            _tree_rows(entry, inner, is_last, rows, depth + 1)
+
+
+def render_tree(view: WorkloadView, origin: str = "", locate: Optional[Callable[[Optional[str], str], Optional[str]]] = None) -> str:
+    """The kli-style tree; ``locate(component, field)`` gives ``file:line:col`` for error lines."""
+    w = view.workload
+    header = f"{w.get('kind') or '<no kind>'}/{w.get('name') or '<no name>'}   namespace: {w.get('namespace') or '<none>'}   " \
+             f"definition: {view.definition or '<unnamed>'}" + (f" ({origin})" if origin else "")
+    lines = [header]
+    if not view.pods_given:
+        lines.append("(no pods given: replicas are the desired counts)")
+    lines.append("")
+    rows: List[List[str]] = []
+    root = view.root
+    if root is not None:
+        tops = ([root] if root.has_pod_definition else []) + [c for c in root.children if _visible(c)]
+        if root.has_pod_definition:
+            root_copy = Component(root.name, root.kind, None, True, root.multi_instance, root.instances, [], root.errors, root.pods, root.pods_given)
+            tops[0] = root_copy
+        for i, comp in enumerate(tops):
+            _tree_rows(comp, "", i == len(tops) - 1, rows)
+    lines.extend(_align(rows) if rows else ["(no components)"])
+    if view.unmatched_pods:
+        lines.append(f"pods matched by no component: {', '.join(view.unmatched_pods)}")
+    lines += ["", f"Phase: {','.join(view.statuses) if view.statuses else '<no status definition>'}", "", "Resources:"]
+    rows_data = []
+    total_replicas = 0
+    for comp in view.components:
+        # as kli: one row per non-grouping component, including one with replicas and no pod spec
+        if comp.logical or not (comp.has_pod_definition or any(i.scale is not None for i in comp.instances)):
+            continue
+        own = comp.own_resources
+        total_replicas += comp.desired
+        rows_data.append((comp.name, str(comp.desired), own))
+    rows_data.append(("TOTAL", str(total_replicas), view.resources))
+    # one unit per column (4096Gi and 4100Gi, not 4Ti and 4100Gi), so the column reads at a glance
+    cpus = quantity.cpu_column([r[2].cpu_millis for r in rows_data])
+    memories = quantity.memory_column([r[2].memory_bytes for r in rows_data])
+    table = [["COMPONENT", "REPLICAS", "GPU", "CPU", "MEMORY"]]
+    table += [[name, replicas, str(res.gpus), cpu, memory] for (name, replicas, res), cpu, memory in zip(rows_data, cpus, memories)]
+    lines.extend(_align(table))
+    problems = view.all_errors
+    if problems:
+        lines += ["", "Errors:"]
+        for component, error in problems:
+            where = f"{component}: " if component else ""
+            place = locate(component, error.field) if locate and component else None
+            lines.append(f"  {where}{error.field}: {error.message}" + (f" ({place})" if place else ""))
+    gang = view.gang
+    if gang:
+        lines += ["", "Gang scheduling:"]
+        lines.extend(_gang_lines(gang))
+    return "\n".join(lines) + "\n"
+
+
+def _gang_lines(gang: Dict[str, Any]) -> List[str]:
+    out = []
+    if gang.get("format") == "podGroup":
+        out.append(f"  podGroup {gang['name']}   minAvailable: {gang.get('minAvailable')}"
+                   + (f"   minSubGroup: {gang['minSubGroup']}" if gang.get("minSubGroup") is not None else ""))
+        for sub in gang.get("subGroups", []):
+            out.append(f"    subGroup {sub['name']}   minAvailable: {sub['minAvailable']}")
+    else:
+        for group in gang.get("groups", []):
+            for member in group["members"]:
+                out.append(f"  podGroups {group['name']} / {member['componentName']}   minAvailable: {member['minAvailable']}")
+    for error in gang.get("errors", []):
+        out.append(f"  error: {error}")
+    return out

@@ -1,0 +1,127 @@
+"""Output of ``kartalint diff``: text, JSON (``schemaVersion`` 1) and a pull-request comment in
+markdown (summary line, one table per changed definition, a mermaid role tree per workload)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections import OrderedDict
+from typing import Any, Dict, List, Tuple
+
+from kartalint.diff.changes import RESOURCE_LABELS, delta_text, show, show_resource
+
+
+def _summary(report: Any) -> str:
+    workloads = len(report.changes)
+    defs = [d for d in report.definitions]
+    if not workloads and not defs:
+        return f"No change: {report.cases} workload(s) evaluate the same at {report.base} and {report.head}."
+    parts = [f"{workloads} of {report.cases} workload(s) change"]
+    if defs:
+        parts.append(f"{len(defs)} definition file(s) changed ({', '.join(sorted({d['status'] for d in defs}))})")
+    return f"{'; '.join(parts)} between {report.base} and {report.head}."
+
+
+def render_text(report: Any) -> str:
+    lines = [_summary(report)]
+    for definition in report.definitions:
+        where = definition["path"] + (f" -> {definition['headPath']}" if definition["status"] == "renamed" else "")
+        lines.append(f"{definition['status']:<9} {where}")
+        for change in definition.get("expressions", []):  # the cause, above the workloads it changes
+            lines.append(f"    {change['component']} {change['field']}:")
+            lines.append(f"      - {change['before'] if change['before'] is not None else '(none)'}")
+            lines.append(f"      + {change['after'] if change['after'] is not None else '(none)'}")
+        lines.extend(f"    new finding: {f}" for f in definition["lint"]["new"])
+        lines.extend(f"    fixed finding: {f}" for f in definition["lint"]["fixed"])
+    for entry in report.changes:
+        lines.append(f"{entry['workload']} ({entry['definition']})")
+        lines.extend(f"    {c['text']}" for c in entry["changes"])
+    lines.extend(f"problem: {p}" for p in report.problems)
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: Any) -> str:
+    return json.dumps(report.to_dict(), indent=2) + "\n"
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    return show(value).replace("|", "\\|")
+
+
+def _code(text: Any) -> str:
+    if text is None:
+        return "-"
+    return "<code>" + html.escape(str(text)).replace("|", "&#124;") + "</code>"
+
+
+def _values(change: Dict[str, Any]) -> Tuple[str, str]:
+    """The base and head cells of a change: quantities in Kubernetes units, the rest as JSON."""
+    if change["what"] in RESOURCE_LABELS and isinstance(change["base"], int) and isinstance(change["head"], int):
+        before, after, delta = show_resource(change["what"], change["base"], change["head"])
+        return before, f"{after} ({delta})"
+    return _cell(change["base"]), _cell(change["head"]) + delta_text(change["base"], change["head"])
+
+
+def _mermaid_id(name: str) -> str:
+    return "n_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def _mermaid(tree: Dict[str, Any]) -> List[str]:
+    nodes = tree.get("nodes") or []
+    if not nodes:
+        return []
+    lines = ["```mermaid", "graph TD"]
+    for node in nodes:
+        roles = f"<br/>{', '.join(node['instances'])}" if node["instances"] else ""
+        label = f"{node['name']} x{node['replicas']}{roles}".replace('"', "'")
+        lines.append(f"  {_mermaid_id(node['name'])}[\"{label}\"]")
+    for node in nodes:
+        if node["owner"]:
+            lines.append(f"  {_mermaid_id(node['owner'])} --> {_mermaid_id(node['name'])}")
+    changed = [_mermaid_id(n["name"]) for n in nodes if n["changed"]]
+    if changed:
+        lines.append("  classDef changed fill:#fff3cd,stroke:#d39e00,stroke-width:2px")
+        lines.append(f"  class {','.join(changed)} changed")
+    lines.append("```")
+    return lines
+
+
+def render_markdown(report: Any) -> str:
+    lines = ["## kartalint diff", "", _summary(report), ""]
+    for definition in report.definitions:
+        where = f"`{definition['path']}`" + (f" -> `{definition['headPath']}`" if definition["status"] == "renamed" else "")
+        lines.append(f"- {definition['status']}: {where}")
+        if definition.get("expressions"):
+            lines += ["", "  | component | field | base | head |", "  |---|---|---|---|"]
+            lines.extend(f"  | {c['component']} | `{c['field']}` | {_code(c['before'])} | {_code(c['after'])} |"
+                         for c in definition["expressions"])
+            lines.append("")
+        lines.extend(f"  - new lint finding: {f}" for f in definition["lint"]["new"])
+        lines.extend(f"  - fixed lint finding: {f}" for f in definition["lint"]["fixed"])
+    if report.definitions:
+        lines.append("")
+    grouped: "OrderedDict[str, List[Dict[str, Any]]]" = OrderedDict()
+    for entry in report.changes:
+        grouped.setdefault(entry["definition"] or "?", []).append(entry)
+    for definition, entries in grouped.items():
+        lines += [f"### `{definition}`", "", "| workload | change | base | head |", "|---|---|---|---|"]
+        for entry in entries:
+            for change in entry["changes"]:
+                where = ".".join(str(x) for x in (change.get("component"), change.get("instance")) if x)
+                what = change["what"] + (f" ({where})" if where else "")
+                before, after = _values(change)
+                lines.append(f"| `{entry['workload']}` | {what} | {before} | {after} |")
+        lines.append("")
+        for entry in entries:
+            chart = _mermaid(entry.get("tree") or {})
+            if chart:
+                lines += [f"<details><summary>{entry['workload']}</summary>", ""] + chart + ["", "</details>", ""]
+    for problem in report.problems:
+        lines.append(f"> problem: {problem}")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+DIFF_RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown}

@@ -1,0 +1,67 @@
+"""Stage 2: check Karta documents. Each module adds findings for one family of rules.
+
+``check_document`` runs them all on one document and returns its findings; ``Context`` is what a
+check module sees: the document, the registry and a ``report`` function that turns a rule id, a
+path and a message into a positioned ``Finding``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from kartalint.load.documents import Document
+from kartalint.model import Finding
+from kartalint.rules import registry as rules
+from kartalint.rules.context import Context
+
+
+def check_document(document: Document, crds: Optional[Any] = None) -> List[Finding]:
+    """All findings of one Karta document; ``crds`` (a ``CrdIndex``) enables the CRD-aware rules."""
+    from kartalint.rules import crd_paths as crd
+    from kartalint.rules import kai_gang as gang
+    from kartalint.rules import expressions as jq
+    from kartalint.rules import practice
+    from kartalint.rules import karta_schema as schema
+    from kartalint.rules import structure
+
+    ctx = Context(document, rules=rules.RULES)
+    schema.check(ctx)
+    structure.check(ctx)
+    ctx.superseded = crd.check(ctx, crds)  # before jq: the CRD may settle null-safety questions
+    jq.check(ctx)
+    practice.check(ctx)
+    gang.check(ctx)
+    return _dedupe(ctx.findings)
+
+
+_SCHEMA_RULES = {"unknown-field", "missing-required-field", "wrong-type", "invalid-value", "duplicate-list-key", "null-value"}
+
+
+def _dedupe(findings: List[Finding]) -> List[Finding]:
+    """One problem, one finding: a schema finding is dropped when a more specific rule reported
+    at the same path (e.g. ``duplicate-component-name`` vs list-map uniqueness)."""
+    specific = {f.path for f in findings if f.rule not in _SCHEMA_RULES}
+    out = []
+    for finding in findings:
+        if finding.rule in _SCHEMA_RULES and finding.path in specific:
+            continue
+        out.append(finding)
+    return sorted(set(out), key=lambda f: (f.line, f.column, f.rule, f.message))
+
+
+def parity_messages(definition: Any) -> List[str]:
+    """Upstream validator problems (spec §2.1) of a definition given as plain data, as messages.
+
+    Used by the evaluation engine, which (like upstream's tree builder) reports an invalid
+    definition but, unlike upstream, still evaluates what it can.
+    """
+    from kartalint.rules import karta_schema as schema
+    from kartalint.rules import structure
+
+    ctx = Context(None, definition, rules=rules.RULES)
+    schema.check(ctx)
+    # A value of the wrong type cannot be decoded into upstream's Go structs (the definition is
+    # refused); other schema findings (unknown fields, enums, lengths) are not enforced there.
+    ctx.findings = [f for f in ctx.findings if f.rule == "wrong-type"]
+    structure.check(ctx)
+    return [f.message for f in ctx.findings]

@@ -1,0 +1,57 @@
+"""Fixture files (``kind: KartaFixture``, docs/fixtures.md) against their JSON Schema.
+
+Used by ``kartalint lint`` (fixtures in the linted paths are checked like definitions) and by
+``kartalint test`` (an invalid fixture is an error case, never a silent pass).
+"""
+
+from __future__ import annotations
+
+from kartalint.model import Rule, Severity
+
+import functools
+import json
+import os
+from typing import Any, List
+
+from kartalint.load.documents import Document
+from kartalint.model import Finding, format_path
+from kartalint.rules.context import Context
+
+
+# The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
+RULES = (
+    Rule('fixture-invalid', Severity.ERROR, 'fixture', 'A fixture file does not follow the fixture format (docs/fixtures.md).', 'fix the field named in the message', why='A fixture that does not follow the format tests nothing (or not what its author meant), so it is an error rather than a pass.'),
+)
+
+
+FIXTURE_API_VERSION = "kartalint/v1"
+FIXTURE_KIND = "KartaFixture"
+SCHEMA_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schema", "data", "fixture.schema.json")
+
+
+def is_fixture(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("kind") == FIXTURE_KIND
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema
+
+    with open(SCHEMA_FILE, encoding="utf-8") as handle:
+        schema = json.load(handle)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def check_fixture(document: Document) -> List[Finding]:
+    ctx = Context(document, rules={rule.id: rule for rule in RULES})
+    for error in sorted(_validator().iter_errors(document.data), key=lambda e: list(map(str, e.absolute_path))):
+        path = tuple(error.absolute_path)
+        where = format_path(path) or "the fixture"
+        if error.validator == "oneOf" and not path:
+            message = "a fixture needs exactly one of `object` (inline) and `objectFile` (a path)"
+        elif error.validator == "additionalProperties":
+            message = f"{where}: {error.message}"
+        else:
+            message = f"{where}: {error.message}"
+        ctx.report("fixture-invalid", path, message, key=error.validator == "additionalProperties")
+    return ctx.findings

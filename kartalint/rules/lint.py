@@ -1,0 +1,176 @@
+"""The lint pipeline: discover files -> load -> check -> configure severities -> suppress."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, List, Optional
+
+from kartalint.rules import registry as rules
+from kartalint.rules.document import check_document
+from kartalint.rules.config import Config
+from kartalint.load.documents import SourceFile, load_file
+from kartalint.load.discovery import iter_yaml_files
+from kartalint.model import Finding, Severity
+from kartalint.rules.suppress import split
+from kartalint.load.discovery import mentions_karta
+
+
+@dataclass
+class LintResult:
+    checked: List[str] = field(default_factory=list)
+    findings: List[Finding] = field(default_factory=list)
+    missing: List[str] = field(default_factory=list)
+    karta_documents: int = 0
+    fixture_documents: int = 0
+    skipped_documents: int = 0
+    skipped_files: List[str] = field(default_factory=list)
+    skipped_paths: List[str] = field(default_factory=list)  # FIFOs, devices, unreadable folders met in a walk  # neither Karta nor fixture (not with --strict-files)
+    suppressed: int = 0
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    @property
+    def counts(self) -> dict:
+        return {"error": self.count(Severity.ERROR), "warning": self.count(Severity.WARNING), "info": self.count(Severity.INFO)}
+
+    def exit_code(self, strict: bool = False) -> int:
+        if self.missing:
+            return 2
+        if self.count(Severity.ERROR) or (strict and self.count(Severity.WARNING)):
+            return 1
+        if self.karta_documents == 0 and self.fixture_documents == 0:
+            return 2
+        return 0
+
+
+def apply_config(findings: Iterable[Finding], config: Config) -> List[Finding]:
+    out = []
+    for finding in findings:
+        severity = config.severity(finding.rule)
+        if severity is None:
+            continue
+        out.append(finding if severity == finding.severity else dataclasses.replace(finding, severity=severity))
+    return out
+
+
+def lint_source(source: SourceFile, config: Config) -> tuple:
+    """(findings, Karta documents, other documents, suppressed, fixture documents) of one file."""
+    from kartalint.rules.fixture_schema import check_fixture, is_fixture
+
+    findings: List[Finding] = list(source.findings)
+    kartas = source.karta_documents
+    crds = crd_index(config.crds) if config.crds else None
+    for document in kartas:
+        findings.extend(check_document(document, crds))
+    fixtures = [d for d in source.documents if is_fixture(d.data)]
+    for document in fixtures:
+        findings.extend(check_fixture(document))
+    findings = apply_config(findings, config)
+    findings, suppressed = split(findings, source.text)
+    return findings, len(kartas), len(source.documents) - len(kartas) - len(fixtures), suppressed, len(fixtures)
+
+
+_CRD_INDEXES: dict = {}
+
+
+def crd_index(paths: List[str]):
+    """A ``CrdIndex`` of the configured CRD files (built once per list of paths)."""
+    from kartalint.load.crds import CrdIndex
+
+    key = tuple(paths)
+    if key not in _CRD_INDEXES:
+        _CRD_INDEXES[key] = CrdIndex.from_paths(paths)
+    return _CRD_INDEXES[key]
+
+
+PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs more than it saves
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What linting one file gives (picklable, so files can be linted in worker processes)."""
+
+    path: str
+    findings: List[Finding]
+    kartas: int
+    others: int
+    suppressed: int
+    fixtures: int
+    skipped: bool  # holds neither a Karta nor a fixture document
+
+
+def lint_file(path: str, config: Config, strict_files: bool) -> FileOutcome:
+    source = load_file(path, config.max_file_size)
+    findings, kartas, others, suppressed, fixtures = lint_source(source, config)
+    # a file that is not UTF-8 was decoded only up to its first bad byte: look at all of its bytes
+    text = None if any(f.rule == "yaml-encoding" for f in source.findings) else source.text
+    skipped = not strict_files and not kartas and not fixtures and not mentions_karta(path, text)
+    return FileOutcome(source.path, findings, kartas, others, suppressed, fixtures, skipped)
+
+
+def _lint_chunk(args: tuple) -> List[FileOutcome]:  # pragma: no cover - runs in a worker process
+    paths, config, strict_files = args
+    return [lint_file(path, config, strict_files) for path in paths]
+
+
+def default_jobs(files: int) -> int:
+    return (os.cpu_count() or 1) if files > PARALLEL_THRESHOLD else 1
+
+
+def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_files: bool = False,
+               jobs: Optional[int] = None) -> LintResult:
+    """Lint files and folders. Files that hold neither a Karta nor a fixture document (YAML that
+    fails to load included, unless it mentions ``kind: Karta``) are skipped and counted, unless
+    ``strict_files``. ``jobs`` worker processes share the files (default: every CPU for more than
+    50 files); the result is the same, in the same order, whatever ``jobs`` is."""
+    config = config or Config()
+    result = LintResult()
+    files, result.missing = iter_yaml_files(paths, result.skipped_paths)
+    seen = set()
+    wanted = []
+    for path in files:
+        key = path if path == "-" else os.path.realpath(path)
+        if key in seen:  # a file given twice (or reached through two paths) is checked once
+            continue
+        seen.add(key)
+        if path != "-" and config.excluded(path):
+            continue
+        wanted.append(path)
+    jobs = default_jobs(len(wanted)) if jobs is None else max(1, jobs)
+    for outcome in _outcomes(wanted, config, strict_files, jobs):
+        if outcome.skipped:
+            result.skipped_files.append(outcome.path)
+            result.skipped_documents += outcome.others
+            continue
+        result.checked.append(outcome.path)
+        result.findings.extend(outcome.findings)
+        result.karta_documents += outcome.kartas
+        result.fixture_documents += outcome.fixtures
+        result.skipped_documents += outcome.others
+        result.suppressed += outcome.suppressed
+    return result
+
+
+def _outcomes(files: List[str], config: Config, strict_files: bool, jobs: int) -> Iterable[FileOutcome]:
+    """Per-file outcomes in the order of ``files``; with ``jobs`` > 1, from worker processes
+    (standard input, if among the files, is always read here)."""
+    if jobs > 1 and len(files) > 1 and "-" not in files:
+        import multiprocessing
+
+        size = max(1, min(64, len(files) // (jobs * 4) or 1))  # chunks keep the pipe traffic low and the cores busy
+        chunks = [files[i:i + size] for i in range(0, len(files), size)]
+        context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+        try:
+            with context.Pool(jobs) as pool:
+                yield from (o for outcomes in pool.imap(_lint_chunk, [(c, config, strict_files) for c in chunks]) for o in outcomes)
+            return
+        except OSError:  # no worker processes here: lint in this one
+            pass
+    for path in files:
+        yield lint_file(path, config, strict_files)
+
+
+__all__ = ["LintResult", "FileOutcome", "lint_file", "lint_paths", "lint_source", "apply_config", "rules"]

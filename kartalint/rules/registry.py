@@ -1,0 +1,123 @@
+"""The rule registry: every rule kartalint can report, collected from the modules that report them.
+
+A rule (``kartalint.model.Rule``) is declared in the ``RULES`` of the module that raises it, next
+to its code; this module collects them, in category order, and is the single source for
+severities, ``kartalint rules``, docs/rules.md and SARIF metadata. Each rule's examples live in
+``kartalint/rules/examples/<rule-id>/``: ``bad.yaml`` fires exactly that rule at the line marked
+``# <- here`` (other files of the folder: a CRD, a definition the fixtures run against),
+``good.yaml`` is the fix and is clean. ``tests/test_rule_examples.py`` runs all of them.
+
+Categories:
+
+* ``yaml``: reading the file;
+* ``schema``: the Karta JSON Schema generated from the CRD (what the API server would reject);
+* ``parity``: upstream validator rules (``KartaValidator.Validate``); upstream rejects the
+  definition when one of them fires;
+* ``jq``: jq expressions (parsing, compiling, Karta's restrictions, portability, safety);
+* ``practice``: kartalint's own checks for definitions that upstream accepts but that misbehave;
+* ``gang``: readiness for KAI Scheduler's gang scheduling;
+* ``crd``: CRD-aware checks, active when the CRD of the root kind is given (``--crd``, ``crds:``);
+* ``fixture``: fixture files of ``kartalint test`` (checked by ``kartalint lint`` too);
+* ``test``: test-time rules, which need objects and pods: reported by ``kartalint test``;
+* ``outcome``: the outcomes of ``kartalint test`` cases (a mismatch, a case that cannot run, a
+  refused file, ``--require-fixtures``, ``--min-coverage``), named in SARIF and JUnit.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional
+
+from kartalint.load import documents
+from kartalint.model import Rule
+from kartalint.rules import (
+    crd_paths,
+    expressions,
+    fixture_schema,
+    kai_gang,
+    karta_schema,
+    outcomes,
+    practice,
+    structure,
+    test_time,
+)
+
+__all__ = ["CATEGORIES", "EXAMPLES_DIR", "RULES", "Examples", "Rule", "examples", "get", "iter_rules"]
+
+CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "crd", "fixture", "test", "outcome")
+_DECLARING = (documents, karta_schema, structure, expressions, practice, kai_gang, crd_paths, fixture_schema, test_time,
+              outcomes)
+
+
+def _collect() -> List[Rule]:
+    declared = [rule for module in _DECLARING for rule in module.RULES]
+    ids = [rule.id for rule in declared]
+    if len(set(ids)) != len(ids):  # pragma: no cover - guarded by tests too
+        raise RuntimeError(f"duplicate rule id: {sorted({i for i in ids if ids.count(i) > 1})}")
+    unknown = {rule.category for rule in declared} - set(CATEGORIES)
+    if unknown:  # pragma: no cover - guarded by tests too
+        raise RuntimeError(f"unknown rule category: {sorted(unknown)}")
+    return sorted(declared, key=lambda rule: CATEGORIES.index(rule.category))  # stable: declaration order within
+
+
+_ALL = _collect()
+RULES: Dict[str, Rule] = {rule.id: rule for rule in _ALL}
+
+
+def get(rule_id: str) -> Rule:
+    return RULES[rule_id]
+
+
+def iter_rules(categories: Iterable[str] = CATEGORIES) -> List[Rule]:
+    wanted = set(categories)
+    return [rule for rule in _ALL if rule.category in wanted]
+
+
+EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
+MARKER = "# <- here"
+ALSO = "# also:"
+RUN = "# run:"
+
+
+@dataclass(frozen=True)
+class Examples:
+    """A rule's example folder: the bad and the good file, the other files they need, where the
+    bad one fires (``file``, ``line``), rules it fires as well (``also``), and options of
+    ``kartalint test`` (``run``) for test-time and outcome rules."""
+
+    folder: str
+    bad: bytes
+    good: bytes
+    others: Dict[str, bytes] = field(default_factory=dict)
+    file: str = "bad.yaml"
+    line: int = 0
+    also: tuple = ()
+    run: Dict[str, tuple] = field(default_factory=dict)  # "bad"/"good" -> options
+
+    def text(self, name: str) -> str:
+        data = self.bad if name == "bad.yaml" else self.good if name == "good.yaml" else self.others[name]
+        return data.decode("utf-8", "replace")
+
+
+def examples(rule_id: str) -> Optional[Examples]:
+    """The examples of a rule, or None when it has none (it needs a file over the size limit,
+    or one the system refuses to read)."""
+    folder = os.path.join(EXAMPLES_DIR, rule_id)
+    if not os.path.isdir(folder):
+        return None
+    files: Dict[str, bytes] = {}
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as handle:
+            files[name] = handle.read()
+    bad, good = files.pop("bad.yaml"), files.pop("good.yaml")
+    where, line, also, run = "bad.yaml", 0, [], {}
+    for name, data in [("bad.yaml", bad), ("good.yaml", good), *files.items()]:
+        for number, text in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            if MARKER in text and name != "good.yaml" and not line:
+                where, line = name, number
+            if text.startswith(ALSO) and name == "bad.yaml":
+                also.append(text[len(ALSO):].split()[0])
+            if text.startswith(RUN) and name in ("bad.yaml", "good.yaml"):
+                run[name[:-5]] = tuple(text[len(RUN):].split())
+    return Examples(folder, bad, good, files, where, line, tuple(also), run)

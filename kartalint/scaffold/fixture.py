@@ -1,0 +1,64 @@
+"""Fixture drafts (`kartalint new fixture`): a trimmed object and an ``expect`` block filled from the evaluation."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, List, Optional
+
+import yaml
+
+from kartalint.rules.fixture_schema import FIXTURE_API_VERSION, FIXTURE_KIND
+from kartalint.testing.compare import snapshot
+from kartalint.evaluation.view import WorkloadView
+
+
+_NOISE_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+
+
+def trim_object(obj: Dict[str, Any]) -> Dict[str, Any]:
+    """The object without server-side noise (managedFields, last-applied annotation)."""
+    out = copy.deepcopy(obj)
+    meta = out.get("metadata")
+    if isinstance(meta, dict):
+        meta.pop("managedFields", None)
+        annotations = meta.get("annotations")
+        if isinstance(annotations, dict):
+            for key in _NOISE_ANNOTATIONS:
+                annotations.pop(key, None)
+            if not annotations:
+                meta.pop("annotations", None)
+    return out
+
+
+class QuotingDumper(yaml.SafeDumper):
+    pass
+
+
+def represent_str(dumper: yaml.SafeDumper, value: str) -> Any:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+QuotingDumper.add_representer(str, represent_str)
+
+
+def dump(data: Any) -> str:
+    return yaml.dump(data, Dumper=QuotingDumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=120)
+
+
+def fixture_text(obj: Dict[str, Any], view: WorkloadView, *, name: str, source: str,
+                 definition: Optional[str] = None, pods: Optional[List[Any]] = None,
+                 lint_rules: Optional[List[str]] = None, description: Optional[str] = None) -> str:
+    doc: Dict[str, Any] = {"apiVersion": FIXTURE_API_VERSION, "kind": FIXTURE_KIND, "name": name}
+    if description:
+        doc["description"] = description
+    doc["source"] = source
+    if definition:
+        doc["definition"] = definition
+    doc["object"] = trim_object(obj)
+    if pods is not None:
+        doc["pods"] = [trim_object(p) for p in pods]
+    doc["expect"] = snapshot(view, lint_rules)
+    header = ("# kartalint fixture (docs/fixtures.md). The expect block was generated from what the definition\n"
+              "# computed: review every value against the object before committing.\n")
+    return header + dump(doc)

@@ -1,0 +1,54 @@
+"""Which revision of kartalint is installed, for pinning hooks and the Action (`kartalint init`).
+
+Releases are tagged ``v<version>`` on main (docs/ci.md). A wheel records the commit and tag it was
+built from (setup.py writes ``_build_info.json``); an editable install asks git in its checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from typing import Dict, Optional
+
+from kartalint import __version__
+
+REPOSITORY = "https://github.com/kartalint/kartalint"  # where the hooks and the Action live
+ACTION = "kartalint/kartalint"
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the kartalint package
+
+
+def _git(*args: str) -> Optional[str]:
+    checkout = os.path.dirname(_HERE)
+    if not os.path.exists(os.path.join(checkout, ".git")):
+        return None
+    try:
+        out = subprocess.run(["git", *args], cwd=checkout, capture_output=True, text=True, check=False, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
+
+
+def build_info() -> Dict[str, Optional[str]]:
+    """``{"commit", "tag"}`` of the installed kartalint (values may be None)."""
+    try:
+        with open(os.path.join(_HERE, "_build_info.json"), encoding="utf-8") as handle:
+            data = json.load(handle)
+        if isinstance(data, dict) and isinstance(data.get("commit"), str):
+            return {"commit": data["commit"], "tag": data.get("tag") if isinstance(data.get("tag"), str) else None}
+    except (OSError, ValueError):
+        pass
+    commit = _git("rev-parse", "HEAD")
+    return {"commit": commit, "tag": _git("describe", "--tags", "--exact-match", "HEAD") if commit else None}
+
+
+def pinned_revision() -> tuple:
+    """(revision, how it was found): the release tag when there is one, else the commit, else
+    ``v<version>`` as a guess that must be checked."""
+    info = build_info()
+    if info.get("tag"):
+        return info["tag"], "release tag"
+    if info.get("commit"):
+        return info["commit"], "commit (no release tag at this revision)"
+    return f"v{__version__}", "guessed from the version: check that the tag exists"

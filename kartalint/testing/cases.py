@@ -1,0 +1,257 @@
+"""Test cases for ``kartalint test``: fixture files, upstream recordings, karta-verify predictions.
+
+* A fixture (``kind: KartaFixture``, docs/fixtures.md) is one case.
+* A recording (``schemaVersion: 1`` with ``events``) gives one case per STATE event; its
+  definition is found by the base name of ``kartaFile`` among the definitions searched.
+* A karta-verify prediction ``NAME.predict.yaml`` (``status``/``components``) next to the workload
+  ``NAME.yaml`` is one case; its definition is chosen by the workload's group/version/kind.
+
+Problems that prevent a case from running (invalid fixture, missing object or definition) are
+kept on the case and make it an error, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from kartalint.rules.fixture_schema import check_fixture, is_fixture
+from kartalint.load.definitions import DefinitionFile, DefinitionIndex, format_gvk, object_gvk
+from kartalint.karta import as_dict
+from kartalint.load.documents import load_file
+from kartalint.load.objects import load_objects
+from kartalint.load.discovery import iter_yaml_files
+from kartalint.testing.recording import definition_basename, is_recording, state_events
+
+PREDICTION_SUFFIX = ".predict.yaml"
+FIXTURE_ROOT_NAMES = ("fixtures", "tests", "testdata")  # folders whose name is not a definition's
+
+
+@dataclass
+class Case:
+    id: str
+    file: str
+    kind: str  # "fixture", "recording" or "prediction"
+    line: int = 1
+    name: str = ""
+    definition: Optional[DefinitionFile] = None
+    object: Any = None
+    pods: Optional[List[Any]] = None
+    expect: Dict[str, Any] = field(default_factory=dict)
+    xfail: Optional[str] = None
+    recorded_state: Any = None
+    problems: List[str] = field(default_factory=list)
+    refused: bool = False  # a file the case names resolves outside the allowed folders
+
+
+class Confinement:
+    """The folders a fixture may read files from (``objectFile``, ``podsFile``, ``definition``, a
+    prediction's workload, a symbolic link's target). A pull request's fixture must not print a
+    file of the CI machine (``objectFile: /run/secrets/token``, ``../../.ssh/id_rsa``): paths are
+    resolved (``..`` and symbolic links) and must stay inside one of the folders."""
+
+    def __init__(self, folders: Sequence[str]) -> None:
+        self.folders = sorted({os.path.realpath(f) for f in folders})
+        self.issued: set = set()  # every refusal message given (cases carrying one are marked ``refused``)
+
+    def outside(self, path: str) -> Optional[str]:
+        """None when ``path`` resolves inside a folder, else the resolved path."""
+        real = os.path.realpath(path)
+        if any(real == f or real.startswith(f.rstrip(os.sep) + os.sep) for f in self.folders):
+            return None
+        return real
+
+    def refusal(self, what: str, path: str) -> Optional[str]:
+        real = self.outside(path)
+        if real is None:
+            return None
+        message = (f"{what} resolves to {real}, outside {' and '.join(self.folders)}: refused (a fixture reads files only "
+                   "inside the project; `--allow-outside DIR` allows a folder deliberately)")
+        self.issued.add(message)
+        return message
+
+
+@dataclass
+class Discovery:
+    cases: List[Case] = field(default_factory=list)
+    missing: List[str] = field(default_factory=list)
+    skipped: List[str] = field(default_factory=list)
+    files: int = 0
+
+
+class _Definitions:
+    """Definition lookup for cases: explicit files (cached), directory names, GVKs, base names."""
+
+    def __init__(self, index: DefinitionIndex, roots: Sequence[str] = ()) -> None:
+        self.index = index
+        self.roots = {os.path.abspath(r) for r in roots}
+        self.confinement: Optional[Confinement] = None
+        self._files: Dict[str, Tuple[Optional[DefinitionFile], Optional[str]]] = {}
+
+    def refusal(self, what: str, path: str) -> Optional[str]:
+        return self.confinement.refusal(what, path) if self.confinement is not None else None
+
+    def from_file(self, path: str, field: str = "definition") -> Tuple[Optional[DefinitionFile], Optional[str]]:
+        path = os.path.normpath(path)
+        refusal = self.refusal(field, path)
+        if refusal:
+            return None, refusal
+        if path not in self._files:
+            if not os.path.isfile(path):
+                self._files[path] = (None, f"definition file {path} does not exist")
+            else:
+                single = DefinitionIndex.from_paths([path])
+                found = single.definitions
+                problem = single.problems[0] if single.problems else f"{path} holds no Karta definition"
+                self._files[path] = (found[0], None) if found else (None, problem)
+        return self._files[path]
+
+    def for_object(self, obj: Any, directory: str) -> Tuple[Optional[DefinitionFile], Optional[str]]:
+        folder = os.path.basename(os.path.abspath(directory))
+        by_dir = self.index.by_name.get(folder)
+        if by_dir is not None:
+            return by_dir, None
+        if os.path.abspath(directory) not in self.roots and folder not in FIXTURE_ROOT_NAMES:
+            return None, (f"fixture folder {folder!r} names no definition (fixtures/<definition name>/ picks a definition "
+                          f"by its metadata.name; set `definition:` in the fixture otherwise); {self.index.describe_search()}")
+        gvk = object_gvk(obj)
+        found = self.index.find(gvk)
+        if found is not None:
+            return found, None
+        return None, f"no definition for {format_gvk(gvk)}; {self.index.describe_search(gvk)}"
+
+
+def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] = (),
+             confinement: Optional[Confinement] = None) -> Discovery:
+    """Cases under ``paths``. A fixture without ``definition:`` takes the definition named like its
+    folder; only fixtures directly in ``roots`` (or in the given folders) fall back to the object's GVK.
+    With a ``confinement``, files found in folders and every file a fixture names must resolve
+    inside its folders (files given by name are read wherever they are)."""
+    out = Discovery()
+    files, out.missing = iter_yaml_files(paths, out.skipped)
+    given = [p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"]
+    definitions = _Definitions(index, list(roots) + given)
+    definitions.confinement = confinement
+    named = {os.path.abspath(p) for p in paths if p != "-" and not os.path.isdir(p)}
+    for path in files:
+        if path == "-":
+            continue
+        out.files += 1
+        refusal = confinement.refusal(f"{path} (a symbolic link)", path) if confinement and os.path.abspath(path) not in named else None
+        if refusal:
+            out.cases.append(Case(id=path, file=path, kind="fixture", problems=[refusal]))
+            continue
+        if path.endswith(PREDICTION_SUFFIX):
+            out.cases.append(_prediction(path, definitions))
+            continue
+        source = load_file(path)
+        bad = [f for f in source.findings if f.severity.name == "ERROR"]
+        load_errors = [f"{path}:{f.line}:{f.column}: {f.message} ({f.rule})" for f in bad]
+        for document in source.documents:
+            if is_fixture(document.data):
+                case = _fixture(path, document, definitions)
+                case.problems[:0] = load_errors
+                out.cases.append(case)
+            elif is_recording(document.data):
+                out.cases.extend(_recording(path, document.data, definitions))
+        if bad and not source.documents:
+            first = bad[0]
+            out.cases.append(Case(id=path, file=path, kind="fixture", line=first.line,
+                                  problems=[f"{path}:{first.line}:{first.column}: {first.message}"]))
+    if confinement is not None:
+        for case in out.cases:
+            case.refused = any(problem in confinement.issued for problem in case.problems)
+    return out
+
+
+def _fixture(path: str, document: Any, definitions: _Definitions) -> Case:
+    data = document.data
+    line = document.node.start_mark.line + 1
+    case = Case(id=path, file=path, kind="fixture", line=line, name=str(data.get("name") or os.path.splitext(os.path.basename(path))[0]))
+    for finding in check_fixture(document):
+        case.problems.append(f"{path}:{finding.line}:{finding.column}: {finding.message}")
+    if case.problems:
+        return case
+    directory = os.path.dirname(path)
+    case.expect = dict(as_dict(data.get("expect")))
+    case.xfail = data.get("xfail")
+    if "object" in data:
+        case.object = data["object"]
+    else:
+        objects, errors = _read_objects("objectFile", data["objectFile"], directory, definitions)
+        case.problems.extend(errors)
+        if len(objects) != 1 and not errors:
+            case.problems.append(f"objectFile {data['objectFile']} must hold exactly one object (found {len(objects)})")
+        elif objects:
+            case.object = objects[0].data
+    if "pods" in data:
+        case.pods = list(data["pods"])
+    elif "podsFile" in data:
+        pods, errors = _read_objects("podsFile", data["podsFile"], directory, definitions)
+        case.problems.extend(errors)
+        case.pods = [p.data for p in pods]
+    if case.problems:
+        return case
+    if data.get("definition"):
+        case.definition, problem = definitions.from_file(os.path.join(directory, data["definition"]), f"definition {data['definition']}")
+    else:
+        case.definition, problem = definitions.for_object(case.object, directory)
+    if problem:
+        case.problems.append(problem)
+    return case
+
+
+def _read_objects(field: str, name: str, directory: str, definitions: _Definitions) -> Tuple[List[Any], List[str]]:
+    path = os.path.join(directory, name)
+    refusal = definitions.refusal(f"{field} {name}", path)
+    if refusal:
+        return [], [refusal]
+    if not os.path.isfile(path):
+        return [], [f"{field} {name} does not exist"]
+    return load_objects(path)
+
+
+def _recording(path: str, data: Any, definitions: _Definitions) -> List[Case]:
+    basename = definition_basename(data)
+    definition = definitions.index.by_basename.get(basename or "")
+    problem = None if definition else f"no definition named {basename} (kartaFile); {definitions.index.describe_search()}"
+    cases = []
+    for event in state_events(data):
+        case = Case(id=f"{path}#{event.index}", file=path, kind="recording", name=f"event {event.index}",
+                    definition=definition, object=event.object, recorded_state=event.state)
+        if problem:
+            case.problems.append(problem)
+        if not isinstance(event.object, dict):
+            case.problems.append(f"event {event.index} has no object")
+        cases.append(case)
+    if not cases:
+        cases.append(Case(id=path, file=path, kind="recording", problems=["recording has no STATE event"]))
+    return cases
+
+
+def _prediction(path: str, definitions: _Definitions) -> Case:
+    case = Case(id=path, file=path, kind="prediction", name=os.path.basename(path))
+    source = load_file(path)
+    if not source.documents or not isinstance(source.documents[0].data, dict):
+        case.problems.append("prediction file holds no mapping")
+        return case
+    case.expect = source.documents[0].data
+    workload = path[: -len(PREDICTION_SUFFIX)] + ".yaml"
+    refusal = definitions.refusal(f"the workload {os.path.basename(workload)}", workload)
+    if refusal:
+        case.problems.append(refusal)
+        return case
+    if not os.path.isfile(workload):
+        case.problems.append(f"no workload {os.path.basename(workload)} next to the prediction")
+        return case
+    objects, errors = load_objects(workload)
+    case.problems.extend(errors)
+    if len(objects) != 1:
+        case.problems.append(f"{workload} must hold exactly one object (found {len(objects)})")
+        return case
+    case.object = objects[0].data
+    case.definition, problem = definitions.for_object(case.object, os.path.dirname(path))
+    if problem:
+        case.problems.append(problem)
+    return case

@@ -1,0 +1,289 @@
+"""``kartalint test``: run cases, compare, collect test-time findings and coverage.
+
+Outcomes: ``passed``, ``failed`` (diffs), ``error`` (the case could not run), ``xfailed`` (a
+fixture marked ``xfail`` failed as expected; shown with its diffs, counted as a pass) and
+``xpassed`` (marked ``xfail`` but passed: a failure).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+from kartalint import karta
+
+from kartalint.rules import registry as rules
+from kartalint.rules import test_time
+from kartalint.testing.cases import Case
+from kartalint.testing.compare import Diff, compare, compare_prediction
+from kartalint.load.definitions import DefinitionFile, field_location
+from kartalint.evaluation import Evaluator, WorkloadView
+from kartalint.load.documents import display_path
+from kartalint.model import Finding, Severity
+
+PASSING = ("passed", "xfailed", "updated")
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    outcome: str
+    diffs: List[Diff] = field(default_factory=list)
+    messages: List[str] = field(default_factory=list)
+    findings: List[Finding] = field(default_factory=list)
+    hints: Dict[str, List[str]] = field(default_factory=dict)  # diff path -> ["hint (rule at file:line:col)"]
+    view: Optional[WorkloadView] = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "id": self.case.id, "file": self.case.file, "kind": self.case.kind, "name": self.case.name,
+            "definition": self.case.definition.path if self.case.definition else None,
+            "outcome": self.outcome,
+            "diffs": [dict(d.to_dict(), hints=self.hints.get(d.path, [])) for d in self.diffs],
+            "messages": list(self.messages),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+@dataclass
+class Coverage:
+    definition: DefinitionFile
+    mappings: List[Tuple[str, int]]
+    matched: Set[Tuple[str, int]] = field(default_factory=set)
+    components: Dict[str, Set[str]] = field(default_factory=dict)  # name -> instance ids seen
+    cases: int = 0
+
+    @property
+    def percent(self) -> float:
+        return 100.0 if not self.mappings else 100.0 * len(self.matched & set(self.mappings)) / len(self.mappings)
+
+    @property
+    def unmatched(self) -> List[str]:
+        return [f"{key}[{index}]" for key, index in self.mappings if (key, index) not in self.matched]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"definition": self.definition.name, "file": self.definition.path, "cases": self.cases,
+                "statusMappings": {"total": len(self.mappings), "matched": len(self.matched & set(self.mappings)),
+                                   "percent": round(self.percent, 1), "neverMatched": self.unmatched},
+                "components": {name: sorted(ids) for name, ids in self.components.items()}}
+
+
+@dataclass
+class TestRun:
+    results: List[CaseResult] = field(default_factory=list)
+    coverage: Dict[str, Coverage] = field(default_factory=dict)
+    without_fixtures: List[DefinitionFile] = field(default_factory=list)  # --require-fixtures failures
+    below_coverage: List[Coverage] = field(default_factory=list)  # --min-coverage failures
+    min_coverage: Optional[float] = None
+    seconds: float = 0.0
+    started: float = 0.0  # wall-clock start (seconds since the epoch), for report timestamps
+
+    def count(self, *outcomes: str) -> int:
+        return sum(1 for r in self.results if r.outcome in outcomes)
+
+    def mark_updated(self, files: Sequence[str]) -> None:
+        """Failing fixtures of the files ``--update`` rewrote are ``updated`` (their expect is now
+        what was observed), not failed."""
+        rewritten = set(files)
+        for result in self.results:
+            filled = result.outcome == "error" and result.view is not None and not result.case.expect  # an empty expect
+            if (result.outcome == "failed" or filled) and result.case.kind == "fixture" and result.case.file in rewritten:
+                result.outcome = "updated"
+
+    @property
+    def summary(self) -> Dict[str, int]:
+        return {"passed": self.count("passed"), "updated": self.count("updated"), "failed": self.count("failed", "xpassed"),
+                "errors": self.count("error") + len(self.without_fixtures) + len(self.below_coverage),
+                "expectedFailures": self.count("xfailed"), "total": len(self.results),
+                "withoutFixtures": len(self.without_fixtures), "belowCoverage": len(self.below_coverage)}
+
+    @property
+    def ok(self) -> bool:
+        return all(r.outcome in PASSING for r in self.results) and not self.without_fixtures and not self.below_coverage
+
+    def judge(self, definitions: Sequence[DefinitionFile], require_fixtures: bool, min_coverage: Optional[float]) -> None:
+        """``--require-fixtures`` and ``--min-coverage`` over ``definitions`` (the project's)."""
+        if require_fixtures:
+            exercised = {r.case.definition.path for r in self.results if r.case.definition is not None}
+            self.without_fixtures = [d for d in definitions if d.path not in exercised]
+        if min_coverage is not None:
+            self.min_coverage = min_coverage
+            paths = {d.path for d in definitions}
+            self.below_coverage = [c for c in self.coverage.values() if c.definition.path in paths and c.percent < min_coverage]
+
+
+def select(cases: Sequence[Case], pattern: Optional[str]) -> List[Case]:
+    if not pattern:
+        return list(cases)
+    if any(ch in pattern for ch in "*?["):
+        return [c for c in cases if fnmatch.fnmatch(c.id, pattern) or fnmatch.fnmatch(c.name, pattern)]
+    return [c for c in cases if pattern in c.id or pattern in c.name]
+
+
+class LintCache:
+    """Lint findings of definition files (for ``expect.lint`` and fix hints), computed once."""
+
+    def __init__(self) -> None:
+        self._cache: Dict[str, List[Finding]] = {}
+
+    def findings(self, definition: DefinitionFile) -> List[Finding]:
+        if definition.path not in self._cache:
+            from kartalint.rules.lint import lint_paths
+
+            result = lint_paths([definition.path])
+            self._cache[definition.path] = [f for f in result.findings if f.severity >= Severity.WARNING]
+        return self._cache[definition.path]
+
+    def rule_ids(self, definition: DefinitionFile) -> List[str]:
+        return sorted({f.rule for f in self.findings(definition)})
+
+
+def run(cases: Sequence[Case], evaluator: Evaluator, lint_cache: Optional[LintCache] = None) -> TestRun:
+    lint_cache = lint_cache or LintCache()
+    report = TestRun(started=time.time())
+    started = time.perf_counter()
+    for case in cases:
+        case_started = time.perf_counter()
+        result = run_case(case, evaluator, lint_cache)
+        result.seconds = time.perf_counter() - case_started
+        report.results.append(result)
+        if case.definition is not None and result.view is not None:
+            _cover(report, case.definition, result.view)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache) -> CaseResult:
+    if case.problems or case.definition is None:
+        return CaseResult(case, "error", messages=list(case.problems) or ["no definition"])
+    if evaluator.prepare(case.definition.data).invalid and not (case.expect or {}).get("errors"):
+        # upstream refuses the definition: say where, instead of an "unexpected extraction error"
+        return CaseResult(case, "error", messages=_invalid_definition(case.definition, lint_cache))
+    view = evaluator.evaluate(case.definition.data, case.object, case.pods)
+    result = CaseResult(case, "passed", view=view)
+    if case.kind == "recording":
+        status_errors = [e for e in (view.root.errors if view.root else []) if e.field.startswith("statusDefinition")]
+        if case.recorded_state not in view.statuses or status_errors:
+            note = status_errors[0].message if status_errors else ""
+            result.diffs.append(Diff("statuses", f"to contain {case.recorded_state}", list(view.statuses), note))
+    elif case.kind == "prediction":
+        result.diffs = compare_prediction(case.expect, view)
+    elif not case.expect:
+        result.outcome = "error"
+        result.messages.append("expect is empty: the fixture compares nothing (`kartalint test --update` fills it)")
+        return result
+    else:
+        lint_ids = lint_cache.rule_ids(case.definition) if "lint" in case.expect else None
+        result.diffs = compare(case.expect, view, lint_ids)
+    result.findings = test_time.findings(case.file, case.line, view)
+    if result.diffs:
+        result.hints = _hints(case.definition, view, result.diffs, lint_cache)
+    if case.xfail:
+        if result.diffs:
+            result.outcome = "xfailed"
+            result.messages.append(f"expected to fail: {case.xfail}")
+        else:
+            result.outcome = "xpassed"
+            result.messages.append(f"marked xfail ({case.xfail}) but passed: remove `xfail`")
+    elif result.diffs:
+        result.outcome = "failed"
+    return result
+
+
+def invalid_definition_problems(definition: DefinitionFile, lint_cache: LintCache) -> List[str]:
+    """Why upstream refuses a definition, each problem at its file:line:col (the schema's wrong
+    types and upstream's validator rules); the bare messages when lint cannot place them."""
+    located = [f"{display_path(f.file)}:{f.line}:{f.column}: {f.message} ({f.rule})" for f in lint_cache.findings(definition)
+               if f.severity >= Severity.ERROR and (f.rule == "wrong-type" or rules.get(f.rule).category == "parity")]
+    if located:
+        return located
+    from kartalint.evaluation.engine import prepare
+
+    return [f"{display_path(definition.path)}: {message}" for message in prepare(definition.data).invalid]
+
+
+def _invalid_definition(definition: DefinitionFile, lint_cache: LintCache) -> List[str]:
+    return invalid_definition_problems(definition, lint_cache) + [
+        f"definition {display_path(definition.path)} is invalid (upstream refuses it): nothing was evaluated"]
+
+
+def _diff_fields(diff: Diff, root: Optional[str]) -> Tuple[Optional[str], Tuple[str, ...]]:
+    """(component, definition fields relative to it) that a diff is about."""
+    path = diff.path
+    if path.startswith("errors["):
+        inner = path[len("errors["):-1]
+        comp, _, field_name = inner.partition(".")
+        return (comp, (field_name,)) if field_name else (None, (inner,))
+    if path in ("statuses", "phase"):
+        return root, ("statusDefinition",)
+    comp = path.split("[")[0].split(".")[0]
+    leaf = path.rsplit(".", 1)[-1]
+    if leaf == "instances":
+        return comp, ("instanceIdPath",)
+    if leaf in ("replicas", "min", "max"):
+        return comp, ("scaleDefinition",)
+    if leaf in ("gpus", "cpuMillis", "memoryBytes"):
+        return comp, ("scaleDefinition", "specDefinition")
+    return comp, ()
+
+
+def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], lint_cache: LintCache) -> Dict[str, List[str]]:
+    """Fix hints for each diff: the definition's lint findings on the fields the diff is about."""
+    findings = lint_cache.findings(definition)
+    paths = {c.name: tuple(c.path) for c in karta.components(definition.data) if isinstance(c.name, str)}
+    root = view.root.name if view.root else None
+    hints: Dict[str, List[str]] = {}
+    for diff in diffs:
+        comp, fields = _diff_fields(diff, root)
+        prefix = paths.get(comp or "")
+        if prefix is None or not fields:
+            continue
+        found = []
+        for finding in findings:
+            rest = ".".join(str(p) for p in finding.path[len(prefix):]) if tuple(finding.path[: len(prefix)]) == prefix else None
+            if rest is None or not finding.hint or not any(rest.startswith(f) for f in fields):
+                continue
+            text = f"{finding.hint} ({finding.rule} at {display_path(finding.file)}:{finding.line}:{finding.column})"
+            if text not in found:
+                found.append(text)
+        if not found and diff.path.startswith("errors["):
+            where = field_location(definition, comp if comp in paths else None, fields[0]) if fields else None
+            if where:
+                found.append(f"the field is at {where}")
+        if found:
+            hints[diff.path] = found
+    return hints
+
+
+def _cover(report: TestRun, definition: DefinitionFile, view: WorkloadView) -> None:
+    entry = report.coverage.get(definition.path)
+    if entry is None:
+        root = karta.as_dict(karta.structure(definition.data).get("rootComponent"))
+        mappings = karta.as_dict(karta.as_dict(root.get("statusDefinition")).get("statusMappings"))
+        declared = [(key, i) for key in mappings for i, _ in enumerate(karta.as_list(mappings.get(key)))]
+        entry = report.coverage[definition.path] = Coverage(definition, declared)
+    entry.cases += 1
+    entry.matched.update(view.matched_matchers)
+    for comp in view.components:
+        ids = entry.components.setdefault(comp.name, set())
+        if not comp.errors:
+            ids.update(str(i.id) if i.id is not None else "" for i in comp.instances)
+
+
+def mark_known_failures(cases: Sequence[Case], path: str) -> None:
+    """Mark the cases listed in a ``--known-failures`` file (a YAML list of ``{id, reason}``; an
+    id matches a case id equal to it or ending with ``/<id>``) as expected to fail."""
+    from kartalint.load.documents import load_file
+
+    source = load_file(path)
+    entries = source.documents[0].data if source.documents else None
+    bad = [f for f in source.findings if f.severity == Severity.ERROR]
+    if bad or not isinstance(entries, list) or not all(isinstance(e, dict) and isinstance(e.get("id"), str) for e in entries):
+        raise ValueError(f"{path}: --known-failures needs a YAML list of {{id, reason}} entries")
+    for case in cases:
+        for entry in entries:
+            if case.id == entry["id"] or case.id.endswith("/" + entry["id"]):
+                case.xfail = str(entry.get("reason") or "known failure")

@@ -1,0 +1,375 @@
+"""``kartalint test --update``: write observed values into fixtures' ``expect`` blocks.
+
+Only the ``expect`` block of each updated fixture document changes; every other byte of the file
+stays as it was (line endings, encoding and byte-order mark included):
+
+* the file is split into its YAML documents (``---``/``...`` lines), and each case is matched to
+  its document by line;
+* in a block-style document whose ``expect`` key (plain or quoted) starts a line at column 0, the
+  block's lines are re-dumped with ruamel.yaml after merging the new values into the old block
+  (comments and key order inside the block survive); a document without ``expect`` gets one
+  appended;
+* in a flow-style document (``{...}``) or an indented one, the ``expect`` value's exact span is
+  replaced by a flow mapping (or one is inserted).
+
+Files are rewritten atomically: a temporary file in the same folder, ``fsync``, ``os.replace``,
+under an exclusive lock on the folder, so a kill or a write error leaves each fixture either as it
+was or fully updated, and concurrent runs neither crash nor lose an update.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import io
+import json
+import os
+import re
+import stat
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+_SEPARATOR = re.compile(r"^(---|\.\.\.)(?:[ \t]|$)")
+LOCK_TIMEOUT = 120.0
+TEMP_SUFFIX = ".kartalint-tmp"
+
+
+class UpdateError(Exception):
+    """A fixture file that could not be updated (the file is left as it was)."""
+
+
+@dataclass
+class UpdateOutcome:
+    updated: int = 0  # fixture documents
+    files: int = 0
+    problems: List[str] = field(default_factory=list)
+    updated_files: List[str] = field(default_factory=list)  # files rewritten (their failing cases now pass)
+
+
+# -- text: lines, documents, the expect block -----------------------------------------------------
+
+def _lines(text: str) -> List[str]:
+    """The lines of ``text``, each with its own line break (``\\r\\n``, ``\\r`` or ``\\n``)."""
+    return [m.group(0) for m in _LINE.finditer(text) if m.group(0)]
+
+
+def _body(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def _newline(lines: Sequence[str]) -> str:
+    counts = {"\r\n": 0, "\r": 0, "\n": 0}
+    for line in lines:
+        for ending in counts:
+            if line.endswith(ending):
+                counts[ending] += 1
+                break
+    return max(counts, key=lambda k: (counts[k], k == "\n"))
+
+
+def _documents(lines: Sequence[str]) -> List[Tuple[int, int]]:
+    """``(first, end)`` line ranges of the documents: a ``---`` line starts one (and belongs to
+    it); a ``...`` line ends one (and belongs to none)."""
+    out: List[Tuple[int, int]] = []
+    start = 0
+    for index, line in enumerate(lines):
+        match = _SEPARATOR.match(line)
+        if not match:
+            continue
+        if match.group(1) == "---":
+            if index > start:
+                out.append((start, index))
+            start = index
+        else:
+            out.append((start, index))
+            start = index + 1
+    if start < len(lines):
+        out.append((start, len(lines)))
+    return out
+
+
+def _block_end(lines: Sequence[str], start: int, column: int = 0) -> int:
+    """End (exclusive) of the block-style value of the key starting line ``start`` at ``column``;
+    trailing blank and comment lines at or left of ``column`` stay outside."""
+    last = start
+    for index in range(start + 1, len(lines)):
+        line = _body(lines[index])
+        indent = len(line) - len(line.lstrip(" \t"))
+        if line.strip() == "" or (line.lstrip(" \t").startswith("#") and indent <= column):
+            continue
+        if indent > column or (indent == column and line[column:column + 1] == "-" and not _SEPARATOR.match(line)):
+            last = index
+            continue
+        break
+    return last + 1
+
+
+def _merge(target: Any, new: Any) -> Any:
+    if isinstance(target, dict) and isinstance(new, dict):
+        for key in list(target.keys()):
+            if key not in new:
+                del target[key]
+        for key, value in new.items():
+            if key in target and isinstance(target[key], dict) and isinstance(value, dict):
+                _merge(target[key], value)
+            else:
+                target[key] = _styled(target.get(key), value)
+        return target
+    return new
+
+
+def _styled(old: Any, new: Any) -> Any:
+    """``new``, in flow style where ``old`` was (``[a, b]`` stays ``[a, b]``)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    attributes = getattr(old, "fa", None)
+    if attributes is None or not attributes.flow_style() or not isinstance(new, (list, dict)):
+        return new
+    styled = CommentedSeq(new) if isinstance(new, list) else CommentedMap(new)
+    styled.fa.set_flow_style()
+    return styled
+
+
+def _yaml(text: str) -> Any:
+    """A round-trip ruamel.yaml dumper indenting like ``text``, and ``text`` loaded (None if it
+    does not load on its own)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    data, indent, sequence_offset = None, 2, 0
+    with contextlib.suppress(Exception):
+        data, guessed, offset = load_yaml_guess_indent(text)
+        indent, sequence_offset = guessed or 2, offset or 0
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.indent(mapping=indent, sequence=indent + sequence_offset, offset=sequence_offset)
+    return yaml, data
+
+
+def _dump_block(old_block: Optional[str], new_expect: Dict[str, Any], document: str) -> str:
+    """``expect:`` and its block dumped by ruamel.yaml, the new values merged into the old block
+    (its comments and key order kept) when it loads on its own."""
+    yaml, data = _yaml(old_block) if old_block is not None else (None, None)
+    if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), dict):
+        key = next(iter(data))
+        data[key] = _merge(data[key], new_expect)
+    else:
+        yaml = _yaml(document)[0]
+        data = {"expect": new_expect}
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _flow(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _top_node(text: str) -> Any:
+    from kartalint.load.documents import _Loader
+
+    loader = _Loader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def rewrite_document(lines: Sequence[str], new_expect: Dict[str, Any], newline: str = "\n") -> List[str]:
+    """The lines of one fixture document (each with its line break) with ``expect`` replaced."""
+    import yaml
+
+    normal = "".join(_body(line) + "\n" for line in lines)
+    try:
+        node = _top_node(normal)
+    except yaml.YAMLError as exc:
+        raise UpdateError(f"the fixture document does not parse: {str(exc).splitlines()[0]}") from None
+    if not isinstance(node, yaml.MappingNode):
+        raise UpdateError("the fixture document is not a mapping")
+    key_node, value_node = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == "expect"), (None, None))
+    columns = {k.start_mark.column for k, _ in node.value}
+    out = list(lines)
+    if not node.flow_style and len(columns) <= 1:  # block style: replace (or append) the block's lines
+        column = columns.pop() if columns else 0
+        if key_node is not None:
+            first = key_node.start_mark.line
+            end = _block_end(lines, first, column)
+            old = "".join(_body(line)[column:] + "\n" for line in lines[first:end])
+            block = _dump_block(old, new_expect, normal)
+        else:
+            first = end = _content_end(lines)
+            block = _dump_block(None, new_expect, normal)
+        new_lines = [" " * column + line + newline for line in block.split("\n")[:-1]]
+        if first and first == end and not out[first - 1].endswith(("\n", "\r")):
+            out[first - 1] += newline
+        if end == len(lines) and end > first and not lines[end - 1].endswith(("\n", "\r")):
+            new_lines[-1] = new_lines[-1][: -len(newline)]  # the file had no final line break
+        return out[:first] + new_lines + out[end:]
+    if value_node is not None:  # flow style: replace the value's exact span
+        start, stop = value_node.start_mark, value_node.end_mark
+        return _splice(out, (start.line, start.column), (stop.line, stop.column), _flow(new_expect))
+    close = node.end_mark  # just after the closing brace
+    text = (", " if node.value else "") + '"expect": ' + _flow(new_expect)
+    return _splice(out, (close.line, close.column - 1), (close.line, close.column - 1), text)
+
+
+def _content_end(lines: Sequence[str]) -> int:
+    """One past the last line with content (blank and column-0 comment lines at the end excluded)."""
+    end = len(lines)
+    while end > 0 and (_body(lines[end - 1]).strip() == "" or _body(lines[end - 1]).startswith("#")):
+        end -= 1
+    return end
+
+
+def _splice(lines: List[str], start: Tuple[int, int], end: Tuple[int, int], text: str) -> List[str]:
+    """Replace the text from ``start`` to ``end`` (``(line, column)``, end exclusive) by ``text``."""
+    first, last = lines[start[0]], lines[end[0]]
+    merged = _body(first)[: start[1]] + text + last[end[1]:]
+    return lines[: start[0]] + [merged] + lines[end[0] + 1:]
+
+
+def rewrite_expect(text: str, updates: Sequence[Tuple[int, Dict[str, Any]]]) -> Tuple[str, int]:
+    """``text`` (a fixture file) with the ``expect`` of each document updated, and the number of
+    documents changed: ``updates`` pairs the 1-based line of a document's node (``Case.line``)
+    with its new ``expect``."""
+    lines = _lines(text)
+    newline = _newline(lines)
+    out: List[str] = []
+    position = changed = 0
+    for first, end in _documents(lines):
+        chunk = lines[first:end]
+        for _, new_expect in [u for u in updates if first < u[0] <= end]:
+            chunk = rewrite_document(chunk, new_expect, newline)
+        changed += chunk != lines[first:end]
+        out.extend(lines[position:first])
+        out.extend(chunk)
+        position = end
+    out.extend(lines[position:])
+    return "".join(out), changed
+
+
+# -- files: encoding, lock, atomic replace ------------------------------------------------------
+
+def decode(data: bytes) -> Tuple[str, bytes]:
+    """``(text, bom)``: fixtures are UTF-8, with or without a byte-order mark (as the loader reads them)."""
+    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+    return data[len(bom):].decode("utf-8"), bom
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """An exclusive ``flock`` on the folder itself (no lock file left behind); a no-op where
+    ``fcntl`` is missing."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise UpdateError(f"another run holds the lock on {folder} for more than {timeout:.0f} s") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Replace ``path`` by ``data``: a temporary file in the same folder, fsync, ``os.replace``,
+    then fsync of the folder. On any error the temporary file is removed and ``path`` is untouched."""
+    folder = os.path.dirname(os.path.abspath(path))
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    fd, temp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=TEMP_SUFFIX)
+    try:
+        try:
+            _write_all(fd, data)
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def update_file(path: str, updates: Sequence[Tuple[int, Dict[str, Any]]]) -> int:
+    """Update the fixture documents of one file; the number of documents changed."""
+    if os.path.islink(path):
+        raise UpdateError("is a symbolic link; update the file it points to instead")
+    with folder_lock(os.path.dirname(os.path.abspath(path))):
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise UpdateError(exc.strerror or str(exc)) from None
+        try:
+            text, bom = decode(data)
+        except UnicodeDecodeError as exc:
+            raise UpdateError(f"is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        fresh, changed = rewrite_expect(text, updates)
+        if not changed:
+            return 0
+        try:
+            atomic_write(path, bom + fresh.encode("utf-8"))
+        except OSError as exc:
+            raise UpdateError(f"could not be written ({exc.strerror or exc}); the file is unchanged") from None
+        return changed
+
+
+def update_fixtures(report: Any, mode: str, lint_cache: Any) -> UpdateOutcome:
+    """Rewrite the ``expect`` blocks of the failing (``mode="failed"``) or all fixtures of a test
+    run with what was observed; ``xfail`` fixtures are left alone."""
+    from kartalint.testing.compare import observed, snapshot
+
+    by_file: Dict[str, List[Tuple[int, Dict[str, Any]]]] = {}
+    for result in report.results:
+        case = result.case
+        if case.kind != "fixture" or result.view is None or case.xfail:
+            continue
+        if mode == "failed" and result.outcome == "passed":
+            continue
+        lint_ids = lint_cache.rule_ids(case.definition) if case.definition else []
+        if case.expect:
+            new = {key: observed(key, value, result.view, lint_ids) for key, value in case.expect.items()}
+            if result.view.all_errors and "errors" not in new:
+                new["errors"] = observed("errors", None, result.view, lint_ids)
+        else:
+            new = snapshot(result.view)
+        by_file.setdefault(case.file, []).append((case.line, new))
+    outcome = UpdateOutcome()
+    for path, updates in by_file.items():
+        try:
+            changed = update_file(path, updates)
+            outcome.updated += changed
+            outcome.files += bool(changed)
+            if changed:
+                outcome.updated_files.append(path)
+        except UpdateError as exc:
+            outcome.problems.append(f"{path}: not updated: {exc}")
+    return outcome

@@ -1,0 +1,108 @@
+"""The package's shape (docs/architecture.md): stage packages, small modules, no import cycle."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+from typing import Dict, List, Set
+
+import kartalint
+
+PACKAGE = pathlib.Path(kartalint.__file__).parent
+STAGES = {"cli", "load", "rules", "jqlang", "evaluation", "testing", "diff", "scaffold", "report", "schema"}
+
+
+def _modules() -> Dict[str, pathlib.Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def _runtime_imports(path: pathlib.Path, name: str, modules: Dict[str, pathlib.Path]) -> Set[str]:
+    """Modules of the package that ``name`` imports when it runs (at the top or inside a function),
+    leaving out ``if TYPE_CHECKING:`` blocks, which only type checkers read."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    skipped: Set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(n) for n in ast.walk(node))
+    found: Set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+    return {m for m in found if m in modules and m != name}
+
+
+def _cycle(graph: Dict[str, Set[str]]) -> List[str]:
+    state: Dict[str, int] = {}
+    stack: List[str] = []
+
+    def visit(node: str) -> List[str]:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        state[node] = 2
+        stack.pop()
+        return []
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return []
+
+
+def test_no_import_cycle():
+    modules = _modules()
+    graph = {name: _runtime_imports(path, name, modules) for name, path in modules.items()}
+    assert _cycle(graph) == []
+
+
+def test_the_cycle_finder_finds_one():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_modules_are_small_and_the_root_holds_few():
+    too_long = {name: n for name, path in _modules().items()
+                if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450}
+    assert too_long == {}
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= 6, root
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert packages == STAGES
+
+
+def test_stage_packages_do_not_reach_upwards():
+    """The pipeline runs one way: load -> rules -> evaluation -> testing, diff, scaffold -> report -> cli.
+    A lower stage never imports a higher one (the CLI imports everything; nothing imports it)."""
+    order = ["jqlang", "load", "schema", "rules", "evaluation", "testing", "diff", "scaffold", "report", "cli"]
+    rank = {stage: i for i, stage in enumerate(order)}
+    modules = _modules()
+    upward = []
+    for name, path in modules.items():
+        stage = name.split(".")[1] if name.count(".") else ""
+        for target in _runtime_imports(path, name, modules):
+            target_stage = target.split(".")[1] if target.count(".") else ""
+            if stage in rank and target_stage in rank and rank[target_stage] > rank[stage]:
+                upward.append(f"{name} -> {target}")
+    assert upward == []
