@@ -21,28 +21,58 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import yaml  # noqa: E402
+import yaml
 
-from kartalint.evaluation import Evaluator  # noqa: E402
-from kartalint.testing.recording import definition_basename, is_recording, state_events  # noqa: E402
+from kartalint.evaluation import Evaluator
+from kartalint.testing.recording import definition_basename, is_recording, state_events
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")
 
 
 def jobsets(count: int) -> list:
-    template = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js", "namespace": "ns"},
-                "spec": {"replicatedJobs": []},
-                "status": {"replicatedJobsStatus": [{"name": "workers", "active": 2, "ready": 2, "failed": 0}]}}
+    template = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "js", "namespace": "ns"},
+        "spec": {"replicatedJobs": []},
+        "status": {"replicatedJobsStatus": [{"name": "workers", "active": 2, "ready": 2, "failed": 0}]},
+    }
     out = []
     for i in range(count):
         obj = copy.deepcopy(template)
         obj["metadata"]["name"] = f"js-{i}"
         obj["spec"]["replicatedJobs"] = [
-            {"name": "leader", "replicas": 1, "template": {"spec": {"template": {"spec": {"containers": [
-                {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}},
-            {"name": "workers", "replicas": 1 + i % 4, "template": {"spec": {"parallelism": 2, "template": {"spec": {"containers": [
-                {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 8, "cpu": "16", "memory": "64Gi"}}}]}}}}},
+            {
+                "name": "leader",
+                "replicas": 1,
+                "template": {
+                    "spec": {
+                        "template": {
+                            "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}
+                        }
+                    }
+                },
+            },
+            {
+                "name": "workers",
+                "replicas": 1 + i % 4,
+                "template": {
+                    "spec": {
+                        "parallelism": 2,
+                        "template": {
+                            "spec": {
+                                "containers": [
+                                    {
+                                        "name": "c",
+                                        "resources": {"limits": {"nvidia.com/gpu": 8, "cpu": "16", "memory": "64Gi"}},
+                                    }
+                                ]
+                            }
+                        },
+                    }
+                },
+            },
         ]
         out.append(obj)
     return out
@@ -91,7 +121,9 @@ def main() -> int:
     print(f"ratio (per-expression time / per-object time): {batched / per_expression:.1f}")
     if os.path.isdir(REFERENCE):
         frames, seconds = replay()
-        print(f"replay of {frames} recorded frames with the upstream catalog: {seconds:.2f} s ({frames / seconds:.0f} frames/s)")
+        print(
+            f"replay of {frames} recorded frames with the upstream catalog: {seconds:.2f} s ({frames / seconds:.0f} frames/s)"
+        )
     else:
         print("replay skipped: ../shared/reference is not present")
     return 0

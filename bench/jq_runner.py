@@ -16,11 +16,17 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import jq  # noqa: E402
+import jq
 
-from kartalint.jqlang.runner import BoundedRunner  # noqa: E402
+from kartalint.jqlang.runner import BoundedRunner
 
-OBJECT = {"spec": {"replicatedJobs": [{"name": f"job{i}", "replicas": 2, "template": {"spec": {"parallelism": 4}}} for i in range(8)]}}
+OBJECT = {
+    "spec": {
+        "replicatedJobs": [
+            {"name": f"job{i}", "replicas": 2, "template": {"spec": {"parallelism": 4}}} for i in range(8)
+        ]
+    }
+}
 EXPRESSION = ".spec.replicatedJobs[] | (.replicas // 1) * (.template.spec.parallelism // 1)"
 
 

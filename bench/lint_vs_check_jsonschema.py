@@ -73,14 +73,16 @@ def main() -> int:
         for _ in range(args.repeat):
             ours.append(timed([kartalint, "lint", "-q", "--format", "json", corpus]))  # default: every core
             single.append(timed([kartalint, "lint", "-q", "-j", "1", "--format", "json", corpus]))
-            theirs.append(timed([peer, "--schemafile", schema_file] + files))
+            theirs.append(timed([peer, "--schemafile", schema_file, *files]))
             startup.append(timed([kartalint, "lint", "-q", files[0]]))
         k, c, s = statistics.median(ours), statistics.median(theirs), statistics.median(startup)
         one = statistics.median(single)
         print(f"corpus: {len(files)} definition files, median of {args.repeat} runs, {os.cpu_count()} cores")
         print(f"kartalint lint (schema + parity + jq compile + jq rules): {k:.2f} s  ({len(files) / k:.0f} files/s)")
         print(f"check-jsonschema (schema only):                           {c:.2f} s  ({len(files) / c:.0f} files/s)")
-        print(f"kartalint lint -j 1 (one process):                        {one:.2f} s  (every core: {one / k:.2f}x faster)")
+        print(
+            f"kartalint lint -j 1 (one process):                        {one:.2f} s  (every core: {one / k:.2f}x faster)"
+        )
         print(f"ratio kartalint / check-jsonschema: {k / c:.2f}  (below 1.0 = kartalint is faster)")
         print(f"start-up: one `kartalint lint FILE` call: {s * 1000:.0f} ms")
     return 0

@@ -28,12 +28,22 @@ def main() -> int:
     wall, proc = timed(["test", "fixtures", "-f", "json"])
     doc = json.loads(proc.stdout)
     lint_wall, _ = timed(["lint", "-q", "fixtures", "catalog"])
-    print(f"fixtures: {doc['summary']['total']} cases, {wall:.2f} s wall (lint of the same files: {lint_wall:.2f} s, "
-          f"ratio {wall / lint_wall:.2f})")
+    print(
+        f"fixtures: {doc['summary']['total']} cases, {wall:.2f} s wall (lint of the same files: {lint_wall:.2f} s, "
+        f"ratio {wall / lint_wall:.2f})"
+    )
     if os.path.isdir(REFERENCE):
         paths = [os.path.join(REFERENCE, "real-data"), os.path.join(REFERENCE, "recorded_data")]
-        wall, proc = timed(["test", *paths, "--definitions", os.path.join(REFERENCE, "upstream-catalog"),
-                            "--known-failures", os.path.join(ROOT, "tests", "data", "upstream-replay-known-failures.yaml")])
+        wall, proc = timed(
+            [
+                "test",
+                *paths,
+                "--definitions",
+                os.path.join(REFERENCE, "upstream-catalog"),
+                "--known-failures",
+                os.path.join(ROOT, "tests", "data", "upstream-replay-known-failures.yaml"),
+            ]
+        )
         last = proc.stdout.strip().splitlines()[-1]
         print(f"recordings with the upstream catalog: {wall:.2f} s wall; runner: {last}")
     else:

@@ -8,7 +8,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "evaluate", "Evaluator"]
+__all__ = ["Evaluator", "__version__", "evaluate"]
 
 
 def __getattr__(name: str) -> Any:

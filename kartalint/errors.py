@@ -17,4 +17,4 @@ class ArgumentError(KartalintError, TypeError, ValueError):
     """An argument of the wrong type or out of range (``pods=5``, ``timeout=nan``)."""
 
 
-__all__ = ["KartalintError", "ArgumentError"]
+__all__ = ["ArgumentError", "KartalintError"]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Tuple, Union
 
-PathElement = Union[str, int]
-Path = Tuple[PathElement, ...]
+PathElement = str | int
+Path = tuple[PathElement, ...]
 
 
 class Severity(enum.IntEnum):
@@ -21,7 +20,7 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
     @classmethod
-    def parse(cls, text: str) -> "Severity":
+    def parse(cls, text: str) -> Severity:
         try:
             return cls[str(text).strip().upper()]
         except KeyError:
@@ -38,7 +37,7 @@ class Span:
     end_column: int
 
     @classmethod
-    def point(cls, line: int, column: int) -> "Span":
+    def point(cls, line: int, column: int) -> Span:
         return cls(line, column, line, column + 1)
 
 

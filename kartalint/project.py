@@ -19,12 +19,12 @@ import glob
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
 
-from kartalint.rules.config import Config, find_config, load_config
 from kartalint.load.definitions import DefinitionIndex, bundled_catalog
 from kartalint.load.documents import display_path
+from kartalint.rules.config import Config, find_config, load_config
 
 _KARTA_TEXT = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Karta["']?\s*,?\s*$|structureDefinition""", re.M)
 _FIXTURE_TEXT = re.compile(r"KartaFixture|^\s*events\s*:|^schemaVersion\s*:", re.M)
@@ -32,7 +32,7 @@ MAX_SCANNED_FILES = 20_000
 _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
 
 
-def git_toplevel(start: str) -> Optional[str]:
+def git_toplevel(start: str) -> str | None:
     directory = os.path.abspath(start)
     while True:
         if os.path.exists(os.path.join(directory, ".git")):
@@ -47,8 +47,8 @@ def git_toplevel(start: str) -> Optional[str]:
 class Project:
     root: str
     config: Config
-    config_file: Optional[str] = None
-    notes: List[str] = field(default_factory=list)
+    config_file: str | None = None
+    notes: list[str] = field(default_factory=list)
 
     # -- files ------------------------------------------------------------------------------
     def _rel(self, path: str) -> str:
@@ -57,13 +57,18 @@ class Project:
     def excluded(self, path: str) -> bool:
         return self.config.excluded(path) or self.config.excluded(self._rel(path))
 
-    def yaml_files(self) -> List[str]:
+    def yaml_files(self) -> list[str]:
         """Every YAML file of the project (git's view when the root is in a work tree)."""
-        names: Optional[List[str]] = None
+        names: list[str] | None = None
         if git_toplevel(self.root):
             try:
-                proc = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=self.root,
-                                      capture_output=True, check=False, timeout=60)
+                proc = subprocess.run(
+                    ["git", "ls-files", "-z", "-co", "--exclude-standard"],
+                    cwd=self.root,
+                    capture_output=True,
+                    check=False,
+                    timeout=60,
+                )
                 if proc.returncode == 0:
                     names = [n for n in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
             except (OSError, subprocess.SubprocessError):
@@ -76,8 +81,10 @@ class Project:
                 if len(names) > MAX_SCANNED_FILES:
                     break
         if len(names) > MAX_SCANNED_FILES:
-            self.notes.append(f"the project at {self.root} holds over {MAX_SCANNED_FILES} files: only the first "
-                              f"{MAX_SCANNED_FILES} were searched (set `definitions:` and `fixtures:` in .kartalint.yaml)")
+            self.notes.append(
+                f"the project at {self.root} holds over {MAX_SCANNED_FILES} files: only the first "
+                f"{MAX_SCANNED_FILES} were searched (set `definitions:` and `fixtures:` in .kartalint.yaml)"
+            )
             names = sorted(names)[:MAX_SCANNED_FILES]
         out = []
         for name in sorted(names):
@@ -88,7 +95,7 @@ class Project:
                 out.append(path)
         return out
 
-    def _matching(self, pattern: re.Pattern) -> List[str]:
+    def _matching(self, pattern: re.Pattern) -> list[str]:
         out = []
         for path in self.yaml_files():
             try:
@@ -102,13 +109,13 @@ class Project:
                 out.append(path)
         return out
 
-    def definition_paths(self) -> List[str]:
+    def definition_paths(self) -> list[str]:
         """Files and folders holding the project's definitions."""
         if self.config.definitions:
             return _expand(self.config.definitions, self.root)
         return [display_path(p) for p in self._matching(_KARTA_TEXT)]
 
-    def fixture_paths(self) -> List[str]:
+    def fixture_paths(self) -> list[str]:
         """Where ``kartalint test`` and ``diff`` look for cases without a PATH."""
         if self.config.fixtures:
             return _expand(self.config.fixtures, self.root)
@@ -118,7 +125,7 @@ class Project:
         found = self._matching(_FIXTURE_TEXT) + [p for p in self.yaml_files() if p.endswith(".predict.yaml")]
         return [display_path(p) for p in sorted(set(found))]
 
-    def fixture_roots(self) -> List[str]:
+    def fixture_roots(self) -> list[str]:
         """Folders whose fixtures may be matched to a definition by group/version/kind (no folder name needed)."""
         roots = [self.root, os.path.join(self.root, "fixtures")]
         roots += [p for p in _expand(self.config.fixtures, self.root) if os.path.isdir(p)]
@@ -138,8 +145,8 @@ class Project:
         return index
 
 
-def _expand(entries: Sequence[str], root: str) -> List[str]:
-    out: List[str] = []
+def _expand(entries: Sequence[str], root: str) -> list[str]:
+    out: list[str] = []
     for entry in entries:
         path = entry if os.path.isabs(entry) else os.path.join(root, entry)
         if any(ch in entry for ch in "*?["):
@@ -149,7 +156,7 @@ def _expand(entries: Sequence[str], root: str) -> List[str]:
     return [display_path(p) for p in out]
 
 
-def load_project(config_path: Optional[str] = None, start: Optional[str] = None) -> Project:
+def load_project(config_path: str | None = None, start: str | None = None) -> Project:
     """The project around ``start`` (default: the current folder)."""
     found = config_path or find_config(start)
     config = load_config(found) if found else Config()
@@ -158,4 +165,3 @@ def load_project(config_path: Optional[str] = None, start: Optional[str] = None)
     else:
         root = git_toplevel(start or os.getcwd()) or os.path.abspath(start or os.getcwd())
     return Project(root=root, config=config, config_file=found)
-

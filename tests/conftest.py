@@ -5,19 +5,21 @@ from __future__ import annotations
 import copy
 import os
 import subprocess
-from typing import Any, Dict, List
+from typing import Any
 
 import pytest
 import yaml
 
+from kartalint.load.documents import load_text
 from kartalint.rules.config import Config
 from kartalint.rules.lint import lint_source
-from kartalint.load.documents import load_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")
 HAVE_REFERENCE = os.path.isdir(REFERENCE)
-needs_reference = pytest.mark.skipif(not HAVE_REFERENCE, reason="../shared/reference is not present (a user's checkout has none)")
+needs_reference = pytest.mark.skipif(
+    not HAVE_REFERENCE, reason="../shared/reference is not present (a user's checkout has none)"
+)
 
 BASE_DEFINITION = """\
 apiVersion: run.ai/v1alpha1
@@ -74,25 +76,35 @@ spec:
 """
 
 
-def base() -> Dict[str, Any]:
+def base() -> dict[str, Any]:
     return copy.deepcopy(yaml.safe_load(BASE_DEFINITION))
 
 
 def lint_text(text: str, name: str = "def.yaml", config: Config = None):
-    findings, kartas, others, suppressed, fixtures = lint_source(load_text(text, name), config or Config())
+    findings = lint_source(load_text(text, name), config or Config()).findings
     return findings
 
 
-def lint_data(data: Any) -> List:
+def lint_data(data: Any) -> list:
     return lint_text(yaml.safe_dump(data, sort_keys=False))
 
 
-def rule_ids(findings) -> List[str]:
+def rule_ids(findings) -> list[str]:
     return sorted({f.rule for f in findings})
 
 
 def git(repo, *args):
     """Run git in ``repo`` with a fixed author (tests build throwaway repositories)."""
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
-                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com"))
+    subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env=dict(
+            os.environ,
+            GIT_AUTHOR_NAME="t",
+            GIT_AUTHOR_EMAIL="t@example.com",
+            GIT_COMMITTER_NAME="t",
+            GIT_COMMITTER_EMAIL="t@example.com",
+        ),
+    )

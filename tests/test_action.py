@@ -12,14 +12,26 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-
 from conftest import BASE_DEFINITION, ROOT, git
 
 BROKEN = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
-FIXTURE = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "f", "source": "test",
-           "object": {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t"}, "spec": {"roles": []}, "status": {"phase": "Running"}},
-           "expect": {"statuses": ["Running"]}}
-COMMAND = re.compile(r"^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=[^:]+::.+$")
+FIXTURE = {
+    "apiVersion": "kartalint/v1",
+    "kind": "KartaFixture",
+    "name": "f",
+    "source": "test",
+    "object": {
+        "apiVersion": "example.com/v1",
+        "kind": "Trainer",
+        "metadata": {"name": "t"},
+        "spec": {"roles": []},
+        "status": {"phase": "Running"},
+    },
+    "expect": {"statuses": ["Running"]},
+}
+COMMAND = re.compile(
+    r"^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=[^:]+::.+$"
+)
 
 
 def load_action():
@@ -33,11 +45,12 @@ def substitute(value, inputs, outputs=None):
         if expr == "github.action_path":
             return ROOT
         if expr.startswith("inputs."):
-            return str(inputs[expr[len("inputs."):]])
+            return str(inputs[expr[len("inputs.") :]])
         step = re.match(r"^steps\.([\w-]+)\.outputs\.([\w-]+)$", expr)
         if step and outputs is not None:
             return outputs.get(step.group(1), {}).get(step.group(2), "")
         raise AssertionError(f"unexpected expression {expr}")
+
     return re.sub(r"\$\{\{(.*?)\}\}", repl, str(value))
 
 
@@ -59,11 +72,19 @@ def run_action(repo, overrides, summary, runner_temp=None):
             continue  # `uses:` steps are GitHub's; the install step is exercised by the pre-commit test
         output_file = runner_temp / f"output-{step['id']}"
         output_file.write_text("")
-        env = dict(os.environ, RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(summary), GITHUB_ACTIONS="true",
-                   GITHUB_OUTPUT=str(output_file), PATH=f"{tool_bin}{os.pathsep}{os.environ.get('PATH', '')}")
+        env = dict(
+            os.environ,
+            RUNNER_TEMP=str(runner_temp),
+            GITHUB_STEP_SUMMARY=str(summary),
+            GITHUB_ACTIONS="true",
+            GITHUB_OUTPUT=str(output_file),
+            PATH=f"{tool_bin}{os.pathsep}{os.environ.get('PATH', '')}",
+        )
         env.pop("CI", None)
         env.update({k: substitute(v, inputs, outputs) for k, v in (step.get("env") or {}).items()})
-        proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            ["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True, timeout=300
+        )
         logs[step["id"]] = proc.stdout + proc.stderr
         outputs[step["id"]] = dict(line.split("=", 1) for line in output_file.read_text().splitlines() if "=" in line)
         code = proc.returncode
@@ -101,8 +122,11 @@ def test_action_shape():
 
 def test_clean_repository_passes_and_writes_junit_sarif_and_summary(sample, tmp_path):
     summary = tmp_path / "summary.md"
-    (sample / "catalog" / "trainer.yaml").write_text(BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)",
-                                                                             "replicasPath: .spec.roles[] | (.replicas // 1) * 2"))
+    (sample / "catalog" / "trainer.yaml").write_text(
+        BASE_DEFINITION.replace(
+            "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | (.replicas // 1) * 2"
+        )
+    )
     code, logs, outputs = run_action(sample, {"paths": "catalog", "sarif": "out.sarif", "diff-base": "main"}, summary)
     assert code == 0, logs
     assert outputs["failed"] == "false" and outputs["sarif"] == "out.sarif"
@@ -141,8 +165,10 @@ def test_failing_fixture_fails_the_action(sample, tmp_path):
     # the failing field is an annotation at its line in the fixture, titled with the case
     line = (sample / "fixtures" / "f.yaml").read_text().splitlines().index("  statuses:") + 1
     annotation = [a for a in logs["test"].splitlines() if a.startswith("::error ")]
-    assert annotation == [f"::error file=fixtures/f.yaml,line={line},col=3,title=kartalint test%3A f::"
-                          'statuses: expected ["Failed"], got ["Running"]'], logs["test"]
+    assert annotation == [
+        f"::error file=fixtures/f.yaml,line={line},col=3,title=kartalint test%3A f::"
+        'statuses: expected ["Failed"], got ["Running"]'
+    ], logs["test"]
 
 
 def test_failure_marker_is_reset_on_every_use(sample, tmp_path):
@@ -159,7 +185,9 @@ def test_defaults_test_the_projects_definitions(tmp_path):
     """No inputs: the project's layout (.kartalint.yaml) decides what is linted and tested."""
     repo = tmp_path / "user"
     (repo / "definitions" / "example-trainer").mkdir(parents=True)  # named after the definition's metadata.name
-    (repo / "definitions" / "trainer.yaml").write_text(BASE_DEFINITION.replace("name: example-com-trainer-v1", "name: example-trainer"))
+    (repo / "definitions" / "trainer.yaml").write_text(
+        BASE_DEFINITION.replace("name: example-com-trainer-v1", "name: example-trainer")
+    )
     fixture = {k: v for k, v in FIXTURE.items() if k != "definition"}
     (repo / "definitions" / "example-trainer" / "running.yaml").write_text(yaml.safe_dump(fixture))
     (repo / ".kartalint.yaml").write_text("definitions: [definitions]\nfixtures: [definitions]\n")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import pathlib
-from typing import Dict, List, Set
 
 import kartalint
 
@@ -12,7 +11,7 @@ PACKAGE = pathlib.Path(kartalint.__file__).parent
 STAGES = {"cli", "load", "rules", "jqlang", "evaluation", "testing", "diff", "scaffold", "report", "schema"}
 
 
-def _modules() -> Dict[str, pathlib.Path]:
+def _modules() -> dict[str, pathlib.Path]:
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
@@ -21,16 +20,16 @@ def _modules() -> Dict[str, pathlib.Path]:
     return found
 
 
-def _runtime_imports(path: pathlib.Path, name: str, modules: Dict[str, pathlib.Path]) -> Set[str]:
+def _runtime_imports(path: pathlib.Path, name: str, modules: dict[str, pathlib.Path]) -> set[str]:
     """Modules of the package that ``name`` imports when it runs (at the top or inside a function),
     leaving out ``if TYPE_CHECKING:`` blocks, which only type checkers read."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    skipped: Set[int] = set()
+    skipped: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skipped.update(id(n) for n in ast.walk(node))
-    found: Set[str] = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue
@@ -39,22 +38,24 @@ def _runtime_imports(path: pathlib.Path, name: str, modules: Dict[str, pathlib.P
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
             for alias in node.names:
                 found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
     return {m for m in found if m in modules and m != name}
 
 
-def _cycle(graph: Dict[str, Set[str]]) -> List[str]:
-    state: Dict[str, int] = {}
-    stack: List[str] = []
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    state: dict[str, int] = {}
+    stack: list[str] = []
 
-    def visit(node: str) -> List[str]:
+    def visit(node: str) -> list[str]:
         state[node] = 1
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return [*stack[stack.index(nxt) :], nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:
@@ -83,8 +84,9 @@ def test_the_cycle_finder_finds_one():
 
 
 def test_modules_are_small_and_the_root_holds_few():
-    too_long = {name: n for name, path in _modules().items()
-                if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450}
+    too_long = {
+        name: n for name, path in _modules().items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450
+    }
     assert too_long == {}
     root = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(root) <= 6, root

@@ -7,9 +7,9 @@ import os
 
 import pytest
 import yaml
+from conftest import ROOT
 
 from kartalint.cli import main
-from conftest import ROOT
 
 TRAINER_CRD = os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml")
 DEFINITION = os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml")
@@ -52,15 +52,21 @@ def version_without_name(doc):
     del doc["spec"]["versions"][0]["name"]
 
 
-@pytest.mark.parametrize("break_it, where", [
-    (spec_properties_list, "openAPIV3Schema.properties.spec.properties: must be a map of field names to schemas, not list"),
-    (status_a_string, "openAPIV3Schema.properties.status: a schema must be a map, not str"),
-    (items_a_list, "properties.roles.items: a schema must be a map, not list"),
-    (required_a_map, "openAPIV3Schema.required: must be a list of field names"),
-    (group_a_number, "spec.group: must be a non-empty string"),
-    (versions_a_map, "spec.versions: must be a list"),
-    (version_without_name, "spec.versions[0]: must be a map with a string name"),
-])
+@pytest.mark.parametrize(
+    "break_it, where",
+    [
+        (
+            spec_properties_list,
+            "openAPIV3Schema.properties.spec.properties: must be a map of field names to schemas, not list",
+        ),
+        (status_a_string, "openAPIV3Schema.properties.status: a schema must be a map, not str"),
+        (items_a_list, "properties.roles.items: a schema must be a map, not list"),
+        (required_a_map, "openAPIV3Schema.required: must be a list of field names"),
+        (group_a_number, "spec.group: must be a non-empty string"),
+        (versions_a_map, "spec.versions: must be a list"),
+        (version_without_name, "spec.versions[0]: must be a map with a string name"),
+    ],
+)
 def test_a_malformed_crd_is_one_positioned_error(tmp_path, capsys, monkeypatch, break_it, where):
     monkeypatch.chdir(tmp_path)
     doc = crd()

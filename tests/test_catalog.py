@@ -9,36 +9,69 @@ import os
 
 import pytest
 import yaml
+from conftest import REFERENCE, ROOT, needs_reference
 
-from kartalint.testing.cases import discover
-from kartalint.report.catalog import render_markdown, rows
-from kartalint.rules.config import Config
-from kartalint.load.definitions import DefinitionIndex
 from kartalint.evaluation import Evaluator
 from kartalint.karta import as_dict, gang_scheduling, gvk_of, structure
-from kartalint.rules.lint import lint_paths
+from kartalint.load.definitions import DefinitionIndex
 from kartalint.model import Severity
+from kartalint.report.catalog import render_markdown, rows
+from kartalint.rules.config import Config
+from kartalint.rules.lint import lint_paths
+from kartalint.testing.cases import discover
 from kartalint.testing.run import run
-from conftest import REFERENCE, ROOT, needs_reference
 
 CATALOG = os.path.join(ROOT, "catalog")
 FIXTURES = os.path.join(ROOT, "fixtures")
 FILES = sorted(glob.glob(os.path.join(CATALOG, "*.yaml")))
 GANG_SCHEDULED = {  # distributed training and multi-node / multi-role workloads
-    "JobSet", "LeaderWorkerSet", "PyTorchJob", "TFJob", "XGBoostJob", "JAXJob", "PaddleJob", "MPIJob", "TrainJob",
-    "RayCluster", "RayJob", "RayService", "DynamoGraphDeployment", "PodCliqueSet", "SparkApplication",
+    "JobSet",
+    "LeaderWorkerSet",
+    "PyTorchJob",
+    "TFJob",
+    "XGBoostJob",
+    "JAXJob",
+    "PaddleJob",
+    "MPIJob",
+    "TrainJob",
+    "RayCluster",
+    "RayJob",
+    "RayService",
+    "DynamoGraphDeployment",
+    "PodCliqueSet",
+    "SparkApplication",
 }
 EXPECTED_TYPES = {
-    ("apps", "v1", "Deployment"), ("apps", "v1", "StatefulSet"), ("batch", "v1", "Job"), ("batch", "v1", "CronJob"), ("", "v1", "Pod"),
-    ("jobset.x-k8s.io", "v1alpha2", "JobSet"), ("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet"),
-    ("kubeflow.org", "v1", "PyTorchJob"), ("kubeflow.org", "v2beta1", "MPIJob"), ("kubeflow.org", "v1", "TFJob"), ("kubeflow.org", "v1", "XGBoostJob"),
-    ("kubeflow.org", "v1", "JAXJob"), ("kubeflow.org", "v1", "PaddleJob"), ("trainer.kubeflow.org", "v1alpha1", "TrainJob"),
-    ("ray.io", "v1", "RayCluster"), ("ray.io", "v1", "RayJob"), ("ray.io", "v1", "RayService"),
-    ("serving.kserve.io", "v1beta1", "InferenceService"), ("serving.kserve.io", "v1alpha1", "LLMInferenceService"),
-    ("serving.kserve.io", "v1alpha2", "LLMInferenceService"), ("serving.knative.dev", "v1", "Service"),
-    ("apps.nvidia.com", "v1alpha1", "NIMService"), ("apps.nvidia.com", "v1alpha1", "NIMCache"), ("nvidia.com", "v1alpha1", "DynamoGraphDeployment"),
-    ("nvidia.com", "v1beta1", "DynamoGraphDeployment"), ("grove.io", "v1alpha1", "PodCliqueSet"), ("milvus.io", "v1beta1", "Milvus"),
-    ("agents.x-k8s.io", "v1beta1", "Sandbox"), ("batch.volcano.sh", "v1alpha1", "Job"), ("sparkoperator.k8s.io", "v1beta2", "SparkApplication"),
+    ("apps", "v1", "Deployment"),
+    ("apps", "v1", "StatefulSet"),
+    ("batch", "v1", "Job"),
+    ("batch", "v1", "CronJob"),
+    ("", "v1", "Pod"),
+    ("jobset.x-k8s.io", "v1alpha2", "JobSet"),
+    ("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet"),
+    ("kubeflow.org", "v1", "PyTorchJob"),
+    ("kubeflow.org", "v2beta1", "MPIJob"),
+    ("kubeflow.org", "v1", "TFJob"),
+    ("kubeflow.org", "v1", "XGBoostJob"),
+    ("kubeflow.org", "v1", "JAXJob"),
+    ("kubeflow.org", "v1", "PaddleJob"),
+    ("trainer.kubeflow.org", "v1alpha1", "TrainJob"),
+    ("ray.io", "v1", "RayCluster"),
+    ("ray.io", "v1", "RayJob"),
+    ("ray.io", "v1", "RayService"),
+    ("serving.kserve.io", "v1beta1", "InferenceService"),
+    ("serving.kserve.io", "v1alpha1", "LLMInferenceService"),
+    ("serving.kserve.io", "v1alpha2", "LLMInferenceService"),
+    ("serving.knative.dev", "v1", "Service"),
+    ("apps.nvidia.com", "v1alpha1", "NIMService"),
+    ("apps.nvidia.com", "v1alpha1", "NIMCache"),
+    ("nvidia.com", "v1alpha1", "DynamoGraphDeployment"),
+    ("nvidia.com", "v1beta1", "DynamoGraphDeployment"),
+    ("grove.io", "v1alpha1", "PodCliqueSet"),
+    ("milvus.io", "v1beta1", "Milvus"),
+    ("agents.x-k8s.io", "v1beta1", "Sandbox"),
+    ("batch.volcano.sh", "v1alpha1", "Job"),
+    ("sparkoperator.k8s.io", "v1beta2", "SparkApplication"),
     ("argoproj.io", "v1alpha1", "Workflow"),
 }
 
@@ -97,8 +130,10 @@ def fixture_run():
 
 
 def test_every_definition_has_passing_fixtures_covering_every_status_mapping(fixture_run):
-    index, cases, report = fixture_run
-    assert all(r.outcome == "passed" for r in report.results), [r.case.id for r in report.results if r.outcome != "passed"]
+    index, _cases, report = fixture_run
+    assert all(r.outcome == "passed" for r in report.results), [
+        r.case.id for r in report.results if r.outcome != "passed"
+    ]
     for definition in index.definitions:
         coverage = report.coverage.get(definition.path)
         assert coverage is not None, f"{definition.name} has no fixture"
@@ -110,12 +145,17 @@ def test_fixtures_say_where_their_object_comes_from():
         data = load(path)
         if isinstance(data, dict) and data.get("kind") == "KartaFixture":
             source = data.get("source", "")
-            assert source.startswith(("recording ../shared/reference/", "written from", "object from", "object file")), (path, source)
+            assert source.startswith(
+                ("recording ../shared/reference/", "written from", "object from", "object file")
+            ), (path, source)
 
 
 @needs_reference
 def test_recorded_types_have_fixtures_from_recordings():
-    recorded = {os.path.basename(os.path.dirname(p)) for p in glob.glob(os.path.join(REFERENCE, "*data", "*", "*", "*", "*.yaml"))}
+    recorded = {
+        os.path.basename(os.path.dirname(p))
+        for p in glob.glob(os.path.join(REFERENCE, "*data", "*", "*", "*", "*.yaml"))
+    }
     for name in recorded:
         sources = [load(p).get("source", "") for p in glob.glob(os.path.join(FIXTURES, name, "*.yaml"))]
         assert any(s.startswith("recording ") for s in sources), name
@@ -134,4 +174,6 @@ def test_our_catalog_reproduces_every_recorded_state():
 def test_docs_catalog_is_generated_from_the_catalog():
     index = DefinitionIndex.from_paths([CATALOG])
     with open(os.path.join(ROOT, "docs", "catalog.md"), encoding="utf-8") as handle:
-        assert handle.read() == render_markdown(rows(index, FIXTURES)), "run `kartalint catalog --format markdown > docs/catalog.md`"
+        assert handle.read() == render_markdown(rows(index, FIXTURES)), (
+            "run `kartalint catalog --format markdown > docs/catalog.md`"
+        )

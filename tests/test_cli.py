@@ -5,19 +5,22 @@ from __future__ import annotations
 import io
 import json
 import os
+import pathlib
 import re
 import subprocess
 import sys
 
 import pytest
-
-from kartalint.rules import registry as rules
-from kartalint.cli import main
-from kartalint.report.rules_doc import rules_markdown
 from conftest import BASE_DEFINITION, ROOT
 
+from kartalint.cli import main
+from kartalint.report.rules_doc import rules_markdown
+from kartalint.rules import registry as rules
+
 BAD = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
-WARN = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism")
+WARN = BASE_DEFINITION.replace(
+    "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism"
+)
 
 
 @pytest.fixture
@@ -47,7 +50,10 @@ def test_error_exits_1_with_yamllint_style_line(files, capsys):
     code, out, _ = run(capsys, "lint", "bad.yaml")
     assert code == 1
     line = BAD.splitlines().index("      ownerRef: nobody") + 1
-    assert out.splitlines()[0] == f"bad.yaml:{line}:17: error unknown-owner-ref child component 'worker' has owner ref to non-existing component 'nobody'"
+    assert (
+        out.splitlines()[0]
+        == f"bad.yaml:{line}:17: error unknown-owner-ref child component 'worker' has owner ref to non-existing component 'nobody'"
+    )
     assert out.splitlines()[1].startswith("    hint: ")
 
 
@@ -88,13 +94,24 @@ def test_json_shape(files, capsys):
     assert doc["counts"] == {"error": 1, "warning": 0, "info": 0}
     assert doc["skippedDocuments"] == 1
     finding = doc["findings"][0]
-    assert set(finding) == {"file", "line", "column", "endLine", "endColumn", "rule", "severity", "message", "path", "hint"}
+    assert set(finding) == {
+        "file",
+        "line",
+        "column",
+        "endLine",
+        "endColumn",
+        "rule",
+        "severity",
+        "message",
+        "path",
+        "hint",
+    }
     assert finding["path"] == ["spec", "structureDefinition", "childComponents", 0, "ownerRef"]
 
 
 def test_github_annotations(files, capsys, monkeypatch):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    code, out, _ = run(capsys, "lint", "bad.yaml")
+    _code, out, _ = run(capsys, "lint", "bad.yaml")
     pattern = r"^::error file=bad\.yaml,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=kartalint unknown-owner-ref::.+%0Ahint: .+$"
     assert re.match(pattern, out.splitlines()[0]), out
 
@@ -107,7 +124,7 @@ def test_github_escaping():
 
 
 def test_sarif_structure(files, capsys):
-    code, out, _ = run(capsys, "lint", "--format", "sarif", "bad.yaml", "warn.yaml")
+    _code, out, _ = run(capsys, "lint", "--format", "sarif", "bad.yaml", "warn.yaml")
     doc = json.loads(out)
     assert doc["version"] == "2.1.0" and "$schema" in doc
     run_ = doc["runs"][0]
@@ -147,7 +164,7 @@ def test_bad_config_is_a_usage_error(files, capsys):
 def test_inline_suppression(files, capsys):
     text = BAD.replace("ownerRef: nobody", "ownerRef: nobody  # kartalint: disable=unknown-owner-ref")
     (files / "sup.yaml").write_text(text)
-    code, out, err = run(capsys, "lint", "sup.yaml")
+    code, _out, err = run(capsys, "lint", "sup.yaml")
     assert code == 0 and "1 suppressed" in err
     text = BAD.replace("      ownerRef: nobody", "      # kartalint: disable\n      ownerRef: nobody")
     (files / "sup2.yaml").write_text(text)
@@ -168,7 +185,9 @@ def test_rules_listing_and_docs_in_sync(capsys):
     code, out, _ = run(capsys, "rules")
     assert code == 0 and len(out.splitlines()) == len(rules.RULES)
     with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as handle:
-        assert handle.read() == rules_markdown(), "docs/rules.md is stale: run `kartalint rules --format markdown > docs/rules.md`"
+        assert handle.read() == rules_markdown(), (
+            "docs/rules.md is stale: run `kartalint rules --format markdown > docs/rules.md`"
+        )
 
 
 def test_schema_command(capsys):
@@ -189,17 +208,23 @@ def test_catalog_lints_clean_under_strict(capsys, monkeypatch):
 
 
 def test_lint_jobs_gives_the_same_output_in_the_same_order(capsys, tmp_path):
-    from kartalint.rules.lint import lint_paths
     from kartalint.rules.config import Config
+    from kartalint.rules.lint import lint_paths
 
     paths = [os.path.join(ROOT, "catalog"), os.path.join(ROOT, "fixtures")]
     broken = tmp_path / "broken.yaml"
-    broken.write_text(open(os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml")).read().replace("// 1", ""))
-    one = lint_paths(paths + [str(broken)], Config(), jobs=1)
-    two = lint_paths(paths + [str(broken)], Config(), jobs=2)
+    jobset = pathlib.Path(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml")
+    broken.write_text(jobset.read_text(encoding="utf-8").replace("// 1", ""))
+    one = lint_paths([*paths, str(broken)], Config(), jobs=1)
+    two = lint_paths([*paths, str(broken)], Config(), jobs=2)
     assert one.findings and one.findings == two.findings
-    assert (one.checked, one.skipped_files, one.karta_documents, one.fixture_documents, one.suppressed) == \
-           (two.checked, two.skipped_files, two.karta_documents, two.fixture_documents, two.suppressed)
+    assert (one.checked, one.skipped_files, one.karta_documents, one.fixture_documents, one.suppressed) == (
+        two.checked,
+        two.skipped_files,
+        two.karta_documents,
+        two.fixture_documents,
+        two.suppressed,
+    )
     outputs = []
     for jobs in ("1", "2"):
         code = main(["lint", "--strict", "-j", jobs, "-f", "json", *paths, str(broken)])

@@ -9,14 +9,18 @@ import os
 
 import pytest
 import yaml
-
-from kartalint.cli import main
 from conftest import BASE_DEFINITION, git
 
+from kartalint.cli import main
+
 SECRET = "s3cr3t-token-4f9a"
-OBJECT = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u", "annotations": {"token": SECRET}},
-          "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
-          "status": {"phase": "Running"}}
+OBJECT = {
+    "apiVersion": "example.com/v1",
+    "kind": "Trainer",
+    "metadata": {"name": "t", "uid": "u", "annotations": {"token": SECRET}},
+    "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
+    "status": {"phase": "Running"},
+}
 
 
 @pytest.fixture
@@ -56,17 +60,22 @@ def run(capsys, *argv):
     return code, out, err
 
 
-@pytest.mark.parametrize("field, value", [
-    ("objectFile", "../../../outside/secret.yaml"),
-    ("objectFile", "ABSOLUTE"),
-    ("definition", "../../../outside/trainer.yaml"),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("objectFile", "../../../outside/secret.yaml"),
+        ("objectFile", "ABSOLUTE"),
+        ("definition", "../../../outside/trainer.yaml"),
+    ],
+)
 def test_files_outside_the_project_are_refused(layout, capsys, field, value):
     if value == "ABSOLUTE":
         value = str(layout.parent / "outside" / "secret.yaml")
     fields = {field: value}
     if field != "objectFile":
-        fields["object"] = {k: v for k, v in OBJECT.items() if k != "metadata"} | {"metadata": {"name": "t", "uid": "u"}}
+        fields["object"] = {k: v for k, v in OBJECT.items() if k != "metadata"} | {
+            "metadata": {"name": "t", "uid": "u"}
+        }
     write_fixture(layout, "f.yaml", **fields)
     code, out, err = run(capsys, "test", "-f", "json")
     assert code == 1, out + err
@@ -121,5 +130,7 @@ def test_diff_refuses_the_same_files(layout, capsys):
     code, out, err = run(capsys, "diff", "--base", "main", "-f", "json")
     assert code == 2, out + err
     assert "objectFile ../../../outside/secret.yaml resolves to" in err and SECRET not in out + err
-    code, out, err = run(capsys, "diff", "--base", "main", "-f", "json", "--allow-outside", str(layout.parent / "outside"))
+    code, out, err = run(
+        capsys, "diff", "--base", "main", "-f", "json", "--allow-outside", str(layout.parent / "outside")
+    )
     assert code == 0, out + err

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 
 import pytest
+from conftest import REFERENCE, ROOT, needs_reference
 
 from kartalint.cli import main
 from kartalint.load.crds import CrdIndex, lookup
-from conftest import REFERENCE, ROOT, needs_reference
 
 CRDS = os.path.join(REFERENCE, "crds")
 JOBSET = os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml")
@@ -49,7 +49,7 @@ def test_misspelled_field_is_found_with_the_closest_name(typo, capsys):
 
 
 def test_without_the_crd_only_generic_rules_fire(typo, capsys):
-    code, out, _ = run(capsys, "lint", "-f", "json", typo)
+    _code, out, _ = run(capsys, "lint", "-f", "json", typo)
     import json
 
     rules = {f["rule"] for f in json.loads(out)["findings"]}
@@ -57,7 +57,7 @@ def test_without_the_crd_only_generic_rules_fire(typo, capsys):
 
 
 def test_silent_on_the_whole_catalog(capsys):
-    code, out, err = run(capsys, "lint", "--strict", "--crd", CRDS, os.path.join(ROOT, "catalog"))
+    code, out, _err = run(capsys, "lint", "--strict", "--crd", CRDS, os.path.join(ROOT, "catalog"))
     assert code == 0 and out == "", out
 
 

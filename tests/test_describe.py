@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import io
-import re
 import json
 import os
+import re
 
 import pytest
 import yaml
+from conftest import BASE_DEFINITION, REFERENCE, needs_reference
 
 from kartalint.cli import main
-from conftest import BASE_DEFINITION, REFERENCE, needs_reference
 
 OBJECT = """\
 apiVersion: example.com/v1
@@ -79,7 +79,7 @@ def test_tree_without_pods(workdir, capsys):
     assert "    |-- leader   replicas: 1" in lines
     assert "    `-- worker   replicas: 2     gpu: 8" in lines
     assert "Phase: Running" in lines
-    table = lines[lines.index("Resources:") + 1:]
+    table = lines[lines.index("Resources:") + 1 :]
     assert table[0].split() == ["COMPONENT", "REPLICAS", "GPU", "CPU", "MEMORY"]
     assert table[1].split() == ["worker", "3", "8", "2", "33Gi"]
     assert table[2].split() == ["TOTAL", "3", "8", "2", "33Gi"]
@@ -104,9 +104,12 @@ def test_json_document(workdir, capsys):
     assert doc["schemaVersion"] == 1 and doc["statuses"] == ["Running"] and doc["phase"] == "Running"
     assert doc["workload"] == {"apiVersion": "example.com/v1", "kind": "Trainer", "name": "t1", "namespace": "team-a"}
     worker = next(c for c in doc["components"] if c["name"] == "worker")
-    assert [(i["id"], i["replicas"]["desired"], i["resources"]["gpus"]) for i in worker["instances"]] == [("leader", 1, 0), ("worker", 2, 8)]
+    assert [(i["id"], i["replicas"]["desired"], i["resources"]["gpus"]) for i in worker["instances"]] == [
+        ("leader", 1, 0),
+        ("worker", 2, 8),
+    ]
     assert worker["pods"]["current"] == 2 and worker["pods"]["ready"] == 1
-    assert doc["resources"] == {"gpus": 8, "cpuMillis": 2000, "memoryBytes": 33 * 2 ** 30}
+    assert doc["resources"] == {"gpus": 8, "cpuMillis": 2000, "memoryBytes": 33 * 2**30}
     assert doc["gang"]["subGroups"][0]["minAvailable"] == 3
 
 
@@ -152,7 +155,7 @@ def test_version_must_match_exactly(workdir, capsys):
 
 def test_bad_inputs_are_clean_errors(workdir, capsys):
     (workdir / "broken.yaml").write_text("kind: [unclosed\n")
-    code, out, err = run(capsys, "describe", "broken.yaml", "--catalog", "defs")
+    code, _out, err = run(capsys, "describe", "broken.yaml", "--catalog", "defs")
     assert code == 2 and "broken.yaml:" in err and "Traceback" not in err
     code, _, err = run(capsys, "describe", "missing.yaml")
     assert code == 2 and "missing.yaml" in err
@@ -168,15 +171,21 @@ def test_extraction_errors_exit_1_and_are_shown(workdir, capsys):
     (workdir / "broken-def.yaml").write_text(yaml.safe_dump(definition))
     code, out, _ = run(capsys, "describe", "obj.yaml", "-d", "broken-def.yaml")
     assert code == 1
-    assert "Errors:\n  worker: scaleDefinition.replicasPath: number (2) and null (null) cannot be multiplied (broken-def.yaml:" in out
+    assert (
+        "Errors:\n  worker: scaleDefinition.replicasPath: number (2) and null (null) cannot be multiplied (broken-def.yaml:"
+        in out
+    )
     assert "Phase: Running" in out
 
 
 @needs_reference
-@pytest.mark.parametrize("name, statuses, roles", [
-    ("karta-docs-quickstart--jobset.yaml", ["Running"], {"replicatedjob": [("leader", 1), ("workers", 8)]}),
-    ("cli-workload-testdata--leaderworkerset.yaml", None, {"leader": [(None, 2)], "worker": [(None, 6)]}),
-])
+@pytest.mark.parametrize(
+    "name, statuses, roles",
+    [
+        ("karta-docs-quickstart--jobset.yaml", ["Running"], {"replicatedjob": [("leader", 1), ("workers", 8)]}),
+        ("cli-workload-testdata--leaderworkerset.yaml", None, {"leader": [(None, 2)], "worker": [(None, 6)]}),
+    ],
+)
 def test_real_objects_with_the_bundled_catalog(capsys, name, statuses, roles):
     code, out, err = run(capsys, "describe", os.path.join(REFERENCE, "objects", name), "-o", "json")
     assert code == 0, err
@@ -196,42 +205,70 @@ def with_child(workdir, component):
 
 
 def test_resource_columns_use_one_unit_each(workdir, capsys):
-    with_child(workdir, {"name": "driver", "kind": {"group": "", "version": "v1", "kind": "Pod"},
-                         "specDefinition": {"podTemplateSpecPath": ".spec.driver.template"}})
+    with_child(
+        workdir,
+        {
+            "name": "driver",
+            "kind": {"group": "", "version": "v1", "kind": "Pod"},
+            "specDefinition": {"podTemplateSpecPath": ".spec.driver.template"},
+        },
+    )
     obj = yaml.safe_load(OBJECT)
-    obj["spec"]["roles"] = [{"name": "worker", "replicas": 1, "template": {"spec": {"containers": [
-        {"name": "main", "resources": {"limits": {"cpu": "500m", "memory": "4Gi"}}}]}}}]
-    obj["spec"]["driver"] = {"template": {"spec": {"containers": [{"name": "main", "resources": {"limits": {"cpu": "2", "memory": "4Ti"}}}]}}}
+    obj["spec"]["roles"] = [
+        {
+            "name": "worker",
+            "replicas": 1,
+            "template": {
+                "spec": {"containers": [{"name": "main", "resources": {"limits": {"cpu": "500m", "memory": "4Gi"}}}]}
+            },
+        }
+    ]
+    obj["spec"]["driver"] = {
+        "template": {"spec": {"containers": [{"name": "main", "resources": {"limits": {"cpu": "2", "memory": "4Ti"}}}]}}
+    }
     (workdir / "obj.yaml").write_text(yaml.safe_dump(obj))
     code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
     assert code == 0, err
     lines = out.splitlines()
-    table = [line.split() for line in lines[lines.index("Resources:") + 1:lines.index("Resources:") + 5]]
-    assert table[1:] == [["worker", "1", "0", "500m", "4Gi"], ["driver", "1", "0", "2000m", "4096Gi"],
-                         ["TOTAL", "2", "0", "2500m", "4100Gi"]]
+    table = [line.split() for line in lines[lines.index("Resources:") + 1 : lines.index("Resources:") + 5]]
+    assert table[1:] == [
+        ["worker", "1", "0", "500m", "4Gi"],
+        ["driver", "1", "0", "2000m", "4096Gi"],
+        ["TOTAL", "2", "0", "2500m", "4100Gi"],
+    ]
 
 
 def test_logical_component_row_is_the_sum_of_its_children_as_kli(tmp_path, capsys, monkeypatch):
     from conftest import ROOT
 
     monkeypatch.chdir(ROOT)
-    with open(os.path.join(ROOT, "fixtures", "leaderworkerset-x-k8s-io-leaderworkerset-v1", "failed-two-groups-of-four.yaml")) as handle:
+    with open(
+        os.path.join(ROOT, "fixtures", "leaderworkerset-x-k8s-io-leaderworkerset-v1", "failed-two-groups-of-four.yaml")
+    ) as handle:
         obj = yaml.safe_load(handle)["object"]
     (tmp_path / "lws.yaml").write_text(yaml.safe_dump(obj))
-    code, out, err = run(capsys, "describe", str(tmp_path / "lws.yaml"))
+    _code, out, _err = run(capsys, "describe", str(tmp_path / "lws.yaml"))
     assert "`-- group        replicas: 8" in out.splitlines()
-    code, out, err = run(capsys, "describe", str(tmp_path / "lws.yaml"), "-f", "json")
+    _code, out, _err = run(capsys, "describe", str(tmp_path / "lws.yaml"), "-f", "json")
     group = next(c for c in json.loads(out)["components"] if c["name"] == "group")
     assert group["replicas"]["row"] == 8 and group["replicas"]["own"] != 8
 
 
 def test_a_component_with_replicas_and_no_pod_spec_keeps_its_row(workdir, capsys):
-    with_child(workdir, {"name": "tuning", "kind": {"group": "batch", "version": "v1", "kind": "Job"},
-                         "scaleDefinition": {"replicasPath": "1"}})
-    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
+    with_child(
+        workdir,
+        {
+            "name": "tuning",
+            "kind": {"group": "batch", "version": "v1", "kind": "Job"},
+            "scaleDefinition": {"replicasPath": "1"},
+        },
+    )
+    _code, out, _err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
     lines = out.splitlines()
-    assert "    `-- tuning   replicas: 1" in [line.rstrip() for line in lines] or any(l.strip().startswith("`-- tuning") and "replicas: 1" in l for l in lines)
-    table = [line.split() for line in lines[lines.index("Resources:") + 1:]]
+    assert "    `-- tuning   replicas: 1" in [line.rstrip() for line in lines] or any(
+        line.strip().startswith("`-- tuning") and "replicas: 1" in line for line in lines
+    )
+    table = [line.split() for line in lines[lines.index("Resources:") + 1 :]]
     assert ["tuning", "1", "0", "0", "0"] in table
     assert next(row for row in table if row and row[0] == "TOTAL")[1] == "4"  # worker 3 + tuning 1
 
@@ -242,11 +279,15 @@ def test_an_invalid_definition_is_refused_with_its_places_unless_forced(workdir,
     definition = yaml.safe_load(BASE_DEFINITION)
     mappings = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
     mappings["suspended"] = ['.status.phase == "Suspended"']  # a matcher written as a string
-    mappings["failed"] = [{"byExpression": ".status.phase == \"Failed\""}]
+    mappings["failed"] = [{"byExpression": '.status.phase == "Failed"'}]
     (workdir / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition, sort_keys=False))
     code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
     assert code == 1 and out == ""
-    located = [line for line in err.splitlines() if re.match(r"kartalint: error: defs/trainer\.yaml:\d+:\d+: .*\(wrong-type\)$", line)]
+    located = [
+        line
+        for line in err.splitlines()
+        if re.match(r"kartalint: error: defs/trainer\.yaml:\d+:\d+: .*\(wrong-type\)$", line)
+    ]
     assert len(located) == 2, err
     assert "add --force" in err
     code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs", "--force")

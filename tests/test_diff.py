@@ -8,18 +8,39 @@ import subprocess
 
 import pytest
 import yaml
-
-from kartalint.cli import main
 from conftest import BASE_DEFINITION, git
 
+from kartalint.cli import main
 
 FIXTURE = {
-    "apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "two roles", "source": "test",
-    "object": {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
-               "spec": {"roles": [
-                   {"name": "leader", "replicas": 1, "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}},
-                   {"name": "worker", "replicas": 4, "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 8}}}]}}}]},
-               "status": {"phase": "Running"}},
+    "apiVersion": "kartalint/v1",
+    "kind": "KartaFixture",
+    "name": "two roles",
+    "source": "test",
+    "object": {
+        "apiVersion": "example.com/v1",
+        "kind": "Trainer",
+        "metadata": {"name": "t", "uid": "u"},
+        "spec": {
+            "roles": [
+                {
+                    "name": "leader",
+                    "replicas": 1,
+                    "template": {
+                        "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}
+                    },
+                },
+                {
+                    "name": "worker",
+                    "replicas": 4,
+                    "template": {
+                        "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 8}}}]}
+                    },
+                },
+            ]
+        },
+        "status": {"phase": "Running"},
+    },
     "expect": {"statuses": ["Running"]},
 }
 
@@ -30,7 +51,9 @@ def repo(tmp_path, monkeypatch):
     (tmp_path / "catalog").mkdir()
     (tmp_path / "catalog" / "trainer.yaml").write_text(BASE_DEFINITION)
     (tmp_path / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
-    (tmp_path / "fixtures" / "example-com-trainer-v1" / "two-roles.yaml").write_text(yaml.safe_dump(FIXTURE, sort_keys=False))
+    (tmp_path / "fixtures" / "example-com-trainer-v1" / "two-roles.yaml").write_text(
+        yaml.safe_dump(FIXTURE, sort_keys=False)
+    )
     git(tmp_path, "init", "-q", "-b", "main")
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-q", "-m", "base")
@@ -57,7 +80,9 @@ def diff_json(capsys, *extra):
 
 
 def test_comment_only_change_reports_nothing(repo, capsys):
-    (repo / "catalog" / "trainer.yaml").write_text("# a new comment\n" + BASE_DEFINITION.replace("name: trainer\n", "name: trainer  # root\n"))
+    (repo / "catalog" / "trainer.yaml").write_text(
+        "# a new comment\n" + BASE_DEFINITION.replace("name: trainer\n", "name: trainer  # root\n")
+    )
     doc = diff_json(capsys)
     assert doc["changes"] == [] and doc["definitions"] == []
     assert doc["schemaVersion"] == 1 and doc["base"] == "main" and doc["head"] == "working tree"
@@ -70,17 +95,31 @@ def test_gpu_total_change(repo, capsys):
     doc = diff_json(capsys)
     changes = {c["what"]: c for c in doc["changes"][0]["changes"]}
     assert changes["gpus"]["base"] == 33 and changes["gpus"]["head"] == 66
-    assert changes["replicas"]["text"] in ("worker[leader].replicas: 1 -> 2 (+1)", "worker[worker].replicas: 4 -> 8 (+4)")
-    assert doc["definitions"] == [{"path": "catalog/trainer.yaml", "headPath": "catalog/trainer.yaml", "status": "modified",
-                                   "expressions": [{"component": "worker", "field": "scaleDefinition.replicasPath",
-                                                    "before": ".spec.roles[] | (.replicas // 1)",
-                                                    "after": ".spec.roles[] | (.replicas // 1) * 2"}],
-                                   "lint": {"new": [], "fixed": []}}]
+    assert changes["replicas"]["text"] in (
+        "worker[leader].replicas: 1 -> 2 (+1)",
+        "worker[worker].replicas: 4 -> 8 (+4)",
+    )
+    assert doc["definitions"] == [
+        {
+            "path": "catalog/trainer.yaml",
+            "headPath": "catalog/trainer.yaml",
+            "status": "modified",
+            "expressions": [
+                {
+                    "component": "worker",
+                    "field": "scaleDefinition.replicasPath",
+                    "before": ".spec.roles[] | (.replicas // 1)",
+                    "after": ".spec.roles[] | (.replicas // 1) * 2",
+                }
+            ],
+            "lint": {"new": [], "fixed": []},
+        }
+    ]
     assert run(capsys, "diff", "--base", "main", "--fail-on-change")[0] == 1
 
 
 def test_renamed_role(repo, capsys):
-    edit(repo, 'instanceIdPath: .spec.roles[].name', 'instanceIdPath: .spec.roles[] | .name | ascii_upcase')
+    edit(repo, "instanceIdPath: .spec.roles[].name", "instanceIdPath: .spec.roles[] | .name | ascii_upcase")
     doc = diff_json(capsys)
     texts = [c["text"] for c in doc["changes"][0]["changes"]]
     assert 'worker: role "leader" renamed to "LEADER"' in texts
@@ -96,7 +135,9 @@ def test_status_that_stops_matching(repo, capsys):
 
 
 def test_extraction_error_and_new_lint_finding(repo, capsys):
-    edit(repo, "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism")
+    edit(
+        repo, "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism"
+    )
     doc = diff_json(capsys)
     whats = [c["what"] for c in doc["changes"][0]["changes"]]
     assert "error-appeared" in whats
@@ -114,7 +155,9 @@ def test_markdown_comment_has_summary_table_and_mermaid(repo, capsys):
 
 def test_renamed_added_and_deleted_definitions(repo, capsys):
     git(repo, "mv", "catalog/trainer.yaml", "catalog/example-com-trainer-v1.yaml")
-    (repo / "catalog" / "other.yaml").write_text(BASE_DEFINITION.replace("example-com-trainer-v1", "other-v1").replace("kind: Trainer", "kind: Other"))
+    (repo / "catalog" / "other.yaml").write_text(
+        BASE_DEFINITION.replace("example-com-trainer-v1", "other-v1").replace("kind: Trainer", "kind: Other")
+    )
     doc = diff_json(capsys)
     statuses = {d["path"]: d["status"] for d in doc["definitions"]}
     assert statuses == {"catalog/trainer.yaml": "renamed", "catalog/other.yaml": "added"}
@@ -154,8 +197,11 @@ def test_paths_git_would_quote_are_read_exactly(repo, capsys, name):
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "odd name")
     path = repo / "catalog" / name
-    path.write_text(path.read_text().replace("replicasPath: .spec.roles[] | (.replicas // 1)",
-                                             "replicasPath: .spec.roles[] | (.replicas // 1) * 2"))
+    path.write_text(
+        path.read_text().replace(
+            "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | (.replicas // 1) * 2"
+        )
+    )
     code, out, err = run(capsys, "diff", "--base", "HEAD", "-f", "json")
     assert code == 0, err
     report = json.loads(out)
@@ -174,10 +220,11 @@ def test_renamed_odd_path(repo, capsys):
 
 
 def test_a_missing_blob_is_a_problem_not_a_deletion(repo, capsys):
-    sha = subprocess.run(["git", "rev-parse", "HEAD:catalog/trainer.yaml"], cwd=repo, capture_output=True, text=True,
-                         check=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "rev-parse", "HEAD:catalog/trainer.yaml"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
     os.remove(repo / ".git" / "objects" / sha[:2] / sha[2:])
-    code, out, err = run(capsys, "diff", "--base", "main")
+    code, _out, err = run(capsys, "diff", "--base", "main")
     assert code == 2
     assert f"catalog/trainer.yaml at main: blob {sha} is missing from the repository" in err
     assert "Traceback" not in err
@@ -191,7 +238,9 @@ def test_oversized_and_broken_definitions(repo, capsys):
     code, out, err = run(capsys, "diff", "--base", "HEAD", "-f", "json")
     assert code == 0, err
     report = json.loads(out)
-    assert any("catalog/big.yaml at HEAD: skipped" in w and "over the 5242880-byte limit" in w for w in report["warnings"])
+    assert any(
+        "catalog/big.yaml at HEAD: skipped" in w and "over the 5242880-byte limit" in w for w in report["warnings"]
+    )
     assert any("catalog/big.yaml at working tree: skipped" in w for w in report["warnings"])
     # a definition that no longer parses is an error, never a deleted definition
     edit(repo, "kind: Karta", "kind: Karta\n  bad: [indent")
@@ -204,13 +253,29 @@ def test_oversized_and_broken_definitions(repo, capsys):
 
 # -- output for reviewers: golden text, markdown and JSON ----------------------------------------------
 
+
 def _resourced(repo):
     """A fixture whose roles ask for CPU and memory (cores and millicores, Gi and Ti)."""
+
     def template(gpus, memory, cpu):
-        return {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpus, "memory": memory, "cpu": cpu}}}]}}
+        return {
+            "spec": {
+                "containers": [
+                    {"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpus, "memory": memory, "cpu": cpu}}}
+                ]
+            }
+        }
+
     doc = dict(FIXTURE, name="resourced")
-    doc["object"] = dict(FIXTURE["object"], spec={"roles": [{"name": "leader", "replicas": 1, "template": template(1, "64Gi", "500m")},
-                                                            {"name": "worker", "replicas": 4, "template": template(8, "1Ti", "16")}]})
+    doc["object"] = dict(
+        FIXTURE["object"],
+        spec={
+            "roles": [
+                {"name": "leader", "replicas": 1, "template": template(1, "64Gi", "500m")},
+                {"name": "worker", "replicas": 4, "template": template(8, "1Ti", "16")},
+            ]
+        },
+    )
     path = repo / "fixtures" / "example-com-trainer-v1" / "resourced.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     git(repo, "add", "-A")
@@ -258,8 +323,10 @@ def test_golden_markdown_keeps_tables_and_the_role_tree(repo, capsys):
     fixture = _resourced(repo)
     _, out, _ = run(capsys, "diff", "--base", "main", "-f", "markdown", fixture)
     assert GOLDEN_TABLE in out
-    assert ("| worker | `scaleDefinition.replicasPath` | <code>.spec.roles[] &#124; (.replicas // 1)</code> | "
-            "<code>.spec.roles[] &#124; (.replicas // 1) * 2</code> |") in out
+    assert (
+        "| worker | `scaleDefinition.replicasPath` | <code>.spec.roles[] &#124; (.replicas // 1)</code> | "
+        "<code>.spec.roles[] &#124; (.replicas // 1) * 2</code> |"
+    ) in out
     assert out.index("scaleDefinition.replicasPath") < out.index("| workload | change |")  # the cause above its effects
     assert "```mermaid" in out and "class n_worker changed" in out
 
@@ -273,18 +340,45 @@ def test_golden_json_names_component_instance_and_field(repo, capsys):
         {"what": "replicas", "component": "worker", "instance": "leader", "field": "replicas", "before": 1, "after": 2},
         {"what": "replicas", "component": "worker", "instance": "worker", "field": "replicas", "before": 4, "after": 8},
         {"what": "gpus", "component": None, "instance": None, "field": "gpus", "before": 33, "after": 66},
-        {"what": "cpuMillis", "component": None, "instance": None, "field": "cpuMillis", "before": 64500, "after": 129000},
-        {"what": "memoryBytes", "component": None, "instance": None, "field": "memoryBytes",
-         "before": 4160 * 2 ** 30, "after": 8320 * 2 ** 30},
-        {"what": "gang", "component": "worker", "instance": None, "field": "gang.subGroups.minAvailable", "before": 5, "after": 10},
+        {
+            "what": "cpuMillis",
+            "component": None,
+            "instance": None,
+            "field": "cpuMillis",
+            "before": 64500,
+            "after": 129000,
+        },
+        {
+            "what": "memoryBytes",
+            "component": None,
+            "instance": None,
+            "field": "memoryBytes",
+            "before": 4160 * 2**30,
+            "after": 8320 * 2**30,
+        },
+        {
+            "what": "gang",
+            "component": "worker",
+            "instance": None,
+            "field": "gang.subGroups.minAvailable",
+            "before": 5,
+            "after": 10,
+        },
     ]
     assert all(c["base"] == c["before"] and c["head"] == c["after"] for c in changes)  # the older names stay
 
 
 def test_pod_placement_is_part_of_diff(repo, capsys):
     doc = dict(FIXTURE, name="with pods")
-    doc["pods"] = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": n, "labels": {"example.com/role": r}}, "status": {"phase": "Running"}}
-                   for n, r in (("l-0", "leader"), ("w-0", "worker"))]
+    doc["pods"] = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": n, "labels": {"example.com/role": r}},
+            "status": {"phase": "Running"},
+        }
+        for n, r in (("l-0", "leader"), ("w-0", "worker"))
+    ]
     path = repo / "fixtures" / "example-com-trainer-v1" / "pods.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     git(repo, "add", "-A")

@@ -16,10 +16,9 @@ import sys
 
 import pytest
 import yaml
-
 from conftest import BASE_DEFINITION, HAVE_REFERENCE, ROOT, git
 
-DOCS = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+DOCS = [os.path.join(ROOT, "README.md"), *sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))]
 BLOCK = re.compile(r"(?:<!-- docs-test: (?P<note>[^>]*?) -->\n\s*)?```(?P<lang>[a-z]*)\n(?P<body>.*?)```", re.S)
 TEST_CRD = os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml")
 
@@ -35,6 +34,7 @@ def blocks(lang):
 
 
 # -- setups: what each kind of block assumes ----------------------------------------------------------
+
 
 def setup_repo(tmp):
     """A copy of this repository's definitions, fixtures and configuration, with crds/."""
@@ -61,16 +61,31 @@ def setup_kubectl(tmp):
 def setup_my_def(tmp):
     (tmp / "catalog").mkdir()
     (tmp / "docs").mkdir()
-    (tmp / "catalog" / "my-def.yaml").write_text(BASE_DEFINITION.replace("name: example-com-trainer-v1", "name: my-def"))
-    obj = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
-           "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
-           "status": {"phase": "Running"}}
+    (tmp / "catalog" / "my-def.yaml").write_text(
+        BASE_DEFINITION.replace("name: example-com-trainer-v1", "name: my-def")
+    )
+    obj = {
+        "apiVersion": "example.com/v1",
+        "kind": "Trainer",
+        "metadata": {"name": "t", "uid": "u"},
+        "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
+        "status": {"phase": "Running"},
+    }
     (tmp / "my-object.yaml").write_text(yaml.safe_dump(obj))
     failed = dict(obj, status={"phase": "Error", "conditions": [{"type": "Failed", "status": "True"}]})
     (tmp / "fixtures" / "my-def").mkdir(parents=True)
-    (tmp / "fixtures" / "my-def" / "failed.yaml").write_text(yaml.safe_dump(
-        {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "failed", "source": "docs test", "object": failed,
-         "expect": {"statuses": ["Failed"]}}))
+    (tmp / "fixtures" / "my-def" / "failed.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kartalint/v1",
+                "kind": "KartaFixture",
+                "name": "failed",
+                "source": "docs test",
+                "object": failed,
+                "expect": {"statuses": ["Failed"]},
+            }
+        )
+    )
 
 
 def setup_shared(tmp):
@@ -79,8 +94,13 @@ def setup_shared(tmp):
     return ROOT  # runs where the block's relative paths point
 
 
-SETUPS = {"repo": setup_repo, "empty-repo": setup_empty_repo, "kubectl": setup_kubectl, "my-def": setup_my_def,
-          "shared": setup_shared}
+SETUPS = {
+    "repo": setup_repo,
+    "empty-repo": setup_empty_repo,
+    "kubectl": setup_kubectl,
+    "my-def": setup_my_def,
+    "shared": setup_shared,
+}
 
 
 @pytest.mark.parametrize("note, body", list(blocks("sh")))
@@ -96,8 +116,9 @@ def test_shell_block_runs(note, body, tmp_path):
     script = re.sub(r"python3 -m pip install [^&\n]*&&\s*", "", body)
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     env.pop("CI", None)
-    proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=300)
+    proc = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
+    )
     assert proc.returncode == 0, f"$ {script}\n{proc.stdout}\n{proc.stderr}"
 
 
@@ -120,6 +141,7 @@ def test_docs_pin_revisions_that_exist():
     if shallow.stdout.strip() == "true":
         pytest.skip("a shallow clone cannot tell which revisions exist")
     for ref in refs:
-        proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=ROOT, capture_output=True)
+        proc = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=ROOT, capture_output=True
+        )
         assert proc.returncode == 0, f"the docs pin kartalint to {ref}, which is not a revision of this repository"
-

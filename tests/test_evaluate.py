@@ -7,12 +7,11 @@ import time
 
 import pytest
 import yaml
+from conftest import base
 
 import kartalint
 from kartalint.evaluation import Evaluator
 from kartalint.evaluation.values import tostring
-
-from conftest import base
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +20,9 @@ def ev():
         yield evaluator
 
 
-def pod_template(gpus=None, cpu=None, memory=None, limits_only=False, init=(), sidecars=(), overhead=None, pod_resources=None):
+def pod_template(
+    gpus=None, cpu=None, memory=None, limits_only=False, init=(), sidecars=(), overhead=None, pod_resources=None
+):
     resources = {}
     amounts = {k: v for k, v in (("nvidia.com/gpu", gpus), ("cpu", cpu), ("memory", memory)) if v is not None}
     if amounts:
@@ -39,8 +40,13 @@ def pod_template(gpus=None, cpu=None, memory=None, limits_only=False, init=(), s
 
 
 def trainer(roles, phase="Running", conditions=(), uid="u-1"):
-    return {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "namespace": "ns", "uid": uid},
-            "spec": {"roles": roles}, "status": {"phase": phase, "conditions": list(conditions)}}
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Trainer",
+        "metadata": {"name": "t", "namespace": "ns", "uid": uid},
+        "spec": {"roles": roles},
+        "status": {"phase": phase, "conditions": list(conditions)},
+    }
 
 
 def role(name, replicas=None, **template):
@@ -51,6 +57,7 @@ def role(name, replicas=None, **template):
 
 
 # -- instances and the zip rule ----------------------------------------------------------------
+
 
 def test_array_based_instances_sorted_with_replicas_and_gpus(ev):
     view = ev.evaluate(base(), trainer([role("worker", 4, gpus=8), role("leader", None, gpus=1)]))
@@ -69,8 +76,10 @@ def test_map_based_instances(ev):
     child["specDefinition"]["podTemplateSpecPath"] = ".spec.services[].template"
     child["scaleDefinition"]["replicasPath"] = ".spec.services[] | .replicas"
     obj = trainer([])
-    obj["spec"]["services"] = {"prefill": {"replicas": 2, "template": pod_template(gpus=2)},
-                               "decode": {"replicas": 3, "template": pod_template(gpus=1)}}
+    obj["spec"]["services"] = {
+        "prefill": {"replicas": 2, "template": pod_template(gpus=2)},
+        "decode": {"replicas": 3, "template": pod_template(gpus=1)},
+    }
     view = ev.evaluate(definition, obj)
     comp = view.component("worker")
     assert [(i.id, i.desired, i.resources.gpus) for i in comp.instances] == [("decode", 3, 3), ("prefill", 2, 4)]
@@ -83,9 +92,21 @@ def test_instance_count_mismatch_is_an_error_on_the_field(ev):
     view = ev.evaluate(definition, trainer([role("a", 1), role("b", 2)]))
     comp = view.component("worker")
     assert [e.to_dict() for e in comp.errors] == [
-        {"field": "specDefinition.podTemplateSpecPath", "message": "instance ids count (2) does not match results count (1)"}]
+        {
+            "field": "specDefinition.podTemplateSpecPath",
+            "message": "instance ids count (2) does not match results count (1)",
+        }
+    ]
     assert [i.desired for i in comp.instances] == [1, 2]  # the rest is still computed
     assert view.statuses == ["Running"]
+    assert [e.code for e in comp.errors] == ["count-mismatch"]  # what test-time rules act on, not the words
+
+
+def test_field_errors_other_than_a_count_mismatch_have_the_general_code(ev):
+    definition = base()
+    definition["spec"]["structureDefinition"]["childComponents"][0]["instanceIdPath"] = ".spec.roles | keys[]"
+    view = ev.evaluate(definition, trainer([role("a", 1)]))
+    assert [e.code for e in view.component("worker").errors] == ["error"]
 
 
 def test_numeric_instance_ids_fail_conversion(ev):
@@ -127,7 +148,8 @@ def test_single_instance_paths_must_emit_one_value(ev):
     assert comp.instances[0].id is None
     # `scaleDefinition: {}` gives zero scale records: an error for a single-instance component
     assert [e.to_dict() for e in comp.errors] == [
-        {"field": "scaleDefinition", "message": "instance ids count (1) does not match results count (0)"}]
+        {"field": "scaleDefinition", "message": "instance ids count (1) does not match results count (0)"}
+    ]
     assert comp.instances[0].desired is None
 
 
@@ -145,16 +167,26 @@ def test_jobset_without_parallelism(ev):
 
 # -- value conversion ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("value, desired, error", [
-    (3, 3, None), ("3", 3, None), (0, 0, None), (2.0, 2, None), (None, 1, None),
-    ("three", None, 'replicas value "three" at index 0 is not a number'),
-    (1.5, None, "failed to convert object at index 0 to type int32"),
-    (True, None, "failed to convert object at index 0 to type int32"),
-    (2 ** 31, None, "failed to convert object at index 0 to type int32"),
-])
+
+@pytest.mark.parametrize(
+    "value, desired, error",
+    [
+        (3, 3, None),
+        ("3", 3, None),
+        (0, 0, None),
+        (2.0, 2, None),
+        (None, 1, None),
+        ("three", None, 'replicas value "three" at index 0 is not a number'),
+        (1.5, None, "failed to convert object at index 0 to type int32"),
+        (True, None, "failed to convert object at index 0 to type int32"),
+        (2**31, None, "failed to convert object at index 0 to type int32"),
+    ],
+)
 def test_replica_conversion(ev, value, desired, error):
     definition = base()
-    definition["spec"]["structureDefinition"]["childComponents"][0]["scaleDefinition"]["replicasPath"] = ".spec.roles[] | .replicas"
+    definition["spec"]["structureDefinition"]["childComponents"][0]["scaleDefinition"]["replicasPath"] = (
+        ".spec.roles[] | .replicas"
+    )
     view = ev.evaluate(definition, trainer([role("w", value)]))
     comp = view.component("worker")
     assert comp.instances[0].desired == desired
@@ -165,8 +197,17 @@ def test_desired_replicas_cli_rule_and_gang_minimum(ev):
     definition = base()
     scale = definition["spec"]["structureDefinition"]["childComponents"][0]["scaleDefinition"]
     scale.clear()
-    scale.update(minReplicasPath=".spec.roles[] | .min", maxReplicasPath=".spec.roles[] | .max", replicasPath=".spec.roles[] | .replicas")
-    roles = [dict(role("a"), min=2, max=9), dict(role("b", 0), min=None), dict(role("c"), min=None), dict(role("d", 4), min=1)]
+    scale.update(
+        minReplicasPath=".spec.roles[] | .min",
+        maxReplicasPath=".spec.roles[] | .max",
+        replicasPath=".spec.roles[] | .replicas",
+    )
+    roles = [
+        dict(role("a"), min=2, max=9),
+        dict(role("b", 0), min=None),
+        dict(role("c"), min=None),
+        dict(role("d", 4), min=1),
+    ]
     view = ev.evaluate(definition, trainer(roles))
     got = {i.id: (i.desired, i.scale.gang_minimum, i.to_dict()["replicas"]) for i in view.component("worker").instances}
     assert got["a"] == (2, 2, {"desired": 2, "replicas": None, "min": 2, "max": 9})  # min when replicas unset
@@ -187,6 +228,7 @@ def test_tostring_follows_gojq():
 
 # -- status -------------------------------------------------------------------------------------
 
+
 def status_def(mappings, **extra):
     definition = base()
     status = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
@@ -196,12 +238,17 @@ def status_def(mappings, **extra):
 
 
 def test_all_matched_statuses_in_fixed_order(ev):
-    definition = status_def({
-        "degraded": [{"byConditions": [{"type": "Degraded", "status": "True"}]}],
-        "running": [{"byPhase": "Running"}],
-        "initializing": [{"byPhase": "Pending"}, {"byConditions": [{"type": "Ready", "reason": "Starting"}]}],
-    })
-    obj = trainer([], conditions=[{"type": "Degraded", "status": "True"}, {"type": "Ready", "status": "False", "reason": "Starting"}])
+    definition = status_def(
+        {
+            "degraded": [{"byConditions": [{"type": "Degraded", "status": "True"}]}],
+            "running": [{"byPhase": "Running"}],
+            "initializing": [{"byPhase": "Pending"}, {"byConditions": [{"type": "Ready", "reason": "Starting"}]}],
+        }
+    )
+    obj = trainer(
+        [],
+        conditions=[{"type": "Degraded", "status": "True"}, {"type": "Ready", "status": "False", "reason": "Starting"}],
+    )
     view = ev.evaluate(definition, obj)
     assert view.statuses == ["Running", "Initializing", "Degraded"]
     assert view.phase == "Running"
@@ -209,28 +256,36 @@ def test_all_matched_statuses_in_fixed_order(ev):
 
 def test_undefined_when_nothing_matches_and_empty_matcher_always_matches(ev):
     assert ev.evaluate(status_def({"failed": [{"byPhase": "Failed"}]}), trainer([])).statuses == ["Undefined"]
-    assert ev.evaluate(status_def({"failed": [{}], "running": [{"byPhase": "Nope"}]}), trainer([])).statuses == ["Failed"]
+    assert ev.evaluate(status_def({"failed": [{}], "running": [{"byPhase": "Nope"}]}), trainer([])).statuses == [
+        "Failed"
+    ]
 
 
 def test_by_conditions_needs_every_entry_and_exact_values(ev):
-    definition = status_def({"running": [{"byConditions": [{"type": "A", "status": "True"}, {"type": "B"}]}],
-                             "failed": [{"byConditions": [{"type": "A", "status": "true"}]}]})
+    definition = status_def(
+        {
+            "running": [{"byConditions": [{"type": "A", "status": "True"}, {"type": "B"}]}],
+            "failed": [{"byConditions": [{"type": "A", "status": "true"}]}],
+        }
+    )
     assert ev.evaluate(definition, trainer([], conditions=[{"type": "A", "status": "True"}])).statuses == ["Undefined"]
     both = [{"type": "A", "status": "True"}, {"type": "B", "status": "False"}]
     assert ev.evaluate(definition, trainer([], conditions=both)).statuses == ["Running"]
     # duplicate condition types: the last one wins
-    dup = both + [{"type": "A", "status": "False"}]
+    dup = [*both, {"type": "A", "status": "False"}]
     assert ev.evaluate(definition, trainer([], conditions=dup)).statuses == ["Undefined"]
 
 
 def test_by_expression_first_output_tostring(ev):
-    definition = status_def({
-        "running": [{"byExpression": {"expression": ".status.phase", "expectedResult": "Running"}}],
-        "completed": [{"byExpression": {"expression": ".spec.n, 7", "expectedResult": "3"}}],
-        "failed": [{"byExpression": {"expression": ".status.missing", "expectedResult": "null"}}],
-        "degraded": [{"byExpression": {"expression": "empty", "expectedResult": ""}}],
-        "suspended": [{"byExpression": {"expression": "{b: 1, a: true}", "expectedResult": '{"a":true,"b":1}'}}],
-    })
+    definition = status_def(
+        {
+            "running": [{"byExpression": {"expression": ".status.phase", "expectedResult": "Running"}}],
+            "completed": [{"byExpression": {"expression": ".spec.n, 7", "expectedResult": "3"}}],
+            "failed": [{"byExpression": {"expression": ".status.missing", "expectedResult": "null"}}],
+            "degraded": [{"byExpression": {"expression": "empty", "expectedResult": ""}}],
+            "suspended": [{"byExpression": {"expression": "{b: 1, a: true}", "expectedResult": '{"a":true,"b":1}'}}],
+        }
+    )
     obj = trainer([])
     obj["spec"]["n"] = 3.0
     assert ev.evaluate(definition, obj).statuses == ["Suspended", "Running", "Failed", "Completed"]
@@ -254,8 +309,14 @@ def test_custom_condition_field_names(ev):
 
 
 def test_status_errors_are_reported_and_other_matchers_still_run(ev):
-    definition = status_def({"running": [{"byExpression": {"expression": ".status.phase | error", "expectedResult": "x"}},
-                                         {"byPhase": "Running"}]})
+    definition = status_def(
+        {
+            "running": [
+                {"byExpression": {"expression": ".status.phase | error", "expectedResult": "x"}},
+                {"byPhase": "Running"},
+            ]
+        }
+    )
     view = ev.evaluate(definition, trainer([]))
     assert view.statuses == ["Running"]
     assert view.root.errors[0].field == "statusDefinition.statusMappings.running[0]"
@@ -264,7 +325,9 @@ def test_status_errors_are_reported_and_other_matchers_still_run(ev):
 
 def test_conditions_path_must_yield_arrays(ev):
     definition = status_def({"running": [{"byPhase": "Running"}]})
-    definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["conditionsDefinition"]["path"] = ".status"
+    definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["conditionsDefinition"]["path"] = (
+        ".status"
+    )
     view = ev.evaluate(definition, trainer([]))
     assert view.root.errors[0].message == "failed to convert object at index 0 to type []map[string]interface {}"
     assert view.statuses == ["Running"]
@@ -324,9 +387,13 @@ spec:
 
 
 def lws_object(replicas=2, size=4):
-    return {"apiVersion": "example.com/v1", "kind": "Set", "metadata": {"name": "s", "uid": "abc"},
-            "spec": {"replicas": replicas, "size": size, "leader": pod_template(gpus=1), "worker": pod_template(gpus=8)},
-            "status": {"phase": "Running"}}
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Set",
+        "metadata": {"name": "s", "uid": "abc"},
+        "spec": {"replicas": replicas, "size": size, "leader": pod_template(gpus=1), "worker": pod_template(gpus=8)},
+        "status": {"phase": "Running"},
+    }
 
 
 def test_logical_component_and_subtree_scale(ev):
@@ -338,13 +405,14 @@ def test_logical_component_and_subtree_scale(ev):
     # resources: per replica x desired plus children's totals (the group's scale is not applied)
     assert group.resources.gpus == 1 * 1 + 8 * 3
     gang = view.gang
-    assert gang["name"] == "pg-abc-group"
-    assert (gang["minAvailable"], gang["minSubGroup"]) == (0, 2)
-    assert [(s["name"], s["minAvailable"]) for s in gang["subGroups"]] == [("leader", 1), ("worker", 3)]
+    assert gang.name == "pg-abc-group"
+    assert (gang.min_available, gang.min_sub_group) == (0, 2)
+    assert [(s.name, s.min_available) for s in gang.sub_groups] == [("leader", 1), ("worker", 3)]
+    assert gang.to_dict()["subGroups"][0] == {"name": "leader", "minAvailable": 1, "topology": None}
     # without subGroups the group minimum is the root subtree: group 2 x (1 + 3) = 8
     del definition["spec"]["optimizationInstructions"]["gangScheduling"]["podGroup"]["subGroups"]
     gang = ev.evaluate(definition, lws_object()).gang
-    assert (gang["minAvailable"], gang["minSubGroup"], gang["subGroups"]) == (8, None, [])
+    assert (gang.min_available, gang.min_sub_group, gang.sub_groups) == (8, None, [])
 
 
 def test_subtree_scale_multiplies_parent_by_children_sum(ev):
@@ -372,28 +440,34 @@ def test_subtree_scale_counts_leaves_without_any_scale(ev):
 def test_subgroup_without_scale_is_reported(ev):
     definition = yaml.safe_load(LWS_LIKE)
     gang = ev.evaluate(definition, lws_object(size=1)).gang
-    assert "component worker must expose a replica scale definition" in gang["errors"]
+    assert "component worker must expose a replica scale definition" in gang.errors
 
 
 def test_alpha_pod_groups_with_pods(ev):
     definition = yaml.safe_load(LWS_LIKE)
-    definition["spec"]["optimizationInstructions"]["gangScheduling"] = {"podGroups": [
-        {"name": "per-group", "members": [{"componentName": "group", "groupByKeyPaths": ['.metadata.labels["group-index"]']}]},
-    ]}
+    definition["spec"]["optimizationInstructions"]["gangScheduling"] = {
+        "podGroups": [
+            {
+                "name": "per-group",
+                "members": [{"componentName": "group", "groupByKeyPaths": ['.metadata.labels["group-index"]']}],
+            },
+        ]
+    }
     pods = [
         {"metadata": {"name": "s-0", "labels": {"role": "leader", "group-index": "0"}}, "spec": {"containers": []}},
         {"metadata": {"name": "s-0-1", "labels": {"role": "worker", "group-index": "0"}}, "spec": {"containers": []}},
         {"metadata": {"name": "stray", "labels": {}}, "spec": {"containers": []}},
     ]
     gang = ev.evaluate(definition, lws_object(), pods).gang
-    assert gang["groups"][0]["members"][0]["minAvailable"] == 8
-    by_pod = {p["pod"]: p for p in gang["pods"]}
+    assert gang.groups[0].members[0].min_available == 8
+    by_pod = {p["pod"]: p for p in gang.to_dict()["pods"]}
     assert by_pod["s-0"]["podGroup"] == "pg-abc-0" and by_pod["s-0"]["member"] == "group"
     assert by_pod["s-0"]["minAvailable"] == 8
     assert by_pod["stray"]["error"] == "no component found for pod `stray`"
 
 
 # -- resources ------------------------------------------------------------------------------------
+
 
 def resources_of(ev, template):
     view = ev.evaluate(base(), trainer([{"name": "w", "replicas": 2, "template": template}]))
@@ -402,29 +476,43 @@ def resources_of(ev, template):
 
 
 def test_requests_then_limits_and_limits_only(ev):
-    assert resources_of(ev, pod_template(gpus=2, cpu="500m", memory="1Gi")).to_dict() == {"gpus": 2, "cpuMillis": 500, "memoryBytes": 2 ** 30}
-    assert resources_of(ev, pod_template(gpus=4, cpu=2, memory="70M", limits_only=True)).to_dict() == {"gpus": 4, "cpuMillis": 2000, "memoryBytes": 70_000_000}
+    assert resources_of(ev, pod_template(gpus=2, cpu="500m", memory="1Gi")).to_dict() == {
+        "gpus": 2,
+        "cpuMillis": 500,
+        "memoryBytes": 2**30,
+    }
+    assert resources_of(ev, pod_template(gpus=4, cpu=2, memory="70M", limits_only=True)).to_dict() == {
+        "gpus": 4,
+        "cpuMillis": 2000,
+        "memoryBytes": 70_000_000,
+    }
     template = pod_template()
-    template["spec"]["containers"][0]["resources"] = {"requests": {"nvidia.com/gpu": 0}, "limits": {"nvidia.com/gpu": 8, "cpu": "1"}}
+    template["spec"]["containers"][0]["resources"] = {
+        "requests": {"nvidia.com/gpu": 0},
+        "limits": {"nvidia.com/gpu": 8, "cpu": "1"},
+    }
     assert resources_of(ev, template).to_dict() == {"gpus": 0, "cpuMillis": 1000, "memoryBytes": 0}  # explicit 0 counts
 
 
 def test_init_containers_sidecars_overhead_and_pod_level(ev):
     big_init = {"requests": {"cpu": "4", "nvidia.com/gpu": 1}}
     sidecar = {"requests": {"cpu": "250m", "memory": "100Mi"}}
-    template = pod_template(gpus=2, cpu="1", memory="1Gi", init=[big_init], sidecars=[sidecar], overhead={"cpu": "100m"})
+    template = pod_template(
+        gpus=2, cpu="1", memory="1Gi", init=[big_init], sidecars=[sidecar], overhead={"cpu": "100m"}
+    )
     # running = main + sidecar = (2 gpu, 1250m, 1Gi+100Mi); init max = (1 gpu, 4000m, 0) -> element-wise max
     got = resources_of(ev, template).to_dict()
-    assert got == {"gpus": 2, "cpuMillis": 4000 + 100, "memoryBytes": 2 ** 30 + 100 * 2 ** 20}
+    assert got == {"gpus": 2, "cpuMillis": 4000 + 100, "memoryBytes": 2**30 + 100 * 2**20}
     template = pod_template(gpus=1, cpu="1", memory="1Gi", pod_resources={"limits": {"cpu": "3", "memory": "2Gi"}})
-    assert resources_of(ev, template).to_dict() == {"gpus": 1, "cpuMillis": 3000, "memoryBytes": 2 * 2 ** 30}
+    assert resources_of(ev, template).to_dict() == {"gpus": 1, "cpuMillis": 3000, "memoryBytes": 2 * 2**30}
 
 
 def test_fragmented_spec_resources(ev):
     definition = base()
     child = definition["spec"]["structureDefinition"]["childComponents"][0]
-    child["specDefinition"] = {"fragmentedPodSpecDefinition": {"resourcesPath": ".spec.roles[].resources",
-                                                                "imagePath": ".spec.roles[].image"}}
+    child["specDefinition"] = {
+        "fragmentedPodSpecDefinition": {"resourcesPath": ".spec.roles[].resources", "imagePath": ".spec.roles[].image"}
+    }
     obj = trainer([{"name": "w", "replicas": 3, "image": "img", "resources": {"limits": {"nvidia.com/gpu": 2}}}])
     view = ev.evaluate(definition, obj)
     instance = view.component("worker").instances[0]
@@ -439,15 +527,22 @@ def test_bad_quantity_is_an_error_not_a_crash(ev):
 
 # -- pods -------------------------------------------------------------------------------------------
 
+
 def pod(name, role_name, ready=True, node="n1", gpus=0):
-    return {"metadata": {"name": name, "labels": {"example.com/role": role_name}},
-            "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpus}}}]},
-            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+    return {
+        "metadata": {"name": name, "labels": {"example.com/role": role_name}},
+        "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpus}}}]},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
+    }
 
 
 def test_pods_are_mapped_to_components_and_instances(ev):
-    pods = [pod("w-0", "worker", gpus=8), pod("w-1", "worker", ready=False, node="n2"), pod("l-0", "leader"),
-            {"metadata": {"name": "other", "labels": {}}, "spec": {}}]
+    pods = [
+        pod("w-0", "worker", gpus=8),
+        pod("w-1", "worker", ready=False, node="n2"),
+        pod("l-0", "leader"),
+        {"metadata": {"name": "other", "labels": {}}, "spec": {}},
+    ]
     view = ev.evaluate(base(), trainer([role("worker", 2), role("leader", 1)]), pods)
     comp = view.component("worker")
     got = {i.id: [(p.name, p.ready, p.node) for p in i.pods] for i in comp.instances}
@@ -457,7 +552,7 @@ def test_pods_are_mapped_to_components_and_instances(ev):
     assert (data["current"], data["ready"], data["nodes"]) == (3, 2, ["n1", "n2"])
     assert data["items"][0]["resources"]["gpus"] == 8 or data["items"][1]["resources"]["gpus"] == 8
     # the subgroup lists the pods matched by its component's selector
-    assert view.gang["subGroups"][0]["pods"] == ["w-0", "w-1", "l-0"]
+    assert view.gang.sub_groups[0].pods == ["w-0", "w-1", "l-0"]
 
 
 def test_sole_pod_component_without_selector_takes_all_pods(ev):
@@ -474,10 +569,20 @@ def test_sole_pod_component_without_selector_takes_all_pods(ev):
 
 # -- robustness -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("obj", [
-    {}, {"spec": None}, {"spec": {"roles": "nope"}}, {"spec": {"roles": [None, 3, "x"]}}, [], "text", None,
-    {"status": {"conditions": {"type": "x"}}},
-])
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {},
+        {"spec": None},
+        {"spec": {"roles": "nope"}},
+        {"spec": {"roles": [None, 3, "x"]}},
+        [],
+        "text",
+        None,
+        {"status": {"conditions": {"type": "x"}}},
+    ],
+)
 def test_malformed_objects_give_errors_not_tracebacks(ev, obj):
     view = ev.evaluate(base(), obj)
     assert isinstance(view.to_dict(), dict)
@@ -513,7 +618,8 @@ def test_deeply_nested_object(ev):
     obj["spec"]["deep"] = deep
     view = ev.evaluate(base(), obj)
     assert [e.to_dict() for e in view.errors] == [
-        {"field": "object", "message": "the object cannot be handed to jq (nested deeper than 256 levels)"}]
+        {"field": "object", "message": "the object cannot be handed to jq (nested deeper than 256 levels)"}
+    ]
     assert view.statuses == ["Undefined"]
     # 200 levels are fine (YAML files are limited earlier by the loader)
     obj["spec"]["deep"] = {"a": {"a": {"a": {}}}}
@@ -523,7 +629,9 @@ def test_deeply_nested_object(ev):
 
 
 def test_runaway_expression_is_stopped_and_attributed():
-    definition = status_def({"running": [{"byExpression": {"expression": "def f: f; f", "expectedResult": "x"}}, {"byPhase": "Running"}]})
+    definition = status_def(
+        {"running": [{"byExpression": {"expression": "def f: f; f", "expectedResult": "x"}}, {"byPhase": "Running"}]}
+    )
     with Evaluator(timeout=1) as evaluator:
         view = evaluator.evaluate(definition, trainer([role("w", 2)]))
     assert view.statuses == ["Running"]
@@ -538,6 +646,7 @@ def test_invalid_definition_is_reported_not_evaluated(ev):
     view = ev.evaluate(definition, trainer([role("w", 2)]))
     assert view.errors and view.errors[0].message.startswith("invalid karta: ")
     assert view.components == [] and view.component("worker") is None
+
 
 def test_public_api_and_json_document():
     view = kartalint.evaluate(base(), trainer([role("w", 2, gpus=1)]))

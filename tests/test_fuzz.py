@@ -22,21 +22,23 @@ import copy
 import io
 import json
 import os
+import pathlib
 import signal
 import subprocess
 import sys
-from typing import Any, List
+from typing import Any
 
 import pytest
 import yaml
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from conftest import BASE_DEFINITION  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 import kartalint  # noqa: E402
 from kartalint.cli import main  # noqa: E402
 from kartalint.errors import ArgumentError  # noqa: E402
-from conftest import BASE_DEFINITION  # noqa: E402
 
 SCALE = float(os.environ.get("KARTALINT_FUZZ_EXAMPLES", "0") or 0) / 100 or 1.0
 SECRET = "PLANTED-fuzz-s3cret-7d1e"
@@ -44,19 +46,52 @@ HANG_SECONDS = 60
 
 
 def examples(n: int) -> Any:
-    return settings(max_examples=max(1, int(n * SCALE)), deadline=None, derandomize="KARTALINT_FUZZ_EXAMPLES" not in os.environ,
-                    suppress_health_check=list(HealthCheck), database=None)
+    return settings(
+        max_examples=max(1, int(n * SCALE)),
+        deadline=None,
+        derandomize="KARTALINT_FUZZ_EXAMPLES" not in os.environ,
+        suppress_health_check=list(HealthCheck),
+        database=None,
+    )
 
 
 DEFINITION = yaml.safe_load(BASE_DEFINITION)
-OBJECT = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u", "labels": {"a": "b"}},
-          "spec": {"roles": [{"name": "leader", "replicas": 1, "template": {"spec": {"containers": [
-              {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1, "cpu": "500m", "memory": "1Gi"}}}]}}},
-              {"name": "worker", "replicas": 3, "template": {"spec": {"containers": [
-                  {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 8}}}]}}}]},
-          "status": {"phase": "Running", "conditions": [{"type": "Failed", "status": "False"}]}}
-POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"example.com/role": "worker"}},
-       "spec": {"containers": [{"name": "c"}]}, "status": {"phase": "Running"}}
+OBJECT = {
+    "apiVersion": "example.com/v1",
+    "kind": "Trainer",
+    "metadata": {"name": "t", "uid": "u", "labels": {"a": "b"}},
+    "spec": {
+        "roles": [
+            {
+                "name": "leader",
+                "replicas": 1,
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "c",
+                                "resources": {"limits": {"nvidia.com/gpu": 1, "cpu": "500m", "memory": "1Gi"}},
+                            }
+                        ]
+                    }
+                },
+            },
+            {
+                "name": "worker",
+                "replicas": 3,
+                "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 8}}}]}},
+            },
+        ]
+    },
+    "status": {"phase": "Running", "conditions": [{"type": "Failed", "status": "False"}]},
+}
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "p", "labels": {"example.com/role": "worker"}},
+    "spec": {"containers": [{"name": "c"}]},
+    "status": {"phase": "Running"},
+}
 
 # -- the project every example runs in -------------------------------------------------------------
 
@@ -67,20 +102,34 @@ def project(tmp_path_factory):
     a definition, a fixture and an object; the secret is also in the environment."""
     base = tmp_path_factory.mktemp("fuzz")
     (base / "outside").mkdir()
-    (base / "outside" / "secret.yaml").write_text(yaml.safe_dump(dict(OBJECT, metadata={"name": SECRET, "uid": SECRET})))
+    (base / "outside" / "secret.yaml").write_text(
+        yaml.safe_dump(dict(OBJECT, metadata={"name": SECRET, "uid": SECRET}))
+    )
     (base / "outside" / "secret.json").write_text(json.dumps(SECRET))
     (base / "outside" / "secret.jq").write_text(f'def s: "{SECRET}";')
     root = base / "project"
     (root / "defs").mkdir(parents=True)
     (root / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
     (root / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
-    (root / "fixtures" / "example-com-trainer-v1" / "ok.yaml").write_text(yaml.safe_dump(
-        {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "ok", "source": "fuzz", "object": OBJECT,
-         "expect": {"statuses": ["Running"]}}, sort_keys=False))
+    (root / "fixtures" / "example-com-trainer-v1" / "ok.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kartalint/v1",
+                "kind": "KartaFixture",
+                "name": "ok",
+                "source": "fuzz",
+                "object": OBJECT,
+                "expect": {"statuses": ["Running"]},
+            },
+            sort_keys=False,
+        )
+    )
     (root / "obj.yaml").write_text(yaml.safe_dump(OBJECT))
     (root / "pods.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [POD]}))
     (root / ".kartalint.yaml").write_text("definitions: [defs]\nfixtures: [fixtures]\n")
-    env = dict(os.environ, GIT_AUTHOR_NAME="f", GIT_AUTHOR_EMAIL="f@e", GIT_COMMITTER_NAME="f", GIT_COMMITTER_EMAIL="f@e")
+    env = dict(
+        os.environ, GIT_AUTHOR_NAME="f", GIT_AUTHOR_EMAIL="f@e", GIT_COMMITTER_NAME="f", GIT_COMMITTER_EMAIL="f@e"
+    )
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "base"]):
         subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env=env)
     return root
@@ -109,7 +158,7 @@ def guarded(project, monkeypatch_env=True):
         os.environ.update(old_env)
 
 
-def run_cli(argv: List[str], stdin: str = "") -> tuple:
+def run_cli(argv: list[str], stdin: str = "") -> tuple:
     """(exit code, stdout, stderr) of ``kartalint ARGV`` in-process; any exception but argparse's
     SystemExit escapes and fails the example."""
     out, err = io.StringIO(), io.StringIO()
@@ -137,40 +186,129 @@ def check_run(code: int, out: str, err: str, argv: Any) -> None:
 # -- building blocks ----------------------------------------------------------------------------------
 
 HOSTILE_SCALARS = [
-    "!!int abc", "!!float xyz", "!!bool maybe", "!!timestamp x", "!!timestamp 2020-13-45", "!!timestamp 2024-01-02",
-    "!!binary aGVsbG8=", "!!set {a, b}", "!!omap [a: 1]", "!!python/object:os.system ls", "1" * 4400, "0x" + "f" * 4000,
-    ".nan", "-.inf", "1e400", "&a [*a]", "*undefined", "{a: 1, a: 2}", "[[[[[[[[[[", "'unclosed", '"\\x00\\u0007"',
-    "\t", "?", "- - -", "|\n  block", "!!str", "!Ref Foo", "~", "{" * 300 + "}" * 300, "@", "`", "%TAG",
+    "!!int abc",
+    "!!float xyz",
+    "!!bool maybe",
+    "!!timestamp x",
+    "!!timestamp 2020-13-45",
+    "!!timestamp 2024-01-02",
+    "!!binary aGVsbG8=",
+    "!!set {a, b}",
+    "!!omap [a: 1]",
+    "!!python/object:os.system ls",
+    "1" * 4400,
+    "0x" + "f" * 4000,
+    ".nan",
+    "-.inf",
+    "1e400",
+    "&a [*a]",
+    "*undefined",
+    "{a: 1, a: 2}",
+    "[[[[[[[[[[",
+    "'unclosed",
+    '"\\x00\\u0007"',
+    "\t",
+    "?",
+    "- - -",
+    "|\n  block",
+    "!!str",
+    "!Ref Foo",
+    "~",
+    "{" * 300 + "}" * 300,
+    "@",
+    "`",
+    "%TAG",
 ]
 HOSTILE_JQ = [
-    "env", "$ENV", "env.KARTALINT_FUZZ_SECRET", "$ENV.KARTALINT_FUZZ_SECRET", "input", "inputs", "input_filename",
-    "$__loc__", "$__prog_args", "debug", "stderr", "halt", "halt_error", 'error("x")', "error(null)",
-    'import "secret" as $s {search: "OUTSIDE"}; $s', 'include "secret" {search: "OUTSIDE"}; s', 'import "secret" as s; 1',
-    "def f: f; f", "def f: [f]; f", "[range(1e9)]", "[range(5000)][]", "repeat(1)", "last(range(1e12))", "reduce range(3000) as $i (1; [.])",
-    '"\\(.)" * 100000', "tostring * 1000", "ltrimstr(1)", "@base64d", "@sh", "getpath([\"a\",0,\"b\"])", "splits(\"(a+)+$\")",
-    "test(\"(a|a)*b\")", ".[] as [$a] | $a", "..", "[..] | length", "path(..)", "tojson | fromjson", "now", "input_line_number",
-    "$x", ".a.b.c[", "|", "", " ", "\u0000", ".spec.roles[] | .replicas * .missing", "limit(-1; 1)", "splits(\"\")",
-    "getpath([1e400])", "[.[]?] | implode", "infinite", "nan", "-infinite | floor", "pow(10; 400)", "1e400", "\"\\u0000\"",
-    " and ".join([".x"] * 1500), " | ".join([".a"] * 300), "def f: g; def g: f; f | .x", ". as $x | " * 150 + "$x.a",
-    'if .a then .b elif .c then .d else .e end | select(.f != null) | .g * 2', "reduce .a[] as $x (0; . + $x.n * .m)",
+    "env",
+    "$ENV",
+    "env.KARTALINT_FUZZ_SECRET",
+    "$ENV.KARTALINT_FUZZ_SECRET",
+    "input",
+    "inputs",
+    "input_filename",
+    "$__loc__",
+    "$__prog_args",
+    "debug",
+    "stderr",
+    "halt",
+    "halt_error",
+    'error("x")',
+    "error(null)",
+    'import "secret" as $s {search: "OUTSIDE"}; $s',
+    'include "secret" {search: "OUTSIDE"}; s',
+    'import "secret" as s; 1',
+    "def f: f; f",
+    "def f: [f]; f",
+    "[range(1e9)]",
+    "[range(5000)][]",
+    "repeat(1)",
+    "last(range(1e12))",
+    "reduce range(3000) as $i (1; [.])",
+    '"\\(.)" * 100000',
+    "tostring * 1000",
+    "ltrimstr(1)",
+    "@base64d",
+    "@sh",
+    'getpath(["a",0,"b"])',
+    'splits("(a+)+$")',
+    'test("(a|a)*b")',
+    ".[] as [$a] | $a",
+    "..",
+    "[..] | length",
+    "path(..)",
+    "tojson | fromjson",
+    "now",
+    "input_line_number",
+    "$x",
+    ".a.b.c[",
+    "|",
+    "",
+    " ",
+    "\u0000",
+    ".spec.roles[] | .replicas * .missing",
+    "limit(-1; 1)",
+    'splits("")',
+    "getpath([1e400])",
+    "[.[]?] | implode",
+    "infinite",
+    "nan",
+    "-infinite | floor",
+    "pow(10; 400)",
+    "1e400",
+    '"\\u0000"',
+    " and ".join([".x"] * 1500),
+    " | ".join([".a"] * 300),
+    "def f: g; def g: f; f | .x",
+    ". as $x | " * 150 + "$x.a",
+    "if .a then .b elif .c then .d else .e end | select(.f != null) | .g * 2",
+    "reduce .a[] as $x (0; . + $x.n * .m)",
 ]
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(10 ** 30), max_value=10 ** 30) | st.floats(allow_nan=True)
-    | st.text(max_size=40) | st.sampled_from(["Running", "True", "worker", "8", "1Gi", "9" * 5000, "1e400", "-3", "NaN"]),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8) | st.sampled_from(["name", "type", "status", "replicas"]),
-                                                                   children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=40)
+    | st.sampled_from(["Running", "True", "worker", "8", "1Gi", "9" * 5000, "1e400", "-3", "NaN"]),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.text(max_size=8) | st.sampled_from(["name", "type", "status", "replicas"]), children, max_size=4
+        )
+    ),
     max_leaves=12,
 )
 
 
-def paths_of(value: Any, prefix: tuple = ()) -> List[tuple]:
+def paths_of(value: Any, prefix: tuple = ()) -> list[tuple]:
     out = [prefix]
     if isinstance(value, dict):
         for key, child in value.items():
-            out.extend(paths_of(child, prefix + (key,)))
+            out.extend(paths_of(child, (*prefix, key)))
     elif isinstance(value, list):
         for i, child in enumerate(value):
-            out.extend(paths_of(child, prefix + (i,)))
+            out.extend(paths_of(child, (*prefix, i)))
     return out
 
 
@@ -227,10 +365,21 @@ def mutated_text(draw, text: str) -> str:
 
 # -- lint: any text --------------------------------------------------------------------------------------
 
-FIXTURE_TEXT = yaml.safe_dump({"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "f", "source": "fuzz",
-                               "definition": "../defs/trainer.yaml", "object": OBJECT, "expect": {"statuses": ["Running"]}},
-                              sort_keys=False)
-CRD_TEXT = open(os.path.join(os.path.dirname(__file__), "data", "crds", "example.com_trainers.yaml"), encoding="utf-8").read()
+FIXTURE_TEXT = yaml.safe_dump(
+    {
+        "apiVersion": "kartalint/v1",
+        "kind": "KartaFixture",
+        "name": "f",
+        "source": "fuzz",
+        "definition": "../defs/trainer.yaml",
+        "object": OBJECT,
+        "expect": {"statuses": ["Running"]},
+    },
+    sort_keys=False,
+)
+CRD_TEXT = pathlib.Path(os.path.dirname(__file__), "data", "crds", "example.com_trainers.yaml").read_text(
+    encoding="utf-8"
+)
 
 
 @examples(200)
@@ -257,8 +406,14 @@ def test_crds_of_any_shape(project, text):
 
 
 @examples(40)
-@given(text=st.sampled_from(["definitions: [defs]\nfixtures: [fixtures]\n", "rules:\n  jq-unsafe: error\nexclude: [x]\nmax-file-size: 100\ncrds: []\n"])
-       .flatmap(mutated_text))
+@given(
+    text=st.sampled_from(
+        [
+            "definitions: [defs]\nfixtures: [fixtures]\n",
+            "rules:\n  jq-unsafe: error\nexclude: [x]\nmax-file-size: 100\ncrds: []\n",
+        ]
+    ).flatmap(mutated_text)
+)
 def test_configuration_of_any_shape(project, text):
     with guarded(project):
         config = project / "fuzz-config.yaml"
@@ -278,8 +433,11 @@ def evaluator():
 
 
 @examples(200)
-@given(definition=mutated(DEFINITION, jq=True), obj=st.one_of(st.just(OBJECT), mutated(OBJECT)),
-       pods=st.one_of(st.none(), st.lists(st.one_of(st.just(POD), mutated(POD)), max_size=3)))
+@given(
+    definition=mutated(DEFINITION, jq=True),
+    obj=st.one_of(st.just(OBJECT), mutated(OBJECT)),
+    pods=st.one_of(st.none(), st.lists(st.one_of(st.just(POD), mutated(POD)), max_size=3)),
+)
 def test_api_evaluate_never_raises_for_data(project, evaluator, definition, obj, pods):
     OUTSIDE[0] = str(project.parent / "outside")
     with guarded(project):
@@ -300,19 +458,34 @@ def test_describe_and_test_with_hostile_definitions(project, definition, obj):
     with guarded(project):
         (project / "hostile.yaml").write_text(json.dumps(definition))
         (project / "hostile-obj.json").write_text(json.dumps(obj))
-        fixture = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "h", "source": "fuzz",
-                   "definition": "hostile.yaml", "objectFile": "hostile-obj.json", "expect": {"statuses": ["Running"]}}
+        fixture = {
+            "apiVersion": "kartalint/v1",
+            "kind": "KartaFixture",
+            "name": "h",
+            "source": "fuzz",
+            "definition": "hostile.yaml",
+            "objectFile": "hostile-obj.json",
+            "expect": {"statuses": ["Running"]},
+        }
         (project / "hostile-fixture.yaml").write_text(yaml.safe_dump(fixture))
-        for argv in (["describe", "hostile-obj.json", "--definition", "hostile.yaml", "-f", "json", "--timeout", "2"],
-                     ["describe", "hostile-obj.json", "--definition", "hostile.yaml", "--pods", "pods.yaml", "--timeout", "2"],
-                     ["test", "hostile-fixture.yaml", "--timeout", "2"]):
+        for argv in (
+            ["describe", "hostile-obj.json", "--definition", "hostile.yaml", "-f", "json", "--timeout", "2"],
+            ["describe", "hostile-obj.json", "--definition", "hostile.yaml", "--pods", "pods.yaml", "--timeout", "2"],
+            ["test", "hostile-fixture.yaml", "--timeout", "2"],
+        ):
             code, out, err = run_cli(argv)
             check_run(code, out, err, argv)
 
 
 # -- fixtures: file references and --update -----------------------------------------------------------
 
-KEYS = ["apiVersion: kartalint/v1", "kind: KartaFixture", "name: fuzzed", "source: fuzz", "definition: ../defs/trainer.yaml"]
+KEYS = [
+    "apiVersion: kartalint/v1",
+    "kind: KartaFixture",
+    "name: fuzzed",
+    "source: fuzz",
+    "definition: ../defs/trainer.yaml",
+]
 QUOTES = st.sampled_from(["{}", "'{}'", '"{}"'])
 COMMENTS = st.sampled_from(["", "  # a comment", "  # expect: not a key", "  # ünïcødé"])
 
@@ -326,7 +499,9 @@ def fixture_texts(draw):
     for key in keys:
         name, value = key.split(": ", 1)
         prefix_lines.append(f"{draw(QUOTES).format(name)}: {value}{draw(COMMENTS)}")
-    prefix_lines.append(f"objectFile: {draw(st.sampled_from(['../../obj.yaml', '../../../outside/secret.yaml', '/etc/hostname', 'missing.yaml']))}")
+    prefix_lines.append(
+        f"objectFile: {draw(st.sampled_from(['../../obj.yaml', '../../../outside/secret.yaml', '/etc/hostname', 'missing.yaml']))}"
+    )
     expect_key = draw(QUOTES).format("expect")
     status = draw(st.sampled_from(["Running", "Failed", "Pending"]))
     expect = f"{expect_key}:{eol}  statuses: [{status}]{eol}  gpus: {draw(st.integers(0, 40))}{eol}"
@@ -351,20 +526,84 @@ def test_update_keeps_every_byte_outside_expect(project, parts, mode):
             if after != original:
                 assert after.startswith(prefix.encode()), (original, after)
                 assert after.endswith(suffix.encode()), (original, after)
-                assert (b"\r\n" in after) == (eol == "\r\n") and (after.count(b"\r\n") == after.count(b"\n") if eol == "\r\n" else True)
+                assert (b"\r\n" in after) == (eol == "\r\n") and (
+                    after.count(b"\r\n") == after.count(b"\n") if eol == "\r\n" else True
+                )
         finally:
             path.unlink()
 
 
 # -- command lines --------------------------------------------------------------------------------------
 
-ARG_VALUES = st.sampled_from(["defs", "fixtures", "obj.yaml", "pods.yaml", "-", "", "missing.yaml", "/etc/hostname", ".", "fixtures/example-com-trainer-v1",
-                              "nan", "inf", "0", "-1", "1e400", "json", "text", "sarif", "github", "junit", "tree", "yaml", "markdown",
-                              "main", "HEAD~5", "no-such-ref", "*", "[", "(", "\u0000x", "ünï", "../outside/secret.yaml", "a" * 300])
-OPTIONS = st.sampled_from(["-f", "-o", "--timeout", "-k", "--definitions", "--definition", "--pods", "--catalog", "--crd", "--base",
-                           "--head", "-c", "--disable", "--known-failures", "--min-coverage", "--update", "--allow-outside",
-                           "--strict", "--quiet", "-v", "--require-fixtures", "--fail-on-change", "--force", "--allow-empty", "--version"])
-COMMANDS = st.sampled_from([["lint"], ["describe"], ["test"], ["diff"], ["new"], ["new", "fixture"], ["catalog"], ["rules"], ["schema"], []])
+ARG_VALUES = st.sampled_from(
+    [
+        "defs",
+        "fixtures",
+        "obj.yaml",
+        "pods.yaml",
+        "-",
+        "",
+        "missing.yaml",
+        "/etc/hostname",
+        ".",
+        "fixtures/example-com-trainer-v1",
+        "nan",
+        "inf",
+        "0",
+        "-1",
+        "1e400",
+        "json",
+        "text",
+        "sarif",
+        "github",
+        "junit",
+        "tree",
+        "yaml",
+        "markdown",
+        "main",
+        "HEAD~5",
+        "no-such-ref",
+        "*",
+        "[",
+        "(",
+        "\u0000x",
+        "ünï",
+        "../outside/secret.yaml",
+        "a" * 300,
+    ]
+)
+OPTIONS = st.sampled_from(
+    [
+        "-f",
+        "-o",
+        "--timeout",
+        "-k",
+        "--definitions",
+        "--definition",
+        "--pods",
+        "--catalog",
+        "--crd",
+        "--base",
+        "--head",
+        "-c",
+        "--disable",
+        "--known-failures",
+        "--min-coverage",
+        "--update",
+        "--allow-outside",
+        "--strict",
+        "--quiet",
+        "-v",
+        "--require-fixtures",
+        "--fail-on-change",
+        "--force",
+        "--allow-empty",
+        "--version",
+    ]
+)
+COMMANDS = st.sampled_from(
+    [["lint"], ["describe"], ["test"], ["diff"], ["new"], ["new", "fixture"], ["catalog"], ["rules"], ["schema"], []]
+)
 
 
 @examples(200)
@@ -375,10 +614,14 @@ def test_any_command_line(project, command, rest):
         argv = [a if not (i and argv[i - 1] in ("-o", "--output")) else "out/fuzz-output" for i, a in enumerate(argv)]
     argv = [a for a in argv if "\u0000" not in a] if any(a in ("--base", "--head", "--crd") for a in argv) else argv
     with guarded(project):
-        before = subprocess.run(["git", "status", "--porcelain", "--", "defs", "fixtures"], cwd=project, capture_output=True, text=True).stdout
+        before = subprocess.run(
+            ["git", "status", "--porcelain", "--", "defs", "fixtures"], cwd=project, capture_output=True, text=True
+        ).stdout
         code, out, err = run_cli([a for a in argv if "\u0000" not in a])
         check_run(code, out, err, argv)
-        after = subprocess.run(["git", "status", "--porcelain", "--", "defs", "fixtures"], cwd=project, capture_output=True, text=True).stdout
+        after = subprocess.run(
+            ["git", "status", "--porcelain", "--", "defs", "fixtures"], cwd=project, capture_output=True, text=True
+        ).stdout
         if "--update" not in argv:
             assert before == after, (argv, "the working tree changed")
         else:
@@ -387,24 +630,62 @@ def test_any_command_line(project, command, rest):
 
 # -- the jq analysis on generated programs -------------------------------------------------------------
 
-JQ_ATOMS = st.sampled_from([".", ".a", ".spec", ".spec.roles[]", ".b[0]", '.["x y"]', ".c?", "$x", "$__loc__", '"s"', "1", "null",
-                            "true", "env", "input", "[]", "{}", ".[$x]", "empty", "error", "length", "keys", "to_entries"])
+JQ_ATOMS = st.sampled_from(
+    [
+        ".",
+        ".a",
+        ".spec",
+        ".spec.roles[]",
+        ".b[0]",
+        '.["x y"]',
+        ".c?",
+        "$x",
+        "$__loc__",
+        '"s"',
+        "1",
+        "null",
+        "true",
+        "env",
+        "input",
+        "[]",
+        "{}",
+        ".[$x]",
+        "empty",
+        "error",
+        "length",
+        "keys",
+        "to_entries",
+    ]
+)
 
 
 def _combine(children):
     pair = st.tuples(children, children)
     return st.one_of(
-        pair.map(lambda p: f"{p[0]} | {p[1]}"), pair.map(lambda p: f"({p[0]} // {p[1]})"),
-        pair.map(lambda p: f"({p[0]} and {p[1]})"), pair.map(lambda p: f"({p[0]} == {p[1]})"),
-        pair.map(lambda p: f"({p[0]} * {p[1]})"), pair.map(lambda p: f"({p[0]} - {p[1]})"),
-        children.map(lambda c: f"select({c})"), children.map(lambda c: f"map({c})"), children.map(lambda c: f"[{c}]"),
-        children.map(lambda c: f"{{a: {c}}}"), children.map(lambda c: f"try {c}"), children.map(lambda c: f"({c})?"),
-        children.map(lambda c: f"first({c})"), children.map(lambda c: f"has(\"a\") and {c}"),
-        pair.map(lambda p: f"if {p[0]} then {p[1]} else . end"), pair.map(lambda p: f"if {p[0]} then {p[1]} elif . then .a end"),
-        pair.map(lambda p: f"{p[0]} as $x | {p[1]}"), pair.map(lambda p: f"{p[0]} as [$x, $y] | {p[1]}"),
-        pair.map(lambda p: f"{p[0]} as {{a: $x}} | {p[1]}"), pair.map(lambda p: f"reduce {p[0]} as $x (0; {p[1]})"),
-        pair.map(lambda p: f"foreach {p[0]} as $x (0; {p[1]}; .)"), pair.map(lambda p: f"def f: {p[0]}; f | {p[1]}"),
-        pair.map(lambda p: f"def g(a): {p[0]}; g({p[1]})"), children.map(lambda c: f"{c} | .spec.roles[].leaderWorkerPattern.size"),
+        pair.map(lambda p: f"{p[0]} | {p[1]}"),
+        pair.map(lambda p: f"({p[0]} // {p[1]})"),
+        pair.map(lambda p: f"({p[0]} and {p[1]})"),
+        pair.map(lambda p: f"({p[0]} == {p[1]})"),
+        pair.map(lambda p: f"({p[0]} * {p[1]})"),
+        pair.map(lambda p: f"({p[0]} - {p[1]})"),
+        children.map(lambda c: f"select({c})"),
+        children.map(lambda c: f"map({c})"),
+        children.map(lambda c: f"[{c}]"),
+        children.map(lambda c: f"{{a: {c}}}"),
+        children.map(lambda c: f"try {c}"),
+        children.map(lambda c: f"({c})?"),
+        children.map(lambda c: f"first({c})"),
+        children.map(lambda c: f'has("a") and {c}'),
+        pair.map(lambda p: f"if {p[0]} then {p[1]} else . end"),
+        pair.map(lambda p: f"if {p[0]} then {p[1]} elif . then .a end"),
+        pair.map(lambda p: f"{p[0]} as $x | {p[1]}"),
+        pair.map(lambda p: f"{p[0]} as [$x, $y] | {p[1]}"),
+        pair.map(lambda p: f"{p[0]} as {{a: $x}} | {p[1]}"),
+        pair.map(lambda p: f"reduce {p[0]} as $x (0; {p[1]})"),
+        pair.map(lambda p: f"foreach {p[0]} as $x (0; {p[1]}; .)"),
+        pair.map(lambda p: f"def f: {p[0]}; f | {p[1]}"),
+        pair.map(lambda p: f"def g(a): {p[0]}; g({p[1]})"),
+        children.map(lambda c: f"{c} | .spec.roles[].leaderWorkerPattern.size"),
     )
 
 
@@ -425,7 +706,7 @@ def test_jq_analysis_never_fails_on_any_program(program):
         assert 0 <= read.start <= read.end <= len(program)
         assert isinstance(read.path, tuple)
     output_path(tree)
-    for path, constant, start, end in compared_constants(tree):
+    for _path, _constant, start, end in compared_constants(tree):
         assert program[start:end].startswith('"')
 
 
@@ -434,7 +715,9 @@ def test_jq_analysis_never_fails_on_any_program(program):
 def test_lint_with_a_crd_on_any_program(project, program):
     crd = os.path.join(os.path.dirname(__file__), "data", "crds", "example.com_trainers.yaml")
     with guarded(project):
-        text = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: " + json.dumps(program))
+        text = BASE_DEFINITION.replace(
+            "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: " + json.dumps(program)
+        )
         (project / "generated.yaml").write_text(text)
         argv = ["lint", "--crd", crd, "-f", "json", "generated.yaml"]
         code, out, err = run_cli(argv)

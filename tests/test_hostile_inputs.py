@@ -14,19 +14,37 @@ import sys
 
 import pytest
 import yaml
+from conftest import BASE_DEFINITION, ROOT
+from conftest import git as run_git
 
 import kartalint
 from kartalint.cli import main
 from kartalint.errors import ArgumentError, KartalintError
-from conftest import BASE_DEFINITION, ROOT, git as run_git
 
 DEFINITION = yaml.safe_load(BASE_DEFINITION)
-OBJECT = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
-          "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [
-              {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}]},
-          "status": {"phase": "Running"}}
-FIXTURE = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "case", "source": "test",
-           "object": OBJECT, "expect": {"statuses": ["Running"]}}
+OBJECT = {
+    "apiVersion": "example.com/v1",
+    "kind": "Trainer",
+    "metadata": {"name": "t", "uid": "u"},
+    "spec": {
+        "roles": [
+            {
+                "name": "worker",
+                "replicas": 2,
+                "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}},
+            }
+        ]
+    },
+    "status": {"phase": "Running"},
+}
+FIXTURE = {
+    "apiVersion": "kartalint/v1",
+    "kind": "KartaFixture",
+    "name": "case",
+    "source": "test",
+    "object": OBJECT,
+    "expect": {"statuses": ["Running"]},
+}
 
 # (value as written in YAML, what the error says)
 BAD_VALUES = [
@@ -78,13 +96,17 @@ def one_error(err: str, where: str, says: str) -> None:
 
 # -- YAML values JSON cannot hold, in every reader ------------------------------------------------------
 
+
 @pytest.mark.parametrize("value, says", BAD_VALUES, ids=[v[:16] for v, _ in BAD_VALUES])
 def test_bad_yaml_values_in_every_reader(work, capsys, monkeypatch, value, says):
     bad_def = plant(BASE_DEFINITION, value)
     bad_obj = plant(yaml.safe_dump(OBJECT, sort_keys=False), value)
     (work / "bad-def.yaml").write_text(bad_def)
     (work / "bad-obj.yaml").write_text(bad_obj)
-    at_def, at_obj = f"bad-def.yaml:{position_of(bad_def, value[:10])}", f"bad-obj.yaml:{position_of(bad_obj, value[:10])}"
+    at_def, at_obj = (
+        f"bad-def.yaml:{position_of(bad_def, value[:10])}",
+        f"bad-obj.yaml:{position_of(bad_obj, value[:10])}",
+    )
 
     code, out, err = run(capsys, "lint", "bad-def.yaml")  # lint: a positioned finding
     assert code == 1 and f"{at_def}: error yaml-bad-value" in out and says in out and "Traceback" not in err
@@ -98,7 +120,9 @@ def test_bad_yaml_values_in_every_reader(work, capsys, monkeypatch, value, says)
     code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "bad-def.yaml")
     assert code == 2
     one_error(err, at_def, says)
-    (work / "pods.yaml").write_text(plant(yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}), value))
+    (work / "pods.yaml").write_text(
+        plant(yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}), value)
+    )
     code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "def.yaml", "--pods", "pods.yaml")
     assert code == 2 and "pods.yaml:" in err and says in err and "Traceback" not in err
     code, out, err = run(capsys, "new", "fixture", "bad-obj.yaml", "--definition", "def.yaml")
@@ -115,7 +139,9 @@ def test_bad_yaml_values_in_every_reader(work, capsys, monkeypatch, value, says)
 
     fixtures = work / "fixtures"
     fixtures.mkdir()
-    (fixtures / "f.yaml").write_text(yaml.safe_dump(FIXTURE, sort_keys=False).replace("name: case", f"name: case\nlabels: {{x: {value}}}"))
+    (fixtures / "f.yaml").write_text(
+        yaml.safe_dump(FIXTURE, sort_keys=False).replace("name: case", f"name: case\nlabels: {{x: {value}}}")
+    )
     code, out, err = run(capsys, "test", str(fixtures), "--definitions", str(catalog))
     assert code in (1, 2) and says in out + err and "Traceback" not in err
 
@@ -126,8 +152,11 @@ def test_bad_yaml_values_in_every_reader(work, capsys, monkeypatch, value, says)
 
 
 def test_a_valid_timestamp_stays_a_string_through_json_output(work, capsys):
-    (work / "obj.yaml").write_text(plant(yaml.safe_dump(OBJECT), "!!timestamp 2024-01-02T03:04:05Z").replace(
-        "name: t", "name: t\n  creationTimestamp: 2024-01-02T03:04:05Z"))
+    (work / "obj.yaml").write_text(
+        plant(yaml.safe_dump(OBJECT), "!!timestamp 2024-01-02T03:04:05Z").replace(
+            "name: t", "name: t\n  creationTimestamp: 2024-01-02T03:04:05Z"
+        )
+    )
     code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "def.yaml", "-o", "json")
     assert code == 0, err
     assert json.loads(out)["workload"]["name"] == "t"
@@ -136,20 +165,22 @@ def test_a_valid_timestamp_stays_a_string_through_json_output(work, capsys):
 def test_bad_values_in_diff_at_either_revision(work, capsys):
     def git(*args):
         run_git(work, *args)
+
     (work / "def.yaml").write_text(plant(BASE_DEFINITION, "!!int abc"))
     git("init", "-q", "-b", "main")
     git("add", "-A")
     git("commit", "-qm", "bad at base")
     (work / "def.yaml").write_text(BASE_DEFINITION)
-    code, out, err = run(capsys, "diff", "--base", "main")
+    code, _out, err = run(capsys, "diff", "--base", "main")
     assert code == 2 and "def.yaml at main: cannot be read as YAML" in err and "'abc' is not an integer" in err
     git("commit", "-qam", "fixed")
     (work / "def.yaml").write_text(plant(BASE_DEFINITION, "!!timestamp 2020-13-45"))
-    code, out, err = run(capsys, "diff", "--base", "main")
+    code, _out, err = run(capsys, "diff", "--base", "main")
     assert code == 2 and "def.yaml at working tree: cannot be read as YAML" in err and "Traceback" not in err
 
 
 # -- hostile definitions, objects and pods in evaluation ---------------------------------------------
+
 
 def nested(depth, leaf=None):
     value = leaf
@@ -162,7 +193,7 @@ def test_definition_nested_500_deep_in_describe(work, capsys):
     deep = copy.deepcopy(DEFINITION)
     deep["metadata"]["labels"] = nested(500, "x")
     (work / "deep.yaml").write_text(json.dumps(deep))
-    code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "deep.yaml")
+    code, _out, err = run(capsys, "describe", "obj.yaml", "--definition", "deep.yaml")
     assert code == 2 and "Traceback" not in err
     one_error(err, "deep.yaml:1:", "nested")
 
@@ -192,7 +223,7 @@ def test_a_jq_result_nested_3000_deep_is_a_field_error(ev):
     assert ev.evaluate(DEFINITION, OBJECT).statuses == ["Running"]  # the worker survived
 
 
-@pytest.mark.parametrize("replicas", ["9" * 4400, 10 ** 30, "1e400", "nan"])
+@pytest.mark.parametrize("replicas", ["9" * 4400, 10**30, "1e400", "nan"])
 def test_huge_or_odd_replicas(ev, replicas):
     obj = copy.deepcopy(OBJECT)
     obj["spec"]["roles"][0]["replicas"] = replicas
@@ -216,8 +247,12 @@ def test_pod_conditions_of_the_wrong_type(ev, kind):
     obj["status"]["conditions"] = [{"type": kind, "status": "True"}]
     view = ev.evaluate(DEFINITION, obj)
     assert "Failed" not in view.statuses
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"example.com/role": "worker"}},
-           "status": {"conditions": [{"type": kind, "status": "True"}], "phase": "Running"}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"example.com/role": "worker"}},
+        "status": {"conditions": [{"type": kind, "status": "True"}], "phase": "Running"},
+    }
     assert json.dumps(ev.evaluate(DEFINITION, OBJECT, [pod]).to_dict())
 
 
@@ -228,18 +263,24 @@ def test_a_component_name_that_is_not_a_string(work, capsys, ev, name):
     view = ev.evaluate(definition, OBJECT)
     assert view.errors and all("invalid karta" in str(e).lower() for e in view.errors), view.errors
     (work / "odd.yaml").write_text(yaml.safe_dump(definition))
-    code, out, err = run(capsys, "describe", "obj.yaml", "--definition", "odd.yaml")
+    code, _out, err = run(capsys, "describe", "obj.yaml", "--definition", "odd.yaml")
     assert code == 1 and "Traceback" not in err
     fixture = dict(FIXTURE, definition="odd.yaml")
     (work / "f.yaml").write_text(yaml.safe_dump(fixture))
-    code, out, err = run(capsys, "test", "f.yaml")
+    code, _out, err = run(capsys, "test", "f.yaml")
     assert code == 1 and "Traceback" not in err
 
 
 def test_env_and_dollar_env_are_empty_and_do_not_crash(ev, monkeypatch):
     monkeypatch.setenv("KARTALINT_PLANTED_SECRET", "pl4nted-s3cret")
-    for expression in ("env | length", "$ENV | length", "[env, $ENV] | map(length) | add",
-                       'env.KARTALINT_PLANTED_SECRET // 2', '$ENV.HOME // 2', '$__loc__ | 2'):
+    for expression in (
+        "env | length",
+        "$ENV | length",
+        "[env, $ENV] | map(length) | add",
+        "env.KARTALINT_PLANTED_SECRET // 2",
+        "$ENV.HOME // 2",
+        "$__loc__ | 2",
+    ):
         view = ev.evaluate(with_path("scaleDefinition.replicasPath", expression), OBJECT)
         assert field_errors(view) == [], (expression, view.to_dict())
         expected = 0 if "length" in expression else 2
@@ -259,11 +300,12 @@ def test_jq_modules_are_refused_before_running(ev, tmp_path, directive):
 
 # -- arguments and configuration ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("value", ["nan", "inf", "1e400", "0", "-1", "abc"])
 def test_bad_timeouts_are_usage_errors(work, capsys, value):
     for command in (["describe", "obj.yaml", "--definition", "def.yaml"], ["test", "."], ["diff", "--base", "HEAD"]):
         with pytest.raises(SystemExit) if value == "abc" else _no_exit():
-            code, out, err = run(capsys, *command, "--timeout", value)
+            code, _out, err = run(capsys, *command, "--timeout", value)
             assert code == 2 and "--timeout must be a number of seconds above 0" in err, (command, err)
 
 
@@ -275,42 +317,54 @@ class _no_exit:
         return False
 
 
-@pytest.mark.parametrize("config, says", [
-    ("rules:\n  1: error\n", "unknown rule '1'"),
-    ("rules:\n  jq-compile-error: [1]\n", "jq-compile-error"),
-    ("max-file-size: abc\n", "max-file-size"),
-    ("max-file-size: -5\n", "max-file-size"),
-    ("- a\n- b\n", ".kartalint.yaml"),
-    ("exclude: 5\n", "exclude"),
-])
+@pytest.mark.parametrize(
+    "config, says",
+    [
+        ("rules:\n  1: error\n", "unknown rule '1'"),
+        ("rules:\n  jq-compile-error: [1]\n", "jq-compile-error"),
+        ("max-file-size: abc\n", "max-file-size"),
+        ("max-file-size: -5\n", "max-file-size"),
+        ("- a\n- b\n", ".kartalint.yaml"),
+        ("exclude: 5\n", "exclude"),
+    ],
+)
 def test_bad_configuration_is_one_error(work, capsys, config, says):
     (work / ".kartalint.yaml").write_text(config)
-    code, out, err = run(capsys, "lint", "def.yaml")
+    code, _out, err = run(capsys, "lint", "def.yaml")
     assert code == 2
     one_error(err, ".kartalint.yaml", says)
 
 
 def test_pyproject_with_a_kartalint_value_of_the_wrong_type(work, capsys):
     (work / "pyproject.toml").write_text("[tool]\nkartalint = 5\n")
-    code, out, err = run(capsys, "lint", "-c", "pyproject.toml", "def.yaml")
+    code, _out, err = run(capsys, "lint", "-c", "pyproject.toml", "def.yaml")
     assert code == 2 and "Traceback" not in err and "pyproject.toml" in err
     (work / "pyproject.toml").write_text("tool = 5\n")
-    code, out, err = run(capsys, "lint", "def.yaml")  # not our table: ignored
+    code, _out, err = run(capsys, "lint", "def.yaml")  # not our table: ignored
     assert code == 0, err
 
 
-@pytest.mark.parametrize("command", [["lint", "def.yaml"], ["test", "f.yaml"], ["describe", "obj.yaml", "--definition", "def.yaml"],
-                                     ["test", "f.yaml", "--junit-xml"], ["new", "fixture", "obj.yaml", "--definition", "def.yaml"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["lint", "def.yaml"],
+        ["test", "f.yaml"],
+        ["describe", "obj.yaml", "--definition", "def.yaml"],
+        ["test", "f.yaml", "--junit-xml"],
+        ["new", "fixture", "obj.yaml", "--definition", "def.yaml"],
+    ],
+)
 def test_output_paths_that_cannot_be_written(work, capsys, command):
     (work / "f.yaml").write_text(yaml.safe_dump(dict(FIXTURE, definition="def.yaml")))
     (work / "folder").mkdir()
     for target in ("folder", "def.yaml/out.txt"):  # a folder; a path under a regular file
-        argv = command + [target] if command[-1].startswith("--") else command + ["-o", target]
-        code, out, err = run(capsys, *argv)
+        argv = [*command, target] if command[-1].startswith("--") else [*command, "-o", target]
+        code, _out, err = run(capsys, *argv)
         assert code == 2 and f"cannot write {target}" in err and "Traceback" not in err
 
 
 # -- hangs and silent skips ---------------------------------------------------------------------------
+
 
 def test_a_fifo_is_skipped_with_a_word_never_read(tmp_path):
     (tmp_path / "defs").mkdir()
@@ -320,9 +374,15 @@ def test_a_fifo_is_skipped_with_a_word_never_read(tmp_path):
     (tmp_path / "fixtures" / "f.yaml").write_text(yaml.safe_dump(dict(FIXTURE, definition="../defs/def.yaml")))
     os.mkfifo(tmp_path / "fixtures" / "pipe.yaml")
     (tmp_path / "obj.yaml").write_text(yaml.safe_dump(OBJECT))
-    for argv in (["lint", "defs"], ["test", "fixtures"], ["test", "fixtures", "--definitions", "defs"],
-                 ["describe", "obj.yaml", "--catalog", "defs"]):
-        proc = subprocess.run([sys.executable, "-m", "kartalint", *argv], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    for argv in (
+        ["lint", "defs"],
+        ["test", "fixtures"],
+        ["test", "fixtures", "--definitions", "defs"],
+        ["describe", "obj.yaml", "--catalog", "defs"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "kartalint", *argv], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
         assert proc.returncode in (0, 1), (argv, proc.stderr)
         assert "pipe.yaml" in proc.stderr and "not a regular file" in proc.stderr, (argv, proc.stderr)
         assert "Traceback" not in proc.stderr
@@ -341,7 +401,7 @@ def test_an_unreadable_folder_is_reported(tmp_path, capsys, monkeypatch):
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    code, out, err = run(capsys, "lint", "defs")
+    _code, _out, err = run(capsys, "lint", "defs")
     assert "defs/locked: cannot read folder (Permission denied): skipped" in err
     assert "1 file(s), 1 Karta definition(s)" in err  # the readable one was still checked
 
@@ -351,7 +411,7 @@ def test_a_large_json_object_without_aliases_is_not_an_alias_bomb(work, capsys):
     big["metadata"]["annotations"] = {f"k{i}": "v" * 30 for i in range(80_000)}  # about 3 MB
     (work / "big.json").write_text(json.dumps(big))
     assert os.path.getsize(work / "big.json") > 3_000_000
-    code, out, err = run(capsys, "describe", "big.json", "--definition", "def.yaml")
+    code, _out, err = run(capsys, "describe", "big.json", "--definition", "def.yaml")
     assert code == 0, err
 
 
@@ -365,11 +425,15 @@ def test_describe_a_list_with_items_that_are_not_objects(work, capsys):
 
 # -- the Python API ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("call, says", [
-    (lambda: kartalint.evaluate(DEFINITION, OBJECT, pods=5), "pods must be a list"),
-    (lambda: kartalint.evaluate(DEFINITION, OBJECT, timeout=math.nan), "timeout must be a number"),
-    (lambda: kartalint.evaluate("not a dict", OBJECT), "definition must be a dict"),
-])
+
+@pytest.mark.parametrize(
+    "call, says",
+    [
+        (lambda: kartalint.evaluate(DEFINITION, OBJECT, pods=5), "pods must be a list"),
+        (lambda: kartalint.evaluate(DEFINITION, OBJECT, timeout=math.nan), "timeout must be a number"),
+        (lambda: kartalint.evaluate("not a dict", OBJECT), "definition must be a dict"),
+    ],
+)
 def test_api_raises_argument_error_for_bad_arguments(call, says):
     with pytest.raises(ArgumentError, match=says) as info:
         call()
@@ -409,12 +473,14 @@ def test_the_jq_worker_does_not_outlive_a_killed_kartalint(tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 10
+
     def alive(pid):
         try:
             with open(f"/proc/{pid}/stat") as handle:
                 return handle.read().split()[2] != "Z"
         except OSError:
             return False
+
     while time.monotonic() < deadline and any(alive(c) for c in children):
         time.sleep(0.1)
     assert not any(alive(c) for c in children), "the jq worker outlived its parent"
@@ -424,7 +490,7 @@ def test_a_long_flat_chain_of_operators_is_a_finding_not_a_recursion_error(work,
     chain = " and ".join(['.x == "a"'] * 2000)
     text = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", f"replicasPath: '{chain}'")
     (work / "chain.yaml").write_text(text)
-    code, out, err = run(capsys, "lint", "chain.yaml")
+    _code, out, err = run(capsys, "lint", "chain.yaml")
     assert "Traceback" not in err and "nested deeper than 200 levels" in out
-    code, out, err = run(capsys, "lint", "--crd", os.path.join(ROOT, "tests", "data", "crds"), "chain.yaml")
+    _code, out, err = run(capsys, "lint", "--crd", os.path.join(ROOT, "tests", "data", "crds"), "chain.yaml")
     assert "Traceback" not in err

@@ -6,8 +6,7 @@ import time
 
 import pytest
 
-from kartalint.jqlang import JqSyntaxError, parse
-from kartalint.jqlang import analysis, paths
+from kartalint.jqlang import JqSyntaxError, analysis, parse, paths
 from kartalint.jqlang.runner import BoundedRunner
 
 WELL_FORMED = [
@@ -17,22 +16,33 @@ WELL_FORMED = [
     "reduce .[] as $x (0; . + $x)",
     "foreach .[] as [$a, $b] (0; . + $a; [$a, $b])",
     '"x\\(.a + "y\\(.b)")z"',
-    "@base64 \"v=\\(.)\"",
+    '@base64 "v=\\(.)"',
     "def f(g; $x): g + $x; f(.; 1)",
     ". as [$a] ?// {a: $a} | $a",
     "label $out | foreach .[] as $i (0; . + $i; if . > 3 then ., break $out else empty end)",
-    "try error(\"x\") catch .",
-    "{(.a): 1, $x, \"b\": .c | .d, @text: 1, if: 2}",
+    'try error("x") catch .',
+    '{(.a): 1, $x, "b": .c | .d, @text: 1, if: 2}',
     "if .a then 1 elif .b then 2 else 3 end",
     ".a[1:2], .[:-1], .[2:]",
     "-.a + 1 # a comment",
-    "import \"m\" as m; .",
+    'import "m" as m; .',
     ".a == 1 and (.b != 2 or .c)",
 ]
 
 MALFORMED = [
-    (".a[", 3), (".a |", 4), ('"abc', 0), ('"\\(.a', 4), (".a as $x", 8), ("if . then 1", 11),
-    ("{a:}", 3), ("$", 0), ("@", 0), ("1 == 2 == 3", 7), ('"\\q"', 1), (".a )", 3), ("", 0),
+    (".a[", 3),
+    (".a |", 4),
+    ('"abc', 0),
+    ('"\\(.a', 4),
+    (".a as $x", 8),
+    ("if . then 1", 11),
+    ("{a:}", 3),
+    ("$", 0),
+    ("@", 0),
+    ("1 == 2 == 3", 7),
+    ('"\\q"', 1),
+    (".a )", 3),
+    ("", 0),
 ]
 
 
@@ -53,7 +63,9 @@ def test_malformed_input_gives_positioned_error(source, offset):
     assert exc.value.message
 
 
-@pytest.mark.parametrize("source", ["(" * 5000 + ".", "[" * 400 + "]" * 400, "-" * 5000 + "1", '"\\(' * 3000 + "1" + ')"' * 3000])
+@pytest.mark.parametrize(
+    "source", ["(" * 5000 + ".", "[" * 400 + "]" * 400, "-" * 5000 + "1", '"\\(' * 3000 + "1" + ')"' * 3000]
+)
 def test_deep_nesting_fails_cleanly_and_fast(source):
     start = time.perf_counter()
     with pytest.raises(JqSyntaxError):
@@ -64,8 +76,11 @@ def test_deep_nesting_fails_cleanly_and_fast(source):
 def test_field_spans_are_exact():
     source = ".spec.replicatedJobs[] | .replicas * .template.spec.parallelism"
     found = paths.unguarded_arithmetic(parse(source))
-    assert [source[r.start:r.end] for _, r in found] == [".replicas", ".template.spec.parallelism"]
-    assert [r.text() for _, r in found] == [".spec.replicatedJobs[].replicas", ".spec.replicatedJobs[].template.spec.parallelism"]
+    assert [source[r.start : r.end] for _, r in found] == [".replicas", ".template.spec.parallelism"]
+    assert [r.text() for _, r in found] == [
+        ".spec.replicatedJobs[].replicas",
+        ".spec.replicatedJobs[].template.spec.parallelism",
+    ]
 
 
 def test_path_facts_and_guards():
@@ -76,20 +91,35 @@ def test_path_facts_and_guards():
     assert by_text[".metadata.labels.a"] is False
 
 
-@pytest.mark.parametrize("source,assignable", [
-    (".spec.template", True), (".spec.x[] | .template", True), (".a | select(.b) | .c", True),
-    ("keys[] as $k | .[$k].template", True), ("if .a then .b else .c end", True),
-    (".a // .b", False), ("{a: .b}", False), (".a + 1", False), ("$x", False),
-])
+@pytest.mark.parametrize(
+    "source,assignable",
+    [
+        (".spec.template", True),
+        (".spec.x[] | .template", True),
+        (".a | select(.b) | .c", True),
+        ("keys[] as $k | .[$k].template", True),
+        ("if .a then .b else .c end", True),
+        (".a // .b", False),
+        ("{a: .b}", False),
+        (".a + 1", False),
+        ("$x", False),
+    ],
+)
 def test_assignable_paths(source, assignable):
     assert (analysis.first_non_path(parse(source)) is None) is assignable
 
 
-@pytest.mark.parametrize("source,unbounded", [
-    ("def f: f; f", True), ("def f: 1 + f; f", True), ("def f: . + 1 | f; f", True),
-    ("def f: if . > 3 then . else (. + 1 | f) end; f", False), ("def f: .[] | f; f", False),
-    ("def f(x): x; f(.)", False),
-])
+@pytest.mark.parametrize(
+    "source,unbounded",
+    [
+        ("def f: f; f", True),
+        ("def f: 1 + f; f", True),
+        ("def f: . + 1 | f; f", True),
+        ("def f: if . > 3 then . else (. + 1 | f) end; f", False),
+        ("def f: .[] | f; f", False),
+        ("def f(x): x; f(.)", False),
+    ],
+)
 def test_unbounded_recursion(source, unbounded):
     found = [p for p in analysis.safety(parse(source)) if p.rule == "jq-unbounded-recursion"]
     assert bool(found) is unbounded

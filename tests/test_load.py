@@ -6,10 +6,10 @@ import os
 
 import pytest
 import yaml
+from conftest import BASE_DEFINITION, REFERENCE, lint_text, needs_reference
 
 from kartalint.load.documents import load_file, load_text
 from kartalint.load.scalars import scalar_offsets
-from conftest import BASE_DEFINITION, REFERENCE, lint_text, needs_reference
 
 
 def _at(text: str, finding) -> str:
@@ -178,7 +178,7 @@ def test_scalar_offsets_reproduce_value(text):
     offsets = scalar_offsets(text, node.start_mark.index, node.end_mark.index, node.style, node.value)
     assert offsets is not None
     assert len(offsets) == len(node.value) + 1
-    for char, offset in zip(node.value, offsets):
+    for char, offset in zip(node.value, offsets, strict=False):
         if char not in "\n \t":
             assert text[offset] == char or text[offset] == "\\" or text[offset] == "'"
 

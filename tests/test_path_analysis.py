@@ -7,33 +7,88 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from conftest import BASE_DEFINITION, lint_text
 
-from kartalint.rules.config import Config
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.paths import path_facts_of
-from conftest import BASE_DEFINITION, lint_text
+from kartalint.rules.config import Config
 
 # A small CRD shaped like SGLang's RoleBasedGroup (roles under preserve-unknown-fields, with
 # declared properties) and KAITO's Workspace (top-level `inference` with a free-form template).
 CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "groups.example.com"},
-    "spec": {"group": "example.com", "names": {"kind": "Group", "plural": "groups"}, "scope": "Namespaced",
-             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
-                 "type": "object",
-                 "properties": {
-                     "spec": {"type": "object", "required": ["roles"], "properties": {
-                         "roles": {"type": "array", "items": {
-                             "type": "object", "x-kubernetes-preserve-unknown-fields": True, "required": ["name", "replicas"],
-                             "properties": {"name": {"type": "string"}, "replicas": {"type": "integer"},
-                                            "leaderWorkerPattern": {"type": "object", "properties": {"size": {"type": "integer"}}},
-                                            "template": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}},
-                     "inference": {"type": "object", "properties": {"template": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}},
-                     "resource": {"type": "object", "properties": {"count": {"type": "integer"}}},
-                     "status": {"type": "object", "properties": {
-                         "phase": {"type": "string"},
-                         "conditions": {"type": "array", "items": {"type": "object", "properties": {
-                             "type": {"type": "string"}, "status": {"type": "string"}, "reason": {"type": "string"},
-                             "message": {"type": "string"}}}}}}}}}}]},
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "groups.example.com"},
+    "spec": {
+        "group": "example.com",
+        "names": {"kind": "Group", "plural": "groups"},
+        "scope": "Namespaced",
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {
+                                "type": "object",
+                                "required": ["roles"],
+                                "properties": {
+                                    "roles": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "x-kubernetes-preserve-unknown-fields": True,
+                                            "required": ["name", "replicas"],
+                                            "properties": {
+                                                "name": {"type": "string"},
+                                                "replicas": {"type": "integer"},
+                                                "leaderWorkerPattern": {
+                                                    "type": "object",
+                                                    "properties": {"size": {"type": "integer"}},
+                                                },
+                                                "template": {
+                                                    "type": "object",
+                                                    "x-kubernetes-preserve-unknown-fields": True,
+                                                },
+                                            },
+                                        },
+                                    }
+                                },
+                            },
+                            "inference": {
+                                "type": "object",
+                                "properties": {
+                                    "template": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+                                },
+                            },
+                            "resource": {"type": "object", "properties": {"count": {"type": "integer"}}},
+                            "status": {
+                                "type": "object",
+                                "properties": {
+                                    "phase": {"type": "string"},
+                                    "conditions": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "properties": {
+                                                "type": {"type": "string"},
+                                                "status": {"type": "string"},
+                                                "reason": {"type": "string"},
+                                                "message": {"type": "string"},
+                                            },
+                                        },
+                                    },
+                                },
+                            },
+                        },
+                    }
+                },
+            }
+        ],
+    },
 }
 
 
@@ -45,8 +100,10 @@ def crd_config(tmp_path):
 
 
 def definition(expression: str, style: str) -> str:
-    text = BASE_DEFINITION.replace("group: example.com\n        version: v1\n        kind: Trainer",
-                                   "group: example.com\n        version: v1\n        kind: Group")
+    text = BASE_DEFINITION.replace(
+        "group: example.com\n        version: v1\n        kind: Trainer",
+        "group: example.com\n        version: v1\n        kind: Group",
+    )
     old = "replicasPath: .spec.roles[] | (.replicas // 1)"
     assert old in text
     if style == "block":
@@ -69,11 +126,17 @@ def position(text: str, needle: str, style: str) -> tuple:
 STYLES = ["plain", "quoted", "block"]
 CASES = [
     # (expression, rule, the part of the expression the finding points at)
-    (".spec.roles[]? | select(.leaderWorkerPattern != null) | .replicas * .leaderWorkerPattern.szie",
-     "path-not-in-crd", ".leaderWorkerPattern.szie"),
-    (".spec.roles[]? | if .leaderWorkerPattern then .replicas * .leaderWorkerPattern.size else .replicas end",
-     "crd-optional-arithmetic", ".leaderWorkerPattern.size"),
-    ('. as $w | .spec.roles[] | select(.name != null) | ($w.resorce.count * 1)', "path-not-in-crd", "$w.resorce.count"),
+    (
+        ".spec.roles[]? | select(.leaderWorkerPattern != null) | .replicas * .leaderWorkerPattern.szie",
+        "path-not-in-crd",
+        ".leaderWorkerPattern.szie",
+    ),
+    (
+        ".spec.roles[]? | if .leaderWorkerPattern then .replicas * .leaderWorkerPattern.size else .replicas end",
+        "crd-optional-arithmetic",
+        ".leaderWorkerPattern.size",
+    ),
+    (". as $w | .spec.roles[] | select(.name != null) | ($w.resorce.count * 1)", "path-not-in-crd", "$w.resorce.count"),
     (".inference | select(. != null) | .templat | length", "path-not-in-crd", ".templat"),
     (".spec.roles[] | .nmae | length", "path-not-in-crd", ".nmae"),
     ("def roles: .spec.roles[]; roles | .replicaz", "path-not-in-crd", ".replicaz"),
@@ -111,10 +174,10 @@ def test_a_tested_path_is_guarded():
     tree, _ = parse_cached(".spec.x as $x | if .spec.x then .spec.x * 2 else 1 end")
     facts = path_facts_of(tree)
     assert facts.arithmetic == []
-    tree, _ = parse_cached(".spec | select(has(\"size\")) | .size * 2")
+    tree, _ = parse_cached('.spec | select(has("size")) | .size * 2')
     assert path_facts_of(tree).arithmetic == []
     tree, _ = parse_cached(".spec | select(.other) | .size * 2")
-    [(operator, read)] = path_facts_of(tree).arithmetic
+    [(_operator, read)] = path_facts_of(tree).arithmetic
     assert read.text() == ".spec.size"
 
 
@@ -125,6 +188,7 @@ def test_the_catalog_stays_clean_with_the_test_crd(crd_config, capsys):
 
 
 # -- matchers that can never match -----------------------------------------------------------------------
+
 
 def with_status(crd_config, mappings, phase_path=".status.phase"):
     """The test definition with its root statusDefinition replaced; the CRD gets enums."""
@@ -150,8 +214,10 @@ def only(findings, rule):
 
 
 def test_by_phase_outside_the_enum(crd_config):
-    text, findings = with_status(crd_config, {"completed": [{"byPhase": "SUCCEEDED"}, {"byPhase": "FINISHED"}],
-                                              "failed": [{"byPhase": "Failed"}]})
+    _text, findings = with_status(
+        crd_config,
+        {"completed": [{"byPhase": "SUCCEEDED"}, {"byPhase": "FINISHED"}], "failed": [{"byPhase": "Failed"}]},
+    )
     found = only(findings, "phase-never-matches")
     assert [f.message.split("'")[1] for f in found] == ["SUCCEEDED", "Failed"]
     assert found[1].hint == "write byPhase: FAILED"
@@ -162,17 +228,26 @@ def test_by_phase_outside_the_enum(crd_config):
 
 def test_expression_compared_outside_the_enum_points_inside_the_string(crd_config):
     expression = '.status.lifecycleState == "Suspended" or (.status | .lifecycleState != "RUNNING")'
-    text, findings = with_status(crd_config, {"suspended": [{"byExpression": {"expression": expression, "expectedResult": "true"}}]})
+    text, findings = with_status(
+        crd_config, {"suspended": [{"byExpression": {"expression": expression, "expectedResult": "true"}}]}
+    )
     [found] = only(findings, "enum-comparison-never-matches")
     assert '"Suspended"' in found.message and found.hint == 'compare with "SUSPENDED"'
     line = text.splitlines()[found.line - 1]
-    assert line[found.column - 1:found.end_column - 1] == '"Suspended"'
+    assert line[found.column - 1 : found.end_column - 1] == '"Suspended"'
 
 
 def test_condition_status_and_type_that_never_match(crd_config):
-    text, findings = with_status(crd_config, {"failed": [{"byConditions": [{"type": "Failed", "status": "true"}]},
-                                                         {"byConditions": [{"type": "Errored", "status": "True"}]}],
-                                              "running": [{"byConditions": [{"type": "Ready", "status": "True"}]}]})
+    text, findings = with_status(
+        crd_config,
+        {
+            "failed": [
+                {"byConditions": [{"type": "Failed", "status": "true"}]},
+                {"byConditions": [{"type": "Errored", "status": "True"}]},
+            ],
+            "running": [{"byConditions": [{"type": "Ready", "status": "True"}]}],
+        },
+    )
     [status] = only(findings, "condition-status-never-matches")
     assert "'true'" in status.message and status.hint == 'write status: "True"'
     [kind] = only(findings, "condition-type-not-in-crd")
@@ -187,7 +262,8 @@ def test_expected_result_a_test_can_never_produce():
     data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]["running"] = [
         {"byExpression": {"expression": ".status.ready > 0", "expectedResult": "yes"}},
         {"byExpression": {"expression": ".status.ready > 0", "expectedResult": "true"}},
-        {"byExpression": {"expression": ".status.state", "expectedResult": "yes"}}]
+        {"byExpression": {"expression": ".status.state", "expectedResult": "yes"}},
+    ]
     findings = only(lint_text(yaml.safe_dump(data, sort_keys=False)), "expected-result-never-matches")
     assert len(findings) == 1 and findings[0].path[-3:] == (0, "byExpression", "expectedResult")
 

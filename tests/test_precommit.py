@@ -6,6 +6,7 @@ per test session, in a temporary PRE_COMMIT_HOME.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,13 +14,12 @@ import sys
 
 import pytest
 import yaml
-
-import json
-
 from conftest import BASE_DEFINITION, REFERENCE, ROOT, git, needs_reference
 
-pytestmark = pytest.mark.skipif(not os.path.isdir(os.path.join(ROOT, ".git")) or shutil.which("git") is None,
-                                reason="needs this project as a git checkout (pre-commit try-repo clones it)")
+pytestmark = pytest.mark.skipif(
+    not os.path.isdir(os.path.join(ROOT, ".git")) or shutil.which("git") is None,
+    reason="needs this project as a git checkout (pre-commit try-repo clones it)",
+)
 
 BROKEN = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
 
@@ -44,8 +44,23 @@ def sample(tmp_path):
 def try_repo(repo, home, hook, *files):
     env = dict(os.environ, PRE_COMMIT_HOME=home)
     env.pop("CI", None)
-    proc = subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", ROOT, hook, "--verbose", *(["--files", *files] if files else ["--all-files"])],
-                          cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            ROOT,
+            hook,
+            "--verbose",
+            *(["--files", *files] if files else ["--all-files"]),
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -69,9 +84,21 @@ def test_lint_hook_passes_good_fails_broken(sample, precommit_home):
 
 
 def test_test_hook_runs_the_fixtures(sample, precommit_home):
-    fixture = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "f", "source": "test", "definition": "../catalog/good.yaml",
-               "object": {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t"}, "spec": {"roles": []}, "status": {"phase": "Running"}},
-               "expect": {"statuses": ["Running"]}}
+    fixture = {
+        "apiVersion": "kartalint/v1",
+        "kind": "KartaFixture",
+        "name": "f",
+        "source": "test",
+        "definition": "../catalog/good.yaml",
+        "object": {
+            "apiVersion": "example.com/v1",
+            "kind": "Trainer",
+            "metadata": {"name": "t"},
+            "spec": {"roles": []},
+            "status": {"phase": "Running"},
+        },
+        "expect": {"statuses": ["Running"]},
+    }
     (sample / "fixtures").mkdir()
     (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(fixture))
     git(sample, "add", "-A")
@@ -86,13 +113,16 @@ def test_test_hook_runs_the_fixtures(sample, precommit_home):
 
 # -- end to end: a user's repository, `kartalint init`, real hooks from a clone of this repository ---------------
 
+
 @pytest.fixture(scope="module")
 def kartalint_clone(tmp_path_factory):
     """A clone of this repository with the working tree's changes committed (what a user's
     pre-commit would fetch at a pinned revision)."""
     clone = tmp_path_factory.mktemp("kartalint-clone") / "kartalint"
     subprocess.run(["git", "clone", "-q", ROOT, str(clone)], check=True, capture_output=True)
-    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True
+    ).stdout
     for name in filter(None, listed.decode().split("\0")):
         source = os.path.join(ROOT, name)
         if os.path.isfile(source):
@@ -100,16 +130,26 @@ def kartalint_clone(tmp_path_factory):
             shutil.copyfile(source, os.path.join(clone, name))
     git(clone, "add", "-A")
     git(clone, "commit", "-qm", "working tree", "--allow-empty")
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True, text=True).stdout.strip()
+    rev = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True, text=True
+    ).stdout.strip()
     return str(clone), rev
 
 
 def commit(repo, home, message):
-    env = dict(os.environ, PRE_COMMIT_HOME=home, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    env = dict(
+        os.environ,
+        PRE_COMMIT_HOME=home,
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.com",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.com",
+    )
     env.pop("CI", None)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
-    proc = subprocess.run(["git", "commit", "-m", message], cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+    proc = subprocess.run(
+        ["git", "commit", "-m", message], cwd=repo, capture_output=True, text=True, env=env, timeout=900
+    )
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -124,25 +164,43 @@ def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit
     git(repo, "init", "-q", "-b", "main")
     crd = os.path.join(REFERENCE, "crds", "kubeflow.org_pytorchjobs.yaml")
     kartalint = [sys.executable, "-m", "kartalint"]
-    init = subprocess.run(kartalint + ["init", "--crd", crd, "--layout", layout, "--hooks-repo", clone, "--rev", rev],
-                          cwd=repo, capture_output=True, text=True, check=True)
+    init = subprocess.run(
+        [*kartalint, "init", "--crd", crd, "--layout", layout, "--hooks-repo", clone, "--rev", rev],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "Next steps:" in init.stdout
-    definitions_dir, fixtures_dir = {"definitions": ("definitions", "definitions"), "catalog": ("catalog", "fixtures")}[layout]
+    definitions_dir, fixtures_dir = {"definitions": ("definitions", "definitions"), "catalog": ("catalog", "fixtures")}[
+        layout
+    ]
     definition = repo / definitions_dir / "kubeflow-org-pytorchjob-v1.yaml"
     # the author's edit of the draft: the real pod label of the role
     # then the header that marks the file as a draft goes (until then `draft-placeholder` fails the hook)
     reviewed = definition.read_text().replace("TODO/replica", "training.kubeflow.org/replica-type")
-    definition.write_text(reviewed.replace("# Draft generated by `kartalint new --crd`", "# Written from `kartalint new --crd`"))
+    definition.write_text(
+        reviewed.replace("# Draft generated by `kartalint new --crd`", "# Written from `kartalint new --crd`")
+    )
     # a fixture from a real object, written by `kartalint new fixture`
-    with open(os.path.join(ROOT, "fixtures", "kubeflow-org-pytorchjob-v1", "failed-failed-v1_9_4.yaml"), encoding="utf-8") as handle:
+    with open(
+        os.path.join(ROOT, "fixtures", "kubeflow-org-pytorchjob-v1", "failed-failed-v1_9_4.yaml"), encoding="utf-8"
+    ) as handle:
         real = yaml.safe_load(handle)["object"]
     (tmp_path / "job.yaml").write_text(yaml.safe_dump(real))
     target = repo / fixtures_dir / "kubeflow-org-pytorchjob-v1" / "failed.yaml"
-    subprocess.run(kartalint + ["new", "fixture", str(tmp_path / "job.yaml"), "-o", str(target)], cwd=repo, check=True, capture_output=True)
+    subprocess.run(
+        [*kartalint, "new", "fixture", str(tmp_path / "job.yaml"), "-o", str(target)],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
     # `kartalint test` without flags tests the repository's definition (not the bundled PyTorchJob)
-    proc = subprocess.run(kartalint + ["test", "-f", "json"], cwd=repo, capture_output=True, text=True)
+    proc = subprocess.run([*kartalint, "test", "-f", "json"], cwd=repo, capture_output=True, text=True)
     cases = json.loads(proc.stdout)["cases"]
-    assert proc.returncode == 0 and {c["definition"] for c in cases} == {f"{definitions_dir}/kubeflow-org-pytorchjob-v1.yaml"}, proc.stdout
+    assert proc.returncode == 0 and {c["definition"] for c in cases} == {
+        f"{definitions_dir}/kubeflow-org-pytorchjob-v1.yaml"
+    }, proc.stdout
     env = dict(os.environ, PRE_COMMIT_HOME=precommit_home)
     env.pop("CI", None)
     subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo, check=True, capture_output=True, env=env)
@@ -161,7 +219,10 @@ def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit
     # unrelated YAML (a Helm template, CloudFormation with !Ref) passes the lint hook
     (repo / "charts" / "templates").mkdir(parents=True)
     (repo / "charts" / "templates" / "deployment.yaml").write_text(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n")
-    (repo / "stack.yaml").write_text("Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n    Properties:\n      BucketName: !Ref Name\n")
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n"
+    )
+    (repo / "stack.yaml").write_text(
+        "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n    Properties:\n      BucketName: !Ref Name\n"
+    )
     code, out = commit(repo, precommit_home, "unrelated YAML")
     assert code == 0, out

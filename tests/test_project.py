@@ -9,11 +9,13 @@ import sys
 
 import pytest
 import yaml
-
-from kartalint.cli import main
 from conftest import BASE_DEFINITION, ROOT
 
-BROKEN_SCALE = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * 3")
+from kartalint.cli import main
+
+BROKEN_SCALE = BASE_DEFINITION.replace(
+    "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * 3"
+)
 
 
 def run(capsys, *argv):
@@ -25,9 +27,13 @@ def run(capsys, *argv):
 def trainer_fixture(expect=None, **extra):
     doc = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "running", "source": "test"}
     doc.update(extra)
-    doc["object"] = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
-                     "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
-                     "status": {"phase": "Running"}}
+    doc["object"] = {
+        "apiVersion": "example.com/v1",
+        "kind": "Trainer",
+        "metadata": {"name": "t", "uid": "u"},
+        "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
+        "status": {"phase": "Running"},
+    }
     doc["expect"] = expect or {"statuses": ["Running"], "components": {"worker": {"replicas": 2}}}
     return yaml.safe_dump(doc, sort_keys=False)
 
@@ -55,7 +61,10 @@ def test_test_without_flags_tests_the_projects_definitions(user_repo, capsys):
     (user_repo / "definitions" / "trainer.yaml").write_text(BROKEN_SCALE)
     code, out, _ = run(capsys, "test")
     assert code == 1
-    assert f"FAIL  {user_repo}/definitions/example-com-trainer-v1/running.yaml  [{user_repo}/definitions/trainer.yaml]" in out
+    assert (
+        f"FAIL  {user_repo}/definitions/example-com-trainer-v1/running.yaml  [{user_repo}/definitions/trainer.yaml]"
+        in out
+    )
     assert "worker.replicas: expected 2, got 6" in out
     os.chdir(user_repo)
     code, out, _ = run(capsys, "test")
@@ -70,10 +79,14 @@ def test_a_project_definition_shadows_a_bundled_one(tmp_path, monkeypatch, capsy
         bundled = handle.read()
     (tmp_path / "catalog").mkdir()
     broken = bundled.replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: my-jobset").replace(
-        "instanceIdPath: .spec.replicatedJobs[].name", "instanceIdPath: .spec.replicatedJobs[].nam")
+        "instanceIdPath: .spec.replicatedJobs[].name", "instanceIdPath: .spec.replicatedJobs[].nam"
+    )
     assert broken != bundled.replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: my-jobset")
     (tmp_path / "catalog" / "my-jobset.yaml").write_text(broken)
-    with open(os.path.join(ROOT, "fixtures", "jobset-x-k8s-io-jobset-v1alpha2", "running-running-v0_12_0.yaml"), encoding="utf-8") as handle:
+    with open(
+        os.path.join(ROOT, "fixtures", "jobset-x-k8s-io-jobset-v1alpha2", "running-running-v0_12_0.yaml"),
+        encoding="utf-8",
+    ) as handle:
         fixture = handle.read()
     (tmp_path / "fixtures" / "my-jobset").mkdir(parents=True)
     (tmp_path / "fixtures" / "my-jobset" / "running.yaml").write_text(fixture)
@@ -100,11 +113,16 @@ def test_kartalint_own_repository_finds_its_catalog(monkeypatch, capsys):
 
 def test_require_fixtures_judges_the_projects_definitions_and_counts(user_repo, capsys):
     (user_repo / "definitions" / "second.yaml").write_text(
-        BASE_DEFINITION.replace("name: example-com-trainer-v1", "name: second").replace("group: example.com", "group: second.example.com"))
-    code, out, err = run(capsys, "test", "--require-fixtures", "-f", "json")
+        BASE_DEFINITION.replace("name: example-com-trainer-v1", "name: second").replace(
+            "group: example.com", "group: second.example.com"
+        )
+    )
+    code, out, _err = run(capsys, "test", "--require-fixtures", "-f", "json")
     doc = json.loads(out)
     assert code == 1
-    assert doc["definitionsWithoutFixtures"] == [str(user_repo / "definitions" / "second.yaml")]  # not the 31 bundled ones
+    assert doc["definitionsWithoutFixtures"] == [
+        str(user_repo / "definitions" / "second.yaml")
+    ]  # not the 31 bundled ones
     assert doc["summary"]["errors"] == 1 and doc["summary"]["withoutFixtures"] == 1
     code, out, _ = run(capsys, "test", "--require-fixtures")
     assert "0 failed, 1 error(s)" in out
@@ -113,7 +131,7 @@ def test_require_fixtures_judges_the_projects_definitions_and_counts(user_repo, 
 def test_update_takes_paths_after_it(user_repo, capsys):
     path = user_repo / "definitions" / "example-com-trainer-v1" / "running.yaml"
     path.write_text(trainer_fixture(expect={"statuses": ["Failed"]}))
-    code, _, err = run(capsys, "test", "--update", str(path))
+    _code, _, err = run(capsys, "test", "--update", str(path))
     assert "updated 1 fixture(s)" in err
     assert run(capsys, "test", str(path))[0] == 0
 
@@ -126,10 +144,12 @@ def test_output_files_create_folders_and_unwritable_paths_are_usage_errors(user_
     assert code == 0 and (tmp_path / "junit" / "x.xml").is_file()
     (tmp_path / "afile").write_text("")
     (tmp_path / "demo.yaml").write_text(KUBECTL_JOBSET)
-    for argv in (["lint", "-o", str(tmp_path / "afile" / "x.json"), str(user_repo / "definitions")],
-                 ["test", "-o", str(tmp_path)],
-                 ["describe", str(tmp_path / "demo.yaml"), "-o", str(tmp_path)]):
-        code, out, err = run(capsys, *argv)
+    for argv in (
+        ["lint", "-o", str(tmp_path / "afile" / "x.json"), str(user_repo / "definitions")],
+        ["test", "-o", str(tmp_path)],
+        ["describe", str(tmp_path / "demo.yaml"), "-o", str(tmp_path)],
+    ):
+        code, _out, err = run(capsys, *argv)
         assert code == 2 and err.startswith("kartalint: error: cannot write ") and err.count("\n") == 1, (argv, err)
 
 
@@ -207,16 +227,37 @@ def kubectl_pods():
     items = []
     for job, count in (("leader", 1), ("workers", 4)):
         for i in range(count):
-            items.append({
-                "apiVersion": "v1", "kind": "Pod",
-                "metadata": {"name": f"demo-{job}-0-{i}", "namespace": "default", "resourceVersion": str(48300 + i),
-                             "uid": f"pod-{job}-{i}", "managedFields": [{"manager": "kubelet", "operation": "Update"}],
-                             "labels": {"jobset.sigs.k8s.io/jobset-name": "demo", "jobset.sigs.k8s.io/replicatedjob-name": job},
-                             "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": f"demo-{job}-0", "uid": "job",
-                                                  "controller": True}]},
-                "spec": {"nodeName": f"node-{i % 2}", "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
-                "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
-            })
+            items.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": {
+                        "name": f"demo-{job}-0-{i}",
+                        "namespace": "default",
+                        "resourceVersion": str(48300 + i),
+                        "uid": f"pod-{job}-{i}",
+                        "managedFields": [{"manager": "kubelet", "operation": "Update"}],
+                        "labels": {
+                            "jobset.sigs.k8s.io/jobset-name": "demo",
+                            "jobset.sigs.k8s.io/replicatedjob-name": job,
+                        },
+                        "ownerReferences": [
+                            {
+                                "apiVersion": "batch/v1",
+                                "kind": "Job",
+                                "name": f"demo-{job}-0",
+                                "uid": "job",
+                                "controller": True,
+                            }
+                        ],
+                    },
+                    "spec": {
+                        "nodeName": f"node-{i % 2}",
+                        "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+                    },
+                    "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
+                }
+            )
     return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}})
 
 
@@ -257,10 +298,14 @@ def test_describe_format_and_deprecated_output(tmp_path, monkeypatch, capsys):
     code, out, err = run(capsys, "describe", "demo.yaml", "-o", "json")
     assert code == 0 and json.loads(out)["workload"]["name"] == "demo" and "deprecated" in err
     code, out, err = run(capsys, "describe", "demo.yaml", "-f", "json", "-o", "out/view.json")
-    assert code == 0 and out == "" and json.loads((tmp_path / "out" / "view.json").read_text())["workload"]["name"] == "demo"
+    assert (
+        code == 0
+        and out == ""
+        and json.loads((tmp_path / "out" / "view.json").read_text())["workload"]["name"] == "demo"
+    )
 
 
-HELM = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  labels: {{- include \"x\" . | nindent 4 }}\n"
+HELM = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  labels: {{- include "x" . | nindent 4 }}\n'
 CLOUDFORMATION = "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n    Properties:\n      BucketName: !Ref Name\n"
 
 
@@ -287,14 +332,27 @@ def test_lint_skips_yaml_that_is_not_karta(tmp_path, monkeypatch, capsys):
 
 
 def test_init_writes_a_project_and_refuses_to_overwrite(tmp_path, capsys):
-    code, out, err = run(capsys, "init", "--root", str(tmp_path), "--layout", "catalog", "--rev", "v9.9.9",
-                         "--hooks-repo", "https://example.com/kartalint")
+    code, out, err = run(
+        capsys,
+        "init",
+        "--root",
+        str(tmp_path),
+        "--layout",
+        "catalog",
+        "--rev",
+        "v9.9.9",
+        "--hooks-repo",
+        "https://example.com/kartalint",
+    )
     assert code == 0, err
     config = yaml.safe_load((tmp_path / ".kartalint.yaml").read_text())
     assert config["definitions"] == ["catalog"] and config["fixtures"] == ["fixtures"]
     hooks = yaml.safe_load((tmp_path / ".pre-commit-config.yaml").read_text())
-    assert hooks["repos"][0] == {"repo": "https://example.com/kartalint", "rev": "v9.9.9",
-                                 "hooks": [{"id": "kartalint-lint", "args": ["--strict"]}, {"id": "kartalint-test"}]}
+    assert hooks["repos"][0] == {
+        "repo": "https://example.com/kartalint",
+        "rev": "v9.9.9",
+        "hooks": [{"id": "kartalint-lint", "args": ["--strict"]}, {"id": "kartalint-test"}],
+    }
     workflow = yaml.safe_load((tmp_path / ".github" / "workflows" / "kartalint.yml").read_text())
     assert workflow["jobs"]["kartalint"]["steps"][1]["uses"] == "kartalint/kartalint@v9.9.9"
     assert "Next steps:" in out
@@ -304,11 +362,14 @@ def test_init_writes_a_project_and_refuses_to_overwrite(tmp_path, capsys):
 
 
 def test_init_pins_a_revision_that_exists():
-    from kartalint.scaffold.release import pinned_revision
     import subprocess
+
+    from kartalint.scaffold.release import pinned_revision
 
     revision, how = pinned_revision()
     if not os.path.isdir(os.path.join(ROOT, ".git")):
         pytest.skip("not a git checkout")
-    proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=ROOT, capture_output=True)
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=ROOT, capture_output=True
+    )
     assert proc.returncode == 0, (revision, how)

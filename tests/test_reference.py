@@ -6,14 +6,14 @@ import glob
 import os
 
 import pytest
+from conftest import REFERENCE, needs_reference
 
-from kartalint.rules import registry as rules
-from kartalint.rules.config import Config
 from kartalint.jqlang import parse_cached
 from kartalint.karta import jq_fields
-from kartalint.rules.lint import lint_paths
 from kartalint.load.documents import load_file
-from conftest import REFERENCE, needs_reference
+from kartalint.rules import registry as rules
+from kartalint.rules.config import Config
+from kartalint.rules.lint import lint_paths
 
 PARITY = {r.id for r in rules.iter_rules(["parity", "schema", "yaml"])} - {"null-value"}
 

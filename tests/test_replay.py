@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 import yaml
+from conftest import REFERENCE, ROOT, needs_reference
 
-from conftest import REFERENCE, needs_reference, ROOT
 from kartalint.evaluation import Evaluator
 from kartalint.testing.recording import definition_basename, is_recording, state_events
 
@@ -21,7 +21,7 @@ pytestmark = needs_reference
 # from the file `kartalint test --known-failures` reads too
 with open(os.path.join(ROOT, "tests", "data", "upstream-replay-known-failures.yaml"), encoding="utf-8") as _handle:
     KNOWN_STATUS_MISSES = {
-        tuple(_e["id"].rsplit("#", 1)[:1]) + (int(_e["id"].rsplit("#", 1)[1]),): (_e["recorded"], tuple(_e["computed"]))
+        (*tuple(_e["id"].rsplit("#", 1)[:1]), int(_e["id"].rsplit("#", 1)[1])): (_e["recorded"], tuple(_e["computed"]))
         for _e in yaml.safe_load(_handle)
     }
 
@@ -35,15 +35,22 @@ KNOWN_EXTRACTION_ERRORS = {
     (_GROVE + "scaled.yaml", "scalinggroup", "instanceIdPath"): 12,
 }
 for _flow, _frames in (("failed.yaml", 2), ("running.yaml", 4)):
-    for _comp, _field in (("leader", "scaleDefinition"), ("leader", "specDefinition.podSpecPath"),
-                          ("prefill-leader", "scaleDefinition"), ("prefill-leader", "specDefinition.podSpecPath"),
-                          ("prefill-worker", "scaleDefinition"), ("worker", "scaleDefinition")):
+    for _comp, _field in (
+        ("leader", "scaleDefinition"),
+        ("leader", "specDefinition.podSpecPath"),
+        ("prefill-leader", "scaleDefinition"),
+        ("prefill-leader", "specDefinition.podSpecPath"),
+        ("prefill-worker", "scaleDefinition"),
+        ("worker", "scaleDefinition"),
+    ):
         KNOWN_EXTRACTION_ERRORS[(_LLMISVC + _flow, _comp, _field)] = _frames
 
 
 def _recordings():
-    files = sorted(glob.glob(os.path.join(REFERENCE, "real-data", "**", "*.yaml"), recursive=True)
-                   + glob.glob(os.path.join(REFERENCE, "recorded_data", "**", "*.yaml"), recursive=True))
+    files = sorted(
+        glob.glob(os.path.join(REFERENCE, "real-data", "**", "*.yaml"), recursive=True)
+        + glob.glob(os.path.join(REFERENCE, "recorded_data", "**", "*.yaml"), recursive=True)
+    )
     for path in files:
         with open(path, encoding="utf-8") as handle:
             data = yaml.load(handle, Loader=yaml.CSafeLoader)

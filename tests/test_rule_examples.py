@@ -53,8 +53,13 @@ def _test(folder: str, name: str, options: tuple, tmp_path) -> list:
     found = []
     for result in results:
         location = result["locations"][0]["physicalLocation"]
-        found.append((result["ruleId"], os.path.basename(location["artifactLocation"]["uri"]),
-                      location.get("region", {}).get("startLine")))
+        found.append(
+            (
+                result["ruleId"],
+                os.path.basename(location["artifactLocation"]["uri"]),
+                location.get("region", {}).get("startLine"),
+            )
+        )
     assert code in (0, 1)
     return found
 

@@ -6,14 +6,15 @@ the rule fires, once into a near miss that must stay clean for that rule.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Tuple
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+from conftest import BASE_DEFINITION, base, lint_data, lint_text
 
 from kartalint.rules import registry as rules
-from conftest import base, lint_data, lint_text, BASE_DEFINITION
 
-Mutation = Callable[[Dict[str, Any]], None]
+Mutation = Callable[[dict[str, Any]], None]
 
 
 def sd(d):
@@ -43,12 +44,14 @@ def gang(d):
 def _set(getter, key, value):
     def mutate(d):
         getter(d)[key] = value
+
     return mutate
 
 
 def _del(getter, key):
     def mutate(d):
         getter(d).pop(key, None)
+
     return mutate
 
 
@@ -56,12 +59,14 @@ def _both(*mutations):
     def mutate(d):
         for m in mutations:
             m(d)
+
     return mutate
 
 
 def _add_child(**fields):
     def mutate(d):
         sd(d)["childComponents"].append(dict(fields))
+
     return mutate
 
 
@@ -70,7 +75,7 @@ def _noop(d):
 
 
 # rule id -> (mutation that makes it fire, near-miss mutation that must not fire it)
-CASES: Dict[str, Tuple[Mutation, Mutation]] = {
+CASES: dict[str, tuple[Mutation, Mutation]] = {
     "karta-api-version": (_set(lambda d: d, "apiVersion", "run.ai/v1"), _noop),
     "unknown-field": (_set(child, "ownerName", "trainer"), _noop),
     "missing-required-field": (_del(status, "statusMappings"), _noop),
@@ -81,9 +86,15 @@ CASES: Dict[str, Tuple[Mutation, Mutation]] = {
         lambda d: gang(d)["podGroup"]["subGroups"].append({"componentName": "worker"}),
         lambda d: None,
     ),
-    "duplicate-component-name": (_add_child(name="worker", ownerRef="trainer"), _add_child(name="worker2", ownerRef="trainer")),
+    "duplicate-component-name": (
+        _add_child(name="worker", ownerRef="trainer"),
+        _add_child(name="worker2", ownerRef="trainer"),
+    ),
     "empty-component-name": (_set(child, "name", ""), _set(child, "name", "w")),
-    "root-incomplete-kind": (_set(lambda d: root(d)["kind"], "group", ""), _both(_set(lambda d: root(d)["kind"], "group", ""), _set(lambda d: root(d)["kind"], "kind", "Pod"))),
+    "root-incomplete-kind": (
+        _set(lambda d: root(d)["kind"], "group", ""),
+        _both(_set(lambda d: root(d)["kind"], "group", ""), _set(lambda d: root(d)["kind"], "kind", "Pod")),
+    ),
     "root-has-owner-ref": (_set(root, "ownerRef", ""), _noop),
     "root-missing-status-definition": (_del(root, "statusDefinition"), _noop),
     "child-missing-owner-ref": (_set(child, "ownerRef", ""), _noop),
@@ -92,7 +103,10 @@ CASES: Dict[str, Tuple[Mutation, Mutation]] = {
         lambda d: child(d)["specDefinition"].update(podSpecPath=".spec.x"),
         lambda d: child(d)["specDefinition"].update(metadataPath=".spec.roles[].template.metadata"),
     ),
-    "selector-empty-match-labels": (_set(lambda d: selector(d)["componentTypeSelector"], "matchLabels", {}), _set(lambda d: selector(d)["componentTypeSelector"], "matchLabels", {"a": "b"})),
+    "selector-empty-match-labels": (
+        _set(lambda d: selector(d)["componentTypeSelector"], "matchLabels", {}),
+        _set(lambda d: selector(d)["componentTypeSelector"], "matchLabels", {"a": "b"}),
+    ),
     "selector-missing-key": (
         lambda d: selector(d).update(componentTypeSelector={"value": "x"}),
         lambda d: selector(d).update(componentTypeSelector={"matchLabels": {"app": "x"}}),
@@ -107,7 +121,10 @@ CASES: Dict[str, Tuple[Mutation, Mutation]] = {
     ),
     "instance-id-without-instance-selector": (_del(selector, "componentInstanceSelector"), _noop),
     "instance-selector-without-instance-id": (
-        _both(_del(child, "instanceIdPath"), _set(lambda d: child(d)["scaleDefinition"], "replicasPath", ".spec.replicas // 1")),
+        _both(
+            _del(child, "instanceIdPath"),
+            _set(lambda d: child(d)["scaleDefinition"], "replicasPath", ".spec.replicas // 1"),
+        ),
         _noop,
     ),
     "ownership-cycle": (
@@ -119,13 +136,28 @@ CASES: Dict[str, Tuple[Mutation, Mutation]] = {
         lambda d: gang(d).update(podGroups=[{"name": "g", "members": [{"componentName": "worker"}]}]),
     ),
     "jq-syntax-error": (_set(child, "instanceIdPath", ".spec.roles[].name |"), _noop),
-    "jq-compile-error": (_set(child, "instanceIdPath", ".spec.roles[] | nme"), _set(child, "instanceIdPath", ".spec.roles[] | .nme")),
-    "jq-forbidden-function": (_set(child, "instanceIdPath", "[paths] | .[0]"), _set(child, "instanceIdPath", "[leaf_paths] | .[0]")),
-    "jq-recursive-descent": (_set(child, "instanceIdPath", "[..] | .[0]"), _set(child, "instanceIdPath", "[.[]] | .[0]")),
+    "jq-compile-error": (
+        _set(child, "instanceIdPath", ".spec.roles[] | nme"),
+        _set(child, "instanceIdPath", ".spec.roles[] | .nme"),
+    ),
+    "jq-forbidden-function": (
+        _set(child, "instanceIdPath", "[paths] | .[0]"),
+        _set(child, "instanceIdPath", "[leaf_paths] | .[0]"),
+    ),
+    "jq-recursive-descent": (
+        _set(child, "instanceIdPath", "[..] | .[0]"),
+        _set(child, "instanceIdPath", "[.[]] | .[0]"),
+    ),
     "jq-assignment": (_set(child, "instanceIdPath", ".spec.x |= 1"), _set(child, "instanceIdPath", ".spec.x == 1")),
-    "jq-not-portable": (_set(child, "instanceIdPath", ".spec.roles | keys_unsorted[]"), _set(child, "instanceIdPath", ".spec.roles | keys[]")),
+    "jq-not-portable": (
+        _set(child, "instanceIdPath", ".spec.roles | keys_unsorted[]"),
+        _set(child, "instanceIdPath", ".spec.roles | keys[]"),
+    ),
     "jq-unsafe": (_set(child, "instanceIdPath", "$ENV.ROLE"), _set(child, "instanceIdPath", ".env.ROLE")),
-    "jq-unbounded-recursion": (_set(child, "instanceIdPath", "def f: f; f"), _set(child, "instanceIdPath", "def f: if . > 3 then . else (. + 1 | f) end; f")),
+    "jq-unbounded-recursion": (
+        _set(child, "instanceIdPath", "def f: f; f"),
+        _set(child, "instanceIdPath", "def f: if . > 3 then . else (. + 1 | f) end; f"),
+    ),
     "not-assignable-path": (
         _set(lambda d: child(d)["specDefinition"], "podTemplateSpecPath", ".spec.roles[].template // {}"),
         _set(lambda d: child(d)["specDefinition"], "podTemplateSpecPath", ".spec.roles[] | select(.name) | .template"),
@@ -136,18 +168,39 @@ CASES: Dict[str, Tuple[Mutation, Mutation]] = {
         lambda d: status(d)["statusMappings"]["failed"][0]["byConditions"][0].pop("status"),
         lambda d: status(d)["statusMappings"]["failed"][0]["byConditions"][0].update(status=None, reason="Boom"),
     ),
-    "condition-field-name-missing": (_del(lambda d: status(d)["conditionsDefinition"], "statusFieldName"), _del(lambda d: status(d)["conditionsDefinition"], "messageFieldName")),
-    "empty-scale-definition": (_set(child, "scaleDefinition", {}), _set(child, "scaleDefinition", {"minReplicasPath": ".spec.roles[] | 1"})),
+    "condition-field-name-missing": (
+        _del(lambda d: status(d)["conditionsDefinition"], "statusFieldName"),
+        _del(lambda d: status(d)["conditionsDefinition"], "messageFieldName"),
+    ),
+    "empty-scale-definition": (
+        _set(child, "scaleDefinition", {}),
+        _set(child, "scaleDefinition", {"minReplicasPath": ".spec.roles[] | 1"}),
+    ),
     "empty-fragmented-spec": (
         _set(child, "specDefinition", {"fragmentedPodSpecDefinition": {}}),
         _set(child, "specDefinition", {"fragmentedPodSpecDefinition": {"containersPath": ".spec.roles[].containers"}}),
     ),
     "metadata-without-pod-spec": (
-        _set(child, "specDefinition", {"metadataPath": ".spec.roles[].template.metadata", "fragmentedPodSpecDefinition": {"imagePath": ".spec.roles[].image"}}),
-        _set(child, "specDefinition", {"metadataPath": ".spec.roles[].template.metadata", "podSpecPath": ".spec.roles[].template.spec"}),
+        _set(
+            child,
+            "specDefinition",
+            {
+                "metadataPath": ".spec.roles[].template.metadata",
+                "fragmentedPodSpecDefinition": {"imagePath": ".spec.roles[].image"},
+            },
+        ),
+        _set(
+            child,
+            "specDefinition",
+            {"metadataPath": ".spec.roles[].template.metadata", "podSpecPath": ".spec.roles[].template.spec"},
+        ),
     ),
     "duplicate-additional-kind": (
-        _set(sd, "additionalChildKinds", [{"group": "", "version": "v1", "kind": "Service"}, {"group": "", "version": "v1", "kind": "Service"}]),
+        _set(
+            sd,
+            "additionalChildKinds",
+            [{"group": "", "version": "v1", "kind": "Service"}, {"group": "", "version": "v1", "kind": "Service"}],
+        ),
         _set(sd, "additionalChildKinds", [{"group": "", "version": "v1", "kind": "Service"}]),
     ),
     "additional-kind-overlaps-component": (
@@ -156,34 +209,61 @@ CASES: Dict[str, Tuple[Mutation, Mutation]] = {
     ),
     "child-status-definition": (_set(child, "statusDefinition", {"statusMappings": {}}), _noop),
     "child-incomplete-kind": (_set(lambda d: child(d)["kind"], "version", ""), _noop),
-    "always-matching-status": (lambda d: status(d)["statusMappings"].update(degraded=[{}]), lambda d: status(d)["statusMappings"].update(degraded=[{"byPhase": "Degraded"}])),
+    "always-matching-status": (
+        lambda d: status(d)["statusMappings"].update(degraded=[{}]),
+        lambda d: status(d)["statusMappings"].update(degraded=[{"byPhase": "Degraded"}]),
+    ),
     "scale-path-not-null-safe": (
         _set(lambda d: child(d)["scaleDefinition"], "replicasPath", ".spec.roles[] | .replicas * .parallelism"),
-        _set(lambda d: child(d)["scaleDefinition"], "replicasPath", ".spec.roles[] | (.replicas // 1) * (.parallelism // 1)"),
+        _set(
+            lambda d: child(d)["scaleDefinition"],
+            "replicasPath",
+            ".spec.roles[] | (.replicas // 1) * (.parallelism // 1)",
+        ),
     ),
     "condition-status-never-matches": (
         _set(lambda d: status(d)["statusMappings"]["failed"][0]["byConditions"][0], "status", "true"),
         _set(lambda d: status(d)["statusMappings"]["failed"][0]["byConditions"][0], "status", "Unknown"),
     ),
     "expected-result-never-matches": (
-        lambda d: status(d)["statusMappings"].update(degraded=[{"byExpression": {"expression": ".status.ready == 0", "expectedResult": "yes"}}]),
-        lambda d: status(d)["statusMappings"].update(degraded=[{"byExpression": {"expression": ".status.ready == 0", "expectedResult": "false"}}]),
+        lambda d: status(d)["statusMappings"].update(
+            degraded=[{"byExpression": {"expression": ".status.ready == 0", "expectedResult": "yes"}}]
+        ),
+        lambda d: status(d)["statusMappings"].update(
+            degraded=[{"byExpression": {"expression": ".status.ready == 0", "expectedResult": "false"}}]
+        ),
     ),
-    "no-pod-component": (_both(_del(child, "specDefinition"), _del(child, "podSelector"), _del(child, "instanceIdPath")),
-                         _del(child, "podSelector")),
-    "draft-placeholder": (_set(lambda d: selector(d)["componentTypeSelector"], "keyPath", '.metadata.labels["TODO/role"]'),
-                          _set(lambda d: selector(d)["componentTypeSelector"], "keyPath", '.metadata.labels["todo.example.com/role"]')),
-    "gang-unknown-subgroup-component": (_set(lambda d: gang(d)["podGroup"]["subGroups"][0], "componentName", "nobody"), _noop),
-    "gang-subgroup-without-scale": (_both(_del(child, "scaleDefinition"), _set(root, "scaleDefinition", {"replicasPath": "1"})), _noop),
+    "no-pod-component": (
+        _both(_del(child, "specDefinition"), _del(child, "podSelector"), _del(child, "instanceIdPath")),
+        _del(child, "podSelector"),
+    ),
+    "draft-placeholder": (
+        _set(lambda d: selector(d)["componentTypeSelector"], "keyPath", '.metadata.labels["TODO/role"]'),
+        _set(lambda d: selector(d)["componentTypeSelector"], "keyPath", '.metadata.labels["todo.example.com/role"]'),
+    ),
+    "gang-unknown-subgroup-component": (
+        _set(lambda d: gang(d)["podGroup"]["subGroups"][0], "componentName", "nobody"),
+        _noop,
+    ),
+    "gang-subgroup-without-scale": (
+        _both(_del(child, "scaleDefinition"), _set(root, "scaleDefinition", {"replicasPath": "1"})),
+        _noop,
+    ),
     "gang-subgroup-without-selector": (_del(selector, "componentTypeSelector"), _noop),
     "gang-topology-incomplete": (
-        lambda d: gang(d)["podGroup"].update(topology={"topologyName": "t", "preferredTopologyLevel": "", "requiredTopologyLevel": ""}),
-        lambda d: gang(d)["podGroup"].update(topology={"topologyName": "t", "preferredTopologyLevel": "rack", "requiredTopologyLevel": ""}),
+        lambda d: gang(d)["podGroup"].update(
+            topology={"topologyName": "t", "preferredTopologyLevel": "", "requiredTopologyLevel": ""}
+        ),
+        lambda d: gang(d)["podGroup"].update(
+            topology={"topologyName": "t", "preferredTopologyLevel": "rack", "requiredTopologyLevel": ""}
+        ),
     ),
 }
 
 # Rules about reading files are tested in test_load.py; everything else must be in CASES.
-FILE_RULES = {r.id for r in rules.iter_rules(["yaml", "fixture", "test", "crd", "outcome"])}  # tested in test_load.py / test_testing.py
+FILE_RULES = {
+    r.id for r in rules.iter_rules(["yaml", "fixture", "test", "crd", "outcome"])
+}  # tested in test_load.py / test_testing.py
 
 
 def test_base_definition_is_clean():
@@ -223,7 +303,12 @@ def test_every_problem_reported_in_one_run():
     child(data)["ownerRef"] = "ghost"
     child(data)["instanceIdPath"] = ".spec.roles[].name | del(.x)"
     ids = {f.rule for f in lint_data(data)}
-    assert {"duplicate-component-name", "root-missing-status-definition", "unknown-owner-ref", "jq-forbidden-function"} <= ids
+    assert {
+        "duplicate-component-name",
+        "root-missing-status-definition",
+        "unknown-owner-ref",
+        "jq-forbidden-function",
+    } <= ids
 
 
 def test_unknown_field_suggests_the_right_name():

@@ -9,16 +9,29 @@ import yaml
 
 from kartalint.cli import main
 
-POD_TEMPLATE = {"type": "object", "properties": {"metadata": {"type": "object"}, "spec": {"type": "object", "properties": {
-    "containers": {"type": "array", "items": {"type": "object"}}}}}}
+POD_TEMPLATE = {
+    "type": "object",
+    "properties": {
+        "metadata": {"type": "object"},
+        "spec": {"type": "object", "properties": {"containers": {"type": "array", "items": {"type": "object"}}}},
+    },
+}
 FREE = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
 
 
 def crd(kind, properties, status=None):
     schema = {"type": "object", "properties": dict(properties, status=status or {"type": "object"})}
-    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": f"{kind.lower()}s.example.com"},
-            "spec": {"group": "example.com", "names": {"kind": kind, "plural": f"{kind.lower()}s"}, "scope": "Namespaced",
-                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}]}}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{kind.lower()}s.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": kind, "plural": f"{kind.lower()}s"},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}],
+        },
+    }
 
 
 def draft(tmp_path, capsys, document):
@@ -39,10 +52,29 @@ def lints_clean_but_for_placeholders(tmp_path, capsys):
 
 
 def test_a_base_template_beside_role_templates_is_not_a_role(tmp_path, capsys):
-    text, _, roles = draft(tmp_path, capsys, crd("FlinkDeployment", {"spec": {"type": "object", "properties": {
-        "podTemplate": POD_TEMPLATE,
-        "jobManager": {"type": "object", "properties": {"replicas": {"type": "integer", "default": 1}, "podTemplate": POD_TEMPLATE}},
-        "taskManager": {"type": "object", "properties": {"replicas": {"type": "integer"}, "podTemplate": POD_TEMPLATE}}}}}))
+    text, _, roles = draft(
+        tmp_path,
+        capsys,
+        crd(
+            "FlinkDeployment",
+            {
+                "spec": {
+                    "type": "object",
+                    "properties": {
+                        "podTemplate": POD_TEMPLATE,
+                        "jobManager": {
+                            "type": "object",
+                            "properties": {"replicas": {"type": "integer", "default": 1}, "podTemplate": POD_TEMPLATE},
+                        },
+                        "taskManager": {
+                            "type": "object",
+                            "properties": {"replicas": {"type": "integer"}, "podTemplate": POD_TEMPLATE},
+                        },
+                    },
+                }
+            },
+        ),
+    )
     assert set(roles) == {"jobmanager", "taskmanager"}
     assert "# Not a role: .spec.podTemplate is a base template" in text
     assert roles["jobmanager"]["specDefinition"]["podTemplateSpecPath"] == ".spec.jobManager.podTemplate"
@@ -50,11 +82,33 @@ def test_a_base_template_beside_role_templates_is_not_a_role(tmp_path, capsys):
 
 
 def test_a_template_library_is_not_a_role(tmp_path, capsys):
-    item = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "replicas": {"type": "integer"},
-                                                                   "template": POD_TEMPLATE}}
-    text, _, roles = draft(tmp_path, capsys, crd("RoleBasedGroup", {"spec": {"type": "object", "properties": {
-        "roles": {"type": "array", "items": item},
-        "roleTemplates": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "template": POD_TEMPLATE}}}}}}))
+    item = {
+        "type": "object",
+        "required": ["name"],
+        "properties": {"name": {"type": "string"}, "replicas": {"type": "integer"}, "template": POD_TEMPLATE},
+    }
+    text, _, roles = draft(
+        tmp_path,
+        capsys,
+        crd(
+            "RoleBasedGroup",
+            {
+                "spec": {
+                    "type": "object",
+                    "properties": {
+                        "roles": {"type": "array", "items": item},
+                        "roleTemplates": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {"name": {"type": "string"}, "template": POD_TEMPLATE},
+                            },
+                        },
+                    },
+                }
+            },
+        ),
+    )
     assert list(roles) == ["role"]
     assert "# Not a role: .spec.roleTemplates[].template is a template library" in text
     assert roles["role"]["instanceIdPath"] == ".spec.roles[]? | .name"
@@ -62,10 +116,18 @@ def test_a_template_library_is_not_a_role(tmp_path, capsys):
 
 
 def test_roles_outside_spec_and_free_form_templates_are_found_by_name(tmp_path, capsys):
-    text, _, roles = draft(tmp_path, capsys, crd("Workspace", {
-        "resource": {"type": "object", "properties": {"count": {"type": "integer"}}},
-        "inference": {"type": "object", "properties": {"template": FREE}},
-        "tuning": {"type": "object", "properties": {"template": FREE}}}))
+    text, _, roles = draft(
+        tmp_path,
+        capsys,
+        crd(
+            "Workspace",
+            {
+                "resource": {"type": "object", "properties": {"count": {"type": "integer"}}},
+                "inference": {"type": "object", "properties": {"template": FREE}},
+                "tuning": {"type": "object", "properties": {"template": FREE}},
+            },
+        ),
+    )
     assert set(roles) == {"inference", "tuning"}
     assert roles["inference"]["specDefinition"]["podTemplateSpecPath"] == ".inference.template"
     assert "guessed by its name" in text
@@ -77,8 +139,15 @@ def conditions(enum=None):
     kind = {"type": "string"}
     if enum:
         kind["enum"] = enum
-    return {"type": "object", "properties": {"conditions": {"type": "array", "items": {"type": "object", "properties": {
-        "type": kind, "status": {"type": "string"}}}}}}
+    return {
+        "type": "object",
+        "properties": {
+            "conditions": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"type": kind, "status": {"type": "string"}}},
+            }
+        },
+    }
 
 
 def test_condition_types_are_never_invented(tmp_path, capsys):
@@ -89,8 +158,10 @@ def test_condition_types_are_never_invented(tmp_path, capsys):
     assert "does not name its condition types" in text
     text, data, _ = draft(tmp_path, capsys, crd("Named", spec, conditions(["Ready", "Failed", "Degrading"])))
     mappings = data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
-    assert mappings == {"running": [{"byConditions": [{"type": "Ready", "status": "True"}]}],
-                        "failed": [{"byConditions": [{"type": "Failed", "status": "True"}]}]}
+    assert mappings == {
+        "running": [{"byConditions": [{"type": "Ready", "status": "True"}]}],
+        "failed": [{"byConditions": [{"type": "Failed", "status": "True"}]}],
+    }
     assert "TODO: map Degrading to a status" in text
     lints_clean_but_for_placeholders(tmp_path, capsys)
 
@@ -98,10 +169,20 @@ def test_condition_types_are_never_invented(tmp_path, capsys):
 def test_skeletons_are_valid_for_their_crd_and_keep_to_its_fields(tmp_path, capsys):
     from kartalint.scaffold.drafts import skeleton_problems
 
-    document = crd("Workspace", {
-        "resource": {"type": "object", "required": ["labelSelector"], "properties": {
-            "labelSelector": {"type": "object", "properties": {"matchLabels": {"type": "object"}}}, "count": {"type": "integer"}}},
-        "inference": {"type": "object", "properties": {"template": FREE}}})
+    document = crd(
+        "Workspace",
+        {
+            "resource": {
+                "type": "object",
+                "required": ["labelSelector"],
+                "properties": {
+                    "labelSelector": {"type": "object", "properties": {"matchLabels": {"type": "object"}}},
+                    "count": {"type": "integer"},
+                },
+            },
+            "inference": {"type": "object", "properties": {"template": FREE}},
+        },
+    )
     document["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["required"] = ["resource"]
     path = tmp_path / "crd.yaml"
     path.write_text(yaml.safe_dump(document))
@@ -116,23 +197,46 @@ def test_skeletons_are_valid_for_their_crd_and_keep_to_its_fields(tmp_path, caps
 
 
 def test_a_skeleton_the_crd_refuses_is_an_error_and_no_fixture(tmp_path, capsys):
-    spec = {"spec": {"type": "object", "required": ["mode", "template"], "properties": {
-        "mode": {"type": "string", "pattern": "^[A-Z]{3}$"}, "template": POD_TEMPLATE}}}
+    spec = {
+        "spec": {
+            "type": "object",
+            "required": ["mode", "template"],
+            "properties": {"mode": {"type": "string", "pattern": "^[A-Z]{3}$"}, "template": POD_TEMPLATE},
+        }
+    }
     path = tmp_path / "crd.yaml"
     path.write_text(yaml.safe_dump(crd("Strict", spec)))
     code = main(["new", "--crd", str(path), "-o", str(tmp_path / "draft.yaml")])
     err = capsys.readouterr().err
-    assert code == 1 and "the skeleton Strict object is not valid for its CRD: spec.mode: 'example' does not match" in err
+    assert (
+        code == 1 and "the skeleton Strict object is not valid for its CRD: spec.mode: 'example' does not match" in err
+    )
     assert (tmp_path / "draft.yaml").exists() and not (tmp_path / "draft.fixture.yaml").exists()
 
 
 def test_review_as_json_and_unmapped_phase_values(tmp_path, capsys):
     import json
 
-    status = {"type": "object", "properties": {"phase": {"type": "string", "enum": ["Running", "FINISHED", "Draining"]}}}
-    document = crd("Phased", {"spec": {"type": "object", "properties": {
-        "podTemplate": POD_TEMPLATE,
-        "jobManager": {"type": "object", "properties": {"replicas": {"type": "integer"}, "podTemplate": POD_TEMPLATE}}}}}, status)
+    status = {
+        "type": "object",
+        "properties": {"phase": {"type": "string", "enum": ["Running", "FINISHED", "Draining"]}},
+    }
+    document = crd(
+        "Phased",
+        {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "podTemplate": POD_TEMPLATE,
+                    "jobManager": {
+                        "type": "object",
+                        "properties": {"replicas": {"type": "integer"}, "podTemplate": POD_TEMPLATE},
+                    },
+                },
+            }
+        },
+        status,
+    )
     path = tmp_path / "crd.yaml"
     path.write_text(yaml.safe_dump(document))
     assert main(["new", "--crd", str(path), "-f", "json"]) == 0
@@ -140,29 +244,60 @@ def test_review_as_json_and_unmapped_phase_values(tmp_path, capsys):
     assert review["schemaVersion"] == 1
     [draft] = review["drafts"]
     assert [(r["name"], r["path"], r["replicas"]) for r in draft["roles"]] == [
-        ("jobmanager", ".spec.jobManager.podTemplate", "(.spec.jobManager.replicas // 1)")]
+        ("jobmanager", ".spec.jobManager.podTemplate", "(.spec.jobManager.replicas // 1)")
+    ]
     assert any("Not a role: .spec.podTemplate" in note for note in draft["notes"])
     assert any("TODO: map Draining to a status" in note for note in draft["notes"])
     assert draft["problems"] == []
 
 
 def test_a_count_next_to_the_template_is_the_replicas(tmp_path, capsys):
-    _, _, roles = draft(tmp_path, capsys, crd("Counted", {"spec": {"type": "object", "properties": {
-        "workers": {"type": "object", "properties": {"count": {"type": "integer", "default": 2}, "template": POD_TEMPLATE}}}}}))
+    _, _, roles = draft(
+        tmp_path,
+        capsys,
+        crd(
+            "Counted",
+            {
+                "spec": {
+                    "type": "object",
+                    "properties": {
+                        "workers": {
+                            "type": "object",
+                            "properties": {"count": {"type": "integer", "default": 2}, "template": POD_TEMPLATE},
+                        }
+                    },
+                }
+            },
+        ),
+    )
     assert roles["workers"]["scaleDefinition"]["replicasPath"] == "(.spec.workers.count // 2)"
 
 
 def test_alternative_patterns_of_a_list_entry_are_guarded(tmp_path, capsys):
-    item = {"type": "object", "required": ["name"], "properties": {
-        "name": {"type": "string"}, "replicas": {"type": "integer", "default": 1},
-        "leaderWorkerPattern": {"type": "object", "properties": {"size": {"type": "integer"}, "template": POD_TEMPLATE}},
-        "standalonePattern": {"type": "object", "properties": {"template": POD_TEMPLATE}}},
-        "x-kubernetes-validations": [{"rule": "!(has(self.leaderWorkerPattern) && has(self.standalonePattern))"}]}
-    text, data, roles = draft(tmp_path, capsys, crd("RoleBasedGroup", {"spec": {"type": "object", "properties": {
-        "roles": {"type": "array", "items": item}}}}))
+    item = {
+        "type": "object",
+        "required": ["name"],
+        "properties": {
+            "name": {"type": "string"},
+            "replicas": {"type": "integer", "default": 1},
+            "leaderWorkerPattern": {
+                "type": "object",
+                "properties": {"size": {"type": "integer"}, "template": POD_TEMPLATE},
+            },
+            "standalonePattern": {"type": "object", "properties": {"template": POD_TEMPLATE}},
+        },
+        "x-kubernetes-validations": [{"rule": "!(has(self.leaderWorkerPattern) && has(self.standalonePattern))"}],
+    }
+    _text, _data, roles = draft(
+        tmp_path,
+        capsys,
+        crd("RoleBasedGroup", {"spec": {"type": "object", "properties": {"roles": {"type": "array", "items": item}}}}),
+    )
     ids = sorted(c["instanceIdPath"] for c in roles.values())
-    assert ids == [".spec.roles[]? | select(.leaderWorkerPattern != null) | .name",
-                   ".spec.roles[]? | select(.standalonePattern != null) | .name"]
+    assert ids == [
+        ".spec.roles[]? | select(.leaderWorkerPattern != null) | .name",
+        ".spec.roles[]? | select(.standalonePattern != null) | .name",
+    ]
     for component in roles.values():
         guard = component["instanceIdPath"].split("|")[1].strip()
         assert guard in component["specDefinition"]["podTemplateSpecPath"]
@@ -171,11 +306,23 @@ def test_alternative_patterns_of_a_list_entry_are_guarded(tmp_path, capsys):
 
 
 def test_the_skeleton_gives_each_alternative_its_own_entry(tmp_path, capsys):
-    item = {"type": "object", "required": ["name"], "properties": {
-        "name": {"type": "string"},
-        "leaderWorkerPattern": {"type": "object", "properties": {"size": {"type": "integer"}, "template": POD_TEMPLATE}},
-        "standalonePattern": {"type": "object", "properties": {"template": POD_TEMPLATE}}}}
-    draft(tmp_path, capsys, crd("RoleBasedGroup", {"spec": {"type": "object", "properties": {"roles": {"type": "array", "items": item}}}}))
+    item = {
+        "type": "object",
+        "required": ["name"],
+        "properties": {
+            "name": {"type": "string"},
+            "leaderWorkerPattern": {
+                "type": "object",
+                "properties": {"size": {"type": "integer"}, "template": POD_TEMPLATE},
+            },
+            "standalonePattern": {"type": "object", "properties": {"template": POD_TEMPLATE}},
+        },
+    }
+    draft(
+        tmp_path,
+        capsys,
+        crd("RoleBasedGroup", {"spec": {"type": "object", "properties": {"roles": {"type": "array", "items": item}}}}),
+    )
     skeleton = yaml.safe_load((tmp_path / "draft.fixture.yaml").read_text())["object"]
     entries = skeleton["spec"]["roles"]
     assert len(entries) == 2 and all(len({"leaderWorkerPattern", "standalonePattern"} & set(e)) == 1 for e in entries)
@@ -203,7 +350,29 @@ def test_the_draft_excerpt_in_the_docs_is_what_the_command_writes(tmp_path, caps
 
 
 def test_a_count_the_operator_derives_is_a_todo_with_the_crd_description(tmp_path, capsys):
-    replicas = {"type": "integer", "description": "Number of TaskManager replicas. If not set, it is derived from the job parallelism."}
-    text, _, roles = draft(tmp_path, capsys, crd("FlinkDeployment", {"spec": {"type": "object", "properties": {
-        "taskManager": {"type": "object", "properties": {"replicas": replicas, "podTemplate": POD_TEMPLATE}}}}}))
-    assert "TODO: the operator may derive replicas when it is not set" in text and "derived from the job parallelism" in text
+    replicas = {
+        "type": "integer",
+        "description": "Number of TaskManager replicas. If not set, it is derived from the job parallelism.",
+    }
+    text, _, _roles = draft(
+        tmp_path,
+        capsys,
+        crd(
+            "FlinkDeployment",
+            {
+                "spec": {
+                    "type": "object",
+                    "properties": {
+                        "taskManager": {
+                            "type": "object",
+                            "properties": {"replicas": replicas, "podTemplate": POD_TEMPLATE},
+                        }
+                    },
+                }
+            },
+        ),
+    )
+    assert (
+        "TODO: the operator may derive replicas when it is not set" in text
+        and "derived from the job parallelism" in text
+    )

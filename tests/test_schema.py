@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import os
 
+from conftest import REFERENCE, needs_reference
 from jsonschema import Draft202012Validator
 
 from kartalint import schema
 from kartalint.schema.convert import convert
-from conftest import REFERENCE, needs_reference
 
 
 def test_shipped_schema_matches_vendored_crd():
     with open(schema.SCHEMA_FILE, encoding="utf-8") as handle:
-        assert handle.read() == schema.render(schema.generate()), "regenerate with `python -m kartalint schema` after `generate()`"
+        assert handle.read() == schema.render(schema.generate()), (
+            "regenerate with `python -m kartalint schema` after `generate()`"
+        )
 
 
 @needs_reference
 def test_vendored_crd_is_the_reference_crd():
-    with open(os.path.join(REFERENCE, "karta-crd", "run.ai_kartas.yaml"), encoding="utf-8") as a, open(schema.CRD_FILE, encoding="utf-8") as b:
+    with (
+        open(os.path.join(REFERENCE, "karta-crd", "run.ai_kartas.yaml"), encoding="utf-8") as a,
+        open(schema.CRD_FILE, encoding="utf-8") as b,
+    ):
         assert a.read() == b.read()
 
 
@@ -29,7 +34,9 @@ def test_schema_is_valid_json_schema():
 def test_strict_about_unknown_fields_and_honours_preserve_unknown():
     out = convert({"type": "object", "properties": {"a": {"type": "string"}}})
     assert out["additionalProperties"] is False
-    out = convert({"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-preserve-unknown-fields": True})
+    out = convert(
+        {"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-preserve-unknown-fields": True}
+    )
     assert "additionalProperties" not in out
 
 
@@ -41,11 +48,17 @@ def test_nullable_int_or_string_and_sets():
 
 
 def test_cel_rules_become_json_schema():
-    out = convert({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "v": {"type": "string"}},
-                   "x-kubernetes-validations": [
-                       {"rule": "has(self.a) || has(self.b)", "message": "one"},
-                       {"rule": "!has(self.v) || has(self.a)", "message": "two"},
-                       {"rule": "self.a.size() < 3", "message": "three"}]})
+    out = convert(
+        {
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "v": {"type": "string"}},
+            "x-kubernetes-validations": [
+                {"rule": "has(self.a) || has(self.b)", "message": "one"},
+                {"rule": "!has(self.v) || has(self.a)", "message": "two"},
+                {"rule": "self.a.size() < 3", "message": "three"},
+            ],
+        }
+    )
     validator = Draft202012Validator(out)
     assert not validator.is_valid({})
     assert validator.is_valid({"b": "x"})
@@ -55,18 +68,36 @@ def test_cel_rules_become_json_schema():
 
 def test_list_map_keys_enforced():
     validator = schema.validator()
-    doc = {"apiVersion": "run.ai/v1alpha1", "kind": "Karta", "spec": {"structureDefinition": {
-        "rootComponent": {"name": "r"},
-        "additionalChildKinds": [{"group": "a", "version": "v1", "kind": "X"}, {"group": "b", "version": "v1", "kind": "X"}]}}}
+    doc = {
+        "apiVersion": "run.ai/v1alpha1",
+        "kind": "Karta",
+        "spec": {
+            "structureDefinition": {
+                "rootComponent": {"name": "r"},
+                "additionalChildKinds": [
+                    {"group": "a", "version": "v1", "kind": "X"},
+                    {"group": "b", "version": "v1", "kind": "X"},
+                ],
+            }
+        },
+    }
     errors = list(validator.iter_errors(doc))
     assert [e.validator for e in errors] == ["x-kubernetes-list-map-keys"]
     assert list(errors[0].absolute_path) == ["spec", "structureDefinition", "additionalChildKinds", 1]
 
 
 def test_condition_field_defaults_are_in_the_schema():
-    cond = schema.karta_schema()["properties"]["spec"]["properties"]["structureDefinition"]["properties"]["rootComponent"]["properties"]["statusDefinition"]["properties"]["conditionsDefinition"]["properties"]
-    assert {k: cond[k]["default"] for k in ("typeFieldName", "statusFieldName", "reasonFieldName", "messageFieldName")} == {
-        "typeFieldName": "type", "statusFieldName": "status", "reasonFieldName": "reason", "messageFieldName": "message"}
+    cond = schema.karta_schema()["properties"]["spec"]["properties"]["structureDefinition"]["properties"][
+        "rootComponent"
+    ]["properties"]["statusDefinition"]["properties"]["conditionsDefinition"]["properties"]
+    assert {
+        k: cond[k]["default"] for k in ("typeFieldName", "statusFieldName", "reasonFieldName", "messageFieldName")
+    } == {
+        "typeFieldName": "type",
+        "statusFieldName": "status",
+        "reasonFieldName": "reason",
+        "messageFieldName": "message",
+    }
 
 
 def test_pyproject_lists_every_package():

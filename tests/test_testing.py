@@ -9,10 +9,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-
-from kartalint.rules import registry as rules
-from kartalint.cli import main
 from conftest import BASE_DEFINITION, REFERENCE, ROOT, needs_reference
+
+from kartalint.cli import main
+from kartalint.rules import registry as rules
 
 FIXTURES = os.path.join(ROOT, "fixtures")
 
@@ -32,10 +32,24 @@ def fixture(name="case", obj=None, expect=None, **extra):
 
 
 def trainer(roles=None, phase="Running"):
-    roles = roles if roles is not None else [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [
-        {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}}}]
-    return {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t", "uid": "u"},
-            "spec": {"roles": roles}, "status": {"phase": phase}}
+    roles = (
+        roles
+        if roles is not None
+        else [
+            {
+                "name": "worker",
+                "replicas": 2,
+                "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}},
+            }
+        ]
+    )
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Trainer",
+        "metadata": {"name": "t", "uid": "u"},
+        "spec": {"roles": roles},
+        "status": {"phase": phase},
+    }
 
 
 @pytest.fixture
@@ -55,6 +69,7 @@ def write(path, doc):
 
 # -- the project's own fixtures -----------------------------------------------------------------------
 
+
 def test_project_fixtures_pass(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     code, out, err = run(capsys, "test")
@@ -66,7 +81,10 @@ def test_field_case_parallelism_omitted_shows_jq_message_and_hint(capsys):
     code, out, _ = run(capsys, "test", "-v", os.path.join(FIXTURES, "field-cases", "jobset-parallelism-omitted.yaml"))
     assert code == 0  # xfail: expected to fail
     assert "XFAIL" in out
-    assert "replicatedjob[worker].replicas: expected 4, got null (jq: number (1) and null (null) cannot be multiplied)" in out
+    assert (
+        "replicatedjob[worker].replicas: expected 4, got null (jq: number (1) and null (null) cannot be multiplied)"
+        in out
+    )
     assert "hint: give it a default, e.g. (.template.spec.parallelism // 1) (scale-path-not-null-safe" in out
 
 
@@ -84,31 +102,53 @@ def test_xfail_that_passes_is_a_failure(project, capsys):
 
 # -- diffs ------------------------------------------------------------------------------------------
 
+
 def test_a_changed_expression_fails_with_a_readable_diff(project, capsys):
-    expect = {"statuses": ["Running"], "components": {"worker": {"instances": {"worker": {"replicas": 2, "gpus": 8}}}}, "gpus": 8}
+    expect = {
+        "statuses": ["Running"],
+        "components": {"worker": {"instances": {"worker": {"replicas": 2, "gpus": 8}}}},
+        "gpus": 8,
+    }
     write(project / "fixtures" / "example-com-trainer-v1" / "running.yaml", fixture(expect=expect))
     assert run(capsys, "test", "--definitions", "defs")[0] == 0
-    changed = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism")
+    changed = BASE_DEFINITION.replace(
+        "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism"
+    )
     (project / "defs" / "trainer.yaml").write_text(changed)
     code, out, _ = run(capsys, "test", "--definitions", "defs")
     assert code == 1
     assert "FAIL  fixtures/example-com-trainer-v1/running.yaml" in out
     assert "worker[worker].replicas: expected 2, got null (jq: number (2) and null (null) cannot be multiplied)" in out
     assert "gpus: expected 8, got 0" in out
-    assert "hint: give it a default, e.g. (.parallelism // 1) (scale-path-not-null-safe at defs/trainer.yaml:" in out  # openable from here
+    assert (
+        "hint: give it a default, e.g. (.parallelism // 1) (scale-path-not-null-safe at defs/trainer.yaml:" in out
+    )  # openable from here
 
 
 def test_statuses_compare_as_a_set_and_partial_expectations(project, capsys):
-    write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(expect={"statuses": ["Running", "Running"]}))
-    write(project / "fixtures" / "example-com-trainer-v1" / "b.yaml", fixture(expect={"statuses": ["Failed"]}, obj=trainer(phase="Running")))
+    write(
+        project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(expect={"statuses": ["Running", "Running"]})
+    )
+    write(
+        project / "fixtures" / "example-com-trainer-v1" / "b.yaml",
+        fixture(expect={"statuses": ["Failed"]}, obj=trainer(phase="Running")),
+    )
     code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "json")
     doc = json.loads(out)
     outcomes = {os.path.basename(c["file"]): c for c in doc["cases"]}
     assert outcomes["a.yaml"]["outcome"] == "passed"
     assert outcomes["b.yaml"]["outcome"] == "failed"
     assert outcomes["b.yaml"]["diffs"][0]["text"] == 'statuses: expected ["Failed"], got ["Running"]'
-    assert doc["summary"] == {"passed": 1, "updated": 0, "failed": 1, "errors": 0, "expectedFailures": 0, "total": 2,
-                              "withoutFixtures": 0, "belowCoverage": 0}
+    assert doc["summary"] == {
+        "passed": 1,
+        "updated": 0,
+        "failed": 1,
+        "errors": 0,
+        "expectedFailures": 0,
+        "total": 2,
+        "withoutFixtures": 0,
+        "belowCoverage": 0,
+    }
     assert code == 1
 
 
@@ -117,13 +157,19 @@ def test_unexpected_extraction_errors_always_fail(project, capsys):
     write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(obj=obj))
     code, out, _ = run(capsys, "test", "--definitions", "defs")
     assert code == 1
-    assert 'errors[worker.scaleDefinition.replicasPath]: expected no error, got replicas value "lots" at index 0 is not a number' in out
+    assert (
+        'errors[worker.scaleDefinition.replicasPath]: expected no error, got replicas value "lots" at index 0 is not a number'
+        in out
+    )
     assert "hint: the field is at defs/trainer.yaml:39:23" in out
 
 
 def test_expected_errors_and_lint_rules(project, capsys):
     obj = trainer(roles=[{"name": "w", "replicas": "lots", "template": {}}])
-    expect = {"errors": [{"component": "worker", "field": "scaleDefinition.replicasPath", "message": "is not a number"}], "lint": []}
+    expect = {
+        "errors": [{"component": "worker", "field": "scaleDefinition.replicasPath", "message": "is not a number"}],
+        "lint": [],
+    }
     write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(obj=obj, expect=expect))
     assert run(capsys, "test", "--definitions", "defs")[0] == 0
     expect["lint"] = ["scale-path-not-null-safe"]
@@ -133,6 +179,7 @@ def test_expected_errors_and_lint_rules(project, capsys):
 
 
 # -- never silently green ------------------------------------------------------------------------------
+
 
 def test_empty_directory_and_no_cases_exit_2(project, capsys):
     (project / "empty").mkdir()
@@ -166,7 +213,9 @@ def test_empty_expect_missing_definition_and_invalid_fixture_are_errors(project,
 
 
 def test_require_fixtures_reports_definitions_without_cases(project, capsys):
-    (project / "defs" / "second.yaml").write_text(BASE_DEFINITION.replace("example-com-trainer-v1", "other-v1").replace("kind: Trainer", "kind: Other"))
+    (project / "defs" / "second.yaml").write_text(
+        BASE_DEFINITION.replace("example-com-trainer-v1", "other-v1").replace("kind: Trainer", "kind: Other")
+    )
     write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture())
     assert run(capsys, "test", "--definitions", "defs")[0] == 0
     code, out, _ = run(capsys, "test", "--definitions", "defs", "--require-fixtures")
@@ -215,14 +264,18 @@ def test_update_rewrites_only_the_expect_block(project, capsys):
     path = project / "fixtures" / "example-com-trainer-v1" / "stale.yaml"
     path.write_text(FIXTURE_TEXT)
     assert run(capsys, "test", "--definitions", "defs")[0] == 1
-    code, _, err = run(capsys, "test", "--definitions", "defs", "--update")
+    _code, _, err = run(capsys, "test", "--definitions", "defs", "--update")
     assert "updated 1 fixture(s)" in err
     text = path.read_text()
     before, after = FIXTURE_TEXT.split("expect:")[0], text.split("expect:")[0]
     assert before == after  # byte-identical before the block
     assert text.endswith("# trailing comment outside expect\n")
     block = yaml.safe_load(text)["expect"]
-    assert block == {"statuses": ["Running"], "components": {"worker": {"instances": {"worker": {"replicas": 3, "gpus": 6}}}}, "gpus": 6}
+    assert block == {
+        "statuses": ["Running"],
+        "components": {"worker": {"instances": {"worker": {"replicas": 3, "gpus": 6}}}},
+        "gpus": 6,
+    }
     assert "# statuses the scheduler sees" in text and "# per role" in text
     assert run(capsys, "test", "--definitions", "defs")[0] == 0
 
@@ -261,10 +314,11 @@ def test_update_then_test_both_exit_0_and_check_writes_nothing(project, capsys):
 
 # -- outputs ----------------------------------------------------------------------------------------
 
+
 def test_junit_output(project, capsys):
     write(project / "fixtures" / "example-com-trainer-v1" / "ok.yaml", fixture())
     write(project / "fixtures" / "example-com-trainer-v1" / "bad.yaml", fixture(expect={"gpus": 1}))
-    code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "junit")
+    _code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "junit")
     root = ET.fromstring(out.split("\n", 1)[1])
     assert root.tag == "testsuites" and root.get("tests") == "2" and root.get("failures") == "1"
     failures = root.findall(".//failure")
@@ -277,12 +331,15 @@ def test_coverage_and_min_coverage(project, capsys):
     cov = json.loads(out)["coverage"][0]
     assert cov["statusMappings"] == {"total": 2, "matched": 1, "percent": 50.0, "neverMatched": ["failed[0]"]}
     assert cov["components"]["worker"] == ["worker"]
-    code, out, err = run(capsys, "test", "--definitions", "defs", "--min-coverage", "80")
+    code, out, _err = run(capsys, "test", "--definitions", "defs", "--min-coverage", "80")
     assert code == 1 and "below --min-coverage 80%): never matched failed[0]" in out
-    assert out.rstrip().endswith("0 failed, 1 error(s) in " + out.rstrip().rsplit(" in ", 1)[1])  # counted in the summary
+    assert out.rstrip().endswith(
+        "0 failed, 1 error(s) in " + out.rstrip().rsplit(" in ", 1)[1]
+    )  # counted in the summary
 
 
 # -- test-time rules -----------------------------------------------------------------------------------
+
 
 def test_every_test_time_rule_fires(project, capsys):
     definition = yaml.safe_load(BASE_DEFINITION)
@@ -298,10 +355,15 @@ def test_every_test_time_rule_fires(project, capsys):
     status["completed"] = [{"byPhase": "Running"}]
     (project / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition))
     obj = trainer(roles=[{"name": "w", "replicas": 1, "template": {}}, {"name": "w", "replicas": 2, "template": {}}])
-    pods = [{"metadata": {"name": "p0", "labels": {"example.com/role": "w"}}},
-            {"metadata": {"name": "stray", "labels": {}}}]
-    write(project / "fixtures" / "example-com-trainer-v1" / "a.yaml", fixture(obj=obj, pods=pods, expect={"statuses": ["Running", "Completed"]}))
-    code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "json")
+    pods = [
+        {"metadata": {"name": "p0", "labels": {"example.com/role": "w"}}},
+        {"metadata": {"name": "stray", "labels": {}}},
+    ]
+    write(
+        project / "fixtures" / "example-com-trainer-v1" / "a.yaml",
+        fixture(obj=obj, pods=pods, expect={"statuses": ["Running", "Completed"]}),
+    )
+    _code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "json")
     found = {f["rule"]: f["message"] for f in json.loads(out)["cases"][0]["findings"]}
     assert set(found) == {r.id for r in rules.iter_rules(["test"])}
     assert found["selectors-not-exclusive"] == "pod p0 is selected by worker, twin"
@@ -312,37 +374,59 @@ def test_every_test_time_rule_fires(project, capsys):
 
 # -- predictions and recordings ------------------------------------------------------------------------
 
+
 def test_karta_verify_prediction(project, capsys):
     d = project / "fixtures" / "predictions"
     d.mkdir()
     write(d / "trainer.yaml", trainer())
-    (d / "trainer.predict.yaml").write_text("status: [Running]\ncomponents:\n- key: worker[worker]\n  replicas: 2\n  podSpec: true\n  containers: [c]\n")
+    (d / "trainer.predict.yaml").write_text(
+        "status: [Running]\ncomponents:\n- key: worker[worker]\n  replicas: 2\n  podSpec: true\n  containers: [c]\n"
+    )
     assert run(capsys, "test", "--definitions", "defs", "fixtures/predictions")[0] == 0
     (d / "trainer.predict.yaml").write_text("status: [Running]\ncomponents:\n- key: worker[leader]\n  replicas: 2\n")
     code, out, _ = run(capsys, "test", "--definitions", "defs", "fixtures/predictions")
-    assert code == 1 and "components[worker[leader]]: expected a component instance, got not extracted (extracted: worker[worker])" in out
+    assert (
+        code == 1
+        and "components[worker[leader]]: expected a component instance, got not extracted (extracted: worker[worker])"
+        in out
+    )
 
 
 @needs_reference
 def test_recordings_with_the_upstream_catalog(capsys):
-    code, out, err = run(capsys, "test", os.path.join(REFERENCE, "real-data"), os.path.join(REFERENCE, "recorded_data"),
-                         "--definitions", os.path.join(REFERENCE, "upstream-catalog"),
-                         "--known-failures", os.path.join(ROOT, "tests", "data", "upstream-replay-known-failures.yaml"))
+    code, out, _err = run(
+        capsys,
+        "test",
+        os.path.join(REFERENCE, "real-data"),
+        os.path.join(REFERENCE, "recorded_data"),
+        "--definitions",
+        os.path.join(REFERENCE, "upstream-catalog"),
+        "--known-failures",
+        os.path.join(ROOT, "tests", "data", "upstream-replay-known-failures.yaml"),
+    )
     assert code == 0, out[-2000:]
     assert "232 passed, 0 failed, 0 error(s), 10 expected failure(s)" in out
 
 
 @needs_reference
 def test_recordings_fail_without_known_failures(capsys):
-    code, out, _ = run(capsys, "test", os.path.join(REFERENCE, "real-data", "jobset"),
-                       "--definitions", os.path.join(REFERENCE, "upstream-catalog"))
+    code, out, _ = run(
+        capsys,
+        "test",
+        os.path.join(REFERENCE, "real-data", "jobset"),
+        "--definitions",
+        os.path.join(REFERENCE, "upstream-catalog"),
+    )
     assert code == 1
     assert 'statuses: expected to contain Running, got ["Initializing"]' in out
 
 
 @needs_reference
 def test_our_catalog_reproduces_every_recorded_state_it_covers(capsys):
-    covered = [os.path.join(REFERENCE, "real-data", p) for p in ("jobset", "lws", os.path.join("kubeflow", "v1.9.4", "kubeflow-org-pytorchjob-v1"))]
+    covered = [
+        os.path.join(REFERENCE, "real-data", p)
+        for p in ("jobset", "lws", os.path.join("kubeflow", "v1.9.4", "kubeflow-org-pytorchjob-v1"))
+    ]
     code, out, _ = run(capsys, "test", *covered)
     assert code == 0, out[-3000:]
 
@@ -351,7 +435,7 @@ def test_lint_checks_fixture_files(project, capsys):
     doc = fixture()
     doc["expect"]["statusses"] = ["Running"]
     write(project / "fixtures" / "example-com-trainer-v1" / "typo.yaml", doc)
-    code, out, err = run(capsys, "lint", "fixtures")
+    code, out, _err = run(capsys, "lint", "fixtures")
     assert code == 1 and "fixture-invalid" in out and "statusses" in out
 
 
@@ -373,24 +457,37 @@ def test_new_fixture_snapshots_the_current_evaluation(project, capsys):
 
 
 def test_hint_locations_open_from_where_the_command_ran(project, capsys, monkeypatch):
-    changed = BASE_DEFINITION.replace("replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism")
+    changed = BASE_DEFINITION.replace(
+        "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism"
+    )
     (project / "defs" / "trainer.yaml").write_text(changed)
-    write(project / "fixtures" / "example-com-trainer-v1" / "running.yaml",
-          fixture(expect={"components": {"worker": {"instances": {"worker": {"replicas": 2}}}}}))
+    write(
+        project / "fixtures" / "example-com-trainer-v1" / "running.yaml",
+        fixture(expect={"components": {"worker": {"instances": {"worker": {"replicas": 2}}}}}),
+    )
     monkeypatch.chdir(project / "fixtures")  # the definition is not under the current folder: an absolute path
     code, out, _ = run(capsys, "test", "--definitions", "../defs", ".")
     assert code == 1
     hint = next(line for line in out.splitlines() if "scale-path-not-null-safe at" in line)
     location = hint.split(" at ")[-1].rstrip(")")
-    path, line, column = location.rsplit(":", 2)
+    path, line, _column = location.rsplit(":", 2)
     assert os.path.isabs(path) and os.path.samefile(path, project / "defs" / "trainer.yaml") and line.isdigit()
 
 
 def test_a_fixture_pinned_with_pods_fails_when_the_selector_key_changes(project, capsys):
-    obj = trainer(roles=[{"name": "leader", "replicas": 1, "template": {}}, {"name": "worker", "replicas": 2, "template": {}}])
+    obj = trainer(
+        roles=[{"name": "leader", "replicas": 1, "template": {}}, {"name": "worker", "replicas": 2, "template": {}}]
+    )
     write(project / "obj.yaml", obj)
-    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"example.com/role": role}}, "status": {"phase": "Running"}}
-            for name, role in (("l-0", "leader"), ("w-0", "worker"), ("w-1", "worker"))]
+    pods = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "labels": {"example.com/role": role}},
+            "status": {"phase": "Running"},
+        }
+        for name, role in (("l-0", "leader"), ("w-0", "worker"), ("w-1", "worker"))
+    ]
     write(project / "pods.yaml", {"apiVersion": "v1", "kind": "List", "items": pods})
     out = project / "fixtures" / "example-com-trainer-v1" / "pinned.yaml"
     code, _, err = run(capsys, "new", "fixture", "obj.yaml", "--pods", "pods.yaml", "--catalog", "defs", "-o", str(out))
@@ -402,8 +499,11 @@ def test_a_fixture_pinned_with_pods_fails_when_the_selector_key_changes(project,
     assert expect["components"]["worker"]["instances"]["worker"]["pods"] == ["w-0", "w-1"]
     assert run(capsys, "test", "--definitions", "defs")[0] == 0
     definition = project / "defs" / "trainer.yaml"
-    definition.write_text(definition.read_text().replace('keyPath: .metadata.labels["example.com/role"]',
-                                                         'keyPath: .metadata.labels["example.com/rolle"]'))
+    definition.write_text(
+        definition.read_text().replace(
+            'keyPath: .metadata.labels["example.com/role"]', 'keyPath: .metadata.labels["example.com/rolle"]'
+        )
+    )
     code, out_text, _ = run(capsys, "test", "--definitions", "defs")
     assert code == 1, "a selector regression must not pass"
     assert 'unmatchedPods: expected [], got ["l-0", "w-0", "w-1"]' in out_text
@@ -413,10 +513,23 @@ def test_a_fixture_pinned_with_pods_fails_when_the_selector_key_changes(project,
 def test_a_fixture_of_an_invalid_definition_names_the_places(project, capsys):
     definition = yaml.safe_load(BASE_DEFINITION)
     definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]["failed"] = [
-        {"byExpression": '.status.phase == "Failed"'}]
+        {"byExpression": '.status.phase == "Failed"'}
+    ]
     (project / "defs" / "trainer.yaml").write_text(yaml.safe_dump(definition, sort_keys=False))
     write(project / "fixtures" / "example-com-trainer-v1" / "f.yaml", fixture())
     code, out, _ = run(capsys, "test", "--definitions", "defs")
     assert code == 1 and "ERROR fixtures/example-com-trainer-v1/f.yaml" in out
     assert re.search(r"defs/trainer\.yaml:\d+:\d+: .*byExpression must be object, not string \(wrong-type\)", out), out
     assert "is invalid (upstream refuses it)" in out
+
+
+
+def test_one_table_of_expectations_matches_the_fixture_schema():
+    import json
+
+    from kartalint.rules.fixture_schema import SCHEMA_FILE
+    from kartalint.testing.compare import EXPECTATIONS
+
+    with open(SCHEMA_FILE, encoding="utf-8") as handle:
+        schema = json.load(handle)
+    assert set(schema["$defs"]["expect"]["properties"]) == set(EXPECTATIONS)

@@ -14,14 +14,16 @@ import time
 
 import pytest
 import yaml
+from conftest import BASE_DEFINITION
 
 from kartalint.cli import main
 from kartalint.testing.update import TEMP_SUFFIX, rewrite_expect
-from conftest import BASE_DEFINITION
 
-OBJECT_FLOW = ('{apiVersion: example.com/v1, kind: Trainer, metadata: {name: t, uid: u}, spec: {roles: [{name: worker, '
-               'replicas: 3, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]}}}]}, '
-               'status: {phase: Running}}')
+OBJECT_FLOW = (
+    "{apiVersion: example.com/v1, kind: Trainer, metadata: {name: t, uid: u}, spec: {roles: [{name: worker, "
+    "replicas: 3, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]}}}]}, "
+    "status: {phase: Running}}"
+)
 HEAD = "apiVersion: kartalint/v1\nkind: KartaFixture\nsource: test\n"
 FRESH = {"statuses": ["Running"], "gpus": 6}
 
@@ -65,15 +67,20 @@ def outside_expect(text: str) -> str:
 
 # -- shapes of fixture files -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])
 def test_line_endings_are_kept(project, capsys, newline):
     path = project / "fixtures" / "example-com-trainer-v1" / "case.yaml"
     original = ("# header\n" + doc("crlf") + "# trailing\n").replace("\n", newline)
     path.write_bytes(original.encode())
-    code, err = update(capsys)
+    _code, err = update(capsys)
     assert "updated 1 fixture(s)" in err, err
     data = path.read_bytes().decode()
-    assert data.replace(newline, "") != data and "\n" not in data.replace("\r\n", "") if newline == "\r\n" else "\n" not in data
+    assert (
+        data.replace(newline, "") != data and "\n" not in data.replace("\r\n", "")
+        if newline == "\r\n"
+        else "\n" not in data
+    )
     assert outside_expect(data.replace(newline, "\n")) == outside_expect(original.replace(newline, "\n"))
     assert expects(path) == [{"statuses": ["Running"], "gpus": 6}]
     assert main(["test", "--definitions", "defs"]) == 0
@@ -100,10 +107,17 @@ def test_quoted_expect_key_is_replaced_not_duplicated(project, capsys):
 
 def test_multi_document_file_updates_each_document(project, capsys):
     path = project / "fixtures" / "example-com-trainer-v1" / "many.yaml"
-    original = ("# file comment\n---\n" + doc("one") + "---\n# between\n" + doc("two", "expect: {gpus: 2}\n")
-                + "...\n---\n" + doc("three", "expect: {}\n") + "\n")
+    original = (
+        "# file comment\n---\n"
+        + doc("one")
+        + "---\n# between\n"
+        + doc("two", "expect: {gpus: 2}\n")
+        + "...\n---\n"
+        + doc("three", "expect: {}\n")
+        + "\n"
+    )
     path.write_text(original)
-    code, err = update(capsys)
+    _code, err = update(capsys)
     assert "updated 3 fixture(s) in 1 file(s)" in err, err
     text = path.read_text()
     assert text.startswith("# file comment\n---\n") and "---\n# between\n" in text and "...\n---\n" in text
@@ -115,14 +129,24 @@ def test_multi_document_file_updates_each_document(project, capsys):
 
 def test_flow_style_fixture_documents(project, capsys):
     folder = project / "fixtures" / "example-com-trainer-v1"
-    with_expect = "{apiVersion: kartalint/v1, kind: KartaFixture, source: test, object: " + OBJECT_FLOW + ", expect: {gpus: 1}, name: f}\n"
-    without = "{apiVersion: kartalint/v1, kind: KartaFixture, source: test, expect: {\n },\n object: " + OBJECT_FLOW + "}  # comment kept\n"
+    with_expect = (
+        "{apiVersion: kartalint/v1, kind: KartaFixture, source: test, object: "
+        + OBJECT_FLOW
+        + ", expect: {gpus: 1}, name: f}\n"
+    )
+    without = (
+        "{apiVersion: kartalint/v1, kind: KartaFixture, source: test, expect: {\n },\n object: "
+        + OBJECT_FLOW
+        + "}  # comment kept\n"
+    )
     (folder / "a.yaml").write_text(with_expect)
     (folder / "b.yaml").write_text(without)
-    code, err = update(capsys)
+    _code, err = update(capsys)
     assert "updated 2" in err, err
     a, b = (folder / "a.yaml").read_text(), (folder / "b.yaml").read_text()
-    assert a.startswith("{apiVersion: kartalint/v1, kind: KartaFixture, source: test, object: ") and a.endswith(", name: f}\n")
+    assert a.startswith("{apiVersion: kartalint/v1, kind: KartaFixture, source: test, object: ") and a.endswith(
+        ", name: f}\n"
+    )
     assert yaml.safe_load(a)["expect"] == {"gpus": 6}
     assert b.endswith("}  # comment kept\n") and yaml.safe_load(b)["expect"]["gpus"] == 6
     assert main(["test", "--definitions", "defs"]) == 0
@@ -146,7 +170,10 @@ def test_symlinked_fixture_is_not_replaced(project, capsys, tmp_path):
 
 
 def test_expect_is_inserted_into_a_flow_document_without_one():
-    assert rewrite_expect("{name: x, object: {}}  # c\n", [(1, {"gpus": 2})]) == ('{name: x, object: {}, "expect": {"gpus": 2}}  # c\n', 1)
+    assert rewrite_expect("{name: x, object: {}}  # c\n", [(1, {"gpus": 2})]) == (
+        '{name: x, object: {}, "expect": {"gpus": 2}}  # c\n',
+        1,
+    )
     assert rewrite_expect("--- {}\n", [(1, {"gpus": 2})]) == ('--- {"expect": {"gpus": 2}}\n', 1)
 
 
@@ -158,6 +185,7 @@ def test_rewrite_expect_keeps_every_byte_outside_the_block():
 
 
 # -- atomicity: kills, write errors, concurrency -----------------------------------------------------
+
 
 def _folder(project, count=40):
     folder = project / "fixtures" / "example-com-trainer-v1"
@@ -205,7 +233,9 @@ def test_kill_at_any_moment_leaves_old_or_new_bytes(project):
             break
         shutil.rmtree(folder)
         shutil.copytree(spare, folder)
-        proc = subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            _command(), cwd=project, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(rng.uniform(first_write, max(first_write, duration - 0.05)))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -225,8 +255,9 @@ def test_write_error_after_the_first_byte_leaves_the_file_unchanged(project):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
 
-    proc = subprocess.run(_command(), cwd=project, env=_env(), capture_output=True, text=True,
-                          preexec_fn=limit_file_size, check=False)
+    proc = subprocess.run(
+        _command(), cwd=project, env=_env(), capture_output=True, text=True, preexec_fn=limit_file_size, check=False
+    )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert proc.stderr.count("not updated: could not be written") == 3, proc.stderr
@@ -235,8 +266,10 @@ def test_write_error_after_the_first_byte_leaves_the_file_unchanged(project):
 
 def test_ten_concurrent_updates_all_finish(project):
     folder = _folder(project, 12)
-    procs = [subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(10)]
+    procs = [
+        subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(10)
+    ]
     results = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
     for code, err in results:
         assert code in (0, 1), err

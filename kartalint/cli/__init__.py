@@ -12,14 +12,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from kartalint import __version__
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser
 from kartalint.rules.config import ConfigError
 
-COMMANDS = {name: importlib.import_module(f"kartalint.cli.{name}") for name in
-            ("lint", "describe", "test", "diff", "new", "init", "catalog", "rules", "schema")}
+COMMANDS = {
+    name: importlib.import_module(f"kartalint.cli.{name}")
+    for name in ("lint", "describe", "test", "diff", "new", "init", "catalog", "rules", "schema")
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -6,22 +6,31 @@ import argparse
 import os
 import sys
 
-from kartalint.cli.common import (EXIT_OK, EXIT_USAGE, project_of, say_index)
+from kartalint.cli.common import EXIT_OK, EXIT_USAGE, project_of, say_index
 
 HELP = "list the bundled definitions (types, roles, status mappings, fixtures, coverage)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--definitions", action="append", default=[], metavar="DIR",
-                        help="list these definitions (default: the project's definitions, else the bundled catalog)")
-    parser.add_argument("--fixtures", metavar="DIR", help="fixtures to count and run for coverage (default: the project's fixtures)")
-    parser.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
+    parser.add_argument(
+        "--definitions",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="list these definitions (default: the project's definitions, else the bundled catalog)",
+    )
+    parser.add_argument(
+        "--fixtures", metavar="DIR", help="fixtures to count and run for coverage (default: the project's fixtures)"
+    )
+    parser.add_argument(
+        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
+    )
     parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.report.catalog import render_json, render_markdown, render_text, rows
     from kartalint.load.definitions import DefinitionIndex
+    from kartalint.report.catalog import render_json, render_markdown, render_text, rows
 
     project = project_of(args)
     if args.definitions:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import IO, TYPE_CHECKING, Any, List, Optional
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from kartalint.rules.config import ConfigError
 
@@ -17,7 +17,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with a one-line message
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a one-line message
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"kartalint: error: {message}\n")
 
@@ -33,7 +33,7 @@ def open_output(path: str) -> IO[str]:
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def emit(text: str, output: Optional[str], note: str = "") -> None:
+def emit(text: str, output: str | None, note: str = "") -> None:
     """Write a command's document to ``output`` (saying so on stderr when ``note``), or to stdout."""
     if not output:
         sys.stdout.write(text)
@@ -44,13 +44,13 @@ def emit(text: str, output: Optional[str], note: str = "") -> None:
         sys.stderr.write(f"kartalint: wrote {output}: {note}\n")
 
 
-def project_of(args: argparse.Namespace) -> "Project":
+def project_of(args: argparse.Namespace) -> Project:
     from kartalint.project import load_project
 
     return load_project(getattr(args, "config", None))
 
 
-def say_index(index: "DefinitionIndex", level: str = "warning", project: Optional["Project"] = None) -> None:
+def say_index(index: DefinitionIndex, level: str = "warning", project: Project | None = None) -> None:
     for note in project.notes if project is not None else ():
         sys.stderr.write(f"kartalint: note: {note}\n")
     for problem in index.problems:
@@ -67,7 +67,7 @@ def use_color(choice: str, stream: object) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
-def read_pods(path: Optional[str]) -> Optional[List[dict]]:
+def read_pods(path: str | None) -> list[dict] | None:
     """Pods from a file (a PodList such as `kubectl get pods -o yaml` prints, several documents, or
     one Pod); a problem is a usage error."""
     from kartalint.load.objects import load_objects
@@ -80,13 +80,15 @@ def read_pods(path: Optional[str]) -> Optional[List[dict]]:
     return [p.data for p in pod_objects]
 
 
-def invalid_definition_lines(entry: "Any") -> List[str]:
+def invalid_definition_lines(entry: Any) -> list[str]:
     """Why a definition is refused, each problem at its place, and what to do."""
     from kartalint.testing.run import LintCache, invalid_definition_problems
 
-    return invalid_definition_problems(entry, LintCache()) + [
+    return [
+        *invalid_definition_problems(entry, LintCache()),
         f"{entry.path}: the definition is invalid (upstream refuses it): nothing was evaluated; "
-        "fix it, or add --force to see what it makes of the object anyway"]
+        "fix it, or add --force to see what it makes of the object anyway",
+    ]
 
 
 def check_timeout(value: float) -> None:
@@ -96,11 +98,11 @@ def check_timeout(value: float) -> None:
         raise ConfigError(f"--timeout must be a number of seconds above 0 and at most 3600 (got {value})")
 
 
-def usage_reports(args: argparse.Namespace, root: str, problems: List[str]) -> None:
+def usage_reports(args: argparse.Namespace, root: str, problems: list[str]) -> None:
     """A run that stops before any case (a missing path, nothing found) still writes the reports
     CI waits for: JUnit with one error case per problem, SARIF with an unsuccessful invocation."""
     if args.junit_xml:
-        from kartalint.report.tests import usage_junit
+        from kartalint.report.junit import usage_junit
 
         with open_output(args.junit_xml) as handle:
             handle.write(usage_junit(problems))
@@ -114,7 +116,7 @@ def usage_reports(args: argparse.Namespace, root: str, problems: List[str]) -> N
             handle.write(log.render())
 
 
-def fixture_confinement(project: Any, paths: List[str], allow_outside: List[str]) -> Any:
+def fixture_confinement(project: Any, paths: list[str], allow_outside: list[str]) -> Any:
     """Where fixtures may read files: the project, the folders given on the command line (and the
     folders of files given by name), and each ``--allow-outside`` folder."""
     from kartalint.testing.cases import Confinement

@@ -6,38 +6,72 @@ import argparse
 import json
 import sys
 
-from kartalint.cli.common import (EXIT_FAIL, EXIT_OK, EXIT_USAGE, check_timeout, emit, invalid_definition_lines, project_of, read_pods, say_index)
+from kartalint.cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_timeout,
+    emit,
+    invalid_definition_lines,
+    project_of,
+    read_pods,
+    say_index,
+)
 from kartalint.rules.config import ConfigError
 
 HELP = "what a definition makes of a workload object (roles, replicas, GPUs, status)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("object", metavar="OBJECT", help="workload manifest (YAML/JSON; a List or several documents describe each; '-' for stdin)")
-    parser.add_argument("-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)")
+    parser.add_argument(
+        "object",
+        metavar="OBJECT",
+        help="workload manifest (YAML/JSON; a List or several documents describe each; '-' for stdin)",
+    )
+    parser.add_argument(
+        "-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)"
+    )
     parser.add_argument("--pods", help="pods of the workload (a PodList, several documents, or one Pod)")
-    parser.add_argument("--catalog", action="append", default=[], metavar="DIR",
-                        help="more definitions to choose from, searched before the project's and the bundled catalog (repeatable)")
-    parser.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
+    parser.add_argument(
+        "--catalog",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="more definitions to choose from, searched before the project's and the bundled catalog (repeatable)",
+    )
+    parser.add_argument(
+        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
+    )
     parser.add_argument("-f", "--format", choices=["tree", "json", "yaml"], help="output format (default: tree)")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write to FILE instead of stdout (the old `-o tree|json|yaml` still selects a format, deprecated)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10, as upstream)")
-    parser.add_argument("--force", action="store_true",
-                        help="evaluate a definition that breaks the Karta schema or upstream's validator (as far as it can be)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE instead of stdout (the old `-o tree|json|yaml` still selects a format, deprecated)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10, as upstream)"
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="evaluate a definition that breaks the Karta schema or upstream's validator (as far as it can be)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     import functools
 
-    from kartalint.load.definitions import DefinitionIndex, field_location, format_gvk, object_gvk
-    from kartalint.report.describe import render_tree
     from kartalint.evaluation import Evaluator
+    from kartalint.load.definitions import DefinitionIndex, field_location, format_gvk, object_gvk
     from kartalint.load.objects import load_objects
+    from kartalint.report.describe import render_tree
 
     fmt, output = args.format, args.output
     if output in ("tree", "json", "yaml") and not fmt:
-        sys.stderr.write(f"kartalint: warning: `describe -o {output}` is deprecated: use `-f {output}` (-o names an output file)\n")
+        sys.stderr.write(
+            f"kartalint: warning: `describe -o {output}` is deprecated: use `-f {output}` (-o names an output file)\n"
+        )
         fmt, output = output, None
     fmt = fmt or "tree"
     check_timeout(args.timeout)
@@ -73,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
             gvk = object_gvk(item.data)
             entry = fixed or index.find(gvk)
             if entry is None:
-                sys.stderr.write(f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; {index.describe_search(gvk)}\n")
+                sys.stderr.write(
+                    f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; {index.describe_search(gvk)}\n"
+                )
                 exit_code = EXIT_USAGE
                 continue
             if not args.force and evaluator.prepare(entry.data).invalid:
@@ -90,7 +126,9 @@ def run(args: argparse.Namespace) -> int:
     if not documents:
         return exit_code
     if fmt == "tree":
-        text = "\n".join(render_tree(view, entry.path, functools.partial(field_location, entry)) for _, entry, view in documents)
+        text = "\n".join(
+            render_tree(view, entry.path, functools.partial(field_location, entry)) for _, entry, view in documents
+        )
     else:
         data = [view.to_dict() for _, _, view in documents]
         payload = data[0] if len(objects) == 1 and len(data) == 1 else data

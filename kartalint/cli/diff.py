@@ -5,23 +5,44 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kartalint.cli.common import (EXIT_FAIL, EXIT_OK, EXIT_USAGE, check_timeout, fixture_confinement,
-                                  open_output, project_of)
+from kartalint.cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_timeout,
+    fixture_confinement,
+    open_output,
+    project_of,
+)
 
 HELP = "what a definition change does to every fixture and recording (base vs head revision)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="fixtures and recordings to evaluate (default: the project's fixtures)")
-    parser.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
-    parser.add_argument("--base", required=True, metavar="REF", help="git revision with the definitions before the change (e.g. origin/main)")
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="fixtures and recordings to evaluate (default: the project's fixtures)"
+    )
+    parser.add_argument(
+        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
+    )
+    parser.add_argument(
+        "--base",
+        required=True,
+        metavar="REF",
+        help="git revision with the definitions before the change (e.g. origin/main)",
+    )
     parser.add_argument("--head", metavar="REF", help="git revision after the change (default: the working tree)")
     parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     parser.add_argument("--fail-on-change", action="store_true", help="exit 1 when any workload or definition changed")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
-    parser.add_argument("--allow-outside", action="append", default=[], metavar="DIR",
-                        help="let fixtures read files (objectFile, podsFile, definition) under DIR, outside the project (repeatable)")
+    parser.add_argument(
+        "--allow-outside",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let fixtures read files (objectFile, podsFile, definition) under DIR, outside the project (repeatable)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,12 +54,21 @@ def run(args: argparse.Namespace) -> int:
     project = project_of(args)
     paths = args.paths or project.fixture_paths()
     if not paths:
-        sys.stderr.write(f"kartalint: note: no fixture in the project at {project.root}: only definition changes are shown\n")
+        sys.stderr.write(
+            f"kartalint: note: no fixture in the project at {project.root}: only definition changes are shown\n"
+        )
     output = open_output(args.output) if args.output else None
     try:
         root = repo_root()
-        report = run_diff(root, args.base, args.head, paths, args.timeout, project,
-                          fixture_confinement(project, paths, args.allow_outside))
+        report = run_diff(
+            root,
+            args.base,
+            args.head,
+            paths,
+            args.timeout,
+            project,
+            fixture_confinement(project, paths, args.allow_outside),
+        )
     except GitError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE

@@ -6,20 +6,33 @@ import argparse
 import os
 import sys
 
-from kartalint.cli.common import (EXIT_OK, EXIT_USAGE)
+from kartalint.cli.common import EXIT_OK, EXIT_USAGE
 
 HELP = "set a repository up: .kartalint.yaml, pre-commit hooks, GitHub workflow, drafts from CRDs"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--crd", action="append", default=[], metavar="CRD",
-                        help="draft a definition and a fixture skeleton from this CRD file (repeatable)")
-    parser.add_argument("--layout", choices=["definitions", "catalog"], default="definitions",
-                        help="definitions/NAME.yaml with fixtures in definitions/NAME/ (default), or catalog/ + fixtures/NAME/")
-    parser.add_argument("--root", default=".", metavar="DIR", help="the repository to set up (default: the current folder)")
+    parser.add_argument(
+        "--crd",
+        action="append",
+        default=[],
+        metavar="CRD",
+        help="draft a definition and a fixture skeleton from this CRD file (repeatable)",
+    )
+    parser.add_argument(
+        "--layout",
+        choices=["definitions", "catalog"],
+        default="definitions",
+        help="definitions/NAME.yaml with fixtures in definitions/NAME/ (default), or catalog/ + fixtures/NAME/",
+    )
+    parser.add_argument(
+        "--root", default=".", metavar="DIR", help="the repository to set up (default: the current folder)"
+    )
     parser.add_argument("--hooks-repo", metavar="URL", help="repository of the pre-commit hooks (default: kartalint's)")
     parser.add_argument("--action", metavar="OWNER/REPO", help="the GitHub Action to use (default: kartalint's)")
-    parser.add_argument("--rev", metavar="REV", help="revision to pin hooks and Action to (default: the installed kartalint's)")
+    parser.add_argument(
+        "--rev", metavar="REV", help="revision to pin hooks and Action to (default: the installed kartalint's)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,39 +6,66 @@ import argparse
 import os
 import sys
 
-from kartalint.cli.common import (EXIT_FAIL, EXIT_OK, EXIT_USAGE, open_output, project_of, use_color)
-from kartalint.rules.config import ConfigError, load_config
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, open_output, project_of, use_color
 from kartalint.report import REPORTERS, make_reporter
 from kartalint.rules import registry as rules
+from kartalint.rules.config import ConfigError, load_config
 
 HELP = "check definitions (schema, upstream validator, jq, best practices)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="files or directories ('-' for stdin; default: the project's definitions and fixtures)")
-    parser.add_argument("-f", "--format", choices=["auto"] + sorted(REPORTERS), default="auto",
-                        help="output format (default: github inside GitHub Actions, else text)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files or directories ('-' for stdin; default: the project's definitions and fixtures)",
+    )
+    parser.add_argument(
+        "-f",
+        "--format",
+        choices=["auto", *sorted(REPORTERS)],
+        default="auto",
+        help="output format (default: github inside GitHub Actions, else text)",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
-    parser.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
+    parser.add_argument(
+        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
+    )
     parser.add_argument("--disable", action="append", default=[], metavar="RULE", help="disable a rule (repeatable)")
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
-    parser.add_argument("--crd", action="append", default=[], metavar="FILE",
-                        help="CRD files or directories: check the paths expressions read against the root kind's schema (repeatable)")
-    parser.add_argument("-j", "--jobs", type=int, metavar="N",
-                        help="worker processes (default: every CPU for more than 50 files, else 1); the output is the same")
-    parser.add_argument("--allow-empty", action="store_true",
-                        help="exit 0 when the files hold no Karta definition or fixture (for hooks that pass every YAML file)")
-    parser.add_argument("--strict-files", action="store_true",
-                        help="report load problems of every file; by default files that hold neither a Karta nor a fixture "
-                             "document (and do not mention kind: Karta) are skipped and counted")
+    parser.add_argument(
+        "--crd",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="CRD files or directories: check the paths expressions read against the root kind's schema (repeatable)",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="worker processes (default: every CPU for more than 50 files, else 1); the output is the same",
+    )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="exit 0 when the files hold no Karta definition or fixture (for hooks that pass every YAML file)",
+    )
+    parser.add_argument(
+        "--strict-files",
+        action="store_true",
+        help="report load problems of every file; by default files that hold neither a Karta nor a fixture "
+        "document (and do not mention kind: Karta) are skipped and counted",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.rules.lint import lint_paths
     from kartalint.load.discovery import missing_reason
+    from kartalint.rules.lint import lint_paths
 
     config = load_config(args.config)
     for rule_id in args.disable:
@@ -73,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"kartalint: warning: {message}\n")
     try:
         root = project_of(args).root if args.format == "sarif" else None  # SARIF locations start at the project root
-        reporter = make_reporter(args.format, stream, color=use_color(args.color, stream) if not args.output else False, root=root)
+        reporter = make_reporter(
+            args.format, stream, color=use_color(args.color, stream) if not args.output else False, root=root
+        )
         reporter.report(result)
     finally:
         if args.output:
@@ -94,5 +123,7 @@ def run(args: argparse.Namespace) -> int:
             return result.exit_code(strict=args.strict)
         if args.allow_empty:
             return EXIT_FAIL if result.exit_code(strict=args.strict) == EXIT_FAIL else EXIT_OK
-        sys.stderr.write("kartalint: error: no Karta definition or fixture found in the given paths (nothing was checked)\n")
+        sys.stderr.write(
+            "kartalint: error: no Karta definition or fixture found in the given paths (nothing was checked)\n"
+        )
     return result.exit_code(strict=args.strict)

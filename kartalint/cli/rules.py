@@ -14,7 +14,9 @@ HELP = "list every rule, or explain one (`kartalint rules RULE`)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("rule", nargs="?", metavar="RULE", help="explain this rule: why it exists, a bad and a good example, the fix")
+    parser.add_argument(
+        "rule", nargs="?", metavar="RULE", help="explain this rule: why it exists, a bad and a good example, the fix"
+    )
     parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
 
 
@@ -26,8 +28,17 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         all_rules = [rules.get(args.rule)]
     if args.format == "json":
-        data = [{"id": r.id, "severity": str(r.severity), "category": r.category, "summary": r.summary, "hint": r.hint,
-                 "why": r.why} for r in all_rules]
+        data = [
+            {
+                "id": r.id,
+                "severity": str(r.severity),
+                "category": r.category,
+                "summary": r.summary,
+                "hint": r.hint,
+                "why": r.why,
+            }
+            for r in all_rules
+        ]
         sys.stdout.write(json.dumps({"schemaVersion": 1, "rules": data}, indent=2) + "\n")
     elif args.rule is not None:
         sys.stdout.write("\n".join(rule_section(all_rules[0])))
@@ -36,5 +47,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         width = max(len(r.id) for r in all_rules)
         for r in all_rules:
-            sys.stdout.write(f"{r.id:<{width}}  {str(r.severity):<7}  {r.category:<8}  {r.summary}\n")
+            sys.stdout.write(f"{r.id:<{width}}  {r.severity!s:<7}  {r.category:<8}  {r.summary}\n")
     return EXIT_OK

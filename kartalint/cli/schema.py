@@ -5,16 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kartalint.cli.common import (EXIT_FAIL, EXIT_OK, open_output)
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, open_output
 
 HELP = "print the Karta JSON Schema (for editors)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--check", action="store_true", help="exit 1 if the shipped schema differs from the vendored CRD")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if the shipped schema differs from the vendored CRD"
+    )
     parser.add_argument("--fixture", action="store_true", help="print the JSON Schema of fixture files instead")
-    parser.add_argument("--regenerate", action="store_true",
-                        help="rewrite the shipped schema from the vendored CRD (for contributors, after updating the CRD)")
+    parser.add_argument(
+        "--regenerate",
+        action="store_true",
+        help="rewrite the shipped schema from the vendored CRD (for contributors, after updating the CRD)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,49 +5,104 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import List
 
-from kartalint.cli.common import (EXIT_FAIL, EXIT_OK, EXIT_USAGE, check_timeout, fixture_confinement,
-                                  open_output, project_of, say_index,
-                                  usage_reports)
+from kartalint.cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_timeout,
+    fixture_confinement,
+    open_output,
+    project_of,
+    say_index,
+    usage_reports,
+)
 from kartalint.rules.config import ConfigError
 
 HELP = "run definitions against fixtures, recordings and predictions; diff statuses, roles, replicas, GPUs"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="fixture files, recordings or directories (default: the project's fixtures, docs/fixtures.md)")
-    parser.add_argument("--definitions", action="append", default=[], metavar="DIR",
-                        help="definitions to resolve fixtures and recordings against, before the project's and the bundled catalog (repeatable)")
-    parser.add_argument("-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)")
-    parser.add_argument("-f", "--format", choices=["text", "json", "junit", "github", "sarif"], default="text",
-                        help="output format (github: one annotation per differing field, at its line in the fixture; "
-                             "sarif: code scanning results at the same places)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="fixture files, recordings or directories (default: the project's fixtures, docs/fixtures.md)",
+    )
+    parser.add_argument(
+        "--definitions",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="definitions to resolve fixtures and recordings against, before the project's and the bundled catalog (repeatable)",
+    )
+    parser.add_argument(
+        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
+    )
+    parser.add_argument(
+        "-f",
+        "--format",
+        choices=["text", "json", "junit", "github", "sarif"],
+        default="text",
+        help="output format (github: one annotation per differing field, at its line in the fixture; "
+        "sarif: code scanning results at the same places)",
+    )
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
-    parser.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report to FILE (whatever --format is)")
+    parser.add_argument(
+        "--junit-xml", metavar="FILE", help="also write a JUnit XML report to FILE (whatever --format is)"
+    )
     parser.add_argument("--sarif", metavar="FILE", help="also write a SARIF report to FILE (whatever --format is)")
-    parser.add_argument("-k", dest="pattern", metavar="PATTERN", help="run only cases whose id or name contains PATTERN (or matches it, with * ? [)")
+    parser.add_argument(
+        "-k",
+        dest="pattern",
+        metavar="PATTERN",
+        help="run only cases whose id or name contains PATTERN (or matches it, with * ? [)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="show every case with its details")
-    parser.add_argument("--update", nargs="?", const="failed", metavar="all",
-                        help="write observed values into the expect blocks of failing fixtures (`--update=all`: every fixture)")
-    parser.add_argument("--force", action="store_true", help="let --update write when CI=true (otherwise it runs as --check)")
-    parser.add_argument("--check", action="store_true",
-                        help="with --update: write nothing, fail on every fixture --update would rewrite")
-    parser.add_argument("--require-fixtures", action="store_true", help="fail for every definition that no case exercises")
-    parser.add_argument("--min-coverage", type=float, metavar="PERCENT", help="fail when a definition's status-mapping coverage is below PERCENT")
+    parser.add_argument(
+        "--update",
+        nargs="?",
+        const="failed",
+        metavar="all",
+        help="write observed values into the expect blocks of failing fixtures (`--update=all`: every fixture)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="let --update write when CI=true (otherwise it runs as --check)"
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="with --update: write nothing, fail on every fixture --update would rewrite",
+    )
+    parser.add_argument(
+        "--require-fixtures", action="store_true", help="fail for every definition that no case exercises"
+    )
+    parser.add_argument(
+        "--min-coverage",
+        type=float,
+        metavar="PERCENT",
+        help="fail when a definition's status-mapping coverage is below PERCENT",
+    )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
-    parser.add_argument("--allow-outside", action="append", default=[], metavar="DIR",
-                        help="let fixtures read files (objectFile, podsFile, definition) under DIR, outside the project (repeatable)")
-    parser.add_argument("--known-failures", metavar="FILE",
-                        help="YAML list of {id, reason}: cases (id suffix) expected to fail, e.g. upstream definitions on recordings")
+    parser.add_argument(
+        "--allow-outside",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let fixtures read files (objectFile, podsFile, definition) under DIR, outside the project (repeatable)",
+    )
+    parser.add_argument(
+        "--known-failures",
+        metavar="FILE",
+        help="YAML list of {id, reason}: cases (id suffix) expected to fail, e.g. upstream definitions on recordings",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.testing.cases import discover
     from kartalint.evaluation import Evaluator
     from kartalint.load.discovery import missing_reason
     from kartalint.report.tests import TEST_REPORTERS
+    from kartalint.testing.cases import discover
     from kartalint.testing.run import LintCache, mark_known_failures, run, select
     from kartalint.testing.update import update_fixtures
 
@@ -56,15 +111,19 @@ def run(args: argparse.Namespace) -> int:
         paths.insert(0, args.update)
         args.update = "failed"
     if args.update and not args.check and os.environ.get("CI", "").lower() in ("true", "1") and not args.force:
-        sys.stderr.write("kartalint: note: CI=true: --update runs as --check and writes nothing (add --force to write)\n")
+        sys.stderr.write(
+            "kartalint: note: CI=true: --update runs as --check and writes nothing (add --force to write)\n"
+        )
         args.check = True
     check_timeout(args.timeout)
     project = project_of(args)
     if not paths:
         paths = project.fixture_paths()
         if not paths:
-            raise ConfigError(f"no PATH given and no fixture found in the project at {project.root} "
-                              "(set `fixtures:` in .kartalint.yaml, see docs/fixtures.md)")
+            raise ConfigError(
+                f"no PATH given and no fixture found in the project at {project.root} "
+                "(set `fixtures:` in .kartalint.yaml, see docs/fixtures.md)"
+            )
     index = project.index(args.definitions)
     say_index(index, project=project)
     found = discover(paths, index, project.fixture_roots(), fixture_confinement(project, paths, args.allow_outside))
@@ -83,8 +142,10 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(str(exc)) from None
     if not cases:
         what = f" matching -k {args.pattern!r}" if args.pattern and found.cases else ""
-        message = (f"no test case found in {', '.join(paths)}{what} "
-                   f"({found.files} file(s) searched; fixtures have kind: KartaFixture)")
+        message = (
+            f"no test case found in {', '.join(paths)}{what} "
+            f"({found.files} file(s) searched; fixtures have kind: KartaFixture)"
+        )
         sys.stderr.write(f"kartalint: error: {message}\n")
         usage_reports(args, project.root, [message])
         return EXIT_USAGE
@@ -95,10 +156,12 @@ def run(args: argparse.Namespace) -> int:
         report = run(cases, evaluator, lint_cache)
     judged = index.of_origin("explicit", "project")  # never the bundled catalog: the user's definitions
     if (args.require_fixtures or args.min_coverage is not None) and not judged:
-        sys.stderr.write(f"kartalint: note: the project at {project.root} has no definitions of its own: "
-                         "--require-fixtures and --min-coverage have nothing to judge\n")
+        sys.stderr.write(
+            f"kartalint: note: the project at {project.root} has no definitions of its own: "
+            "--require-fixtures and --min-coverage have nothing to judge\n"
+        )
     report.judge(judged, args.require_fixtures, args.min_coverage)
-    update_problems: List[str] = []
+    update_problems: list[str] = []
     if args.update and not args.check:  # rewrite first, so the report shows the rewritten cases as updated
         outcome = update_fixtures(report, args.update, lint_cache)
         report.mark_updated(outcome.updated_files)

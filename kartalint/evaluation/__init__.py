@@ -7,5 +7,17 @@ from kartalint.evaluation.engine import Evaluator, PreparedDefinition, evaluate,
 from kartalint.evaluation.resources import Resources
 from kartalint.evaluation.view import SCHEMA_VERSION, Component, FieldError, Instance, PodView, Scale, WorkloadView
 
-__all__ = ["Evaluator", "PreparedDefinition", "evaluate", "prepare", "Resources", "SCHEMA_VERSION", "Component",
-           "FieldError", "Instance", "PodView", "Scale", "WorkloadView"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Component",
+    "Evaluator",
+    "FieldError",
+    "Instance",
+    "PodView",
+    "PreparedDefinition",
+    "Resources",
+    "Scale",
+    "WorkloadView",
+    "evaluate",
+    "prepare",
+]

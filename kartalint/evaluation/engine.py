@@ -11,40 +11,51 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 from kartalint import karta
 from kartalint.errors import ArgumentError
-from kartalint.load.documents import MAX_DEPTH
+from kartalint.evaluation import gang
+from kartalint.evaluation import pods as podmap
+from kartalint.evaluation import values as convert
+from kartalint.evaluation.extract import (
+    ExtractionError,
+    account,
+    expression_results,
+    extract_fragments,
+    extract_scale,
+    extract_specs,
+    field_error,
+)
+from kartalint.evaluation.jqexec import JqSession, Outcome
+from kartalint.evaluation.status import match_status
+from kartalint.evaluation.view import Component, FieldError, Instance, WorkloadView
 from kartalint.jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
 from kartalint.karta import as_dict
-from kartalint.evaluation import gang, pods as podmap
-from kartalint.evaluation import values as convert
-from kartalint.evaluation.jqexec import JqSession, Outcome
-from kartalint.evaluation.view import Component, FieldError, Instance, WorkloadView
-from kartalint.evaluation.status import match_status
-from kartalint.evaluation.extract import ExtractionError, field_error, account, extract_fragments, extract_scale, extract_specs, expression_results
+from kartalint.load.nodes import MAX_DEPTH
 
 
 @dataclass
 class PreparedDefinition:
     """What does not depend on the object: components, expressions, validation messages."""
 
-    data: Dict[str, Any]
-    name: Optional[str]
-    components: List[karta.ComponentRef]
-    workload_expressions: List[str]
-    pod_expressions: List[str]
-    invalid: List[str] = field(default_factory=list)
+    data: dict[str, Any]
+    name: str | None
+    components: list[karta.ComponentRef]
+    workload_expressions: list[str]
+    pod_expressions: list[str]
+    invalid: list[str] = field(default_factory=list)
     any_scale: bool = False
-    unreadable: Optional[str] = None  # the definition is not JSON data (too deep, NaN, ...)
-    refused: Dict[str, str] = field(default_factory=dict)  # expression -> why it is never run (jq modules)
+    unreadable: str | None = None  # the definition is not JSON data (too deep, NaN, ...)
+    refused: dict[str, str] = field(default_factory=dict)  # expression -> why it is never run (jq modules)
 
 
-def prepare(definition: Dict[str, Any]) -> PreparedDefinition:
+def prepare(definition: dict[str, Any]) -> PreparedDefinition:
     comps = karta.components(definition)
-    workload, pod = [], []
+    workload: list[str] = []
+    pod: list[str] = []
     for jq_field in karta.jq_fields(definition):
         if jq_field.kind == "actionPath":
             continue
@@ -53,15 +64,22 @@ def prepare(definition: Dict[str, Any]) -> PreparedDefinition:
     refused = {e: m for e in dict.fromkeys(workload + pod) for m in [_module_directive(e)] if m}
     return PreparedDefinition(
         refused=refused,
-        data=definition, name=name if isinstance(name, str) else None, components=comps,
-        workload_expressions=list(dict.fromkeys(workload)), pod_expressions=list(dict.fromkeys(pod)),
-        invalid=_parity(definition) or ([] if any(c.is_root for c in comps) else
-                                        ["spec.structureDefinition.rootComponent is required (a component map)"]),
+        data=definition,
+        name=name if isinstance(name, str) else None,
+        components=comps,
+        workload_expressions=list(dict.fromkeys(workload)),
+        pod_expressions=list(dict.fromkeys(pod)),
+        invalid=_parity(definition)
+        or (
+            []
+            if any(c.is_root for c in comps)
+            else ["spec.structureDefinition.rootComponent is required (a component map)"]
+        ),
         any_scale=any(isinstance(c.data.get("scaleDefinition"), dict) for c in comps),
     )
 
 
-def _module_directive(expression: str) -> Optional[str]:
+def _module_directive(expression: str) -> str | None:
     """Why an expression is refused before it runs: it reads jq modules from files (jq-unsafe)."""
     from kartalint.jqlang import parse_cached
 
@@ -74,7 +92,7 @@ def _module_directive(expression: str) -> Optional[str]:
     return None
 
 
-def _parity(definition: Dict[str, Any]) -> List[str]:
+def _parity(definition: dict[str, Any]) -> list[str]:
     from kartalint.rules.document import parity_messages
 
     try:
@@ -83,46 +101,63 @@ def _parity(definition: Dict[str, Any]) -> List[str]:
         return ["the definition is nested too deeply to check"]
 
 
-def _workload_meta(obj: Any) -> Dict[str, Optional[str]]:
+def _workload_meta(obj: Any) -> dict[str, str | None]:
     obj = as_dict(obj)
     meta = as_dict(obj.get("metadata"))
 
-    def text(value: Any) -> Optional[str]:
+    def text(value: Any) -> str | None:
         return value if isinstance(value, str) else None
 
-    return {"apiVersion": text(obj.get("apiVersion")), "kind": text(obj.get("kind")), "name": text(meta.get("name")),
-            "namespace": text(meta.get("namespace"))}
+    return {
+        "apiVersion": text(obj.get("apiVersion")),
+        "kind": text(obj.get("kind")),
+        "name": text(meta.get("name")),
+        "namespace": text(meta.get("namespace")),
+    }
 
 
 class Evaluator:
     """Reusable evaluation context (one jq worker process). Use as a context manager."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, runner: Optional[BoundedRunner] = None, batch: bool = True,
-                 force: bool = False) -> None:
+    def __init__(
+        self,
+        timeout: float = DEFAULT_TIMEOUT,
+        runner: BoundedRunner | None = None,
+        batch: bool = True,
+        force: bool = False,
+    ) -> None:
         check_timeout(timeout)
         self.force = force  # evaluate invalid definitions too (their "invalid karta" errors stay in the view)
         self._own_runner = runner is None
         self.runner = runner or BoundedRunner(timeout=timeout)
         self.session = JqSession(self.runner, batch=batch)
-        self._prepared: Dict[str, PreparedDefinition] = {}
+        self._prepared: dict[str, PreparedDefinition] = {}
 
     def close(self) -> None:
         if self._own_runner:
             self.runner.close()
 
-    def __enter__(self) -> "Evaluator":
+    def __enter__(self) -> Evaluator:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def prepare(self, definition: Dict[str, Any]) -> PreparedDefinition:
+    def prepare(self, definition: dict[str, Any]) -> PreparedDefinition:
         if not isinstance(definition, dict):
             raise ArgumentError(f"definition must be a dict (a Karta document), not {type(definition).__name__}")
         key, problem = json_text(definition)
         if key is None:
-            return PreparedDefinition(data={}, name=None, components=[], workload_expressions=[], pod_expressions=[],
-                                      invalid=[], any_scale=False, unreadable=f"the definition cannot be read: {problem}")
+            return PreparedDefinition(
+                data={},
+                name=None,
+                components=[],
+                workload_expressions=[],
+                pod_expressions=[],
+                invalid=[],
+                any_scale=False,
+                unreadable=f"the definition cannot be read: {problem}",
+            )
         prepared = self._prepared.get(key)
         if prepared is None:
             if len(self._prepared) > 512:
@@ -130,7 +165,7 @@ class Evaluator:
             prepared = self._prepared[key] = prepare(json.loads(key))  # a private copy, keys as strings
         return prepared
 
-    def evaluate(self, definition: Dict[str, Any], obj: Any, pods: Optional[Sequence[Any]] = None) -> WorkloadView:
+    def evaluate(self, definition: dict[str, Any], obj: Any, pods: Sequence[Any] | None = None) -> WorkloadView:
         """What ``definition`` makes of ``obj`` (and ``pods``). Bad data becomes errors of the view;
         arguments of the wrong type raise ``ArgumentError``."""
         if pods is not None and not isinstance(pods, (list, tuple)):
@@ -156,8 +191,7 @@ class Evaluator:
         view.gang = gang.describe(view, prepared, obj, records)
         return view
 
-
-    def _run(self, expressions: List[str], obj: Any, view: WorkloadView, refused: Dict[str, str]) -> Dict[str, Outcome]:
+    def _run(self, expressions: list[str], obj: Any, view: WorkloadView, refused: dict[str, str]) -> dict[str, Outcome]:
         text, problem = json_text(obj)
         if text is None:
             message = f"the object cannot be handed to jq ({problem})"
@@ -168,12 +202,12 @@ class Evaluator:
         return outcomes
 
 
-def to_json(value: Any) -> Optional[str]:
+def to_json(value: Any) -> str | None:
     """JSON text of a decoded object (YAML timestamps and other scalars become strings), or None."""
     return json_text(value)[0]
 
 
-def json_text(value: Any) -> Tuple[Optional[str], str]:
+def json_text(value: Any) -> tuple[str | None, str]:
     """(JSON text, "") of data (non-string keys become strings, as in Kubernetes), or (None, why not)."""
     if _too_deep(value, MAX_DEPTH):
         return None, f"nested deeper than {MAX_DEPTH} levels"
@@ -196,7 +230,7 @@ def _too_deep(value: Any, limit: int) -> bool:
     return False
 
 
-def _readable_pods(pods: Sequence[Any]) -> Tuple[List[Dict[str, Any]], List[str]]:
+def _readable_pods(pods: Sequence[Any]) -> tuple[list[dict[str, Any]], list[str]]:
     out, problems = [], []
     for index, pod in enumerate(pods):
         text, problem = json_text(pod) if isinstance(pod, dict) else (None, f"a {type(pod).__name__}, not a pod object")
@@ -208,12 +242,18 @@ def _readable_pods(pods: Sequence[Any]) -> Tuple[List[Dict[str, Any]], List[str]
 
 
 def check_timeout(timeout: Any) -> None:
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or not 0 < timeout <= 3600:
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not math.isfinite(timeout)
+        or not 0 < timeout <= 3600
+    ):
         raise ArgumentError(f"timeout must be a number of seconds above 0 and at most 3600, not {timeout!r}")
 
 
-def evaluate(definition: Dict[str, Any], obj: Any, pods: Optional[Sequence[Any]] = None, *,
-             timeout: float = DEFAULT_TIMEOUT) -> WorkloadView:
+def evaluate(
+    definition: dict[str, Any], obj: Any, pods: Sequence[Any] | None = None, *, timeout: float = DEFAULT_TIMEOUT
+) -> WorkloadView:
     """Apply ``definition`` (a Karta as a dict) to ``obj`` (a workload object as a dict), with
     optional ``pods``; returns a ``WorkloadView`` (``to_dict()`` = ``describe -o json``)."""
     with Evaluator(timeout=timeout) as evaluator:
@@ -223,12 +263,15 @@ def evaluate(definition: Dict[str, Any], obj: Any, pods: Optional[Sequence[Any]]
 # -- components and instances ------------------------------------------------------------------
 
 
-def _has_pod_definition(comp: Dict[str, Any]) -> bool:
+def _has_pod_definition(comp: dict[str, Any]) -> bool:
     spec = as_dict(comp.get("specDefinition"))
-    return any(key in spec and spec[key] is not None for key in ("podTemplateSpecPath", "podSpecPath", "fragmentedPodSpecDefinition"))
+    return any(
+        key in spec and spec[key] is not None
+        for key in ("podTemplateSpecPath", "podSpecPath", "fragmentedPodSpecDefinition")
+    )
 
 
-def _instance_ids(comp: Dict[str, Any], outcomes: Dict[str, Outcome]) -> List[str]:
+def _instance_ids(comp: dict[str, Any], outcomes: dict[str, Outcome]) -> list[str]:
     expr = comp.get("instanceIdPath")
     if not isinstance(expr, str) or expr == "":
         return [""]
@@ -238,9 +281,9 @@ def _instance_ids(comp: Dict[str, Any], outcomes: Dict[str, Outcome]) -> List[st
     return ids
 
 
-def _build_components(prepared: PreparedDefinition, outcomes: Dict[str, Outcome]) -> List[Component]:
-    built: List[Component] = []
-    by_name: Dict[str, Component] = {}
+def _build_components(prepared: PreparedDefinition, outcomes: dict[str, Outcome]) -> list[Component]:
+    built: list[Component] = []
+    by_name: dict[str, Component] = {}
     for ref in prepared.components:
         comp = _component(ref, outcomes)
         built.append(comp)
@@ -252,8 +295,8 @@ def _build_components(prepared: PreparedDefinition, outcomes: Dict[str, Outcome]
     return built
 
 
-def _is_ancestor(candidate: Component, node: Component, by_name: Dict[str, Component]) -> bool:
-    seen = set()
+def _is_ancestor(candidate: Component, node: Component | None, by_name: dict[str, Component]) -> bool:
+    seen: set[str] = set()
     while node is not None and node.name not in seen:
         if node is candidate:
             return True
@@ -262,25 +305,31 @@ def _is_ancestor(candidate: Component, node: Component, by_name: Dict[str, Compo
     return False
 
 
-def _component(ref: karta.ComponentRef, outcomes: Dict[str, Outcome]) -> Component:
+def _component(ref: karta.ComponentRef, outcomes: dict[str, Outcome]) -> Component:
     data = ref.data
-    name = data.get("name") if isinstance(data.get("name"), str) else ""
+    raw_name = data.get("name")
+    name = raw_name if isinstance(raw_name, str) else ""
     kind = data.get("kind") if isinstance(data.get("kind"), dict) else None
     owner = data.get("ownerRef") if isinstance(data.get("ownerRef"), str) and not ref.is_root else None
     multi = isinstance(data.get("instanceIdPath"), str) and data.get("instanceIdPath") != ""
-    comp = Component(name=name, kind={k: str(kind.get(k, "")) for k in ("group", "version", "kind")} if kind else None,
-                     owner=owner, has_pod_definition=_has_pod_definition(data), multi_instance=multi)
+    comp = Component(
+        name=name,
+        kind={k: str(kind.get(k, "")) for k in ("group", "version", "kind")} if kind else None,
+        owner=owner,
+        has_pod_definition=_has_pod_definition(data),
+        multi_instance=multi,
+    )
     try:
         ids = _instance_ids(data, outcomes)
     except (ExtractionError, convert.ConversionError) as exc:
         comp.errors.append(field_error("instanceIdPath", exc))
         return comp
-    records: Dict[str, Instance] = {i: Instance(id=i if multi else None) for i in ids}
+    records: dict[str, Instance] = {i: Instance(id=i if multi else None) for i in ids}
     ordered = [records[i] for i in ids]  # aligned by index; duplicates share (last wins) below
     extract_specs(data, ids, ordered, outcomes, comp)
     extract_scale(data, ids, ordered, outcomes, comp)
     extract_fragments(data, ids, ordered, outcomes, comp)
-    final: Dict[str, Instance] = {}
+    final: dict[str, Instance] = {}
     for index, instance_id in enumerate(ids):
         if instance_id in final and instance_id not in comp.duplicate_ids:
             comp.duplicate_ids.append(instance_id)
@@ -292,5 +341,3 @@ def _component(ref: karta.ComponentRef, outcomes: Dict[str, Outcome]) -> Compone
 
 
 # -- status ------------------------------------------------------------------------------------
-
-

@@ -2,34 +2,54 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any
 
-from kartalint.karta import FRAGMENTED_PATHS, SCALE_PATHS, as_dict
 from kartalint.evaluation import resources
 from kartalint.evaluation import values as convert
 from kartalint.evaluation.jqexec import Outcome, results_of
 from kartalint.evaluation.view import Component, FieldError, Instance, Scale
-from kartalint.karta import COUNT_MISMATCH, FIELD_ERROR
+from kartalint.karta import COUNT_MISMATCH, FIELD_ERROR, FRAGMENTED_PATHS, SCALE_PATHS, as_dict
 
-
-SPEC_PATHS = (("podTemplateSpecPath", "v1.PodTemplateSpec"), ("podSpecPath", "v1.PodSpec"), ("metadataPath", "v1.ObjectMeta"))
+SPEC_PATHS = (
+    ("podTemplateSpecPath", "v1.PodTemplateSpec"),
+    ("podSpecPath", "v1.PodSpec"),
+    ("metadataPath", "v1.ObjectMeta"),
+)
 
 
 _FRAGMENT_TYPES = {
-    "schedulerNamePath": "string", "labelsPath": "map", "annotationsPath": "map", "resourcesPath": "v1.ResourceRequirements",
-    "resourceClaimsPath": "[]v1.PodResourceClaim", "podAffinityPath": "v1.PodAffinity", "nodeAffinityPath": "v1.NodeAffinity",
-    "containersPath": "[]v1.Container", "containerPath": "v1.Container", "priorityClassNamePath": "string", "imagePath": "string",
+    "schedulerNamePath": "string",
+    "labelsPath": "map",
+    "annotationsPath": "map",
+    "resourcesPath": "v1.ResourceRequirements",
+    "resourceClaimsPath": "[]v1.PodResourceClaim",
+    "podAffinityPath": "v1.PodAffinity",
+    "nodeAffinityPath": "v1.NodeAffinity",
+    "containersPath": "[]v1.Container",
+    "containerPath": "v1.Container",
+    "priorityClassNamePath": "string",
+    "imagePath": "string",
 }
 
 
 _FRAGMENT_KEYS = {
-    "schedulerNamePath": "schedulerName", "labelsPath": "labels", "annotationsPath": "annotations", "resourcesPath": "resources",
-    "resourceClaimsPath": "resourceClaims", "podAffinityPath": "podAffinity", "nodeAffinityPath": "nodeAffinity",
-    "containersPath": "containers", "containerPath": "container", "priorityClassNamePath": "priorityClassName", "imagePath": "image",
+    "schedulerNamePath": "schedulerName",
+    "labelsPath": "labels",
+    "annotationsPath": "annotations",
+    "resourcesPath": "resources",
+    "resourceClaimsPath": "resourceClaims",
+    "podAffinityPath": "podAffinity",
+    "nodeAffinityPath": "nodeAffinity",
+    "containersPath": "containers",
+    "containerPath": "container",
+    "priorityClassNamePath": "priorityClassName",
+    "imagePath": "image",
 }
 
 
-def extract_specs(data: Dict[str, Any], ids: List[str], ordered: List[Instance], outcomes: Dict[str, Outcome], comp: Component) -> None:
+def extract_specs(
+    data: dict[str, Any], ids: list[str], ordered: list[Instance], outcomes: dict[str, Outcome], comp: Component
+) -> None:
     spec = as_dict(data.get("specDefinition"))
     for key, type_name in SPEC_PATHS:
         field_name = f"specDefinition.{key}"
@@ -43,15 +63,17 @@ def extract_specs(data: Dict[str, Any], ids: List[str], ordered: List[Instance],
             comp.errors.append(field_error(field_name, exc))
             continue
         attr = {"podTemplateSpecPath": "pod_template", "podSpecPath": "pod_spec", "metadataPath": "metadata"}[key]
-        for instance, value in zip(ordered, values):
+        for instance, value in zip(ordered, values, strict=False):
             setattr(instance, attr, value)
 
 
-def extract_scale(data: Dict[str, Any], ids: List[str], ordered: List[Instance], outcomes: Dict[str, Outcome], comp: Component) -> None:
+def extract_scale(
+    data: dict[str, Any], ids: list[str], ordered: list[Instance], outcomes: dict[str, Outcome], comp: Component
+) -> None:
     scale_def = data.get("scaleDefinition")
     if not isinstance(scale_def, dict):
         return
-    columns: Dict[str, List[Optional[int]]] = {}
+    columns: dict[str, list[int | None]] = {}
     failed = False
     for key in SCALE_PATHS:
         field_name = f"scaleDefinition.{key}"
@@ -81,7 +103,8 @@ def extract_scale(data: Dict[str, Any], ids: List[str], ordered: List[Instance],
             instance.scale_failed = True
         return
     for index, instance in enumerate(ordered):
-        def at(key: str) -> Optional[int]:
+
+        def at(key: str, index: int = index) -> int | None:
             column = columns.get(key, [])
             return column[index] if index < len(column) else None
 
@@ -99,11 +122,13 @@ def _fragment_value(key: str, value: Any, index: int) -> Any:
     return convert.to_object(value, index, kind) if value is not None else None
 
 
-def extract_fragments(data: Dict[str, Any], ids: List[str], ordered: List[Instance], outcomes: Dict[str, Outcome], comp: Component) -> None:
+def extract_fragments(
+    data: dict[str, Any], ids: list[str], ordered: list[Instance], outcomes: dict[str, Outcome], comp: Component
+) -> None:
     frag = as_dict(data.get("specDefinition")).get("fragmentedPodSpecDefinition")
     if not isinstance(frag, dict):
         return
-    columns: Dict[str, List[Any]] = {}
+    columns: dict[str, list[Any]] = {}
     failed = False
     for key in FRAGMENTED_PATHS:
         field_name = f"specDefinition.fragmentedPodSpecDefinition.{key}"
@@ -125,7 +150,9 @@ def extract_fragments(data: Dict[str, Any], ids: List[str], ordered: List[Instan
         comp.errors.append(field_error("specDefinition.fragmentedPodSpecDefinition", exc))
         return
     for index, instance in enumerate(ordered):
-        instance.fragments = {_FRAGMENT_KEYS[key]: column[index] for key, column in columns.items() if index < len(column)}
+        instance.fragments = {
+            _FRAGMENT_KEYS[key]: column[index] for key, column in columns.items() if index < len(column)
+        }
 
 
 def account(instance: Instance, comp: Component) -> None:
@@ -149,16 +176,16 @@ def field_error(field_name: str, exc: Exception) -> FieldError:
     return FieldError(field_name, str(exc), getattr(exc, "code", FIELD_ERROR))
 
 
-def expression_results(outcomes: Dict[str, Outcome], expression: str) -> List[Any]:
+def expression_results(outcomes: dict[str, Outcome], expression: str) -> list[Any]:
     return results_of(outcomes, expression, ExtractionError)
 
 
-def zip_check(ids: List[str], count: int) -> None:
+def zip_check(ids: list[str], count: int) -> None:
     if count != len(ids):
         raise ExtractionError(f"instance ids count ({len(ids)}) does not match results count ({count})", COUNT_MISMATCH)
 
 
-def field_results(comp: Component, field_name: str, expression: Any, outcomes: Dict[str, Outcome]) -> Optional[List[Any]]:
+def field_results(comp: Component, field_name: str, expression: Any, outcomes: dict[str, Outcome]) -> list[Any] | None:
     if not isinstance(expression, str) or expression == "":
         return None
     try:

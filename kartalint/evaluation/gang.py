@@ -9,12 +9,20 @@ minAvailable and, when pods are given, each pod's group.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any
 
-from kartalint.karta import as_dict, as_list, gang_scheduling
 from kartalint.evaluation import values as convert
-from kartalint.evaluation.pods import PodRecord, SelectorError, infer_component, infer_instance, pod_results, type_selector_matches
+from kartalint.evaluation.gang_view import POD_GROUP, POD_GROUPS, GangView, Group, Member, PodAssignment, SubGroup
+from kartalint.evaluation.pods import (
+    PodRecord,
+    SelectorError,
+    infer_component,
+    infer_instance,
+    pod_results,
+    type_selector_matches,
+)
 from kartalint.evaluation.view import Component, WorkloadView
+from kartalint.karta import as_dict, as_list, gang_scheduling
 
 PREFIX = "pg"
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -24,7 +32,9 @@ class GangError(Exception):
     pass
 
 
-def subtree_scale(view: WorkloadView, any_scale: bool, comp: Component, instance: Optional[str] = None, depth: int = 0) -> int:
+def subtree_scale(
+    view: WorkloadView, any_scale: bool, comp: Component, instance: str | None = None, depth: int = 0
+) -> int:
     if depth > 64:
         raise GangError("component tree is too deep or cyclic")
     if any_scale:
@@ -55,7 +65,7 @@ def _uid(obj: Any) -> str:
     return uid if isinstance(uid, str) and uid else "<uid>"
 
 
-def _descendants(comp: Component, depth: int = 0) -> List[Component]:
+def _descendants(comp: Component, depth: int = 0) -> list[Component]:
     out = [comp]
     if depth < 64:
         for child in comp.children:
@@ -63,7 +73,7 @@ def _descendants(comp: Component, depth: int = 0) -> List[Component]:
     return out
 
 
-def describe(view: WorkloadView, prepared: Any, obj: Any, records: Optional[List[PodRecord]] = None) -> Optional[Dict[str, Any]]:
+def describe(view: WorkloadView, prepared: Any, obj: Any, records: list[PodRecord] | None = None) -> GangView | None:
     gs = gang_scheduling(prepared.data)
     if isinstance(gs.get("podGroup"), dict):
         return _pod_group(view, prepared, obj, as_dict(gs.get("podGroup")), records)
@@ -72,62 +82,69 @@ def describe(view: WorkloadView, prepared: Any, obj: Any, records: Optional[List
     return None
 
 
-def _topology(value: Any, errors: List[str], where: str) -> Optional[Dict[str, Any]]:
+def _topology(value: Any, errors: list[str], where: str) -> dict[str, Any] | None:
     if value is None:
         return None
     topology = as_dict(value)
-    if not topology.get("topologyName") or not (topology.get("preferredTopologyLevel") or topology.get("requiredTopologyLevel")):
-        errors.append(f"{where}: topology needs a topologyName and at least one of preferredTopologyLevel/requiredTopologyLevel")
+    if not topology.get("topologyName") or not (
+        topology.get("preferredTopologyLevel") or topology.get("requiredTopologyLevel")
+    ):
+        errors.append(
+            f"{where}: topology needs a topologyName and at least one of preferredTopologyLevel/requiredTopologyLevel"
+        )
     return dict(topology)
 
 
-def _pod_group(view: WorkloadView, prepared: Any, obj: Any, group: Dict[str, Any], records: Optional[List[PodRecord]]) -> Dict[str, Any]:
-    errors: List[str] = []
+def _pod_group(
+    view: WorkloadView, prepared: Any, obj: Any, group: dict[str, Any], records: list[PodRecord] | None
+) -> GangView:
+    errors: list[str] = []
     suffix = group.get("name") if isinstance(group.get("name"), str) else ""
-    result: Dict[str, Any] = {"format": "podGroup", "name": f"{PREFIX}-{_uid(obj)}-{suffix}", "nameSuffix": suffix,
-                              "topology": _topology(group.get("topology"), errors, "podGroup")}
+    result = GangView(
+        POD_GROUP,
+        errors,
+        name=f"{PREFIX}-{_uid(obj)}-{suffix}",
+        name_suffix=suffix,
+        topology=_topology(group.get("topology"), errors, "podGroup"),
+    )
     data_by_name = {ref.data.get("name"): ref.data for ref in prepared.components}
     sub_groups = []
     for entry in as_list(group.get("subGroups")):
         entry = as_dict(entry)
         name = entry.get("componentName")
         comp = view.component(name) if isinstance(name, str) and name else None
-        item: Dict[str, Any] = {"name": name, "minAvailable": None, "topology": _topology(entry.get("topology"), errors, f"subGroup {name}")}
+        item = SubGroup(name, topology=_topology(entry.get("topology"), errors, f"subGroup {name}"))
         if comp is None:
             errors.append(f"subGroup component {name!r} does not exist")
         else:
             try:
-                item["minAvailable"] = subtree_scale(view, prepared.any_scale, comp)
-                if item["minAvailable"] <= 0:
+                item.min_available = subtree_scale(view, prepared.any_scale, comp)
+                if item.min_available <= 0:
                     errors.append(f"component {name} must expose a replica scale definition")
             except GangError as exc:
                 errors.append(f"subGroup {name}: {exc}")
             if records is not None:
                 members = _descendants(comp)
-                item["pods"] = [r.name for r in records
-                                if any(_matches(data_by_name.get(c.name, {}), r) for c in members)]
+                item.pods = [r.name for r in records if any(_matches(data_by_name.get(c.name, {}), r) for c in members)]
         sub_groups.append(item)
     if sub_groups:
-        result.update(minAvailable=0, minSubGroup=len(sub_groups), subGroups=sub_groups)
+        result.min_available, result.min_sub_group, result.sub_groups = 0, len(sub_groups), sub_groups
     else:
         try:
-            result.update(minAvailable=subtree_scale(view, prepared.any_scale, view.root) if view.root else 0)
+            result.min_available = subtree_scale(view, prepared.any_scale, view.root) if view.root else 0
         except GangError as exc:
             errors.append(str(exc))
-            result.update(minAvailable=None)
-        result.update(minSubGroup=None, subGroups=[])
-    result["errors"] = errors
     return result
 
 
-def _matches(data: Dict[str, Any], record: PodRecord) -> bool:
+def _matches(data: dict[str, Any], record: PodRecord) -> bool:
     try:
         return bool(type_selector_matches(data, record))
     except SelectorError:
         return False
 
 
-def _ancestors(view: WorkloadView, name: str) -> List[str]:
+def _ancestors(view: WorkloadView, name: str) -> list[str]:
     out, seen = [], set()
     comp = view.component(name)
     while comp is not None and comp.owner and comp.owner not in seen:
@@ -137,40 +154,49 @@ def _ancestors(view: WorkloadView, name: str) -> List[str]:
     return out
 
 
-def _pod_groups(view: WorkloadView, prepared: Any, obj: Any, groups: List[Any], records: Optional[List[PodRecord]]) -> Dict[str, Any]:
-    errors: List[str] = []
-    out_groups = []
-    members_by_component: Dict[str, List[Dict[str, Any]]] = {}
+def _pod_groups(
+    view: WorkloadView, prepared: Any, obj: Any, groups: list[Any], records: list[PodRecord] | None
+) -> GangView:
+    errors: list[str] = []
+    out_groups: list[Group] = []
+    members_by_component: dict[str, list[dict[str, Any]]] = {}
     for group in groups:
         group = as_dict(group)
-        members = []
+        members: list[Member] = []
         for member in as_list(group.get("members")):
             member = as_dict(member)
             name = member.get("componentName")
             comp = view.component(name) if isinstance(name, str) else None
-            entry: Dict[str, Any] = {"componentName": name, "minAvailable": None}
+            entry = Member(name)
             if comp is None:
                 errors.append(f"member component {name!r} does not exist")
             else:
                 try:
-                    entry["minAvailable"] = subtree_scale(view, prepared.any_scale, comp)
+                    entry.min_available = subtree_scale(view, prepared.any_scale, comp)
                     if comp.multi_instance:
-                        entry["instances"] = {i.id: subtree_scale(view, prepared.any_scale, comp, i.id) for i in comp.instances}
+                        entry.instances = {
+                            i.id: subtree_scale(view, prepared.any_scale, comp, i.id) for i in comp.instances
+                        }
                 except GangError as exc:
                     errors.append(f"member {name}: {exc}")
             members.append(entry)
-            members_by_component.setdefault(name, []).append({"group": group.get("name"), "member": member})
-        out_groups.append({"name": group.get("name"), "members": members})
-    result: Dict[str, Any] = {"format": "podGroups", "groups": out_groups}
+            if isinstance(name, str):
+                members_by_component.setdefault(name, []).append({"group": group.get("name"), "member": member})
+        out_groups.append(Group(group.get("name"), members))
+    result = GangView(POD_GROUPS, errors, groups=out_groups)
     if records is not None:
-        result["pods"] = [_alpha_pod(view, prepared, obj, r, members_by_component) for r in records]
-    result["errors"] = errors
+        result.pods = [_alpha_pod(view, prepared, obj, r, members_by_component) for r in records]
     return result
 
 
-def _alpha_pod(view: WorkloadView, prepared: Any, obj: Any, record: PodRecord,
-               members_by_component: Dict[str, List[Dict[str, Any]]]) -> Dict[str, Any]:
-    out: Dict[str, Any] = {"pod": record.name}
+def _alpha_pod(
+    view: WorkloadView,
+    prepared: Any,
+    obj: Any,
+    record: PodRecord,
+    members_by_component: dict[str, list[dict[str, Any]]],
+) -> PodAssignment:
+    out = PodAssignment(record.name)
     try:
         component = infer_component(prepared, record)
         candidates = [(component, m) for m in members_by_component.get(component, [])]
@@ -186,16 +212,16 @@ def _alpha_pod(view: WorkloadView, prepared: Any, obj: Any, record: PodRecord,
             raise SelectorError(f"pod {record.name} does not match any Karta pod group member definition")
         owner, candidate = chosen
         comp = view.component(owner)
-        data = next((ref.data for ref in prepared.components if ref.data.get("name") == owner), {})
+        data: dict[str, Any] = next((ref.data for ref in prepared.components if ref.data.get("name") == owner), {})
         instance = infer_instance(comp, data, record) if owner == component and comp is not None else None
         keys = [_single(record, k) for k in as_list(candidate["member"].get("groupByKeyPaths"))]
         name = f"{PREFIX}-{_uid(obj)}" + ("-" + "-".join(keys) if keys else "")
         if keys and not _DNS_SUBDOMAIN.match(name):
             raise SelectorError(f"pod group name {name!r} is not a valid DNS-1123 subdomain")
-        out.update(component=component, member=owner, group=candidate["group"], instance=instance, podGroup=name,
-                   minAvailable=subtree_scale(view, prepared.any_scale, comp, instance) if comp else None)
+        minimum = subtree_scale(view, prepared.any_scale, comp, instance) if comp else None
+        return PodAssignment(record.name, component, owner, candidate["group"], instance, name, minimum)
     except (SelectorError, GangError, convert.ConversionError) as exc:
-        out["error"] = str(exc)
+        out.error = str(exc)
     return out
 
 

@@ -15,16 +15,17 @@ timeout), every expression is run on its own so that the failure is attributed t
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
 from kartalint.jqlang.runner import MAX_RESULTS, BoundedRunner
 
 
 @dataclass(frozen=True)
 class Outcome:
-    results: List[Any] = field(default_factory=list)
-    error: Optional[str] = None
+    results: list[Any] = field(default_factory=list)
+    error: str | None = None
 
 
 def _error_text(value: Any) -> str:
@@ -33,7 +34,7 @@ def _error_text(value: Any) -> str:
     return f"{json.dumps(value, sort_keys=True)} (not a string)"
 
 
-def results_of(outcomes: Dict[str, "Outcome"], expression: str, error: type) -> List[Any]:
+def results_of(outcomes: dict[str, Outcome], expression: str, error: type) -> list[Any]:
     """The results of ``expression`` in a batch (none when it was not run); its jq error is
     raised as ``error`` (the caller's exception type)."""
     outcome = outcomes.get(expression)
@@ -50,7 +51,7 @@ class JqSession:
     def __init__(self, runner: BoundedRunner, batch: bool = True) -> None:
         self.runner = runner
         self.batch = batch  # False: one jq run per expression (kept for the benchmark's comparison)
-        self._programs: Dict[tuple, str] = {}
+        self._programs: dict[tuple, str] = {}
 
     def _program(self, expressions: tuple) -> str:
         program = self._programs.get(expressions)
@@ -63,7 +64,7 @@ class JqSession:
             self._programs[expressions] = program
         return program
 
-    def run(self, expressions: Sequence[str], value: Any = None, text: Optional[str] = None) -> Dict[str, Outcome]:
+    def run(self, expressions: Sequence[str], value: Any = None, text: str | None = None) -> dict[str, Outcome]:
         """``{expression: Outcome}`` for the distinct expressions, evaluated on ``value``."""
         unique = tuple(dict.fromkeys(e for e in expressions if isinstance(e, str) and e))
         if not unique:
@@ -73,9 +74,13 @@ class JqSession:
         if not self.batch:
             return {expr: self._alone(expr, text) for expr in unique}
         joined = self.runner.run_text(self._program(unique), text)
-        if joined.ok and len(joined.results) == 1 and isinstance(joined.results[0], list) \
-                and len(joined.results[0]) == len(unique):
-            return {expr: self._outcome(item) for expr, item in zip(unique, joined.results[0])}
+        if (
+            joined.ok
+            and len(joined.results) == 1
+            and isinstance(joined.results[0], list)
+            and len(joined.results[0]) == len(unique)
+        ):
+            return {expr: self._outcome(item) for expr, item in zip(unique, joined.results[0], strict=False)}
         return {expr: self._alone(expr, text) for expr in unique}
 
     def _outcome(self, item: Any) -> Outcome:
@@ -93,4 +98,4 @@ class JqSession:
         return Outcome(error=result.error)
 
 
-__all__ = ["JqSession", "Outcome", "MAX_RESULTS", "results_of"]
+__all__ = ["MAX_RESULTS", "JqSession", "Outcome", "results_of"]

@@ -17,20 +17,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
-from kartalint.karta import as_dict, as_list
 from kartalint.evaluation import resources
 from kartalint.evaluation import values as convert
 from kartalint.evaluation.jqexec import JqSession, Outcome, results_of
 from kartalint.evaluation.view import Component, FieldError, PodView, WorkloadView
+from kartalint.karta import as_dict, as_list
 
 
 @dataclass
 class PodRecord:
-    pod: Dict[str, Any]
+    pod: dict[str, Any]
     name: str
-    outcomes: Dict[str, Outcome]
+    outcomes: dict[str, Outcome]
     view: PodView
 
 
@@ -38,11 +38,11 @@ class SelectorError(Exception):
     pass
 
 
-def pod_results(record: PodRecord, expression: str) -> List[Any]:
+def pod_results(record: PodRecord, expression: str) -> list[Any]:
     return results_of(record.outcomes, expression, SelectorError)
 
 
-def type_selector_matches(comp_data: Dict[str, Any], record: PodRecord) -> Optional[bool]:
+def type_selector_matches(comp_data: dict[str, Any], record: PodRecord) -> bool | None:
     """None when the component has no ``componentTypeSelector``; else whether it matches."""
     selector = as_dict(as_dict(comp_data.get("podSelector")).get("componentTypeSelector"))
     if not selector:
@@ -56,13 +56,10 @@ def type_selector_matches(comp_data: Dict[str, Any], record: PodRecord) -> Optio
         elif not any(r is not None for r in results):
             return False
     labels = as_dict(as_dict(record.pod.get("metadata")).get("labels"))
-    for key, value in as_dict(selector.get("matchLabels")).items():
-        if labels.get(key) != value:
-            return False
-    return True
+    return all(labels.get(key) == value for key, value in as_dict(selector.get("matchLabels")).items())
 
 
-def pod_instance_id(comp_data: Dict[str, Any], record: PodRecord) -> str:
+def pod_instance_id(comp_data: dict[str, Any], record: PodRecord) -> str:
     id_path = as_dict(as_dict(comp_data.get("podSelector")).get("componentInstanceSelector")).get("idPath")
     if not isinstance(id_path, str) or not id_path:
         raise SelectorError("component has instances but no podSelector.componentInstanceSelector")
@@ -72,10 +69,14 @@ def pod_instance_id(comp_data: Dict[str, Any], record: PodRecord) -> str:
         raise SelectorError(str(exc)) from None
 
 
-def _pod_view(pod: Dict[str, Any]) -> PodView:
+def _pod_view(pod: dict[str, Any]) -> PodView:
     meta = as_dict(pod.get("metadata"))
     status = as_dict(pod.get("status"))
-    conditions = {c["type"]: c for c in as_list(status.get("conditions")) if isinstance(c, dict) and isinstance(c.get("type"), str)}
+    conditions = {
+        c["type"]: c
+        for c in as_list(status.get("conditions"))
+        if isinstance(c, dict) and isinstance(c.get("type"), str)
+    }
     ready = as_dict(conditions.get("Ready")).get("status") == "True"
     reason = None
     scheduled = as_dict(conditions.get("PodScheduled"))
@@ -90,13 +91,20 @@ def _pod_view(pod: Dict[str, Any]) -> PodView:
     except resources.ResourceError:
         counted = resources.ZERO
     node = as_dict(pod.get("spec")).get("nodeName")
-    return PodView(name=str(meta.get("name") or "<unnamed>"), namespace=meta.get("namespace") if isinstance(meta.get("namespace"), str) else None,
-                   phase=str(status.get("phase") or "Unknown"), ready=ready, node=node if isinstance(node, str) and node else None,
-                   reason=reason if isinstance(reason, str) else None, resources=counted)
+    return PodView(
+        name=str(meta.get("name") or "<unnamed>"),
+        namespace=meta.get("namespace") if isinstance(meta.get("namespace"), str) else None,
+        phase=str(status.get("phase") or "Unknown"),
+        ready=ready,
+        node=node if isinstance(node, str) and node else None,
+        reason=reason if isinstance(reason, str) else None,
+        resources=counted,
+    )
 
 
-def evaluate_pods(pods: List[Dict[str, Any]], expressions: List[str], session: JqSession,
-                  refused: Optional[Dict[str, str]] = None) -> List[PodRecord]:
+def evaluate_pods(
+    pods: list[dict[str, Any]], expressions: list[str], session: JqSession, refused: dict[str, str] | None = None
+) -> list[PodRecord]:
     """Every pod expression on every pod (pods are JSON data already); ``refused`` expressions
     never run and carry their reason as the error."""
     refused = refused or {}
@@ -110,14 +118,14 @@ def evaluate_pods(pods: List[Dict[str, Any]], expressions: List[str], session: J
     return records
 
 
-def assign(view: WorkloadView, prepared: Any, pods: List[Dict[str, Any]], session: JqSession) -> List[PodRecord]:
+def assign(view: WorkloadView, prepared: Any, pods: list[dict[str, Any]], session: JqSession) -> list[PodRecord]:
     """Fill ``pods`` of every component (kli's walk) and ``view.unmatched_pods``."""
     records = evaluate_pods(pods, prepared.pod_expressions, session, prepared.refused)
     data_by_name = {ref.data.get("name"): ref.data for ref in prepared.components}
     with_spec = [ref for ref in prepared.components if isinstance(ref.data.get("specDefinition"), dict)]
     for comp in view.components:
         comp.pods_given = True
-    seen = set()
+    seen: set[int] = set()  # ids of the pod records already placed
 
     def selected(comp: Component, record: PodRecord) -> bool:
         data = data_by_name.get(comp.name, {})
@@ -130,19 +138,21 @@ def assign(view: WorkloadView, prepared: Any, pods: List[Dict[str, Any]], sessio
             return len(with_spec) == 1 and with_spec[0].data is data
         return match
 
-    def walk(comp: Component, received: List[PodRecord], depth: int = 0) -> None:
+    def walk(comp: Component, received: list[PodRecord], depth: int = 0) -> None:
         if depth > 64:
             return
         data = data_by_name.get(comp.name, {})
         pool = [r for r in received if selected(comp, r)] if comp.has_pod_definition else received
         if comp.multi_instance:
-            narrowed: List[Tuple[PodRecord, str]] = []
+            narrowed: list[tuple[PodRecord, str]] = []
             ids = {i.id: i for i in comp.instances}
             for record in pool:
                 try:
                     pod_id = pod_instance_id(data, record)
                 except SelectorError as exc:
-                    comp.errors.append(FieldError("podSelector.componentInstanceSelector.idPath", f"pod {record.name}: {exc}"))
+                    comp.errors.append(
+                        FieldError("podSelector.componentInstanceSelector.idPath", f"pod {record.name}: {exc}")
+                    )
                     continue
                 if pod_id in ids:
                     narrowed.append((record, pod_id))
@@ -151,8 +161,11 @@ def assign(view: WorkloadView, prepared: Any, pods: List[Dict[str, Any]], sessio
                 for record, pod_id in narrowed:
                     ids[pod_id].pods.append(_with_instance(record.view, pod_id))
         if comp.has_pod_definition:
-            comp.pods = [_with_instance(r.view, None) for r in pool] if not comp.multi_instance else \
-                [p for i in comp.instances for p in i.pods]
+            comp.pods = (
+                [_with_instance(r.view, None) for r in pool]
+                if not comp.multi_instance
+                else [p for i in comp.instances for p in i.pods]
+            )
             seen.update(id(r) for r in pool)
         for child in comp.children:
             walk(child, pool, depth + 1)
@@ -163,11 +176,12 @@ def assign(view: WorkloadView, prepared: Any, pods: List[Dict[str, Any]], sessio
     return records
 
 
-def _with_instance(pod: PodView, instance: Optional[str]) -> PodView:
+def _with_instance(pod: PodView, instance: str | None) -> PodView:
     return PodView(pod.name, pod.namespace, pod.phase, pod.ready, pod.node, pod.reason, pod.resources, instance)
 
 
 # -- the library's rule (used by gang scheduling) --------------------------------------------------
+
 
 def infer_component(prepared: Any, record: PodRecord) -> str:
     leaves = [ref.data for ref in prepared.components if _is_leaf(ref.data)]
@@ -182,16 +196,18 @@ def infer_component(prepared: Any, record: PodRecord) -> str:
     raise SelectorError(f"no component found for pod `{record.name}`")
 
 
-def infer_instance(comp: Component, data: Dict[str, Any], record: PodRecord) -> Optional[str]:
+def infer_instance(comp: Component, data: dict[str, Any], record: PodRecord) -> str | None:
     ids = [i.id for i in comp.instances if i.id]
     if not ids or not isinstance(data.get("podSelector"), dict):
         return None
     pod_id = pod_instance_id(data, record)
     if pod_id not in ids:
-        raise SelectorError(f"could not match instance id {pod_id!r} of pod {record.name} to the ids of component {comp.name}")
+        raise SelectorError(
+            f"could not match instance id {pod_id!r} of pod {record.name} to the ids of component {comp.name}"
+        )
     return pod_id
 
 
-def _is_leaf(data: Dict[str, Any]) -> bool:
+def _is_leaf(data: dict[str, Any]) -> bool:
     spec = as_dict(data.get("specDefinition"))
     return any(spec.get(k) is not None for k in ("podTemplateSpecPath", "podSpecPath", "fragmentedPodSpecDefinition"))

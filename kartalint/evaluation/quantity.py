@@ -11,11 +11,22 @@ import re
 from fractions import Fraction
 from typing import Any
 
-_QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$")
-_BINARY = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
-_DECIMAL = {"n": Fraction(1, 10 ** 9), "u": Fraction(1, 10 ** 6), "m": Fraction(1, 1000), "": Fraction(1),
-            "k": Fraction(10 ** 3), "M": Fraction(10 ** 6), "G": Fraction(10 ** 9), "T": Fraction(10 ** 12),
-            "P": Fraction(10 ** 15), "E": Fraction(10 ** 18)}
+_QUANTITY = re.compile(
+    r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$"
+)
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 1000),
+    "": Fraction(1),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
+}
 
 
 class QuantityError(ValueError):
@@ -38,8 +49,9 @@ def parse(value: Any) -> Fraction:
     if match and len(match.group(1)) > 64:
         raise QuantityError(f"quantity {value[:40]!r}... ({len(value)} characters) is out of range")
     if not match:
-        raise QuantityError(f"quantities must match the regular expression "
-                            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {value!r}")
+        raise QuantityError(
+            f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {value!r}"
+        )
     number = Fraction(match.group(1))
     if match.group(3) is not None:
         exponent = int(match.group(3))
@@ -79,7 +91,7 @@ def format_memory(size: int) -> str:
     return str(size)
 
 
-def memory_column(sizes: "list[int]") -> "list[str]":
+def memory_column(sizes: list[int]) -> list[str]:
     """Byte counts in one unit for all of them: the largest binary unit that divides every one
     exactly (``4096Gi``, ``4100Gi``), else the largest decimal one, else bytes; 0 stays ``0``."""
     nonzero = [abs(s) for s in sizes if s]
@@ -96,7 +108,7 @@ def memory_column(sizes: "list[int]") -> "list[str]":
     return [f"{s // unit}{suffix}" if s else "0" for s in sizes]
 
 
-def cpu_column(millis: "list[int]") -> "list[str]":
+def cpu_column(millis: list[int]) -> list[str]:
     """Millicores in one unit for all of them: cores when every value is whole (``2``), else
     millicores (``500m``, ``2000m``)."""
     if all(m % 1000 == 0 for m in millis):

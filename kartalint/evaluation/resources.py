@@ -8,7 +8,7 @@ rounded up, CPU is in millicores.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any
 
 from kartalint.evaluation import quantity
 from kartalint.karta import as_dict, as_list
@@ -26,27 +26,33 @@ class Resources:
     cpu_millis: int = 0
     memory_bytes: int = 0
 
-    def __add__(self, other: "Resources") -> "Resources":
-        return Resources(self.gpus + other.gpus, self.cpu_millis + other.cpu_millis, self.memory_bytes + other.memory_bytes)
+    def __add__(self, other: Resources) -> Resources:
+        return Resources(
+            self.gpus + other.gpus, self.cpu_millis + other.cpu_millis, self.memory_bytes + other.memory_bytes
+        )
 
-    def times(self, factor: int) -> "Resources":
+    def times(self, factor: int) -> Resources:
         return Resources(self.gpus * factor, self.cpu_millis * factor, self.memory_bytes * factor)
 
-    def max(self, other: "Resources") -> "Resources":
-        return Resources(max(self.gpus, other.gpus), max(self.cpu_millis, other.cpu_millis), max(self.memory_bytes, other.memory_bytes))
+    def max(self, other: Resources) -> Resources:
+        return Resources(
+            max(self.gpus, other.gpus),
+            max(self.cpu_millis, other.cpu_millis),
+            max(self.memory_bytes, other.memory_bytes),
+        )
 
     @property
     def is_zero(self) -> bool:
         return not (self.gpus or self.cpu_millis or self.memory_bytes)
 
-    def to_dict(self) -> Dict[str, int]:
+    def to_dict(self) -> dict[str, int]:
         return {"gpus": self.gpus, "cpuMillis": self.cpu_millis, "memoryBytes": self.memory_bytes}
 
 
 ZERO = Resources()
 
 
-def _amount(name: str, requirements: Dict[str, Any]) -> Optional[Any]:
+def _amount(name: str, requirements: dict[str, Any]) -> Any | None:
     """The declared request for ``name``, else the limit, else None."""
     for key in ("requests", "limits"):
         values = requirements.get(key)
@@ -111,7 +117,7 @@ def pod_spec(spec: Any) -> Resources:
     return total + from_resource_list(spec.get("overhead"))
 
 
-def fragments(record: Dict[str, Any]) -> Resources:
+def fragments(record: dict[str, Any]) -> Resources:
     """Per-pod resources of a fragmented spec: ``containers`` + ``container``, falling back to
     ``resources`` when those count nothing; init containers are not part of fragments."""
     total = _containers_sum(record.get("containers"))

@@ -11,9 +11,9 @@ import json
 import math
 import re
 from decimal import Decimal
-from typing import Any, List, Optional
+from typing import Any
 
-INT32 = (-(2 ** 31), 2 ** 31 - 1)
+INT32 = (-(2**31), 2**31 - 1)
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 
 
@@ -57,7 +57,7 @@ def to_object_list(value: Any, index: int, type_name: str) -> list:
     raise _fail(index, type_name)
 
 
-def to_replicas(value: Any, index: int) -> Optional[int]:
+def to_replicas(value: Any, index: int) -> int | None:
     """A replica count: JSON integer or decimal-integer string; ``null`` is "not set"."""
     if value is None:
         return None
@@ -98,7 +98,11 @@ def _number(value: Any) -> str:
         text = format(Decimal(repr(value)), "f")
         return text
     mantissa, exponent = repr(value).split("e")
-    return f"{mantissa}e{exponent[0]}{exponent[1:].lstrip('0') or '0'}" if exponent[0] in "+-" else f"{mantissa}e+{exponent}"
+    return (
+        f"{mantissa}e{exponent[0]}{exponent[1:].lstrip('0') or '0'}"
+        if exponent[0] in "+-"
+        else f"{mantissa}e+{exponent}"
+    )
 
 
 def _encode(value: Any) -> str:
@@ -137,7 +141,7 @@ def go_format(value: Any) -> str:
     return "<nil>"
 
 
-def single_result(results: List[Any]) -> str:
+def single_result(results: list[Any]) -> str:
     """Upstream's single-result rule (pod ids, group keys, filters)."""
     if len(results) != 1:
         raise ConversionError(f"expected single query result, got {len(results)}")

@@ -7,8 +7,9 @@ see docs/api.md). Everything here is plain data; the engine fills it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any
 
+from kartalint.evaluation.gang_view import GangView
 from kartalint.evaluation.resources import ZERO, Resources
 from kartalint.karta import FIELD_ERROR
 
@@ -21,15 +22,15 @@ class FieldError:
     message: str
     code: str = FIELD_ERROR  # kartalint.karta's codes; not part of the JSON document (schemaVersion 1)
 
-    def to_dict(self) -> Dict[str, str]:
+    def to_dict(self) -> dict[str, str]:
         return {"field": self.field, "message": self.message}
 
 
 @dataclass
 class Scale:
-    replicas: Optional[int] = None
-    min: Optional[int] = None
-    max: Optional[int] = None
+    replicas: int | None = None
+    min: int | None = None
+    max: int | None = None
 
     @property
     def desired(self) -> int:
@@ -53,43 +54,50 @@ class Scale:
 @dataclass
 class PodView:
     name: str
-    namespace: Optional[str]
+    namespace: str | None
     phase: str
     ready: bool
-    node: Optional[str]
-    reason: Optional[str]
+    node: str | None
+    reason: str | None
     resources: Resources
-    instance: Optional[str] = None
+    instance: str | None = None
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {"name": self.name, "phase": self.phase, "ready": self.ready, "node": self.node,
-                "reason": self.reason, "instance": self.instance, "resources": self.resources.to_dict()}
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "phase": self.phase,
+            "ready": self.ready,
+            "node": self.node,
+            "reason": self.reason,
+            "instance": self.instance,
+            "resources": self.resources.to_dict(),
+        }
 
 
 @dataclass
 class Instance:
-    id: Optional[str]  # None for a single-instance component
-    scale: Optional[Scale] = None  # None: no scaleDefinition
+    id: str | None  # None for a single-instance component
+    scale: Scale | None = None  # None: no scaleDefinition
     scale_failed: bool = False
-    pod_template: Optional[Dict[str, Any]] = None
-    pod_spec: Optional[Dict[str, Any]] = None
-    metadata: Optional[Dict[str, Any]] = None
-    fragments: Optional[Dict[str, Any]] = None
+    pod_template: dict[str, Any] | None = None
+    pod_spec: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    fragments: dict[str, Any] | None = None
     per_replica: Resources = ZERO
-    pods: List[PodView] = field(default_factory=list)
+    pods: list[PodView] = field(default_factory=list)
 
     @property
-    def desired(self) -> Optional[int]:
+    def desired(self) -> int | None:
         if self.scale_failed:
             return None
         return 1 if self.scale is None else self.scale.desired
 
     @property
-    def resources(self) -> Optional[Resources]:
+    def resources(self) -> Resources | None:
         desired = self.desired
         return None if desired is None else self.per_replica.times(desired)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         scale = self.scale or Scale()
         total = self.resources
         return {
@@ -100,7 +108,7 @@ class Instance:
         }
 
     @property
-    def effective_pod_spec(self) -> Optional[Dict[str, Any]]:
+    def effective_pod_spec(self) -> dict[str, Any] | None:
         if self.pod_template is not None:
             spec = self.pod_template.get("spec")
             return spec if isinstance(spec, dict) else {}
@@ -110,16 +118,16 @@ class Instance:
 @dataclass
 class Component:
     name: str
-    kind: Optional[Dict[str, str]]
-    owner: Optional[str]
+    kind: dict[str, str] | None
+    owner: str | None
     has_pod_definition: bool
     multi_instance: bool
-    instances: List[Instance] = field(default_factory=list)
-    children: List["Component"] = field(default_factory=list)
-    errors: List[FieldError] = field(default_factory=list)
-    pods: List[PodView] = field(default_factory=list)
+    instances: list[Instance] = field(default_factory=list)
+    children: list[Component] = field(default_factory=list)
+    errors: list[FieldError] = field(default_factory=list)
+    pods: list[PodView] = field(default_factory=list)
     pods_given: bool = False
-    duplicate_ids: List[str] = field(default_factory=list)  # collapsed silently (last wins), as upstream
+    duplicate_ids: list[str] = field(default_factory=list)  # collapsed silently (last wins), as upstream
 
     @property
     def own_resources(self) -> Resources:
@@ -156,12 +164,15 @@ class Component:
             return sum(child.row_replicas for child in self.children)
         return self.desired
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         pods = None
         if self.pods_given:
-            pods = {"current": len(self.pods), "ready": sum(1 for p in self.pods if p.ready),
-                    "nodes": sorted({p.node for p in self.pods if p.node}),
-                    "items": [p.to_dict() for p in self.pods]}
+            pods = {
+                "current": len(self.pods),
+                "ready": sum(1 for p in self.pods if p.ready),
+                "nodes": sorted({p.node for p in self.pods if p.node}),
+                "items": [p.to_dict() for p in self.pods],
+            }
         return {
             "name": self.name,
             "kind": self.kind,
@@ -178,23 +189,23 @@ class Component:
 
 @dataclass
 class WorkloadView:
-    workload: Dict[str, Optional[str]]
-    definition: Optional[str]
-    statuses: List[str] = field(default_factory=list)
-    phase: Optional[str] = None
-    conditions: List[Dict[str, str]] = field(default_factory=list)
-    components: List[Component] = field(default_factory=list)
-    gang: Optional[Dict[str, Any]] = None
-    errors: List[FieldError] = field(default_factory=list)  # definition- or status-level problems
-    unmatched_pods: List[str] = field(default_factory=list)
+    workload: dict[str, str | None]
+    definition: str | None
+    statuses: list[str] = field(default_factory=list)
+    phase: str | None = None
+    conditions: list[dict[str, str]] = field(default_factory=list)
+    components: list[Component] = field(default_factory=list)
+    gang: GangView | None = None
+    errors: list[FieldError] = field(default_factory=list)  # definition- or status-level problems
+    unmatched_pods: list[str] = field(default_factory=list)
     pods_given: bool = False
-    matched_matchers: List[tuple] = field(default_factory=list)  # (mapping key, matcher index), first hit per status
+    matched_matchers: list[tuple] = field(default_factory=list)  # (mapping key, matcher index), first hit per status
 
     @property
-    def root(self) -> Optional[Component]:
+    def root(self) -> Component | None:
         return self.components[0] if self.components else None
 
-    def component(self, name: str) -> Optional[Component]:
+    def component(self, name: str) -> Component | None:
         for comp in self.components:
             if comp.name == name:
                 return comp
@@ -205,14 +216,14 @@ class WorkloadView:
         return self.root.resources if self.root else ZERO
 
     @property
-    def all_errors(self) -> List[tuple]:
+    def all_errors(self) -> list[tuple]:
         """(component or None, FieldError) for every problem in the view."""
-        out = [(None, e) for e in self.errors]
+        out: list[tuple[str | None, FieldError]] = [(None, e) for e in self.errors]
         for comp in self.components:
             out.extend((comp.name, e) for e in comp.errors)
         return out
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "schemaVersion": SCHEMA_VERSION,
             "workload": dict(self.workload),
@@ -222,7 +233,7 @@ class WorkloadView:
             "conditions": [dict(c) for c in self.conditions],
             "components": [c.to_dict() for c in self.components],
             "resources": self.resources.to_dict(),
-            "gang": self.gang,
+            "gang": self.gang.to_dict() if self.gang is not None else None,
             "unmatchedPods": list(self.unmatched_pods) if self.pods_given else None,
             "errors": [e.to_dict() for e in self.errors],
         }

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import functools
-from typing import Optional, Tuple
 
 from kartalint.jqlang.lexer import JqSyntaxError
 from kartalint.jqlang.parser import Node, parse
 
 
 @functools.lru_cache(maxsize=8192)
-def parse_cached(expression: str) -> Tuple[Optional[Node], Optional[JqSyntaxError]]:
+def parse_cached(expression: str) -> tuple[Node | None, JqSyntaxError | None]:
     """(tree, None) or (None, error); cached by source text (trees are not mutated)."""
     try:
         return parse(expression), None

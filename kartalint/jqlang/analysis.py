@@ -12,8 +12,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Tuple
 
 from kartalint.jqlang.parser import ASSIGN_OPS, Node
 
@@ -47,8 +47,25 @@ _NOT_RE2 = re.compile(r"\(\?[=!]|\(\?<[=!]|\(\?>|\\[1-9]|[*+?}]\+|\\[hHRXK]")
 
 # Calls through which a jq expression stays an assignable path.
 PATH_CALLS = {
-    "select", "first", "last", "getpath", "empty", "error", "recurse", "limit", "nth", "objects",
-    "arrays", "scalars", "strings", "numbers", "booleans", "nulls", "iterables", "values", "paths",
+    "select",
+    "first",
+    "last",
+    "getpath",
+    "empty",
+    "error",
+    "recurse",
+    "limit",
+    "nth",
+    "objects",
+    "arrays",
+    "scalars",
+    "strings",
+    "numbers",
+    "booleans",
+    "nulls",
+    "iterables",
+    "values",
+    "paths",
 }
 
 
@@ -61,9 +78,9 @@ class Problem:
     upstream_misses: bool = False
 
 
-def _walk_with_visibility(root: Node) -> Iterator[Tuple[Node, bool]]:
+def _walk_with_visibility(root: Node) -> Iterator[tuple[Node, bool]]:
     """Nodes with a flag: True where upstream's blacklist walker does not look."""
-    stack: List[Tuple[Node, bool]] = [(root, False)]
+    stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
         node, hidden = stack.pop()
         yield node, hidden
@@ -79,25 +96,45 @@ def _walk_with_visibility(root: Node) -> Iterator[Tuple[Node, bool]]:
             stack.append((child, child_hidden))
 
 
-def restrictions(root: Node) -> List[Problem]:
+def restrictions(root: Node) -> list[Problem]:
     """Karta's forbidden constructs: ``del``, excessive-output functions, ``..``, assignment."""
     problems = []
     for node, hidden in _walk_with_visibility(root):
         if node.kind == "call" and node.value == FORBIDDEN_DEL:
-            problems.append(Problem("jq-forbidden-function", "del function is not allowed", node.start, node.end, hidden))
+            problems.append(
+                Problem("jq-forbidden-function", "del function is not allowed", node.start, node.end, hidden)
+            )
         elif node.kind == "call" and node.value in FORBIDDEN_EXCESSIVE:
             problems.append(
-                Problem("jq-forbidden-function", f"function '{node.value}' may produce excessive output and is not allowed", node.start, node.end, hidden)
+                Problem(
+                    "jq-forbidden-function",
+                    f"function '{node.value}' may produce excessive output and is not allowed",
+                    node.start,
+                    node.end,
+                    hidden,
+                )
             )
         elif node.kind == "recurse":
-            problems.append(Problem("jq-recursive-descent", "recursive descent operator '..' is not allowed", node.start, node.end, hidden))
+            problems.append(
+                Problem(
+                    "jq-recursive-descent",
+                    "recursive descent operator '..' is not allowed",
+                    node.start,
+                    node.end,
+                    hidden,
+                )
+            )
         elif node.kind == "binop" and node.value in ASSIGN_OPS:
-            problems.append(Problem("jq-assignment", f"modifying operator '{node.value}' is not allowed", node.start, node.end, hidden))
+            problems.append(
+                Problem(
+                    "jq-assignment", f"modifying operator '{node.value}' is not allowed", node.start, node.end, hidden
+                )
+            )
     problems.sort(key=lambda p: (p.start, p.end))
     return problems
 
 
-def portability(root: Node, source: str) -> List[Problem]:
+def portability(root: Node, source: str) -> list[Problem]:
     problems = []
     for node in root.walk():
         if node.kind == "call":
@@ -108,26 +145,83 @@ def portability(root: Node, source: str) -> List[Problem]:
                 problems.append(Problem("jq-not-portable", f"'{name}' is not portable: {reason}", node.start, node.end))
             if name in REGEX_CALLS and node.children:
                 regex = node.children[0]
-                if regex is not None and regex.kind == "literal" and isinstance(regex.value, str) and _NOT_RE2.search(regex.value):
+                if (
+                    regex is not None
+                    and regex.kind == "literal"
+                    and isinstance(regex.value, str)
+                    and _NOT_RE2.search(regex.value)
+                ):
                     problems.append(
-                        Problem("jq-not-portable", "regular expression uses a feature Go's regexp (gojq) does not support (lookaround, backreference, atomic or possessive groups)", regex.start, regex.end)
+                        Problem(
+                            "jq-not-portable",
+                            "regular expression uses a feature Go's regexp (gojq) does not support (lookaround, backreference, atomic or possessive groups)",
+                            regex.start,
+                            regex.end,
+                        )
                     )
         elif node.kind == "var" and node.value in NOT_PORTABLE_VARS:
-            problems.append(Problem("jq-not-portable", f"'${node.value}' is not portable: {NOT_PORTABLE_VARS[node.value]}", node.start, node.end))
+            problems.append(
+                Problem(
+                    "jq-not-portable",
+                    f"'${node.value}' is not portable: {NOT_PORTABLE_VARS[node.value]}",
+                    node.start,
+                    node.end,
+                )
+            )
         elif node.kind == "funcdef":
             name = str(node.value)
             if "::" in name:
-                problems.append(Problem("jq-not-portable", f"module-qualified function name '{name}' is not accepted by gojq", node.start, node.end))
-            elif name in ("if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch", "label", "import", "include", "and", "or", "not", "def", "__loc__"):
-                problems.append(Problem("jq-not-portable", f"gojq does not allow the keyword '{name}' as a function name", node.start, node.end))
+                problems.append(
+                    Problem(
+                        "jq-not-portable",
+                        f"module-qualified function name '{name}' is not accepted by gojq",
+                        node.start,
+                        node.end,
+                    )
+                )
+            elif name in (
+                "if",
+                "then",
+                "elif",
+                "else",
+                "end",
+                "as",
+                "reduce",
+                "foreach",
+                "try",
+                "catch",
+                "label",
+                "import",
+                "include",
+                "and",
+                "or",
+                "not",
+                "def",
+                "__loc__",
+            ):
+                problems.append(
+                    Problem(
+                        "jq-not-portable",
+                        f"gojq does not allow the keyword '{name}' as a function name",
+                        node.start,
+                        node.end,
+                    )
+                )
         elif node.kind == "slice":
             for bound in node.children[1:]:
                 if bound is not None and bound.kind == "literal" and isinstance(bound.value, float):
-                    problems.append(Problem("jq-not-portable", "slices with fractional bounds round differently in libjq and gojq", bound.start, bound.end))
+                    problems.append(
+                        Problem(
+                            "jq-not-portable",
+                            "slices with fractional bounds round differently in libjq and gojq",
+                            bound.start,
+                            bound.end,
+                        )
+                    )
     return problems
 
 
-def safety(root: Node) -> List[Problem]:
+def safety(root: Node) -> list[Problem]:
     problems = []
     for node in root.walk():
         if node.kind == "call":
@@ -146,7 +240,7 @@ def _defined_locally(root: Node, name: str) -> bool:
     return any(n.kind == "funcdef" and n.value == name for n in root.walk())
 
 
-def unbounded_recursion(root: Node) -> List[Problem]:
+def unbounded_recursion(root: Node) -> list[Problem]:
     """Recursive functions whose self-call is reached on every path (no visible base case)."""
     problems = []
     for node in root.walk():
@@ -169,7 +263,20 @@ def unbounded_recursion(root: Node) -> List[Problem]:
 
 
 _STOPPERS = {"if", "try", "optional", "reduce", "foreach", "label", "funcdef"}
-_MAY_BE_EMPTY_CALLS = {"select", "empty", "error", "first", "limit", "until", "while", "recurse", "last", "nth", "halt", "halt_error"}
+_MAY_BE_EMPTY_CALLS = {
+    "select",
+    "empty",
+    "error",
+    "first",
+    "limit",
+    "until",
+    "while",
+    "recurse",
+    "last",
+    "nth",
+    "halt",
+    "halt_error",
+}
 
 
 def _may_stop(node: Node) -> bool:
@@ -182,7 +289,7 @@ def _may_stop(node: Node) -> bool:
     return False
 
 
-def _unconditional_self_call(node: Node, name: str, arity: int) -> Optional[Node]:
+def _unconditional_self_call(node: Node, name: str, arity: int) -> Node | None:
     if node.kind == "call" and node.value == name and len(node.children) == arity:
         return node
     if node.kind in _STOPPERS or node.kind == "call":
@@ -216,7 +323,7 @@ def _unconditional_self_call(node: Node, name: str, arity: int) -> Optional[Node
     return None
 
 
-def first_non_path(node: Node) -> Optional[Node]:
+def first_non_path(node: Node) -> Node | None:
     """The first sub-expression that prevents ``node`` from being an assignable path, or None."""
     kind = node.kind
     if kind in ("identity", "iterate", "field", "index", "slice", "optional", "paren", "try"):
@@ -236,7 +343,7 @@ def first_non_path(node: Node) -> Optional[Node]:
                     return bad
         return None
     if kind == "if":
-        branches = int(node.value or 1)
+        branches = node.value if isinstance(node.value, int) and node.value else 1
         results = [node.children[2 * i + 1] for i in range(branches)]
         if len(node.children) > 2 * branches:
             results.append(node.children[-1])
@@ -255,5 +362,3 @@ def first_non_path(node: Node) -> Optional[Node]:
         rest = node.children[1]
         return first_non_path(rest) if rest is not None else None
     return node
-
-

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any
 
 import jq
 
-_ERROR = re.compile(r"jq: error: (?P<msg>.*?) at <top-level>, line (?P<line>\d+), column (?P<col>\d+):\n[^\n]*\n(?P<caret>[^\n]*)")
+_ERROR = re.compile(
+    r"jq: error: (?P<msg>.*?) at <top-level>, line (?P<line>\d+), column (?P<col>\d+):\n[^\n]*\n(?P<caret>[^\n]*)"
+)
 _ERROR_NO_POS = re.compile(r"jq: error: (?P<msg>[^\n]*)")
 
 
@@ -27,22 +30,24 @@ def _offset(expression: str, line: int, column: int) -> int:
     return min(len(expression), offset + max(0, column - 1))
 
 
-def parse_errors(expression: str, text: str) -> List[CompileProblem]:
+def parse_errors(expression: str, text: str) -> list[CompileProblem]:
     problems = []
     for match in _ERROR.finditer(text):
         start = _offset(expression, int(match["line"]), int(match["col"]))
         width = max(1, match["caret"].count("^"))
         message = match["msg"]
-        problems.append(CompileProblem(message, start, min(len(expression), start + width) or start + 1, "syntax error" in message))
+        problems.append(
+            CompileProblem(message, start, min(len(expression), start + width) or start + 1, "syntax error" in message)
+        )
     if not problems:
-        match = _ERROR_NO_POS.search(text)
-        message = match["msg"] if match else text.strip()
+        found = _ERROR_NO_POS.search(text)
+        message = found["msg"] if found else text.strip()
         problems.append(CompileProblem(message, 0, max(1, len(expression)), "syntax error" in message))
     return problems
 
 
 @functools.lru_cache(maxsize=8192)
-def compile_one(expression: str) -> Tuple[Optional[Any], Tuple[CompileProblem, ...]]:
+def compile_one(expression: str) -> tuple[Any | None, tuple[CompileProblem, ...]]:
     """(program, problems): a compiled libjq program, or the problems that prevented it."""
     try:
         return jq.compile(expression), ()
@@ -59,7 +64,7 @@ def _compile_batch(joined: str) -> bool:
         return False
 
 
-def compile_problems(expressions: Sequence[str]) -> List[Tuple[CompileProblem, ...]]:
+def compile_problems(expressions: Sequence[str]) -> list[tuple[CompileProblem, ...]]:
     """Problems per expression. All expressions of a definition are first compiled together as
     function bodies of one program (one libjq compile instead of one per expression); only when
     that fails is each compiled on its own to say which one is wrong and where."""

@@ -3,17 +3,65 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional, Union
 
 KEYWORDS = frozenset(
-    "def if then elif else end as reduce foreach try catch label import include and or __loc__".split()
+    [
+        "def",
+        "if",
+        "then",
+        "elif",
+        "else",
+        "end",
+        "as",
+        "reduce",
+        "foreach",
+        "try",
+        "catch",
+        "label",
+        "import",
+        "include",
+        "and",
+        "or",
+        "__loc__",
+    ]
 )
 
 # Longest first so that "//=" wins over "//" and "/".
 OPERATORS = (
-    "?//", "//=", "|=", "+=", "-=", "*=", "/=", "%=", "==", "!=", "<=", ">=", "//", "..",
-    ".", "[", "]", "{", "}", "(", ")", "|", ",", ":", ";", "=", "<", ">", "+", "-", "*", "/",
-    "%", "?",
+    "?//",
+    "//=",
+    "|=",
+    "+=",
+    "-=",
+    "*=",
+    "/=",
+    "%=",
+    "==",
+    "!=",
+    "<=",
+    ">=",
+    "//",
+    "..",
+    ".",
+    "[",
+    "]",
+    "{",
+    "}",
+    "(",
+    ")",
+    "|",
+    ",",
+    ":",
+    ";",
+    "=",
+    "<",
+    ">",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "?",
 )
 
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -22,7 +70,7 @@ _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 class JqSyntaxError(Exception):
     """A syntax error at a source offset."""
 
-    def __init__(self, message: str, start: int, end: Optional[int] = None) -> None:
+    def __init__(self, message: str, start: int, end: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.start = start
@@ -36,12 +84,12 @@ class Token:
     start: int
     end: int
     # For STRING tokens: literal text pieces and token lists of interpolations, in order.
-    parts: List[Union[str, "Interpolation"]] = field(default_factory=list)
+    parts: list[str | Interpolation] = field(default_factory=list)
 
 
 @dataclass
 class Interpolation:
-    tokens: List[Token]
+    tokens: list[Token]
     start: int
     end: int
 
@@ -54,10 +102,10 @@ def _is_ident_char(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch == "_")
 
 
-def tokenize(source: str, start: int = 0, stop_at_paren: bool = False) -> List[Token]:
+def tokenize(source: str, start: int = 0, stop_at_paren: bool = False) -> list[Token]:
     """Tokens of ``source`` from ``start``; with ``stop_at_paren`` stop at the ``)`` closing an
     interpolation (depth 0) and return the tokens before it, the last token being that ``)``."""
-    tokens: List[Token] = []
+    tokens: list[Token] = []
     i = start
     n = len(source)
     depth = 0
@@ -160,12 +208,12 @@ def _ident_end(source: str, i: int) -> int:
     return j
 
 
-def _string(source: str, i: int) -> "tuple[Token, int]":
+def _string(source: str, i: int) -> tuple[Token, int]:
     start = i
     i += 1
     n = len(source)
-    parts: List[Union[str, Interpolation]] = []
-    buf: List[str] = []
+    parts: list[str | Interpolation] = []
+    buf: list[str] = []
     while True:
         if i >= n:
             raise JqSyntaxError("unterminated string literal", start, n)

@@ -44,8 +44,6 @@ directive       value = "import"/"include", children = [path string]
 
 from __future__ import annotations
 
-from typing import List
-
 from kartalint.jqlang.lexer import JqSyntaxError, Token, tokenize
 from kartalint.jqlang.syntax import ASSIGN_OPS, COMPARE_OPS, MAX_DEPTH, MAX_TREE_DEPTH, Node
 from kartalint.jqlang.terms import TermParser
@@ -63,15 +61,17 @@ def parse(source: str) -> Node:
     while stack:
         node, depth = stack.pop()
         if depth > MAX_TREE_DEPTH:
-            raise JqSyntaxError(f"expression nested deeper than {MAX_TREE_DEPTH} levels (a long chain of operators)",
-                                node.start, node.end)
+            raise JqSyntaxError(
+                f"expression nested deeper than {MAX_TREE_DEPTH} levels (a long chain of operators)",
+                node.start,
+                node.end,
+            )
         stack.extend((child, depth + 1) for child in node.children if child is not None)
     return tree
 
 
-
 class _Parser(TermParser):
-    def subparser(self, tokens: List[Token]) -> TermParser:
+    def subparser(self, tokens: list[Token]) -> TermParser:
         return _Parser(tokens, self.source)
 
     def program(self) -> Node:
@@ -92,10 +92,7 @@ class _Parser(TermParser):
             directives.append(Node("directive", start.start, end.end, start.value, [path]))
         if self.tok.kind == "EOF" and not directives:
             self.error("empty expression")
-        if self.tok.kind == "EOF":
-            body = Node("identity", self.tok.start, self.tok.start)
-        else:
-            body = self.pipe()
+        body = Node("identity", self.tok.start, self.tok.start) if self.tok.kind == "EOF" else self.pipe()
         if self.tok.kind != "EOF":
             self.error("unexpected token")
         for directive in reversed(directives):
@@ -131,7 +128,7 @@ class _Parser(TermParser):
         if self.tok.kind not in ("IDENT", "KEYWORD"):
             self.error("expected a function name")
         name = self.advance().value
-        params: List[str] = []
+        params: list[str] = []
         if self.is_op("("):
             self.advance()
             while True:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, List, Optional, Tuple
+from typing import Any
 
 from kartalint.jqlang.parser import Node
 
@@ -12,7 +12,7 @@ from kartalint.jqlang.parser import Node
 class PathRead:
     """A field path read by an expression, e.g. ``.spec.replicatedJobs[].replicas``."""
 
-    path: Tuple[str, ...]  # field names, "[]" for iteration, "[n]" for indices, "[?]" for a computed index
+    path: tuple[str, ...]  # field names, "[]" for iteration, "[n]" for indices, "[?]" for a computed index
     start: int
     end: int
     guarded: bool  # under the left side of `//` or `?`, inside try, or tested by an enclosing select/if/and
@@ -22,7 +22,7 @@ class PathRead:
         return path_text(self.path)
 
 
-def path_text(path: Tuple[str, ...]) -> str:
+def path_text(path: tuple[str, ...]) -> str:
     """A field path as jq writes it: ``.spec.roles[].name`` (``.`` for the input itself)."""
     return "".join(part if part.startswith("[") else "." + part for part in path or ()) or "."
 
@@ -38,18 +38,33 @@ class NotFollowed:
 
 @dataclass
 class PathFacts:
-    reads: List[PathRead] = field(default_factory=list)
-    arithmetic: List[Tuple[Node, PathRead]] = field(default_factory=list)  # `-`, `*`, `/`, `%` on a bare, unguarded path
-    not_followed: List[NotFollowed] = field(default_factory=list)
-    comparisons: List[Tuple[Tuple[str, ...], str, int, int]] = field(default_factory=list)  # P == "s" / P != "s"
+    reads: list[PathRead] = field(default_factory=list)
+    arithmetic: list[tuple[Node, PathRead]] = field(
+        default_factory=list
+    )  # `-`, `*`, `/`, `%` on a bare, unguarded path
+    not_followed: list[NotFollowed] = field(default_factory=list)
+    comparisons: list[tuple[tuple[str, ...], str, int, int]] = field(default_factory=list)  # P == "s" / P != "s"
 
 
 MAX_INLINE_DEPTH = 4
 
 
 # builtins whose output is their input (or part of the empty stream): the path goes through them
-_PASS_THROUGH = {"select", "values", "objects", "arrays", "strings", "numbers", "booleans", "nulls",
-                 "iterables", "scalars", "not_null", "debug", "empty"}
+_PASS_THROUGH = {
+    "select",
+    "values",
+    "objects",
+    "arrays",
+    "strings",
+    "numbers",
+    "booleans",
+    "nulls",
+    "iterables",
+    "scalars",
+    "not_null",
+    "debug",
+    "empty",
+}
 
 
 # builtins whose output is (a stream of) their last argument's output
@@ -61,30 +76,30 @@ _ELEMENT_CALLS = {"map", "any", "all", "map_values"}
 
 @dataclass(frozen=True)
 class _Scope:
-    base: Optional[Path_]  # the path of `.`; None when it is not a place of the input
-    env: Tuple[Tuple[str, Optional[Path_]], ...] = ()  # variables bound to input paths
-    funcs: Tuple[Tuple[str, Node], ...] = ()  # user functions of arity 0, inlined at their calls
+    base: Path_ | None  # the path of `.`; None when it is not a place of the input
+    env: tuple[tuple[str, Path_ | None], ...] = ()  # variables bound to input paths
+    funcs: tuple[tuple[str, Node], ...] = ()  # user functions of arity 0, inlined at their calls
     guarded: bool = False
     tested: frozenset = frozenset()  # paths an enclosing select/if/and tests non-null
     depth: int = 0
 
-    def var(self, name: str) -> Optional[Path_]:
+    def var(self, name: str) -> Path_ | None:
         for key, value in reversed(self.env):
             if key == name:
                 return value
         return None
 
-    def func(self, name: str) -> Optional[Node]:
+    def func(self, name: str) -> Node | None:
         for key, value in reversed(self.funcs):
             if key == name:
                 return value
         return None
 
-    def but(self, **changes: Any) -> "_Scope":
+    def but(self, **changes: Any) -> _Scope:
         return replace(self, **changes)
 
 
-def _path_of(node: Optional[Node], scope: _Scope) -> Optional[Path_]:
+def _path_of(node: Node | None, scope: _Scope) -> Path_ | None:
     """The static input path a node's outputs come from (None when they are computed values)."""
     base = scope.base
     if node is None or node.kind == "identity":
@@ -94,20 +109,20 @@ def _path_of(node: Optional[Node], scope: _Scope) -> Optional[Path_]:
         return scope.var(str(node.value))
     if kind == "field":
         inner = _path_of(node.children[0], scope)
-        return inner + (str(node.value),) if inner is not None else None
+        return (*inner, str(node.value)) if inner is not None else None
     if kind == "index":
         inner = _path_of(node.children[0], scope)
         key = node.children[1]
         if inner is None or key is None:
             return None
         if key.kind == "literal" and isinstance(key.value, str):
-            return inner + (key.value,)
+            return (*inner, key.value)
         if key.kind == "literal" and isinstance(key.value, int):
-            return inner + (f"[{key.value}]",)
-        return inner + ("[?]",)
+            return (*inner, f"[{key.value}]")
+        return (*inner, "[?]")
     if kind == "iterate":
         inner = _path_of(node.children[0], scope)
-        return inner + ("[]",) if inner is not None else None
+        return (*inner, "[]") if inner is not None else None
     if kind in ("optional", "paren", "try"):
         return _path_of(node.children[0], scope) if node.children else None
     if kind == "binop" and node.value == "|":
@@ -143,11 +158,11 @@ def _path_of(node: Optional[Node], scope: _Scope) -> Optional[Path_]:
     return None
 
 
-def _if_branches(node: Node) -> List[Optional[Node]]:
+def _if_branches(node: Node) -> list[Node | None]:
     """The result branches of an ``if`` (then, elif-thens, else; a missing else is ``.``)."""
-    pairs = int(node.value or 1)
+    pairs = node.value if isinstance(node.value, int) and node.value else 1
     branches = [node.children[2 * i + 1] for i in range(pairs)]
-    rest = node.children[2 * pairs:]
+    rest = node.children[2 * pairs :]
     branches.append(rest[0] if rest else None)  # no else: the input goes through
     return branches
 
@@ -162,21 +177,21 @@ def _bound(node: Node, scope: _Scope) -> _Scope:
     return scope.but(env=tuple(env))
 
 
-def _bind_pattern(pattern: Optional[Node], path: Optional[Path_], env: list) -> None:
+def _bind_pattern(pattern: Node | None, path: Path_ | None, env: list) -> None:
     if pattern is None:
         return
     if pattern.kind == "pattern_var":
         env.append((str(pattern.value), path))
     elif pattern.kind == "pattern_array":
         for index, item in enumerate(pattern.children):
-            _bind_pattern(item, path + (f"[{index}]",) if path is not None else None, env)
+            _bind_pattern(item, (*path, f"[{index}]") if path is not None else None, env)
     elif pattern.kind == "pattern_object":
         for entry in pattern.children:
-            key, value = (entry.children + [None, None])[:2] if entry is not None else (None, None)
+            key, value = ([*entry.children, None, None])[:2] if entry is not None else (None, None)
             name = key.value if key is not None and key.kind == "literal" and isinstance(key.value, str) else None
-            sub = path + (name,) if path is not None and name is not None else None
+            sub = (*path, name) if path is not None and name is not None else None
             if value is None and key is not None and key.kind == "pattern_var":  # {$name}
-                env.append((str(key.value), path + (str(key.value),) if path is not None else None))
+                env.append((str(key.value), (*path, str(key.value)) if path is not None else None))
             else:
                 _bind_pattern(value, sub, env)
 
@@ -186,10 +201,10 @@ def _defined(node: Node, scope: _Scope) -> _Scope:
     body = node.children[0]
     if body is None or node.params:
         return scope
-    return scope.but(funcs=scope.funcs + ((str(node.value), body),))
+    return scope.but(funcs=(*scope.funcs, (str(node.value), body)))
 
 
-def _tested(cond: Optional[Node], scope: _Scope) -> frozenset:
+def _tested(cond: Node | None, scope: _Scope) -> frozenset:
     """Paths that are non-null whenever ``cond`` is true: ``P``, ``P != null``, ``has("k")``,
     ``P | type == "..."``, and conjunctions of these."""
     if cond is None:
@@ -210,30 +225,42 @@ def _tested(cond: Optional[Node], scope: _Scope) -> frozenset:
     if cond.kind == "call" and cond.value == "has" and len(cond.children) == 1:
         key = cond.children[0]
         if key is not None and key.kind == "literal" and isinstance(key.value, str) and scope.base is not None:
-            return frozenset({scope.base + (key.value,)})
+            return frozenset({(*scope.base, key.value)})
         return frozenset()
     if cond.kind == "binop" and cond.value == "|":
-        left = _path_of(cond.children[0], scope)
-        if left is not None and cond.children[1] is not None and cond.children[1].kind == "binop":
-            return frozenset({left})  # `P | type == "object"`, `P | length > 0`
+        left_path = _path_of(cond.children[0], scope)
+        if left_path is not None and cond.children[1] is not None and cond.children[1].kind == "binop":
+            return frozenset({left_path})  # `P | type == "object"`, `P | length > 0`
         return frozenset()
     path = _path_of(cond, scope) if cond.kind in ("field", "index", "var", "optional", "identity") else None
     return frozenset({path}) if path is not None else frozenset()
 
 
 def _construct(node: Node) -> str:
-    while node.kind in ("iterate", "field", "index", "optional", "paren") and node.children and node.children[0] is not None:
+    while (
+        node.kind in ("iterate", "field", "index", "optional", "paren")
+        and node.children
+        and node.children[0] is not None
+    ):
         node = node.children[0]
     if node.kind == "call":
         return str(node.value)
     if node.kind == "binop" and node.value == "|":
         return _construct(node.children[1]) if node.children[1] is not None else "a pipe"
-    return {"object": "an object construction", "array": "an array construction", "literal": "a constant",
-            "reduce": "reduce", "foreach": "foreach", "if": "an if whose branches read different places",
-            "binop": f"the operator {node.value}", "format": "a format string", "string": "a string"}.get(node.kind, node.kind)
+    return {
+        "object": "an object construction",
+        "array": "an array construction",
+        "literal": "a constant",
+        "reduce": "reduce",
+        "foreach": "foreach",
+        "if": "an if whose branches read different places",
+        "binop": f"the operator {node.value}",
+        "format": "a format string",
+        "string": "a string",
+    }.get(node.kind, node.kind)
 
 
-def _reads_input(node: Optional[Node]) -> Optional[Node]:
+def _reads_input(node: Node | None) -> Node | None:
     """The first field access of ``node`` that is relative to its input (not to a variable)."""
     if node is None:
         return None
@@ -267,24 +294,24 @@ def path_facts_of(root: Node) -> PathFacts:
     return facts
 
 
-def output_path(root: Node) -> Optional[Tuple[str, ...]]:
+def output_path(root: Node) -> tuple[str, ...] | None:
     """The input path an expression's outputs come from (``.status.phase // "x"`` -> status.phase),
     or None when it computes new values."""
     return _path_of(root, _Scope(base=()))
 
 
-def compared_constants(root: Node) -> List[Tuple[Tuple[str, ...], str, int, int]]:
+def compared_constants(root: Node) -> list[tuple[tuple[str, ...], str, int, int]]:
     """(path, string, start, end) for each ``P == "s"`` / ``"s" == P`` / ``!=`` in an expression,
     where P is a static input path (followed like every other read)."""
     return path_facts_of(root).comparisons
 
 
-def path_facts(root: Node) -> List[PathRead]:
+def path_facts(root: Node) -> list[PathRead]:
     """Every maximal field path read (see ``path_facts_of``)."""
     return path_facts_of(root).reads
 
 
-def unguarded_arithmetic(root: Node) -> List[Tuple[Node, PathRead]]:
+def unguarded_arithmetic(root: Node) -> list[tuple[Node, PathRead]]:
     """(operator node, operand path) for ``-``, ``*``, ``/``, ``%`` on a bare path that nothing
     guards: jq fails on ``null`` there (``null + x`` is fine, so ``+`` is not reported)."""
     return path_facts_of(root).arithmetic
@@ -296,7 +323,7 @@ def _read(node: Node, scope: _Scope, path: Path_) -> PathRead:
     return PathRead(path, node.start, node.end, exact, parent)
 
 
-def _walk(node: Optional[Node], scope: _Scope, facts: PathFacts) -> None:
+def _walk(node: Node | None, scope: _Scope, facts: PathFacts) -> None:
     if node is None:
         return
     kind = node.kind
@@ -315,7 +342,13 @@ def _walk(node: Optional[Node], scope: _Scope, facts: PathFacts) -> None:
         left_path = _path_of(left, scope)
         tested = scope.tested
         last = _last_stage(left)
-        if last is not None and last.kind == "call" and last.value == "select" and last.children and left_path is not None:
+        if (
+            last is not None
+            and last.kind == "call"
+            and last.value == "select"
+            and last.children
+            and left_path is not None
+        ):
             tested = tested | _tested(last.children[0], scope.but(base=left_path))
         if left_path is None and scope.base is not None and left is not None:
             reader = _reads_input(right)
@@ -334,7 +367,12 @@ def _walk(node: Optional[Node], scope: _Scope, facts: PathFacts) -> None:
     if kind == "binop" and node.value in ("==", "!="):
         left, right = node.children
         for path_node, constant in ((left, right), (right, left)):
-            if constant is not None and constant.kind == "literal" and isinstance(constant.value, str) and path_node is not None:
+            if (
+                constant is not None
+                and constant.kind == "literal"
+                and isinstance(constant.value, str)
+                and path_node is not None
+            ):
                 path = _path_of(path_node, scope)
                 if path is not None:
                     facts.comparisons.append((path, constant.value, constant.start, constant.end))
@@ -352,13 +390,13 @@ def _walk(node: Optional[Node], scope: _Scope, facts: PathFacts) -> None:
             _walk(child, scope.but(guarded=True), facts)
         return
     if kind == "if":
-        pairs = int(node.value or 1)
+        pairs = node.value if isinstance(node.value, int) and node.value else 1
         tested = scope.tested
         for i in range(pairs):
             cond, then = node.children[2 * i], node.children[2 * i + 1]
             _walk(cond, scope.but(tested=tested), facts)
             _walk(then, scope.but(tested=tested | _tested(cond, scope)), facts)
-        for rest in node.children[2 * pairs:]:
+        for rest in node.children[2 * pairs :]:
             _walk(rest, scope, facts)
         return
     if kind == "bind":
@@ -382,7 +420,9 @@ def _walk(node: Optional[Node], scope: _Scope, facts: PathFacts) -> None:
             if scope.depth < MAX_INLINE_DEPTH:
                 _walk(body, scope.but(depth=scope.depth + 1), facts)
             return
-        inner_base = scope.base + ("[]",) if scope.base is not None and name in _ELEMENT_CALLS and node.children else scope.base
+        inner_base = (
+            (*scope.base, "[]") if scope.base is not None and name in _ELEMENT_CALLS and node.children else scope.base
+        )
         for child in node.children:
             _walk(child, scope.but(base=inner_base), facts)
         return
@@ -392,7 +432,7 @@ def _walk(node: Optional[Node], scope: _Scope, facts: PathFacts) -> None:
         _walk(child, scope, facts)
 
 
-def _last_stage(node: Optional[Node]) -> Optional[Node]:
+def _last_stage(node: Node | None) -> Node | None:
     while node is not None and node.kind == "binop" and node.value == "|":
         node = node.children[1]
     while node is not None and node.kind == "paren":
@@ -407,4 +447,4 @@ def _has_optional(node: Node) -> bool:
 _ARITH_FAILS_ON_NULL = ("-", "*", "/", "%")
 
 
-Path_ = Tuple[str, ...]
+Path_ = tuple[str, ...]

@@ -17,11 +17,11 @@ import json
 import multiprocessing
 import os
 from dataclasses import dataclass, field
-from typing import Any, List, Optional
+from typing import Any
 
 MAX_RESULTS = 1000
 DEFAULT_TIMEOUT = 10.0
-WORKER_MEMORY_BYTES = 4 * 1024 ** 3
+WORKER_MEMORY_BYTES = 4 * 1024**3
 # Every program runs after this prelude, as gojq runs with an empty environment: `env` and `$ENV`
 # are `{}`, and a module directive (`import`, `include`) can only appear first, so after the
 # prelude it is a syntax error: no file is ever read through a definition.
@@ -30,8 +30,8 @@ SANDBOX_PRELUDE = "def env: {}; {} as $ENV | "
 
 @dataclass
 class RunResult:
-    results: List[Any] = field(default_factory=list)
-    error: Optional[str] = None
+    results: list[Any] = field(default_factory=list)
+    error: str | None = None
     timed_out: bool = False
 
     @property
@@ -98,18 +98,21 @@ def _unprelude(message: str) -> str:
     """A compile message as if the prelude were not there (columns of line 1 shift back)."""
     import re
 
-    return re.sub(r"line 1, column (\d+)", lambda m: f"line 1, column {max(1, int(m.group(1)) - len(SANDBOX_PRELUDE))}", message)
+    return re.sub(
+        r"line 1, column (\d+)", lambda m: f"line 1, column {max(1, int(m.group(1)) - len(SANDBOX_PRELUDE))}", message
+    )
 
 
 class BoundedRunner:
     """A reusable worker process; use as a context manager or call ``close()``."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_results: int = MAX_RESULTS,
-                 memory_limit: int = WORKER_MEMORY_BYTES) -> None:
+    def __init__(
+        self, timeout: float = DEFAULT_TIMEOUT, max_results: int = MAX_RESULTS, memory_limit: int = WORKER_MEMORY_BYTES
+    ) -> None:
         self.timeout = timeout
         self.max_results = max_results
         self.memory_limit = memory_limit
-        self._ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+        self._ctx: Any = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
         self._process: Any = None
         self._conn: Any = None
         self.restarts = 0
@@ -129,10 +132,10 @@ class BoundedRunner:
         self._process = None
         self._conn = None
 
-    def run(self, expression: str, value: Any, timeout: Optional[float] = None) -> RunResult:
+    def run(self, expression: str, value: Any, timeout: float | None = None) -> RunResult:
         return self.run_text(expression, json.dumps(value), timeout)
 
-    def run_text(self, expression: str, text: str, timeout: Optional[float] = None) -> RunResult:
+    def run_text(self, expression: str, text: str, timeout: float | None = None) -> RunResult:
         if self._process is None or not self._process.is_alive():
             self._start()
         limit = self.timeout if timeout is None else timeout
@@ -141,7 +144,9 @@ class BoundedRunner:
             if not self._conn.poll(limit):
                 self._kill()
                 self.restarts += 1
-                return RunResult(error=f"jq expression did not finish within {limit:g} s and was stopped", timed_out=True)
+                return RunResult(
+                    error=f"jq expression did not finish within {limit:g} s and was stopped", timed_out=True
+                )
             kind, payload = self._conn.recv()
         except (EOFError, OSError, BrokenPipeError):
             self._kill()
@@ -156,7 +161,7 @@ class BoundedRunner:
     def close(self) -> None:
         self._kill()
 
-    def __enter__(self) -> "BoundedRunner":
+    def __enter__(self) -> BoundedRunner:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -3,8 +3,8 @@ token stream the parser reads from."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional
 
 from kartalint.jqlang.lexer import JqSyntaxError, Token
 
@@ -20,12 +20,12 @@ class Node:
     start: int
     end: int
     value: object = None
-    children: List[Optional["Node"]] = field(default_factory=list)
-    params: List[str] = field(default_factory=list)
+    children: list[Node | None] = field(default_factory=list)
+    params: list[str] = field(default_factory=list)
 
-    def walk(self) -> Iterator["Node"]:
+    def walk(self) -> Iterator[Node]:
         """Every node of the tree, depth first, self included."""
-        stack: List[Node] = [self]
+        stack: list[Node] = [self]
         while stack:
             node = stack.pop()
             yield node
@@ -41,7 +41,7 @@ MAX_TREE_DEPTH = 200  # a chain of 2,000 `and`s parses flat but makes a tree eve
 class TokenStream:
     """Cursor over the tokens of one program, with the nesting guard."""
 
-    def __init__(self, tokens: List[Token], source: str) -> None:
+    def __init__(self, tokens: list[Token], source: str) -> None:
         self.tokens = tokens
         self.pos = 0
         self.source = source
@@ -85,4 +85,3 @@ class TokenStream:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise JqSyntaxError(f"expression nested deeper than {MAX_DEPTH} levels", self.tok.start)
-

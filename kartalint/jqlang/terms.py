@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 from kartalint.jqlang.lexer import JqSyntaxError, Token
 from kartalint.jqlang.syntax import Node, TokenStream
 
@@ -21,7 +19,7 @@ class TermParser(TokenStream):
     def unary(self) -> Node:  # pragma: no cover - defined by the parser
         raise NotImplementedError
 
-    def subparser(self, tokens: List[Token]) -> "TermParser":  # pragma: no cover - defined by the parser
+    def subparser(self, tokens: list[Token]) -> TermParser:  # pragma: no cover - defined by the parser
         raise NotImplementedError
 
     def postfix(self) -> Node:
@@ -48,7 +46,7 @@ class TermParser(TokenStream):
             else:
                 return node
 
-    def bracket_suffix(self, target: Optional[Node]) -> Node:
+    def bracket_suffix(self, target: Node | None) -> Node:
         start = self.expect_op("[")
         begin = target.start if target is not None else start.start
         if self.is_op("]"):
@@ -56,7 +54,7 @@ class TermParser(TokenStream):
             return Node("iterate", begin, end.end, None, [target])
         if self.is_op(":"):
             self.advance()
-            upper = self.pipe()
+            upper: Node | None = self.pipe()
             end = self.expect_op("]")
             return Node("slice", begin, end.end, None, [target, None, upper])
         index = self.pipe()
@@ -76,7 +74,7 @@ class TermParser(TokenStream):
             patterns.append(self.pattern())
         self.expect_op("|")
         body = self.pipe()
-        return Node("bind", source.start, body.end, None, [source, body] + patterns)
+        return Node("bind", source.start, body.end, None, [source, body, *patterns])
 
     def pattern(self) -> Node:
         self.enter()
@@ -87,7 +85,7 @@ class TermParser(TokenStream):
                 return Node("pattern_var", tok.start, tok.end, tok.value)
             if self.is_op("["):
                 self.advance()
-                items = []
+                items: list[Node | None] = []
                 if not self.is_op("]"):
                     items.append(self.pattern())
                     while self.is_op(","):
@@ -97,7 +95,7 @@ class TermParser(TokenStream):
                 return Node("pattern_array", tok.start, end.end, None, items)
             if self.is_op("{"):
                 self.advance()
-                entries = []
+                entries: list[Node | None] = []
                 while True:
                     entries.append(self.pattern_entry())
                     if self.is_op(","):
@@ -211,14 +209,14 @@ class TermParser(TokenStream):
             if word == "try":
                 self.advance()
                 body = self.postfix_no_bind()
-                children: List[Optional[Node]] = [body]
-                end = body.end
+                children: list[Node | None] = [body]
+                stop = body.end
                 if self.is_kw("catch"):
                     self.advance()
                     handler = self.postfix_no_bind()
                     children.append(handler)
-                    end = handler.end
-                return Node("try", tok.start, end, None, children)
+                    stop = handler.end
+                return Node("try", tok.start, stop, None, children)
             if word in ("reduce", "foreach"):
                 return self.fold_term(word)
             if word == "def":
@@ -234,24 +232,23 @@ class TermParser(TokenStream):
         if kind == "IDENT":
             self.advance()
             name = tok.value
-            if name in ("true", "false", "null"):
-                if not self.is_op("("):
-                    return Node("literal", tok.start, tok.end, {"true": True, "false": False, "null": None}[name])
+            if name in ("true", "false", "null") and not self.is_op("("):
+                return Node("literal", tok.start, tok.end, {"true": True, "false": False, "null": None}[name])
             if name == "break":
                 if self.tok.kind != "VAR":
                     self.error("expected '$name' after break")
                 var = self.advance()
                 return Node("break", tok.start, var.end, var.value)
-            args: List[Optional[Node]] = []
-            end = tok.end
+            args: list[Node | None] = []
+            stop = tok.end
             if self.is_op("("):
                 self.advance()
                 args.append(self.pipe())
                 while self.is_op(";"):
                     self.advance()
                     args.append(self.pipe())
-                end = self.expect_op(")").end
-            return Node("call", tok.start, end, name, args)
+                stop = self.expect_op(")").end
+            return Node("call", tok.start, stop, name, args)
         self.error("unexpected end of expression" if kind == "EOF" else "unexpected token")
         raise AssertionError
 
@@ -278,7 +275,7 @@ class TermParser(TokenStream):
 
     def if_term(self) -> Node:
         start = self.expect_kw("if")
-        children: List[Optional[Node]] = [self.pipe()]
+        children: list[Node | None] = [self.pipe()]
         self.expect_kw("then")
         children.append(self.pipe())
         branches = 1
@@ -303,7 +300,7 @@ class TermParser(TokenStream):
         init = self.pipe()
         self.expect_op(";")
         update = self.pipe()
-        children: List[Optional[Node]] = [source, pattern, init, update]
+        children: list[Node | None] = [source, pattern, init, update]
         if word == "foreach" and self.is_op(";"):
             self.advance()
             children.append(self.pipe())
@@ -312,7 +309,7 @@ class TermParser(TokenStream):
 
     def object(self) -> Node:
         start = self.expect_op("{")
-        entries: List[Optional[Node]] = []
+        entries: list[Node | None] = []
         while not self.is_op("}"):
             entries.append(self.object_entry())
             if self.is_op(","):
@@ -335,10 +332,7 @@ class TermParser(TokenStream):
             self.advance()
             key = Node("var", tok.start, tok.end, "__loc__")
             return Node("entry", tok.start, tok.end, None, [key, None])
-        elif tok.kind in ("IDENT", "KEYWORD"):
-            self.advance()
-            key = Node("literal", tok.start, tok.end, tok.value)
-        elif tok.kind == "NUMBER":
+        elif tok.kind in ("IDENT", "KEYWORD") or tok.kind == "NUMBER":
             self.advance()
             key = Node("literal", tok.start, tok.end, tok.value)
         elif tok.kind == "STRING":
@@ -384,8 +378,8 @@ class TermParser(TokenStream):
             self.depth -= 1
 
     def string_node(self, tok: Token, fmt: str) -> Node:
-        children: List[Optional[Node]] = []
-        literal_parts: List[str] = []
+        children: list[Node | None] = []
+        literal_parts: list[str] = []
         for part in tok.parts:
             if isinstance(part, str):
                 literal_parts.append(part)
@@ -399,5 +393,7 @@ class TermParser(TokenStream):
                 sub.error("unexpected token in string interpolation")
             children.append(inner)
         if not children:
-            return Node("literal", tok.start, tok.end, "".join(literal_parts), [], ["string", fmt] if fmt else ["string"])
+            return Node(
+                "literal", tok.start, tok.end, "".join(literal_parts), [], ["string", fmt] if fmt else ["string"]
+            )
         return Node("string", tok.start, tok.end, fmt, children)

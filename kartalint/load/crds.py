@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any
 
 from kartalint.karta import as_dict, as_list
-from kartalint.load.documents import load_file
 from kartalint.load.discovery import iter_yaml_files, missing_reason
+from kartalint.load.documents import load_file
 from kartalint.model import Severity
 
-GVK = Tuple[str, str, str]
+GVK = tuple[str, str, str]
 
 
 @dataclass
@@ -27,11 +28,11 @@ class CrdVersion:
     version: str
     kind: str
     plural: str
-    schema: Dict[str, Any]
+    schema: dict[str, Any]
     served: bool
     storage: bool
     source: str
-    printer_columns: Tuple[str, ...] = ()  # jsonPath of each additionalPrinterColumn
+    printer_columns: tuple[str, ...] = ()  # jsonPath of each additionalPrinterColumn
 
     @property
     def gvk(self) -> GVK:
@@ -40,17 +41,19 @@ class CrdVersion:
 
 @dataclass
 class CrdIndex:
-    versions: Dict[GVK, CrdVersion] = field(default_factory=dict)
-    problems: List[str] = field(default_factory=list)
+    versions: dict[GVK, CrdVersion] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_paths(cls, paths: Iterable[str]) -> "CrdIndex":
+    def from_paths(cls, paths: Iterable[str]) -> CrdIndex:
         index = cls()
         files, missing = iter_yaml_files(list(paths))
         index.problems.extend(missing_reason(p) for p in missing)
         for path in files:
             source = load_file(path)
-            index.problems.extend(f"{path}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR)
+            index.problems.extend(
+                f"{path}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR
+            )
             for document in source.documents:
                 try:
                     versions = crd_versions(document.data, path)
@@ -66,7 +69,7 @@ class CrdIndex:
             index.problems.append(f"no CustomResourceDefinition found in {', '.join(files)}")
         return index
 
-    def get(self, gvk: Optional[GVK]) -> Optional[CrdVersion]:
+    def get(self, gvk: GVK | None) -> CrdVersion | None:
         return self.versions.get(gvk) if gvk else None
 
 
@@ -74,7 +77,7 @@ class CrdError(ValueError):
     """A CustomResourceDefinition whose shape the API server would reject (names that are not
     strings, a schema whose ``properties`` is not a map of schemas, ...); ``path`` locates it."""
 
-    def __init__(self, message: str, path: Tuple[Any, ...] = ()) -> None:
+    def __init__(self, message: str, path: tuple[Any, ...] = ()) -> None:
         super().__init__(message)
         self.path = path
 
@@ -83,11 +86,11 @@ _SCHEMA_MAPS = ("properties", "patternProperties", "definitions")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
 
 
-def _dotted(path: Tuple[Any, ...]) -> str:
+def _dotted(path: tuple[Any, ...]) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
-def schema_problem(node: Any, path: Tuple[Any, ...]) -> Optional[CrdError]:
+def schema_problem(node: Any, path: tuple[Any, ...]) -> CrdError | None:
     """The first place where ``node`` (at ``path`` of the document) is not a structurally valid
     schema, or None."""
     stack = [(node, path)]
@@ -98,7 +101,9 @@ def schema_problem(node: Any, path: Tuple[Any, ...]) -> Optional[CrdError]:
             return CrdError(f"{_dotted(path)}: a schema must be a map, not {type(node).__name__}", path)
         if "type" in node and not isinstance(node["type"], str):
             problem = "type", "must be a string"
-        elif "required" in node and not (isinstance(node["required"], list) and all(isinstance(r, str) for r in node["required"])):
+        elif "required" in node and not (
+            isinstance(node["required"], list) and all(isinstance(r, str) for r in node["required"])
+        ):
             problem = "required", "must be a list of field names"
         elif "enum" in node and not isinstance(node["enum"], list):
             problem = "enum", "must be a list"
@@ -107,24 +112,24 @@ def schema_problem(node: Any, path: Tuple[Any, ...]) -> Optional[CrdError]:
                 if not isinstance(node[key], dict):
                     problem = key, f"must be a map of field names to schemas, not {type(node[key]).__name__}"
                 else:
-                    stack.extend((child, path + (key, name)) for name, child in node[key].items())
+                    stack.extend((child, (*path, key, name)) for name, child in node[key].items())
         for key in _SCHEMA_LISTS:
             if key in node and not problem:
                 if not isinstance(node[key], list):
                     problem = key, "must be a list of schemas"
                 else:
-                    stack.extend((child, path + (key, i)) for i, child in enumerate(node[key]))
+                    stack.extend((child, (*path, key, i)) for i, child in enumerate(node[key]))
         if problem:
-            return CrdError(f"{_dotted(path + (problem[0],))}: {problem[1]}", path + (problem[0],))
+            return CrdError(f"{_dotted((*path, problem[0]))}: {problem[1]}", (*path, problem[0]))
         for key in ("items", "not"):
             if key in node:
-                stack.append((node[key], path + (key,)))
+                stack.append((node[key], (*path, key)))
         if "additionalProperties" in node and not isinstance(node["additionalProperties"], bool):
-            stack.append((node["additionalProperties"], path + ("additionalProperties",)))
+            stack.append((node["additionalProperties"], (*path, "additionalProperties")))
     return None
 
 
-def crd_versions(data: Any, source: str = "") -> List[CrdVersion]:
+def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
     """The versions of a CRD document ([] for any other document); ``CrdError`` when it is a CRD
     of the wrong shape."""
     data = as_dict(data)
@@ -148,24 +153,35 @@ def crd_versions(data: Any, source: str = "") -> List[CrdVersion]:
             if problem:
                 raise problem
         columns = tuple(str(as_dict(c).get("jsonPath") or "") for c in as_list(version.get("additionalPrinterColumns")))
-        out.append(CrdVersion(group, version["name"], kind, str(names.get("plural") or ""), as_dict(raw),
-                              bool(version.get("served", True)), bool(version.get("storage", False)), source, columns))
+        out.append(
+            CrdVersion(
+                group,
+                version["name"],
+                kind,
+                str(names.get("plural") or ""),
+                as_dict(raw),
+                bool(version.get("served", True)),
+                bool(version.get("storage", False)),
+                source,
+                columns,
+            )
+        )
     return out
 
 
 @dataclass(frozen=True)
 class Lookup:
     found: bool
-    schema: Optional[Dict[str, Any]]  # None: territory without declared structure (anything goes)
-    missing: Optional[str] = None  # the first key that does not exist
-    at: Tuple[str, ...] = ()  # path of the parent of the missing key
-    suggestions: Tuple[str, ...] = ()
+    schema: dict[str, Any] | None  # None: territory without declared structure (anything goes)
+    missing: str | None = None  # the first key that does not exist
+    at: tuple[str, ...] = ()  # path of the parent of the missing key
+    suggestions: tuple[str, ...] = ()
     required: bool = False  # the last key is required by its parent
     default: Any = None
-    free_form: Optional[Tuple[str, ...]] = None  # the free-form subtree the path entered (not checked further)
+    free_form: tuple[str, ...] | None = None  # the free-form subtree the path entered (not checked further)
 
 
-def _open(schema: Dict[str, Any]) -> bool:
+def _open(schema: dict[str, Any]) -> bool:
     """True when the schema does not constrain its keys. A subtree marked
     ``x-kubernetes-preserve-unknown-fields`` that declares ``properties`` is checked against them
     (its authors wrote the fields down); only a truly free-form one is open."""
@@ -173,18 +189,25 @@ def _open(schema: Dict[str, Any]) -> bool:
         return not isinstance(schema.get("properties"), dict) or not schema.get("properties")
     if schema.get("x-kubernetes-embedded-resource") and not schema.get("properties"):
         return True
-    return schema.get("type") in (None, "object") and "properties" not in schema and "additionalProperties" not in schema and "items" not in schema
+    return (
+        schema.get("type") in (None, "object")
+        and "properties" not in schema
+        and "additionalProperties" not in schema
+        and "items" not in schema
+    )
 
 
-def lookup(root: Dict[str, Any], path: Tuple[str, ...]) -> Lookup:
-    node: Optional[Dict[str, Any]] = root
+def lookup(root: dict[str, Any], path: tuple[str, ...]) -> Lookup:
+    node: dict[str, Any] | None = root
     required = False
     default = None
     for i, part in enumerate(path):
         if node is None or (i == 1 and path[0] == "metadata"):
             return Lookup(True, None)
         if _open(node):
-            return Lookup(True, None, free_form=path[:i] if node.get("x-kubernetes-preserve-unknown-fields") or i else None)
+            return Lookup(
+                True, None, free_form=path[:i] if node.get("x-kubernetes-preserve-unknown-fields") or i else None
+            )
         if part.startswith("["):
             if "items" in node:
                 node = as_dict(node.get("items"))
@@ -218,19 +241,19 @@ def lookup(root: Dict[str, Any], path: Tuple[str, ...]) -> Lookup:
 _COLUMN_TYPE = re.compile(r"""@\.type\s*==\s*["']([^"']+)["']""")
 
 
-def declared_condition_types(version: CrdVersion, conditions_path: Optional[Tuple[str, ...]]) -> List[str]:
+def declared_condition_types(version: CrdVersion, conditions_path: tuple[str, ...] | None) -> list[str]:
     """Condition types the CRD declares with an enum on the conditions' ``type`` field; [] when it
     declares none (then nothing can be said). Printer columns (``@.type=="Ready"``) name only the
     types worth a column, never all of them (JobSet shows Completed, and writes Failed and
     Suspended too), so they are listed by ``printer_condition_types`` but prove nothing."""
     if conditions_path is None:
         return []
-    found = lookup(version.schema, conditions_path + ("[]", "type"))
+    found = lookup(version.schema, (*conditions_path, "[]", "type"))
     if not found.found or found.schema is None:
         return []
     return list(dict.fromkeys(str(v) for v in as_list(found.schema.get("enum"))))
 
 
-def printer_condition_types(version: CrdVersion) -> List[str]:
+def printer_condition_types(version: CrdVersion) -> list[str]:
     """The condition types the CRD's printer columns select (a subset of what the operator writes)."""
     return list(dict.fromkeys(t for column in version.printer_columns for t in _COLUMN_TYPE.findall(column)))

@@ -8,17 +8,18 @@ options.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 from kartalint.karta import as_dict, gvk_of, structure
-from kartalint.load.documents import display_path, load_file
 from kartalint.load.discovery import iter_yaml_files, missing_reason
+from kartalint.load.documents import display_path, load_file
 
-GVK = Tuple[str, str, str]
+GVK = tuple[str, str, str]
 
 
-def bundled_catalog() -> Optional[str]:
+def bundled_catalog() -> str | None:
     """Directory of the bundled catalog (source checkout first, then the installed package)."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the kartalint package
     checkout = os.path.join(os.path.dirname(here), "catalog")
@@ -28,7 +29,7 @@ def bundled_catalog() -> Optional[str]:
     return installed if os.path.isdir(installed) else None
 
 
-def object_gvk(obj: Any) -> Optional[GVK]:
+def object_gvk(obj: Any) -> GVK | None:
     obj = as_dict(obj)
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
@@ -37,21 +38,21 @@ def object_gvk(obj: Any) -> Optional[GVK]:
     return (group, version, kind)
 
 
-def format_gvk(gvk: Optional[GVK]) -> str:
+def format_gvk(gvk: GVK | None) -> str:
     if gvk is None:
         return "<no apiVersion/kind>"
     group, version, kind = gvk
     return f"{group + '/' if group else ''}{version}, Kind={kind}"
 
 
-def root_gvk(definition: Any) -> Optional[GVK]:
+def root_gvk(definition: Any) -> GVK | None:
     return gvk_of(as_dict(structure(definition).get("rootComponent")).get("kind"))
 
 
 @dataclass
 class DefinitionFile:
     path: str
-    data: Dict[str, Any]
+    data: dict[str, Any]
     origin: str = "explicit"  # "explicit" (flags), "project", "bundled" or a git revision
 
     @property
@@ -64,28 +65,28 @@ class DefinitionFile:
 class DefinitionIndex:
     """Definitions from several places; earlier places win for the same GVK."""
 
-    searched: List[str] = field(default_factory=list)
-    by_gvk: Dict[GVK, DefinitionFile] = field(default_factory=dict)
-    by_basename: Dict[str, DefinitionFile] = field(default_factory=dict)
-    by_name: Dict[str, DefinitionFile] = field(default_factory=dict)
-    problems: List[str] = field(default_factory=list)
-    notes: List[str] = field(default_factory=list)  # shadowing and ambiguity, said once
-    _real: Dict[str, str] = field(default_factory=dict)  # realpath -> origin already indexed
+    searched: list[str] = field(default_factory=list)
+    by_gvk: dict[GVK, DefinitionFile] = field(default_factory=dict)
+    by_basename: dict[str, DefinitionFile] = field(default_factory=dict)
+    by_name: dict[str, DefinitionFile] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # shadowing and ambiguity, said once
+    _real: dict[str, str] = field(default_factory=dict)  # realpath -> origin already indexed
 
     @classmethod
-    def from_paths(cls, paths: Sequence[str], origin: str = "explicit") -> "DefinitionIndex":
+    def from_paths(cls, paths: Sequence[str], origin: str = "explicit") -> DefinitionIndex:
         index = cls()
         index.add_layer(origin, list(paths))
         return index
 
-    def add_layer(self, origin: str, paths: Sequence[str], excluded: Optional[Callable[[str], bool]] = None) -> None:
+    def add_layer(self, origin: str, paths: Sequence[str], excluded: Callable[[str], bool] | None = None) -> None:
         """Index ``paths`` after everything indexed so far: earlier layers keep their GVKs and names."""
         for path in paths:
             self.add(path, origin, excluded)
 
-    def add(self, path: str, origin: str = "explicit", excluded: Optional[Callable[[str], bool]] = None) -> None:
+    def add(self, path: str, origin: str = "explicit", excluded: Callable[[str], bool] | None = None) -> None:
         self.searched.append(path)
-        skipped: List[str] = []
+        skipped: list[str] = []
         files, missing = iter_yaml_files([path], skipped)
         self.problems.extend(missing_reason(item) for item in missing)
         self.problems.extend(skipped)
@@ -104,7 +105,7 @@ class DefinitionIndex:
             for document in source.karta_documents:
                 self.add_definition(file_path, document.data, origin)
 
-    def add_definition(self, path: str, data: Dict[str, Any], origin: str = "explicit") -> DefinitionFile:
+    def add_definition(self, path: str, data: dict[str, Any], origin: str = "explicit") -> DefinitionFile:
         """Index one definition (read elsewhere, e.g. from a git revision)."""
         entry = DefinitionFile(path, data, origin)
         gvk = root_gvk(data)
@@ -125,7 +126,7 @@ class DefinitionIndex:
             self.notes.append(f"{kept.path} and {other.path} have the same {what}; {kept.path} is used")
 
     @property
-    def definitions(self) -> List[DefinitionFile]:
+    def definitions(self) -> list[DefinitionFile]:
         seen, out = set(), []
         for entry in list(self.by_gvk.values()) + list(self.by_basename.values()):
             if id(entry) not in seen:
@@ -133,23 +134,27 @@ class DefinitionIndex:
                 out.append(entry)
         return out
 
-    def of_origin(self, *origins: str) -> List[DefinitionFile]:
+    def of_origin(self, *origins: str) -> list[DefinitionFile]:
         return [d for d in self.definitions if d.origin in origins]
 
-    def find(self, gvk: Optional[GVK]) -> Optional[DefinitionFile]:
+    def find(self, gvk: GVK | None) -> DefinitionFile | None:
         return self.by_gvk.get(gvk) if gvk else None
 
-    def describe_search(self, gvk: Optional[GVK] = None) -> str:
+    def describe_search(self, gvk: GVK | None = None) -> str:
         places = ", ".join(self.searched) or "nowhere"
         text = f"searched {len(self.by_gvk)} definition(s) in {places}"
         if gvk is not None:
-            near = sorted(f"{g + '/' if g else ''}{v} ({entry.name})" for (g, v, k), entry in self.by_gvk.items() if k == gvk[2] and g == gvk[0])
+            near = sorted(
+                f"{g + '/' if g else ''}{v} ({entry.name})"
+                for (g, v, k), entry in self.by_gvk.items()
+                if k == gvk[2] and g == gvk[0]
+            )
             if near:
                 text += f"; {gvk[2]} is covered only at other versions: {', '.join(near)} (versions must match exactly)"
         return text
 
 
-def field_location(definition: DefinitionFile, component: Optional[str], field_name: str) -> Optional[str]:
+def field_location(definition: DefinitionFile, component: str | None, field_name: str) -> str | None:
     """``file:line:col`` of a component's field (``scaleDefinition.replicasPath``,
     ``statusDefinition.statusMappings.running[0]``) in the definition file, when it can be found."""
     import re
@@ -160,7 +165,7 @@ def field_location(definition: DefinitionFile, component: Optional[str], field_n
     if source is None or not source.karta_documents:
         return None
     document = source.karta_documents[0]
-    refs = [c for c in components(document.data) if component is None and c.is_root or c.name == component]
+    refs = [c for c in components(document.data) if (component is None and c.is_root) or c.name == component]
     if not refs:
         return None
     path: tuple = tuple(refs[0].path)
@@ -171,7 +176,7 @@ def field_location(definition: DefinitionFile, component: Optional[str], field_n
     return f"{display_path(definition.path)}:{span.line}:{span.column}"
 
 
-_POSITIONS: Dict[str, Any] = {}
+_POSITIONS: dict[str, Any] = {}
 
 
 def _positions(path: str) -> Any:

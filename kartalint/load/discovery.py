@@ -5,24 +5,16 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import Iterable, List, Optional, Tuple
-
-import yaml
+from collections.abc import Iterable
 
 
-try:  # pragma: no cover - the C loader ships with PyYAML wheels
-    _BaseLoader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _BaseLoader = yaml.SafeLoader
-
-
-def iter_yaml_files(paths: Iterable[str], skipped: Optional[List[str]] = None) -> Tuple[List[str], List[str]]:
+def iter_yaml_files(paths: Iterable[str], skipped: list[str] | None = None) -> tuple[list[str], list[str]]:
     """Expand paths: directories are walked for ``*.yaml``/``*.yml`` regular files; returns (files,
     missing). A path given that is not a regular file or folder counts as missing
     (``missing_reason`` says why); FIFOs, devices and unreadable folders met in a walk are
     described in ``skipped`` (when given), never read."""
-    files: List[str] = []
-    missing: List[str] = []
+    files: list[str] = []
+    missing: list[str] = []
 
     def note(message: str) -> None:
         if skipped is not None:
@@ -32,6 +24,7 @@ def iter_yaml_files(paths: Iterable[str], skipped: Optional[List[str]] = None) -
         if path == "-":
             files.append(path)
         elif os.path.isdir(path):
+
             def walk_error(exc: OSError) -> None:
                 note(f"{exc.filename}: cannot read folder ({exc.strerror}): skipped")
 
@@ -72,7 +65,7 @@ def missing_reason(path: str) -> str:
 _MENTIONS_KARTA = re.compile(rb"""["']?kind["']?\s*:\s*["']?Karta(?:Fixture)?\b|structureDefinition""")
 
 
-def mentions_karta(path: str, text: Optional[str]) -> bool:
+def mentions_karta(path: str, text: str | None) -> bool:
     """Whether a file that holds no readable Karta or fixture document still looks like one
     (a broken definition must be reported, an unrelated YAML file skipped)."""
     if text:

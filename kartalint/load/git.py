@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-from typing import Dict, List, Optional, Tuple
 
+from kartalint.load.discovery import mentions_karta
 from kartalint.load.documents import MAX_FILE_BYTES, load_text, read_text
 from kartalint.model import Severity
-from kartalint.load.discovery import mentions_karta
 
 
 class GitError(Exception):
     pass
 
 
-def _git_bytes(root: str, *args: str, stdin: Optional[bytes] = None) -> bytes:
+def _git_bytes(root: str, *args: str, stdin: bytes | None = None) -> bytes:
     try:
         proc = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, check=False)
     except OSError as exc:
@@ -34,7 +33,7 @@ def _git(root: str, *args: str) -> str:
     return _git_bytes(root, *args).decode("utf-8", "replace")
 
 
-def _names(raw: bytes) -> List[str]:
+def _names(raw: bytes) -> list[str]:
     """Paths of a ``-z`` listing: NUL-separated and never quoted (tabs, newlines, quotes,
     backslashes and non-ASCII names come through as they are)."""
     return [os.fsdecode(name) for name in raw.split(b"\0") if name]
@@ -56,44 +55,47 @@ class Revision:
     read are never silently taken as absent: ``problems`` (errors) names each unreadable file that
     may hold a definition, ``warnings`` each file skipped for its size."""
 
-    def __init__(self, root: str, ref: Optional[str], max_bytes: int = MAX_FILE_BYTES) -> None:
+    def __init__(self, root: str, ref: str | None, max_bytes: int = MAX_FILE_BYTES) -> None:
         self.root = root
         self.ref = ref
         self.max_bytes = max_bytes
-        self.problems: List[str] = []
-        self.warnings: List[str] = []
+        self.problems: list[str] = []
+        self.warnings: list[str] = []
+        self.commit: str | None = None
         if ref is not None:
             try:
                 self.commit = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").strip()
             except GitError:
                 raise GitError(f"revision {ref!r} does not exist in {root}") from None
-        else:
-            self.commit = None
 
     @property
     def label(self) -> str:
         return self.ref if self.ref is not None else "working tree"
 
-    def yaml_files(self) -> List[str]:
+    def yaml_files(self) -> list[str]:
         if self.ref is None:
             names = _names(_git_bytes(self.root, "ls-files", "-z", "-co", "--exclude-standard"))
             names = [n for n in names if os.path.isfile(os.path.join(self.root, n))]
         else:
-            names = _names(_git_bytes(self.root, "ls-tree", "-r", "-z", "--full-tree", "--name-only", self.commit or self.ref))
+            names = _names(
+                _git_bytes(self.root, "ls-tree", "-r", "-z", "--full-tree", "--name-only", self.commit or self.ref)
+            )
         return sorted(n for n in names if _is_yaml(n))
 
-    def _decoded(self, path: str, raw: bytes) -> Optional[str]:
+    def _decoded(self, path: str, raw: bytes) -> str | None:
         try:
             return raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
         except UnicodeDecodeError as exc:
             if b"Karta" in raw:
-                self.problems.append(f"{path} at {self.label}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
+                self.problems.append(
+                    f"{path} at {self.label}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+                )
             return None
 
     def _too_large(self, path: str, size: int) -> None:
         self.warnings.append(f"{path} at {self.label}: skipped, {size} bytes is over the {self.max_bytes}-byte limit")
 
-    def _read_file(self, path: str) -> Optional[str]:
+    def _read_file(self, path: str) -> str | None:
         """One working-tree file's text (None, with a problem or warning recorded, when it cannot be read)."""
         text, problem = read_text(os.path.join(self.root, path), self.max_bytes)
         if problem is None:
@@ -105,13 +107,13 @@ class Revision:
             self.problems.append(f"{path} at {self.label}: {message}")
         return None
 
-    def texts(self) -> Dict[str, str]:
+    def texts(self) -> dict[str, str]:
         """Every YAML file's text: the working tree from disk, a commit through ``git cat-file``
         (sizes first, then one ``--batch`` process for the blobs within the limit)."""
         if self.ref is None:
             return {p: t for p in self.yaml_files() for t in [self._read_file(p)] if t is not None}
         listing = _git_bytes(self.root, "ls-tree", "-r", "-z", "--full-tree", self.commit or self.ref)
-        blobs: Dict[str, str] = {}
+        blobs: dict[str, str] = {}
         for entry in listing.split(b"\0"):
             meta, _, name = entry.partition(b"\t")
             parts = meta.split()
@@ -130,7 +132,7 @@ class Revision:
                 self._too_large(path, size)
             else:
                 wanted[path] = sha
-        contents: Dict[str, str] = {}
+        contents: dict[str, str] = {}
         if not wanted:
             return contents
         data = _git_bytes(self.root, "cat-file", "--batch", stdin="\n".join(wanted.values()).encode() + b"\n")
@@ -145,14 +147,14 @@ class Revision:
                 offset = header_end + 1
                 continue
             size = int(header[2])
-            body = data[header_end + 1: header_end + 1 + size]
+            body = data[header_end + 1 : header_end + 1 + size]
             offset = header_end + 1 + size + 1
             text = self._decoded(path, body)
             if text is not None:
                 contents[path] = text
         return contents
 
-    def _sizes(self, blobs: Dict[str, str]) -> Dict[str, int]:
+    def _sizes(self, blobs: dict[str, str]) -> dict[str, int]:
         """``{sha: size}`` from ``git cat-file --batch-check`` (a missing object is left out)."""
         out = _git_bytes(self.root, "cat-file", "--batch-check", stdin="\n".join(blobs.values()).encode() + b"\n")
         sizes = {}
@@ -162,9 +164,9 @@ class Revision:
                 sizes[parts[0]] = int(parts[2])
         return sizes
 
-    def definitions(self) -> Dict[str, Tuple[str, dict]]:
+    def definitions(self) -> dict[str, tuple[str, dict]]:
         """``{repo-relative path: (text, first Karta document)}`` of every definition file."""
-        out: Dict[str, Tuple[str, dict]] = {}
+        out: dict[str, tuple[str, dict]] = {}
         for path, text in sorted(self.texts().items()):
             if "Karta" not in text:
                 continue
@@ -177,7 +179,7 @@ class Revision:
         return out
 
 
-def renames(root: str, base: Revision, head: Revision) -> Dict[str, str]:
+def renames(root: str, base: Revision, head: Revision) -> dict[str, str]:
     """``{base path: head path}`` for files git sees as renamed between the revisions."""
     args = ["diff", "--name-status", "-z", "-M", base.commit or "HEAD"]
     if head.commit:

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
-
-import yaml
+from typing import Any
 
 from kartalint.load.documents import load_file, load_text
 from kartalint.model import Severity
-
-try:  # pragma: no cover - the C loader ships with PyYAML wheels
-    _BaseLoader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _BaseLoader = yaml.SafeLoader
 
 
 @dataclass
@@ -21,16 +14,16 @@ class LoadedObject:
     """A workload object (or pod) read from a file: where it came from and its data."""
 
     origin: str  # "file.yaml", "file.yaml#2" (document), "file.yaml#2.items[3]"
-    data: Dict[str, Any]
+    data: dict[str, Any]
 
 
-def load_objects(path: str, text: Optional[str] = None) -> Tuple[List[LoadedObject], List[str]]:
+def load_objects(path: str, text: str | None = None) -> tuple[list[LoadedObject], list[str]]:
     """Kubernetes objects from a YAML/JSON file (``-`` with ``text`` for stdin): multi-document
     streams and ``List`` kinds are expanded. Returns (objects, error messages with positions)."""
     name = "<stdin>" if path == "-" else path
     source = load_text(text, name) if text is not None else load_file(path)
     errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR]
-    objects: List[LoadedObject] = []
+    objects: list[LoadedObject] = []
     many = len(source.documents) > 1
     for document in source.documents:
         origin = f"{name}#{document.index + 1}" if many else name

@@ -10,17 +10,30 @@ disagree (an exotic construct), ``None`` is returned and callers fall back to th
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
 _ESCAPES = {
-    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
-    "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85",
-    "_": "\xa0", "L": "\u2028", "P": "\u2029",
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
 }
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
 
 
-def scalar_offsets(source: str, start: int, end: int, style: Optional[str], value: str) -> Optional[List[int]]:
+def scalar_offsets(source: str, start: int, end: int, style: str | None, value: str) -> list[int] | None:
     """Source index of each character of ``value`` (plus one entry for the end), or None."""
     try:
         if style in ("|", ">"):
@@ -35,19 +48,19 @@ def scalar_offsets(source: str, start: int, end: int, style: Optional[str], valu
         return None
     text = "".join(chars)
     if text == value:
-        return offsets + [end]
+        return [*offsets, end]
     # Chomping differences at the end of block scalars: keep the common prefix.
-    if text.startswith(value) and text[len(value):].strip("\n") == "":
-        return offsets[: len(value)] + [offsets[len(value)] if len(value) < len(offsets) else end]
-    if value.startswith(text) and value[len(text):].strip("\n") == "":
+    if text.startswith(value) and text[len(value) :].strip("\n") == "":
+        return [*offsets[: len(value)], offsets[len(value)] if len(value) < len(offsets) else end]
+    if value.startswith(text) and value[len(text) :].strip("\n") == "":
         return offsets + [end] * (len(value) - len(text)) + [end]
     return None
 
 
-def _flow(source: str, start: int, end: int, quote: Optional[str]) -> Tuple[List[str], List[int]]:
+def _flow(source: str, start: int, end: int, quote: str | None) -> tuple[list[str], list[int]]:
     """Plain and quoted scalars: line folding, plus quote/escape handling."""
-    chars: List[str] = []
-    offsets: List[int] = []
+    chars: list[str] = []
+    offsets: list[int] = []
     i = start
     while i < end:
         ch = source[i]
@@ -108,7 +121,7 @@ def _flow(source: str, start: int, end: int, quote: Optional[str]) -> Tuple[List
     return chars, offsets
 
 
-def _block(source: str, start: int, end: int, style: str) -> Tuple[List[str], List[int]]:
+def _block(source: str, start: int, end: int, style: str) -> tuple[list[str], list[int]]:
     """Literal and folded block scalars (header line, indentation, chomping, folding)."""
     i = start + 1
     chomp = ""
@@ -121,14 +134,11 @@ def _block(source: str, start: int, end: int, style: str) -> Tuple[List[str], Li
         i += 1
     newline = source.index("\n", i)
     # Content lines between the header and the end mark.
-    lines: List[Tuple[int, str]] = []
+    lines: list[tuple[int, str]] = []
     pos = newline + 1
     while pos < end:
         nl = source.find("\n", pos)
-        if nl == -1 or nl >= end:
-            nl_end = end
-        else:
-            nl_end = nl
+        nl_end = end if nl == -1 or nl >= end else nl
         lines.append((pos, source[pos:nl_end].rstrip("\r")))
         pos = nl_end + 1
     if indent_indicator:
@@ -142,13 +152,13 @@ def _block(source: str, start: int, end: int, style: str) -> Tuple[List[str], Li
             if text.strip(" "):
                 indent = len(text) - len(text.lstrip(" "))
                 break
-    chars: List[str] = []
-    offsets: List[int] = []
+    chars: list[str] = []
+    offsets: list[int] = []
     prev_kind = None  # "text", "more", "empty"
-    pending_breaks: List[int] = []
+    pending_breaks: list[int] = []
     for line_start, text in lines:
         body = text[indent:] if len(text) >= indent else ""
-        if not text[:indent].strip(" ") == "" and text.strip(" "):
+        if text[:indent].strip(" ") != "" and text.strip(" "):
             break
         if body == "" or (body.strip(" ") == "" and len(text) <= indent):
             pending_breaks.append(line_start)

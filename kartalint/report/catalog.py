@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from kartalint import karta
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex
 
 
-def _roles(definition: Dict[str, Any]) -> str:
+def _roles(definition: dict[str, Any]) -> str:
     out = []
     for comp in karta.components(definition):
         if comp.is_root and not karta.as_dict(comp.data.get("specDefinition")):
@@ -29,13 +29,13 @@ def _roles(definition: Dict[str, Any]) -> str:
     return ", ".join(out)
 
 
-def _mappings(definition: Dict[str, Any]) -> List[str]:
+def _mappings(definition: dict[str, Any]) -> list[str]:
     root = karta.as_dict(karta.structure(definition).get("rootComponent"))
     mappings = karta.as_dict(karta.as_dict(root.get("statusDefinition")).get("statusMappings"))
     return [karta.MAPPING_KEYS.get(k, k) for k in karta.MAPPING_KEYS if k in mappings]
 
 
-def _gang(definition: Dict[str, Any]) -> str:
+def _gang(definition: dict[str, Any]) -> str:
     gang = karta.gang_scheduling(definition)
     if isinstance(gang.get("podGroup"), dict):
         subs = [karta.as_dict(s).get("componentName") for s in karta.as_list(gang["podGroup"].get("subGroups"))]
@@ -45,16 +45,20 @@ def _gang(definition: Dict[str, Any]) -> str:
     return "-"
 
 
-def rows(index: DefinitionIndex, fixtures: Optional[str]) -> List[Dict[str, Any]]:
-    coverage: Dict[str, Any] = {}
-    counts: Dict[str, int] = {}
+def rows(index: DefinitionIndex, fixtures: str | None) -> list[dict[str, Any]]:
+    coverage: dict[str, Any] = {}
+    counts: dict[str, int] = {}
     if fixtures and os.path.isdir(fixtures):
-        from kartalint.testing.cases import discover
         from kartalint.evaluation import Evaluator
+        from kartalint.testing.cases import discover
         from kartalint.testing.run import run
 
         found = discover([fixtures], index)
-        cases = [c for c in found.cases if c.definition is not None and c.definition.path in {d.path for d in index.definitions}]
+        cases = [
+            c
+            for c in found.cases
+            if c.definition is not None and c.definition.path in {d.path for d in index.definitions}
+        ]
         with Evaluator() as evaluator:
             report = run(cases, evaluator)
         for case in cases:
@@ -63,16 +67,23 @@ def rows(index: DefinitionIndex, fixtures: Optional[str]) -> List[Dict[str, Any]
     out = []
     for entry in sorted(index.definitions, key=lambda d: os.path.basename(d.path)):
         gvk = karta.gvk_of(karta.as_dict(karta.structure(entry.data).get("rootComponent")).get("kind")) or ("", "", "")
-        out.append({
-            "kind": gvk[2], "groupVersion": f"{gvk[0] + '/' if gvk[0] else ''}{gvk[1]}", "name": entry.name,
-            "file": os.path.basename(entry.path), "roles": _roles(entry.data), "statusMappings": _mappings(entry.data),
-            "gangScheduling": _gang(entry.data), "fixtures": counts.get(entry.path, 0),
-            "coverage": round(coverage[entry.path]) if entry.path in coverage else None,
-        })
+        out.append(
+            {
+                "kind": gvk[2],
+                "groupVersion": f"{gvk[0] + '/' if gvk[0] else ''}{gvk[1]}",
+                "name": entry.name,
+                "file": os.path.basename(entry.path),
+                "roles": _roles(entry.data),
+                "statusMappings": _mappings(entry.data),
+                "gangScheduling": _gang(entry.data),
+                "fixtures": counts.get(entry.path, 0),
+                "coverage": round(coverage[entry.path]) if entry.path in coverage else None,
+            }
+        )
     return out
 
 
-def render_markdown(table: List[Dict[str, Any]]) -> str:
+def render_markdown(table: list[dict[str, Any]]) -> str:
     lines = [
         "# Catalog",
         "",
@@ -89,13 +100,15 @@ def render_markdown(table: List[Dict[str, Any]]) -> str:
     ]
     for row in table:
         cov = "-" if row["coverage"] is None else f"{row['coverage']}%"
-        lines.append(f"| {row['kind']} | {row['groupVersion']} | [`{row['name']}`](../catalog/{row['file']}) | {row['roles']} | "
-                     f"{', '.join(row['statusMappings'])} | {row['gangScheduling']} | {row['fixtures']} | {cov} |")
+        lines.append(
+            f"| {row['kind']} | {row['groupVersion']} | [`{row['name']}`](../catalog/{row['file']}) | {row['roles']} | "
+            f"{', '.join(row['statusMappings'])} | {row['gangScheduling']} | {row['fixtures']} | {cov} |"
+        )
     lines.append("")
     return "\n".join(lines)
 
 
-def render_text(table: List[Dict[str, Any]]) -> str:
+def render_text(table: list[dict[str, Any]]) -> str:
     widths = {"kind": 4, "groupVersion": 13, "fixtures": 8}
     for row in table:
         widths["kind"] = max(widths["kind"], len(row["kind"]))
@@ -103,12 +116,14 @@ def render_text(table: List[Dict[str, Any]]) -> str:
     out = [f"{'KIND':<{widths['kind']}}  {'GROUP/VERSION':<{widths['groupVersion']}}  FIXTURES  COVERAGE  NAME"]
     for row in table:
         cov = "-" if row["coverage"] is None else f"{row['coverage']}%"
-        out.append(f"{row['kind']:<{widths['kind']}}  {row['groupVersion']:<{widths['groupVersion']}}  {row['fixtures']:<8}  {cov:<8}  {row['name']}")
+        out.append(
+            f"{row['kind']:<{widths['kind']}}  {row['groupVersion']:<{widths['groupVersion']}}  {row['fixtures']:<8}  {cov:<8}  {row['name']}"
+        )
     return "\n".join(out) + "\n"
 
 
-def render_json(table: List[Dict[str, Any]]) -> str:
+def render_json(table: list[dict[str, Any]]) -> str:
     return json.dumps({"schemaVersion": 1, "definitions": table}, indent=2) + "\n"
 
 
-__all__ = ["rows", "render_markdown", "render_text", "render_json", "DefinitionFile"]
+__all__ = ["DefinitionFile", "render_json", "render_markdown", "render_text", "rows"]

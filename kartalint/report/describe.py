@@ -7,15 +7,17 @@ resources table COMPONENT/REPLICAS/GPU/CPU/MEMORY with a TOTAL row, then any ext
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from collections.abc import Callable
+from typing import Any
 
 from kartalint.evaluation import quantity
+from kartalint.evaluation.gang_view import POD_GROUP, GangView
 from kartalint.evaluation.view import Component, Instance, PodView, WorkloadView
 
 
-def _align(rows: List[List[str]], padding: int = 3) -> List[str]:
+def _align(rows: list[list[str]], padding: int = 3) -> list[str]:
     """kubectl's tab writer: pad every column but the last to its widest cell."""
-    widths: Dict[int, int] = {}
+    widths: dict[int, int] = {}
     for row in rows:
         for i, cell in enumerate(row[:-1]):
             widths[i] = max(widths.get(i, 0), len(cell))
@@ -30,19 +32,19 @@ def _gpu(count: int) -> str:
     return f"gpu: {count}" if count else ""
 
 
-def _pod_row(prefix: str, pod: PodView) -> List[str]:
+def _pod_row(prefix: str, pod: PodView) -> list[str]:
     phase = pod.phase + (f" ({pod.reason})" if pod.reason else "")
     return [f"{prefix}{pod.name}", phase, _gpu(pod.resources.gpus), pod.node or "<none>"]
 
 
-def _counts(pods: List[PodView], desired: Optional[int], pods_given: bool) -> str:
+def _counts(pods: list[PodView], desired: int | None, pods_given: bool) -> str:
     shown = "?" if desired is None else str(desired)
     if not pods_given:
         return f"replicas: {shown}"
     return f"{sum(1 for p in pods if p.ready)}/{shown} ready"
 
 
-def _nodes(pods: List[PodView]) -> str:
+def _nodes(pods: list[PodView]) -> str:
     return ",".join(sorted({p.node for p in pods if p.node}))
 
 
@@ -52,17 +54,19 @@ def _visible(comp: Component) -> bool:
     return any(_visible(c) for c in comp.children)
 
 
-def _tree_rows(comp: Component, prefix: str, last: bool, rows: List[List[str]], depth: int = 0) -> None:
+def _tree_rows(comp: Component, prefix: str, last: bool, rows: list[list[str]], depth: int = 0) -> None:
     if depth > 32:
         return
     branch = "`-- " if last else "|-- "
     inner = prefix + ("    " if last else "|   ")
     own = comp.own_resources
     if comp.multi_instance:
-        rows.append([f"{prefix}{branch}{comp.name}", f"{len(comp.instances)} instance(s)", _gpu(own.gpus), _nodes(comp.pods)])
-        items: List[Any] = list(comp.instances)
+        rows.append(
+            [f"{prefix}{branch}{comp.name}", f"{len(comp.instances)} instance(s)", _gpu(own.gpus), _nodes(comp.pods)]
+        )
+        items: list[Any] = list(comp.instances)
     else:
-        desired: Optional[int] = comp.instances[0].desired if comp.instances else 0
+        desired: int | None = comp.instances[0].desired if comp.instances else 0
         if comp.has_pod_definition:
             label = _counts(comp.pods, desired, comp.pods_given)
         elif comp.logical and comp.children:
@@ -74,14 +78,20 @@ def _tree_rows(comp: Component, prefix: str, last: bool, rows: List[List[str]], 
         rows.append([f"{prefix}{branch}{comp.name}", label, _gpu(own.gpus), _nodes(comp.pods)])
         items = list(comp.pods)
     children = [c for c in comp.children if _visible(c)]
-    entries: List[Any] = items + children
+    entries: list[Any] = items + children
     for i, entry in enumerate(entries):
         is_last = i == len(entries) - 1
         sub_branch = "`-- " if is_last else "|-- "
         if isinstance(entry, Instance):
             total = entry.resources
-            rows.append([f"{inner}{sub_branch}{entry.id}", _counts(entry.pods, entry.desired, comp.pods_given),
-                         _gpu(total.gpus if total else 0), _nodes(entry.pods)])
+            rows.append(
+                [
+                    f"{inner}{sub_branch}{entry.id}",
+                    _counts(entry.pods, entry.desired, comp.pods_given),
+                    _gpu(total.gpus if total else 0),
+                    _nodes(entry.pods),
+                ]
+            )
             sub_inner = inner + ("    " if is_last else "|   ")
             for j, pod in enumerate(entry.pods):
                 rows.append(_pod_row(sub_inner + ("`-- " if j == len(entry.pods) - 1 else "|-- "), pod))
@@ -91,21 +101,36 @@ def _tree_rows(comp: Component, prefix: str, last: bool, rows: List[List[str]], 
             _tree_rows(entry, inner, is_last, rows, depth + 1)
 
 
-def render_tree(view: WorkloadView, origin: str = "", locate: Optional[Callable[[Optional[str], str], Optional[str]]] = None) -> str:
+def render_tree(
+    view: WorkloadView, origin: str = "", locate: Callable[[str | None, str], str | None] | None = None
+) -> str:
     """The kli-style tree; ``locate(component, field)`` gives ``file:line:col`` for error lines."""
     w = view.workload
-    header = f"{w.get('kind') or '<no kind>'}/{w.get('name') or '<no name>'}   namespace: {w.get('namespace') or '<none>'}   " \
-             f"definition: {view.definition or '<unnamed>'}" + (f" ({origin})" if origin else "")
+    header = (
+        f"{w.get('kind') or '<no kind>'}/{w.get('name') or '<no name>'}   namespace: {w.get('namespace') or '<none>'}   "
+        f"definition: {view.definition or '<unnamed>'}" + (f" ({origin})" if origin else "")
+    )
     lines = [header]
     if not view.pods_given:
         lines.append("(no pods given: replicas are the desired counts)")
     lines.append("")
-    rows: List[List[str]] = []
+    rows: list[list[str]] = []
     root = view.root
     if root is not None:
         tops = ([root] if root.has_pod_definition else []) + [c for c in root.children if _visible(c)]
         if root.has_pod_definition:
-            root_copy = Component(root.name, root.kind, None, True, root.multi_instance, root.instances, [], root.errors, root.pods, root.pods_given)
+            root_copy = Component(
+                root.name,
+                root.kind,
+                None,
+                True,
+                root.multi_instance,
+                root.instances,
+                [],
+                root.errors,
+                root.pods,
+                root.pods_given,
+            )
             tops[0] = root_copy
         for i, comp in enumerate(tops):
             _tree_rows(comp, "", i == len(tops) - 1, rows)
@@ -127,7 +152,10 @@ def render_tree(view: WorkloadView, origin: str = "", locate: Optional[Callable[
     cpus = quantity.cpu_column([r[2].cpu_millis for r in rows_data])
     memories = quantity.memory_column([r[2].memory_bytes for r in rows_data])
     table = [["COMPONENT", "REPLICAS", "GPU", "CPU", "MEMORY"]]
-    table += [[name, replicas, str(res.gpus), cpu, memory] for (name, replicas, res), cpu, memory in zip(rows_data, cpus, memories)]
+    table += [
+        [name, replicas, str(res.gpus), cpu, memory]
+        for (name, replicas, res), cpu, memory in zip(rows_data, cpus, memories, strict=False)
+    ]
     lines.extend(_align(table))
     problems = view.all_errors
     if problems:
@@ -143,17 +171,19 @@ def render_tree(view: WorkloadView, origin: str = "", locate: Optional[Callable[
     return "\n".join(lines) + "\n"
 
 
-def _gang_lines(gang: Dict[str, Any]) -> List[str]:
+def _gang_lines(gang: GangView) -> list[str]:
     out = []
-    if gang.get("format") == "podGroup":
-        out.append(f"  podGroup {gang['name']}   minAvailable: {gang.get('minAvailable')}"
-                   + (f"   minSubGroup: {gang['minSubGroup']}" if gang.get("minSubGroup") is not None else ""))
-        for sub in gang.get("subGroups", []):
-            out.append(f"    subGroup {sub['name']}   minAvailable: {sub['minAvailable']}")
+    if gang.format == POD_GROUP:
+        out.append(
+            f"  podGroup {gang.name}   minAvailable: {gang.min_available}"
+            + (f"   minSubGroup: {gang.min_sub_group}" if gang.min_sub_group is not None else "")
+        )
+        for sub in gang.sub_groups:
+            out.append(f"    subGroup {sub.name}   minAvailable: {sub.min_available}")
     else:
-        for group in gang.get("groups", []):
-            for member in group["members"]:
-                out.append(f"  podGroups {group['name']} / {member['componentName']}   minAvailable: {member['minAvailable']}")
-    for error in gang.get("errors", []):
+        for group in gang.groups:
+            for member in group.members:
+                out.append(f"  podGroups {group.name} / {member.component}   minAvailable: {member.min_available}")
+    for error in gang.errors:
         out.append(f"  error: {error}")
     return out

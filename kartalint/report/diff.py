@@ -7,9 +7,9 @@ import html
 import json
 import re
 from collections import OrderedDict
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
-from kartalint.diff.changes import RESOURCE_LABELS, delta_text, show, show_resource
+from kartalint.diff.summary import RESOURCE_LABELS, delta_text, show, show_resource
 
 
 def _summary(report: Any) -> str:
@@ -57,7 +57,7 @@ def _code(text: Any) -> str:
     return "<code>" + html.escape(str(text)).replace("|", "&#124;") + "</code>"
 
 
-def _values(change: Dict[str, Any]) -> Tuple[str, str]:
+def _values(change: dict[str, Any]) -> tuple[str, str]:
     """The base and head cells of a change: quantities in Kubernetes units, the rest as JSON."""
     if change["what"] in RESOURCE_LABELS and isinstance(change["base"], int) and isinstance(change["head"], int):
         before, after, delta = show_resource(change["what"], change["base"], change["head"])
@@ -69,7 +69,7 @@ def _mermaid_id(name: str) -> str:
     return "n_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
-def _mermaid(tree: Dict[str, Any]) -> List[str]:
+def _mermaid(tree: dict[str, Any]) -> list[str]:
     nodes = tree.get("nodes") or []
     if not nodes:
         return []
@@ -77,7 +77,7 @@ def _mermaid(tree: Dict[str, Any]) -> List[str]:
     for node in nodes:
         roles = f"<br/>{', '.join(node['instances'])}" if node["instances"] else ""
         label = f"{node['name']} x{node['replicas']}{roles}".replace('"', "'")
-        lines.append(f"  {_mermaid_id(node['name'])}[\"{label}\"]")
+        lines.append(f'  {_mermaid_id(node["name"])}["{label}"]')
     for node in nodes:
         if node["owner"]:
             lines.append(f"  {_mermaid_id(node['owner'])} --> {_mermaid_id(node['name'])}")
@@ -92,18 +92,22 @@ def _mermaid(tree: Dict[str, Any]) -> List[str]:
 def render_markdown(report: Any) -> str:
     lines = ["## kartalint diff", "", _summary(report), ""]
     for definition in report.definitions:
-        where = f"`{definition['path']}`" + (f" -> `{definition['headPath']}`" if definition["status"] == "renamed" else "")
+        where = f"`{definition['path']}`" + (
+            f" -> `{definition['headPath']}`" if definition["status"] == "renamed" else ""
+        )
         lines.append(f"- {definition['status']}: {where}")
         if definition.get("expressions"):
             lines += ["", "  | component | field | base | head |", "  |---|---|---|---|"]
-            lines.extend(f"  | {c['component']} | `{c['field']}` | {_code(c['before'])} | {_code(c['after'])} |"
-                         for c in definition["expressions"])
+            lines.extend(
+                f"  | {c['component']} | `{c['field']}` | {_code(c['before'])} | {_code(c['after'])} |"
+                for c in definition["expressions"]
+            )
             lines.append("")
         lines.extend(f"  - new lint finding: {f}" for f in definition["lint"]["new"])
         lines.extend(f"  - fixed lint finding: {f}" for f in definition["lint"]["fixed"])
     if report.definitions:
         lines.append("")
-    grouped: "OrderedDict[str, List[Dict[str, Any]]]" = OrderedDict()
+    grouped: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
     for entry in report.changes:
         grouped.setdefault(entry["definition"] or "?", []).append(entry)
     for definition, entries in grouped.items():
@@ -118,7 +122,7 @@ def render_markdown(report: Any) -> str:
         for entry in entries:
             chart = _mermaid(entry.get("tree") or {})
             if chart:
-                lines += [f"<details><summary>{entry['workload']}</summary>", ""] + chart + ["", "</details>", ""]
+                lines += [f"<details><summary>{entry['workload']}</summary>", "", *chart, "", "</details>", ""]
     for problem in report.problems:
         lines.append(f"> problem: {problem}")
     return "\n".join(lines).rstrip() + "\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, List
+from typing import Any
 
 from kartalint.model import Finding
 from kartalint.report.base import Reporter
@@ -15,7 +15,7 @@ class JsonReporter(Reporter):
     name = "json"
 
     def start(self) -> None:
-        self.items: List[Finding] = []
+        self.items: list[Finding] = []
 
     def finding(self, finding: Finding) -> None:
         self.items.append(finding)

@@ -17,13 +17,12 @@ import os
 import pathlib
 import urllib.parse
 from collections import Counter
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from kartalint import __version__
-
-from kartalint.rules import registry as rules
 from kartalint.model import Finding, Severity, format_path
 from kartalint.report.base import Reporter
+from kartalint.rules import registry as rules
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -33,10 +32,10 @@ FINGERPRINT = "kartalint/v1"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-def rule_descriptor(rule: rules.Rule) -> Dict[str, Any]:
+def rule_descriptor(rule: rules.Rule) -> dict[str, Any]:
     """``reportingDescriptor`` of a registry rule."""
     fix = f"\n\nFix: {rule.hint}." if rule.hint else ""
-    properties: Dict[str, Any] = {"category": rule.category, "tags": [rule.category], "precision": "very-high"}
+    properties: dict[str, Any] = {"category": rule.category, "tags": [rule.category], "precision": "very-high"}
     if rule.security_severity:
         properties["tags"] = [rule.category, "security"]
         properties["precision"] = "high"
@@ -46,9 +45,11 @@ def rule_descriptor(rule: rules.Rule) -> Dict[str, Any]:
         "name": "".join(part.capitalize() for part in rule.id.split("-")),
         "shortDescription": {"text": rule.summary.split(". ")[0].rstrip(".") + "."},
         "fullDescription": {"text": rule.summary},
-        "help": {"text": f"{rule.summary}{fix}\n\nSee {RULES_DOC}#{rule.id}",
-                 "markdown": f"**{rule.id}** ({rule.category}, {rule.severity}): {rule.summary}{fix}\n\n"
-                             f"[Rule documentation]({RULES_DOC}#{rule.id})"},
+        "help": {
+            "text": f"{rule.summary}{fix}\n\nSee {RULES_DOC}#{rule.id}",
+            "markdown": f"**{rule.id}** ({rule.category}, {rule.severity}): {rule.summary}{fix}\n\n"
+            f"[Rule documentation]({RULES_DOC}#{rule.id})",
+        },
         "helpUri": f"{RULES_DOC}#{rule.id}",
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": properties,
@@ -58,22 +59,22 @@ def rule_descriptor(rule: rules.Rule) -> Dict[str, Any]:
 class SarifLog:
     """Collects one run of one command (``lint`` or ``test``) and renders the SARIF document."""
 
-    def __init__(self, command: str, root: Optional[str] = None) -> None:
+    def __init__(self, command: str, root: str | None = None) -> None:
         self.command = command
         self.root = os.path.realpath(root or os.getcwd())
-        self.artifacts: Dict[str, Dict[str, Any]] = {}  # uri -> artifact (insertion order = index)
-        self._index: Dict[str, int] = {}
-        self.results: List[Dict[str, Any]] = []
-        self.notifications: List[Dict[str, Any]] = []
+        self.artifacts: dict[str, dict[str, Any]] = {}  # uri -> artifact (insertion order = index)
+        self._index: dict[str, int] = {}
+        self.results: list[dict[str, Any]] = []
+        self.notifications: list[dict[str, Any]] = []
         self.successful = True
         self._seen: Counter = Counter()
 
     # -- locations ----------------------------------------------------------------------------------
-    def artifact_location(self, path: str) -> Dict[str, Any]:
+    def artifact_location(self, path: str) -> dict[str, Any]:
         """``artifactLocation`` of a file: relative to ``%SRCROOT%`` inside the project, an
         absolute ``file:`` URI outside it; the artifact is listed once."""
         if path in ("-", "<stdin>"):
-            location: Dict[str, Any] = {"uri": "stdin"}
+            location: dict[str, Any] = {"uri": "stdin"}
         else:
             real = os.path.realpath(path)
             if real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep):
@@ -87,15 +88,27 @@ class SarifLog:
             self.artifacts[uri] = {"location": dict(location)}
         return dict(location, index=self._index[uri])
 
-    def location(self, path: str, line: int = 1, column: int = 1, end_line: int = 0, end_column: int = 0) -> Dict[str, Any]:
+    def location(
+        self, path: str, line: int = 1, column: int = 1, end_line: int = 0, end_column: int = 0
+    ) -> dict[str, Any]:
         region = {"startLine": max(1, line), "startColumn": max(1, column)}
         if end_line >= line and end_column > 0 and (end_line, end_column) >= (line, column):
             region.update(endLine=end_line, endColumn=end_column)
         return {"physicalLocation": {"artifactLocation": self.artifact_location(path), "region": region}}
 
     # -- content ------------------------------------------------------------------------------------
-    def add_result(self, rule_id: str, level: str, message: str, path: str, context: str,
-                   line: int = 1, column: int = 1, end_line: int = 0, end_column: int = 0) -> None:
+    def add_result(
+        self,
+        rule_id: str,
+        level: str,
+        message: str,
+        path: str,
+        context: str,
+        line: int = 1,
+        column: int = 1,
+        end_line: int = 0,
+        end_column: int = 0,
+    ) -> None:
         """One result; ``context`` is what identifies it without line numbers (a path in the
         document, a field of the fixture, a case id)."""
         location = self.location(path, line, column, end_line, end_column)
@@ -103,30 +116,51 @@ class SarifLog:
         key = f"{rule_id}\x1f{uri}\x1f{context}\x1f{message}"
         self._seen[key] += 1  # the same finding twice in a file: the second gets its own print
         digest = hashlib.sha256(f"{key}\x1f{self._seen[key]}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        entry: Dict[str, Any] = {"ruleId": rule_id, "level": level, "message": {"text": message},
-                                 "locations": [location], "partialFingerprints": {FINGERPRINT: digest}}
+        entry: dict[str, Any] = {
+            "ruleId": rule_id,
+            "level": level,
+            "message": {"text": message},
+            "locations": [location],
+            "partialFingerprints": {FINGERPRINT: digest},
+        }
         if rule_id in _RULE_INDEX:
             entry["ruleIndex"] = _RULE_INDEX[rule_id]
         self.results.append(entry)
 
     def add_finding(self, finding: Finding) -> None:
         message = finding.message + (f" (hint: {finding.hint})" if finding.hint else "")
-        self.add_result(finding.rule, LEVELS[finding.severity], message, finding.file, format_path(finding.path),
-                        finding.line, finding.column, finding.end_line, finding.end_column)
+        self.add_result(
+            finding.rule,
+            LEVELS[finding.severity],
+            message,
+            finding.file,
+            format_path(finding.path),
+            finding.line,
+            finding.column,
+            finding.end_line,
+            finding.end_column,
+        )
 
-    def notify(self, level: str, message: str, path: Optional[str] = None) -> None:
+    def notify(self, level: str, message: str, path: str | None = None) -> None:
         """A tool notification (a file skipped or unreadable); ``error`` marks the run unsuccessful."""
-        note: Dict[str, Any] = {"level": level, "message": {"text": message}}
+        note: dict[str, Any] = {"level": level, "message": {"text": message}}
         if path is not None:
             note["locations"] = [{"physicalLocation": {"artifactLocation": self.artifact_location(path)}}]
         self.notifications.append(note)
         if level == "error":
             self.successful = False
 
-    def document(self) -> Dict[str, Any]:
-        run: Dict[str, Any] = {
-            "tool": {"driver": {"name": "kartalint", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": REPOSITORY, "rules": _DESCRIPTORS}},
+    def document(self) -> dict[str, Any]:
+        run: dict[str, Any] = {
+            "tool": {
+                "driver": {
+                    "name": "kartalint",
+                    "version": __version__,
+                    "semanticVersion": __version__,
+                    "informationUri": REPOSITORY,
+                    "rules": _DESCRIPTORS,
+                }
+            },
             "automationDetails": {"id": f"kartalint/{self.command}/"},
             "originalUriBaseIds": {SRCROOT: {"uri": pathlib.Path(self.root).as_uri().rstrip("/") + "/"}},
             "invocations": [{"executionSuccessful": self.successful, "toolExecutionNotifications": self.notifications}],
@@ -167,11 +201,11 @@ class SarifReporter(Reporter):
         self.write(self.log.render())
 
 
-def merge_logs(paths: List[str]) -> Dict[str, Any]:
+def merge_logs(paths: list[str]) -> dict[str, Any]:
     """One SARIF log holding the runs of several (``lint`` and ``test`` of one CI job; each run
     has its own ``automationDetails.id``, so code scanning keeps them apart). Missing files are
     left out."""
-    runs: List[Any] = []
+    runs: list[Any] = []
     for path in paths:
         if os.path.isfile(path):
             with open(path, encoding="utf-8") as handle:
@@ -179,7 +213,7 @@ def merge_logs(paths: List[str]) -> Dict[str, Any]:
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": runs}
 
 
-def _main(argv: List[str]) -> int:
+def _main(argv: list[str]) -> int:
     """``python -m kartalint.report.sarif OUT IN...``: merge SARIF logs (used by the Action)."""
     if len(argv) < 2:
         print("usage: python -m kartalint.report.sarif OUT IN...")

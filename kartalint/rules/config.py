@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any
 
-from kartalint.rules import registry as rules
 from kartalint.load.documents import MAX_FILE_BYTES
 from kartalint.model import Severity
+from kartalint.rules import registry as rules
 
 MAX_CONFIGURABLE_BYTES = 1 << 30
 CONFIG_NAMES = (".kartalint.yaml", ".kartalint.yml", "pyproject.toml")
@@ -39,15 +40,15 @@ class ConfigError(Exception):
 
 @dataclass
 class Config:
-    severities: Dict[str, Optional[Severity]] = field(default_factory=dict)  # None = disabled
-    exclude: List[str] = field(default_factory=list)
+    severities: dict[str, Severity | None] = field(default_factory=dict)  # None = disabled
+    exclude: list[str] = field(default_factory=list)
     max_file_size: int = MAX_FILE_BYTES
-    crds: List[str] = field(default_factory=list)
-    definitions: List[str] = field(default_factory=list)
-    fixtures: List[str] = field(default_factory=list)
-    source: Optional[str] = None
+    crds: list[str] = field(default_factory=list)
+    definitions: list[str] = field(default_factory=list)
+    fixtures: list[str] = field(default_factory=list)
+    source: str | None = None
 
-    def severity(self, rule_id: str) -> Optional[Severity]:
+    def severity(self, rule_id: str) -> Severity | None:
         if rule_id in self.severities:
             return self.severities[rule_id]
         rule = rules.RULES.get(rule_id)
@@ -66,7 +67,9 @@ def parse_config(data: Any, source: str) -> Config:
     known = {"rules", "exclude", "max-file-size", "crds", "definitions", "fixtures"}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
-        raise ConfigError(f"{source}: unknown configuration key(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        raise ConfigError(
+            f"{source}: unknown configuration key(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
     config = Config(source=source)
     rule_settings = data.get("rules") or {}
     if not isinstance(rule_settings, dict):
@@ -126,18 +129,18 @@ def read_config(path: str) -> Config:
     return parse_config(data, path)
 
 
-def _toml(raw: bytes, path: str) -> Dict[str, Any]:
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+def _toml(raw: bytes, path: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10
+        import tomli as tomllib
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
 
 
-def find_config(start: Optional[str] = None) -> Optional[str]:
+def find_config(start: str | None = None) -> str | None:
     directory = os.path.abspath(start or os.getcwd())
     while True:
         for name in CONFIG_NAMES:
@@ -157,7 +160,7 @@ def find_config(start: Optional[str] = None) -> Optional[str]:
         directory = parent
 
 
-def load_config(explicit: Optional[str] = None) -> Config:
+def load_config(explicit: str | None = None) -> Config:
     if explicit:
         return read_config(explicit)
     found = find_config()

@@ -5,7 +5,8 @@ definition built in Python without going through YAML text."""
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 from kartalint.load.documents import Document
 from kartalint.model import Finding, Path, Rule
@@ -14,28 +15,58 @@ from kartalint.model import Finding, Path, Rule
 class Context:
     """Collects findings for one document; positions are looked up only when reported."""
 
-    def __init__(self, document: Optional[Document], data: Any = None, *, rules: Mapping[str, Rule]) -> None:
+    def __init__(self, document: Document | None, data: Any = None, *, rules: Mapping[str, Rule]) -> None:
         """A document read from YAML (findings carry its positions), or ``None`` and plain ``data``
         (a definition built in Python: findings have no position). ``rules`` are the rules the
         checks may report (the registry's, or one module's)."""
         self.rules = rules
         self.document = document
         self.data: Any = document.data if document is not None else data
-        self.findings: List[Finding] = []
+        self.findings: list[Finding] = []
         self.superseded: set = set()  # (field path, offset): null-safety settled by the CRD
 
-    def report(self, rule_id: str, path: Path, message: str, *, key: bool = False, hint: Optional[str] = None,
-               scalar_range: Optional[tuple] = None) -> None:
+    def report(
+        self,
+        rule_id: str,
+        path: Path,
+        message: str,
+        *,
+        key: bool = False,
+        hint: str | None = None,
+        scalar_range: tuple | None = None,
+    ) -> None:
         rule = self.rules[rule_id]
         if self.document is None:
-            self.findings.append(Finding("<definition>", 0, 0, 0, 0, rule_id, rule.severity, message, tuple(path),
-                                         rule.hint if hint is None else hint))
+            self.findings.append(
+                Finding(
+                    "<definition>",
+                    0,
+                    0,
+                    0,
+                    0,
+                    rule_id,
+                    rule.severity,
+                    message,
+                    tuple(path),
+                    rule.hint if hint is None else hint,
+                )
+            )
             return
         if scalar_range is not None:
             span = self.document.scalar_span(path, scalar_range[0], scalar_range[1])
         else:
             span = self.document.span(path, key=key)
         self.findings.append(
-            Finding(self.document.source.path, span.line, span.column, span.end_line, span.end_column, rule_id,
-                    rule.severity, message, tuple(path), rule.hint if hint is None else hint)
+            Finding(
+                self.document.source.path,
+                span.line,
+                span.column,
+                span.end_line,
+                span.end_column,
+                rule_id,
+                rule.severity,
+                message,
+                tuple(path),
+                rule.hint if hint is None else hint,
+            )
         )

@@ -10,33 +10,80 @@ finding replaces it.
 
 from __future__ import annotations
 
-from kartalint.model import Rule, Severity
-
-from typing import Optional, Set, Tuple
+from typing import Any
 
 from kartalint import karta
-from kartalint.load.crds import CrdIndex, declared_condition_types, lookup
 from kartalint.jqlang import parse_cached, paths
+from kartalint.karta import as_list
+from kartalint.load.crds import CrdIndex, declared_condition_types, lookup
+from kartalint.model import Rule, Severity
 from kartalint.rules.context import Context
-
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
-    Rule('path-not-in-crd', Severity.ERROR, 'crd', "An expression reads a field that the CRD of the root kind does not define (a typo, or another version's field): it always reads null.", 'use the field name from the CRD', why="jq reads a missing field as null without an error, so a typo or another version's field silently reads nothing."),
-    Rule('crd-optional-arithmetic', Severity.WARNING, 'crd', 'A scale path does arithmetic on a field the CRD marks optional, without a `//` default.', 'add the default the CRD declares, e.g. `(.parallelism // 1)`', why='The CRD marks the field optional: objects without it make jq fail on null arithmetic, and the extraction fails.'),
-    Rule('path-not-followed', Severity.INFO, 'crd', 'An expression passes its input through a construct that builds new values (`to_entries`, `keys`, an object, arithmetic), so the fields it reads after that cannot be checked against the CRD.', 'nothing to fix; check those fields by hand, or read them before the construct', why="After a construct that builds new values the reads cannot be mapped to the CRD's fields, so a typo there is not found by path-not-in-crd."),
-    Rule('crd-free-form', Severity.INFO, 'crd', 'An expression reads into a subtree the CRD declares free-form (`x-kubernetes-preserve-unknown-fields` without properties, or an object without fields): paths under it are not checked.', 'nothing to fix; fixtures with real objects are the check there', why='A free-form subtree declares no fields, so nothing under it can be checked against the CRD; fixtures with real objects are the check.'),
-    Rule('phase-never-matches', Severity.WARNING, 'crd', 'A byPhase value is not in the enum the CRD declares for the phase field (`SUCCEEDED` where the operator writes `FINISHED`): it never matches.', 'use a value of the enum (the hint names the closest)', why="The CRD lists every value the phase field can take; a byPhase outside that list (a different case, another operator's word) never matches."),
-    Rule('enum-comparison-never-matches', Severity.WARNING, 'crd', 'A byExpression compares a field with a string its CRD enum does not allow (`.status.state == "Suspended"` where the enum says `SUSPENDED`): the comparison is never true.', 'compare with a value of the enum', why='A comparison with a value the field can never hold is always false, so the status it should detect is never reported.'),
-    Rule('condition-type-not-in-crd', Severity.WARNING, 'crd', "A byConditions type is not among the condition types the CRD declares (an enum on the conditions' type, or printer columns): it never matches.", 'use a condition type the operator writes', why='When the CRD declares the condition types, a type outside them is never written by the operator, so the matcher never fires.'),
+    Rule(
+        "path-not-in-crd",
+        Severity.ERROR,
+        "crd",
+        "An expression reads a field that the CRD of the root kind does not define (a typo, or another version's field): it always reads null.",
+        "use the field name from the CRD",
+        why="jq reads a missing field as null without an error, so a typo or another version's field silently reads nothing.",
+    ),
+    Rule(
+        "crd-optional-arithmetic",
+        Severity.WARNING,
+        "crd",
+        "A scale path does arithmetic on a field the CRD marks optional, without a `//` default.",
+        "add the default the CRD declares, e.g. `(.parallelism // 1)`",
+        why="The CRD marks the field optional: objects without it make jq fail on null arithmetic, and the extraction fails.",
+    ),
+    Rule(
+        "path-not-followed",
+        Severity.INFO,
+        "crd",
+        "An expression passes its input through a construct that builds new values (`to_entries`, `keys`, an object, arithmetic), so the fields it reads after that cannot be checked against the CRD.",
+        "nothing to fix; check those fields by hand, or read them before the construct",
+        why="After a construct that builds new values the reads cannot be mapped to the CRD's fields, so a typo there is not found by path-not-in-crd.",
+    ),
+    Rule(
+        "crd-free-form",
+        Severity.INFO,
+        "crd",
+        "An expression reads into a subtree the CRD declares free-form (`x-kubernetes-preserve-unknown-fields` without properties, or an object without fields): paths under it are not checked.",
+        "nothing to fix; fixtures with real objects are the check there",
+        why="A free-form subtree declares no fields, so nothing under it can be checked against the CRD; fixtures with real objects are the check.",
+    ),
+    Rule(
+        "phase-never-matches",
+        Severity.WARNING,
+        "crd",
+        "A byPhase value is not in the enum the CRD declares for the phase field (`SUCCEEDED` where the operator writes `FINISHED`): it never matches.",
+        "use a value of the enum (the hint names the closest)",
+        why="The CRD lists every value the phase field can take; a byPhase outside that list (a different case, another operator's word) never matches.",
+    ),
+    Rule(
+        "enum-comparison-never-matches",
+        Severity.WARNING,
+        "crd",
+        'A byExpression compares a field with a string its CRD enum does not allow (`.status.state == "Suspended"` where the enum says `SUSPENDED`): the comparison is never true.',
+        "compare with a value of the enum",
+        why="A comparison with a value the field can never hold is always false, so the status it should detect is never reported.",
+    ),
+    Rule(
+        "condition-type-not-in-crd",
+        Severity.WARNING,
+        "crd",
+        "A byConditions type is not among the condition types the CRD declares (an enum on the conditions' type, or printer columns): it never matches.",
+        "use a condition type the operator writes",
+        why="When the CRD declares the condition types, a type outside them is never written by the operator, so the matcher never fires.",
+    ),
 )
 
 
-
-def check(ctx: Context, crds: Optional[CrdIndex]) -> Set[Tuple[tuple, int]]:
+def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
     """Run the rules; returns the (field path, offset) places where the generic null-safety
     finding is superseded."""
-    superseded: Set[Tuple[tuple, int]] = set()
+    superseded: set[tuple[tuple, int]] = set()
     if crds is None:
         return superseded
     root = karta.as_dict(karta.structure(ctx.data).get("rootComponent"))
@@ -44,7 +91,7 @@ def check(ctx: Context, crds: Optional[CrdIndex]) -> Set[Tuple[tuple, int]]:
     if version is None or not version.schema:
         return superseded
     where = f"{version.kind} {version.group}/{version.version}"
-    free_forms: Set[tuple] = set()  # reported once per definition
+    free_forms: set[tuple] = set()  # reported once per definition
     for jq_field in karta.jq_fields(ctx.data):
         if jq_field.target != "workload":
             continue
@@ -54,26 +101,39 @@ def check(ctx: Context, crds: Optional[CrdIndex]) -> Set[Tuple[tuple, int]]:
         reported = set()
         facts = paths.path_facts_of(tree)
         for place in facts.not_followed:
-            ctx.report("path-not-followed", jq_field.path,
-                       f"the fields read after {place.construct} cannot be related to {where}: they are not checked against the CRD",
-                       scalar_range=(place.start, place.end))
+            ctx.report(
+                "path-not-followed",
+                jq_field.path,
+                f"the fields read after {place.construct} cannot be related to {where}: they are not checked against the CRD",
+                scalar_range=(place.start, place.end),
+            )
         for read in facts.reads:
             result = lookup(version.schema, read.path)
             if result.free_form is not None and result.free_form not in free_forms:
                 free_forms.add(result.free_form)
                 subtree = paths.path_text(result.free_form)
-                ctx.report("crd-free-form", jq_field.path,
-                           f"{subtree} is free-form in {where} (no declared fields): paths under it are not checked",
-                           scalar_range=(read.start, read.end))
-            if result.found or (read.path[:result_depth(result)], result.missing) in reported:
+                ctx.report(
+                    "crd-free-form",
+                    jq_field.path,
+                    f"{subtree} is free-form in {where} (no declared fields): paths under it are not checked",
+                    scalar_range=(read.start, read.end),
+                )
+            if result.found or (read.path[: result_depth(result)], result.missing) in reported:
                 continue
-            reported.add((read.path[:result_depth(result)], result.missing))
+            reported.add((read.path[: result_depth(result)], result.missing))
             parent = paths.path_text(result.at)
-            hint = f"did you mean {' or '.join(repr(s) for s in result.suggestions)}?" if result.suggestions \
+            hint = (
+                f"did you mean {' or '.join(repr(s) for s in result.suggestions)}?"
+                if result.suggestions
                 else f"check the field names of {where} (kubectl explain {version.plural}.{'.'.join(p for p in result.at if not p.startswith('['))})"
-            ctx.report("path-not-in-crd", jq_field.path,
-                       f"{read.text()}: {where} has no field '{result.missing}' under {parent}; the expression always reads null here",
-                       scalar_range=(read.start, read.end), hint=hint)
+            )
+            ctx.report(
+                "path-not-in-crd",
+                jq_field.path,
+                f"{read.text()}: {where} has no field '{result.missing}' under {parent}; the expression always reads null here",
+                scalar_range=(read.start, read.end),
+                hint=hint,
+            )
         if jq_field.kind not in karta.SCALE_PATHS:
             continue
         for operator, read in facts.arithmetic:
@@ -83,18 +143,29 @@ def check(ctx: Context, crds: Optional[CrdIndex]) -> Set[Tuple[tuple, int]]:
             superseded.add((tuple(jq_field.path), read.start))
             if result.required:
                 continue
-            default = result.default if isinstance(result.default, (int, float)) and not isinstance(result.default, bool) else None
-            text = jq_field.expression[read.start:read.end]
-            note = f"the CRD declares default {default}, which the API server fills in, but objects from files and fixtures may omit it" \
-                if default is not None else "the CRD does not require it"
-            ctx.report("crd-optional-arithmetic", jq_field.path,
-                       f"'{operator.value}' on {read.text()}, optional in {where} ({note}): the {jq_field.kind} extraction fails without it",
-                       scalar_range=(read.start, read.end), hint=f"write ({text} // {default if default is not None else 1})")
+            default = (
+                result.default
+                if isinstance(result.default, (int, float)) and not isinstance(result.default, bool)
+                else None
+            )
+            text = jq_field.expression[read.start : read.end]
+            note = (
+                f"the CRD declares default {default}, which the API server fills in, but objects from files and fixtures may omit it"
+                if default is not None
+                else "the CRD does not require it"
+            )
+            ctx.report(
+                "crd-optional-arithmetic",
+                jq_field.path,
+                f"'{operator.value}' on {read.text()}, optional in {where} ({note}): the {jq_field.kind} extraction fails without it",
+                scalar_range=(read.start, read.end),
+                hint=f"write ({text} // {default if default is not None else 1})",
+            )
     _matchers(ctx, root, version, where)
     return superseded
 
 
-def _enum_of(version, path) -> Optional[list]:
+def _enum_of(version: Any, path: tuple[str, ...] | None) -> list[str] | None:
     if path is None:
         return None
     found = lookup(version.schema, path)
@@ -102,7 +173,7 @@ def _enum_of(version, path) -> Optional[list]:
     return [str(v) for v in enum] if isinstance(enum, list) and enum else None
 
 
-def _matchers(ctx: Context, root: dict, version, where: str) -> None:
+def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
     """Status matchers that can never match an object valid for the CRD: byPhase values outside the
     phase field's enum, byExpression comparisons with a string outside a field's enum, byConditions
     types the CRD does not declare (when it declares them)."""
@@ -119,19 +190,25 @@ def _matchers(ctx: Context, root: dict, version, where: str) -> None:
     for key, matchers in karta.as_dict(status.get("statusMappings")).items():
         for mi, matcher in enumerate(matchers if isinstance(matchers, list) else []):
             matcher = karta.as_dict(matcher)
-            mpath = spath + ("statusMappings", key, mi)
+            mpath = (*spath, "statusMappings", key, mi)
             phase = matcher.get("byPhase")
             if isinstance(phase, str) and phase_enum is not None and phase not in phase_enum:
                 close = [v for v in phase_enum if v.lower() == phase.lower()]
-                ctx.report("phase-never-matches", mpath + ("byPhase",),
-                           f"byPhase '{phase}' never matches: {paths.path_text(phase_path)} in {where} is one of {', '.join(phase_enum)}",
-                           hint=f"write byPhase: {close[0]}" if close else f"use one of {', '.join(phase_enum)}")
-            for ci, entry in enumerate(matcher.get("byConditions") if isinstance(matcher.get("byConditions"), list) else []):
+                ctx.report(
+                    "phase-never-matches",
+                    (*mpath, "byPhase"),
+                    f"byPhase '{phase}' never matches: {paths.path_text(phase_path or ())} in {where} is one of {', '.join(phase_enum)}",
+                    hint=f"write byPhase: {close[0]}" if close else f"use one of {', '.join(phase_enum)}",
+                )
+            for ci, entry in enumerate(as_list(matcher.get("byConditions"))):
                 kind = karta.as_dict(entry).get("type")
                 if isinstance(kind, str) and declared and kind not in declared:
-                    ctx.report("condition-type-not-in-crd", mpath + ("byConditions", ci, "type"),
-                               f"condition type '{kind}' is not among the types {where} declares ({', '.join(declared)}): it never matches",
-                               hint=f"use one of {', '.join(declared)}")
+                    ctx.report(
+                        "condition-type-not-in-crd",
+                        (*mpath, "byConditions", ci, "type"),
+                        f"condition type '{kind}' is not among the types {where} declares ({', '.join(declared)}): it never matches",
+                        hint=f"use one of {', '.join(declared)}",
+                    )
             expression = karta.as_dict(matcher.get("byExpression")).get("expression")
             tree = parse_cached(expression)[0] if isinstance(expression, str) else None
             if tree is None:
@@ -140,11 +217,15 @@ def _matchers(ctx: Context, root: dict, version, where: str) -> None:
                 enum = _enum_of(version, path)
                 if enum is not None and constant not in enum:
                     close = [v for v in enum if v.lower() == constant.lower()]
-                    ctx.report("enum-comparison-never-matches", mpath + ("byExpression", "expression"),
-                               f"{paths.path_text(path)} is compared with \"{constant}\", which {where} does not allow "
-                               f"(one of {', '.join(enum)}): the comparison is never true",
-                               scalar_range=(start, end), hint=f"compare with \"{close[0]}\"" if close else f"use one of {', '.join(enum)}")
+                    ctx.report(
+                        "enum-comparison-never-matches",
+                        (*mpath, "byExpression", "expression"),
+                        f'{paths.path_text(path)} is compared with "{constant}", which {where} does not allow '
+                        f"(one of {', '.join(enum)}): the comparison is never true",
+                        scalar_range=(start, end),
+                        hint=f'compare with "{close[0]}"' if close else f"use one of {', '.join(enum)}",
+                    )
 
 
-def result_depth(result) -> int:
+def result_depth(result: Any) -> int:
     return len(result.at) + 1

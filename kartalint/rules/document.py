@@ -7,7 +7,7 @@ path and a message into a positioned ``Finding``.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any
 
 from kartalint.load.documents import Document
 from kartalint.model import Finding
@@ -15,14 +15,13 @@ from kartalint.rules import registry as rules
 from kartalint.rules.context import Context
 
 
-def check_document(document: Document, crds: Optional[Any] = None) -> List[Finding]:
+def check_document(document: Document, crds: Any | None = None) -> list[Finding]:
     """All findings of one Karta document; ``crds`` (a ``CrdIndex``) enables the CRD-aware rules."""
     from kartalint.rules import crd_paths as crd
-    from kartalint.rules import kai_gang as gang
     from kartalint.rules import expressions as jq
-    from kartalint.rules import practice
+    from kartalint.rules import kai_gang as gang
     from kartalint.rules import karta_schema as schema
-    from kartalint.rules import structure
+    from kartalint.rules import practice, structure
 
     ctx = Context(document, rules=rules.RULES)
     schema.check(ctx)
@@ -34,10 +33,17 @@ def check_document(document: Document, crds: Optional[Any] = None) -> List[Findi
     return _dedupe(ctx.findings)
 
 
-_SCHEMA_RULES = {"unknown-field", "missing-required-field", "wrong-type", "invalid-value", "duplicate-list-key", "null-value"}
+_SCHEMA_RULES = {
+    "unknown-field",
+    "missing-required-field",
+    "wrong-type",
+    "invalid-value",
+    "duplicate-list-key",
+    "null-value",
+}
 
 
-def _dedupe(findings: List[Finding]) -> List[Finding]:
+def _dedupe(findings: list[Finding]) -> list[Finding]:
     """One problem, one finding: a schema finding is dropped when a more specific rule reported
     at the same path (e.g. ``duplicate-component-name`` vs list-map uniqueness)."""
     specific = {f.path for f in findings if f.rule not in _SCHEMA_RULES}
@@ -49,7 +55,7 @@ def _dedupe(findings: List[Finding]) -> List[Finding]:
     return sorted(set(out), key=lambda f: (f.line, f.column, f.rule, f.message))
 
 
-def parity_messages(definition: Any) -> List[str]:
+def parity_messages(definition: Any) -> list[str]:
     """Upstream validator problems (spec §2.1) of a definition given as plain data, as messages.
 
     Used by the evaluation engine, which (like upstream's tree builder) reports an invalid

@@ -3,30 +3,101 @@ assignable write-back paths and null-safe scale arithmetic."""
 
 from __future__ import annotations
 
-from kartalint.model import Rule, Severity
-
 from kartalint import karta
 from kartalint.jqlang import analysis, parse_cached, paths
 from kartalint.jqlang.compile import compile_problems
+from kartalint.model import Rule, Severity
 from kartalint.rules.context import Context
-
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
-    Rule('jq-syntax-error', Severity.ERROR, 'parity', 'A jq expression does not parse.', 'fix the jq syntax at the position shown', why='Upstream parses every expression when a definition is applied and refuses one that does not parse.'),
-    Rule('jq-compile-error', Severity.ERROR, 'jq', 'A jq expression parses but does not compile (unknown function, wrong arity, undefined variable); upstream only parses, so it fails at run time in every consumer.', 'define or correct the function or variable', why='Upstream only parses expressions, so an unknown function or variable is accepted and then fails in every consumer each time the definition is used.'),
-    Rule('jq-forbidden-function', Severity.ERROR, 'jq', 'Karta forbids `del`, and `range`, `paths`, `recurse`, `walk`, `repeat` at any arity.', 'rewrite the expression without the forbidden function', why='Karta refuses these functions: del modifies its input, the others can produce unbounded output.'),
-    Rule('jq-recursive-descent', Severity.ERROR, 'jq', 'Karta forbids the recursive descent operator `..`.', 'use explicit paths instead of `..`', why='Karta refuses `..`: it walks the whole object and its output grows with the object.'),
-    Rule('jq-assignment', Severity.ERROR, 'jq', 'Karta forbids assignment and update operators (`=`, `|=`, `+=`, `-=`, `*=`, `/=`, `%=`, `//=`) in read expressions.', 'read values without modifying them; write-back paths are plain paths', why='Karta refuses assignments in read expressions: an expression reads the object, it never changes it.'),
-    Rule('jq-not-portable', Severity.WARNING, 'jq', 'A jq builtin or construct that libjq accepts but gojq (what Karta, KAI and Run:ai run) lacks or evaluates differently.', 'use a construct that gojq supports (see docs/jq.md)', why='kartalint runs libjq, but Karta, KAI Scheduler and Run:ai run gojq: an expression that only works in libjq passes here and fails there.'),
-    Rule('jq-unsafe', Severity.ERROR, 'jq', 'A jq construct that reads the environment, files or input, or writes to stderr (`env`, `$ENV`, `input`, `inputs`, `debug`, `stderr`, `input_filename`, `halt`, `halt_error`, `import`, `include`).', 'remove the construct; definitions must depend only on the object', why='These constructs read the environment, files or other inputs, or write to stderr: the result would depend on the machine, and secrets of CI could end up in reports.', security_severity='8.0'),
-    Rule('jq-unbounded-recursion', Severity.ERROR, 'jq', 'A recursive jq function without a visible base case never terminates.', 'add a base case (an `if ... then ... else ... end` that does not recurse)', why='A recursive function without a base case never ends; consumers kill the evaluation after their time limit and report nothing.'),
-    Rule('not-assignable-path', Severity.WARNING, 'jq', 'A write-back path (pod template, pod spec, fragmented field, suspend action) is not a plain assignable path.', 'use a plain path such as `.spec.template`; move defaults (`//`) out of write-back paths', why='Consumers write pod templates, fragments and suspend values back through these paths; a path jq cannot assign to fails exactly when it is written.'),
-    Rule('scale-path-not-null-safe', Severity.WARNING, 'practice', 'A scale path does arithmetic on a field that may be absent, without a `//` default; objects without the field make the whole extraction fail.', 'add a default, e.g. `(.template.spec.parallelism // 1)`', why='jq cannot do arithmetic on null: when the field is absent (operators default it), the whole extraction fails and the role shows no replicas.'),
+    Rule(
+        "jq-syntax-error",
+        Severity.ERROR,
+        "parity",
+        "A jq expression does not parse.",
+        "fix the jq syntax at the position shown",
+        why="Upstream parses every expression when a definition is applied and refuses one that does not parse.",
+    ),
+    Rule(
+        "jq-compile-error",
+        Severity.ERROR,
+        "jq",
+        "A jq expression parses but does not compile (unknown function, wrong arity, undefined variable); upstream only parses, so it fails at run time in every consumer.",
+        "define or correct the function or variable",
+        why="Upstream only parses expressions, so an unknown function or variable is accepted and then fails in every consumer each time the definition is used.",
+    ),
+    Rule(
+        "jq-forbidden-function",
+        Severity.ERROR,
+        "jq",
+        "Karta forbids `del`, and `range`, `paths`, `recurse`, `walk`, `repeat` at any arity.",
+        "rewrite the expression without the forbidden function",
+        why="Karta refuses these functions: del modifies its input, the others can produce unbounded output.",
+    ),
+    Rule(
+        "jq-recursive-descent",
+        Severity.ERROR,
+        "jq",
+        "Karta forbids the recursive descent operator `..`.",
+        "use explicit paths instead of `..`",
+        why="Karta refuses `..`: it walks the whole object and its output grows with the object.",
+    ),
+    Rule(
+        "jq-assignment",
+        Severity.ERROR,
+        "jq",
+        "Karta forbids assignment and update operators (`=`, `|=`, `+=`, `-=`, `*=`, `/=`, `%=`, `//=`) in read expressions.",
+        "read values without modifying them; write-back paths are plain paths",
+        why="Karta refuses assignments in read expressions: an expression reads the object, it never changes it.",
+    ),
+    Rule(
+        "jq-not-portable",
+        Severity.WARNING,
+        "jq",
+        "A jq builtin or construct that libjq accepts but gojq (what Karta, KAI and Run:ai run) lacks or evaluates differently.",
+        "use a construct that gojq supports (see docs/jq.md)",
+        why="kartalint runs libjq, but Karta, KAI Scheduler and Run:ai run gojq: an expression that only works in libjq passes here and fails there.",
+    ),
+    Rule(
+        "jq-unsafe",
+        Severity.ERROR,
+        "jq",
+        "A jq construct that reads the environment, files or input, or writes to stderr (`env`, `$ENV`, `input`, `inputs`, `debug`, `stderr`, `input_filename`, `halt`, `halt_error`, `import`, `include`).",
+        "remove the construct; definitions must depend only on the object",
+        why="These constructs read the environment, files or other inputs, or write to stderr: the result would depend on the machine, and secrets of CI could end up in reports.",
+        security_severity="8.0",
+    ),
+    Rule(
+        "jq-unbounded-recursion",
+        Severity.ERROR,
+        "jq",
+        "A recursive jq function without a visible base case never terminates.",
+        "add a base case (an `if ... then ... else ... end` that does not recurse)",
+        why="A recursive function without a base case never ends; consumers kill the evaluation after their time limit and report nothing.",
+    ),
+    Rule(
+        "not-assignable-path",
+        Severity.WARNING,
+        "jq",
+        "A write-back path (pod template, pod spec, fragmented field, suspend action) is not a plain assignable path.",
+        "use a plain path such as `.spec.template`; move defaults (`//`) out of write-back paths",
+        why="Consumers write pod templates, fragments and suspend values back through these paths; a path jq cannot assign to fails exactly when it is written.",
+    ),
+    Rule(
+        "scale-path-not-null-safe",
+        Severity.WARNING,
+        "practice",
+        "A scale path does arithmetic on a field that may be absent, without a `//` default; objects without the field make the whole extraction fail.",
+        "add a default, e.g. `(.template.spec.parallelism // 1)`",
+        why="jq cannot do arithmetic on null: when the field is absent (operators default it), the whole extraction fails and the role shows no replicas.",
+    ),
 )
 
 
-_UPSTREAM_MISSES = " (upstream's validator does not look inside this construct and would accept it, but Karta forbids it)"
+_UPSTREAM_MISSES = (
+    " (upstream's validator does not look inside this construct and would accept it, but Karta forbids it)"
+)
 
 
 def check(ctx: Context) -> None:
@@ -34,21 +105,29 @@ def check(ctx: Context) -> None:
     if not fields:
         return
     compiled = compile_problems([f.expression for f in fields])
-    for field, problems in zip(fields, compiled):
+    for field, problems in zip(fields, compiled, strict=False):
         expr = field.expression
         for problem in problems:
             rule = "jq-syntax-error" if problem.syntax else "jq-compile-error"
             prefix = "jq syntax error" if problem.syntax else "jq compile error"
-            ctx.report(rule, field.path, f"{prefix}: {problem.message}", scalar_range=(problem.start, problem.end),
-                       hint=_compile_hint(expr, problem.message))
+            ctx.report(
+                rule,
+                field.path,
+                f"{prefix}: {problem.message}",
+                scalar_range=(problem.start, problem.end),
+                hint=_compile_hint(expr, problem.message),
+            )
         if problems:
             continue
         tree, error = parse_cached(expr)
         if tree is None:
             if not problems and error is not None:
-                ctx.report("jq-not-portable", field.path,
-                           f"libjq accepts this expression but kartalint's gojq-grammar parser does not: {error.message}",
-                           scalar_range=(error.start, error.end))
+                ctx.report(
+                    "jq-not-portable",
+                    field.path,
+                    f"libjq accepts this expression but kartalint's gojq-grammar parser does not: {error.message}",
+                    scalar_range=(error.start, error.end),
+                )
             continue
         for found in analysis.restrictions(tree):
             message = found.message + (_UPSTREAM_MISSES if found.upstream_misses else "")
@@ -58,24 +137,34 @@ def check(ctx: Context) -> None:
         if field.assignable:
             bad = analysis.first_non_path(tree)
             if bad is not None:
-                what = expr[bad.start:bad.end]
-                ctx.report("not-assignable-path", field.path,
-                           f"{field.kind} is written back by consumers but '{what}' is not an assignable path",
-                           scalar_range=(bad.start, bad.end))
+                what = expr[bad.start : bad.end]
+                ctx.report(
+                    "not-assignable-path",
+                    field.path,
+                    f"{field.kind} is written back by consumers but '{what}' is not an assignable path",
+                    scalar_range=(bad.start, bad.end),
+                )
         if field.kind in karta.SCALE_PATHS:
             for operator, read in paths.unguarded_arithmetic(tree):
                 if (tuple(field.path), read.start) in ctx.superseded:
                     continue
-                ctx.report("scale-path-not-null-safe", field.path,
-                           f"'{operator.value}' on {read.text()}, which may be absent: the whole {field.kind} "
-                           f"extraction fails when it is (jq cannot do arithmetic on null)",
-                           scalar_range=(read.start, read.end),
-                           hint=f"give it a default, e.g. ({expr[read.start:read.end]} // 1)")
+                ctx.report(
+                    "scale-path-not-null-safe",
+                    field.path,
+                    f"'{operator.value}' on {read.text()}, which may be absent: the whole {field.kind} "
+                    f"extraction fails when it is (jq cannot do arithmetic on null)",
+                    scalar_range=(read.start, read.end),
+                    hint=f"give it a default, e.g. ({expr[read.start : read.end]} // 1)",
+                )
 
 
-def _compile_hint(expression: str, message: str):
+def _compile_hint(expression: str, message: str) -> str | None:
     """A path written without its leading dot (``spec.x``) compiles as a call of ``spec/0``."""
     name = message.split("/", 1)[0]
-    if message.endswith("/0 is not defined") and expression.startswith(name) and expression[len(name):][:1] in (".", "["):
+    if (
+        message.endswith("/0 is not defined")
+        and expression.startswith(name)
+        and expression[len(name) :][:1] in (".", "[")
+    ):
         return f"jq paths start with a dot: write .{expression}"
     return None

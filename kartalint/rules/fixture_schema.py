@@ -6,27 +6,33 @@ Used by ``kartalint lint`` (fixtures in the linted paths are checked like defini
 
 from __future__ import annotations
 
-from kartalint.model import Rule, Severity
-
 import functools
 import json
 import os
-from typing import Any, List
+from typing import Any
 
 from kartalint.load.documents import Document
-from kartalint.model import Finding, format_path
+from kartalint.model import Finding, Rule, Severity, format_path
 from kartalint.rules.context import Context
-
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
-    Rule('fixture-invalid', Severity.ERROR, 'fixture', 'A fixture file does not follow the fixture format (docs/fixtures.md).', 'fix the field named in the message', why='A fixture that does not follow the format tests nothing (or not what its author meant), so it is an error rather than a pass.'),
+    Rule(
+        "fixture-invalid",
+        Severity.ERROR,
+        "fixture",
+        "A fixture file does not follow the fixture format (docs/fixtures.md).",
+        "fix the field named in the message",
+        why="A fixture that does not follow the format tests nothing (or not what its author meant), so it is an error rather than a pass.",
+    ),
 )
 
 
 FIXTURE_API_VERSION = "kartalint/v1"
 FIXTURE_KIND = "KartaFixture"
-SCHEMA_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schema", "data", "fixture.schema.json")
+SCHEMA_FILE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schema", "data", "fixture.schema.json"
+)
 
 
 def is_fixture(data: Any) -> bool:
@@ -42,7 +48,7 @@ def _validator() -> Any:
     return jsonschema.Draft202012Validator(schema)
 
 
-def check_fixture(document: Document) -> List[Finding]:
+def check_fixture(document: Document) -> list[Finding]:
     ctx = Context(document, rules={rule.id: rule for rule in RULES})
     for error in sorted(_validator().iter_errors(document.data), key=lambda e: list(map(str, e.absolute_path))):
         path = tuple(error.absolute_path)

@@ -2,31 +2,98 @@
 
 from __future__ import annotations
 
-from kartalint.model import Rule, Severity
-
 import difflib
-from typing import Any, Dict
+from typing import Any
 
 from kartalint import schema as karta_schema
-from kartalint.model import format_path
+from kartalint.model import Rule, Severity, format_path
 from kartalint.rules.context import Context
-
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
-    Rule('karta-api-version', Severity.ERROR, 'schema', 'A Karta document must have `apiVersion: run.ai/v1alpha1` and `kind: Karta`.', 'set apiVersion: run.ai/v1alpha1 and kind: Karta', why='Without the right apiVersion and kind the document is not a Karta: the API server and every consumer ignore it or refuse it.'),
-    Rule('unknown-field', Severity.ERROR, 'schema', 'A field the Karta CRD does not define; upstream drops it silently, so its content is ignored.', 'check the spelling against the Karta CRD', why='The API server prunes fields the CRD does not declare, so a misspelt field is dropped and its content ignored without an error.'),
-    Rule('missing-required-field', Severity.ERROR, 'schema', 'A field the Karta CRD requires is missing.', 'add the field', why='The API server refuses a Karta without the fields its CRD requires.'),
-    Rule('wrong-type', Severity.ERROR, 'schema', 'A field has the wrong type for the Karta CRD.', 'use the type the CRD declares', why="The API server refuses a value of the wrong type, and upstream's Go code cannot decode it."),
-    Rule('null-value', Severity.WARNING, 'schema', 'A field is set to null; the API server drops it and Go reads it as empty.', 'remove the key or give it a value', why='A null is dropped by the API server and read as empty by Go, which is rarely what was meant.'),
-    Rule('invalid-value', Severity.ERROR, 'schema', 'A value breaks a CRD constraint (enum, pattern, length, minimum items or properties, uniqueness).', 'change the value to satisfy the constraint', why="The API server refuses values that break the CRD's constraints."),
-    Rule('duplicate-list-key', Severity.ERROR, 'schema', 'Two entries of a keyed list share their key (the API server rejects the object).', 'give each entry a distinct key', why='The CRD keys the list by this field; the API server refuses two entries with the same key.'),
+    Rule(
+        "karta-api-version",
+        Severity.ERROR,
+        "schema",
+        "A Karta document must have `apiVersion: run.ai/v1alpha1` and `kind: Karta`.",
+        "set apiVersion: run.ai/v1alpha1 and kind: Karta",
+        why="Without the right apiVersion and kind the document is not a Karta: the API server and every consumer ignore it or refuse it.",
+    ),
+    Rule(
+        "unknown-field",
+        Severity.ERROR,
+        "schema",
+        "A field the Karta CRD does not define; upstream drops it silently, so its content is ignored.",
+        "check the spelling against the Karta CRD",
+        why="The API server prunes fields the CRD does not declare, so a misspelt field is dropped and its content ignored without an error.",
+    ),
+    Rule(
+        "missing-required-field",
+        Severity.ERROR,
+        "schema",
+        "A field the Karta CRD requires is missing.",
+        "add the field",
+        why="The API server refuses a Karta without the fields its CRD requires.",
+    ),
+    Rule(
+        "wrong-type",
+        Severity.ERROR,
+        "schema",
+        "A field has the wrong type for the Karta CRD.",
+        "use the type the CRD declares",
+        why="The API server refuses a value of the wrong type, and upstream's Go code cannot decode it.",
+    ),
+    Rule(
+        "null-value",
+        Severity.WARNING,
+        "schema",
+        "A field is set to null; the API server drops it and Go reads it as empty.",
+        "remove the key or give it a value",
+        why="A null is dropped by the API server and read as empty by Go, which is rarely what was meant.",
+    ),
+    Rule(
+        "invalid-value",
+        Severity.ERROR,
+        "schema",
+        "A value breaks a CRD constraint (enum, pattern, length, minimum items or properties, uniqueness).",
+        "change the value to satisfy the constraint",
+        why="The API server refuses values that break the CRD's constraints.",
+    ),
+    Rule(
+        "duplicate-list-key",
+        Severity.ERROR,
+        "schema",
+        "Two entries of a keyed list share their key (the API server rejects the object).",
+        "give each entry a distinct key",
+        why="The CRD keys the list by this field; the API server refuses two entries with the same key.",
+    ),
 )
 
 
-_CONSTRAINTS = {"enum", "pattern", "minLength", "maxLength", "minProperties", "maxProperties", "minItems",
-                "maxItems", "uniqueItems", "minimum", "maximum", "const", "format"}
-_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number", type(None): "null"}
+_CONSTRAINTS = {
+    "enum",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minProperties",
+    "maxProperties",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minimum",
+    "maximum",
+    "const",
+    "format",
+}
+_JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    type(None): "null",
+}
 
 
 def check(ctx: Context) -> None:
@@ -35,9 +102,13 @@ def check(ctx: Context) -> None:
         return
     if data.get("apiVersion") != karta_schema.KARTA_API_VERSION or data.get("kind") != "Karta":
         key = "apiVersion" if data.get("kind") == "Karta" else "kind"
-        ctx.report("karta-api-version", (key,),
-                   f"a Karta definition needs apiVersion: {karta_schema.KARTA_API_VERSION} and kind: Karta "
-                   f"(found apiVersion: {data.get('apiVersion')!r}, kind: {data.get('kind')!r})", key=True)
+        ctx.report(
+            "karta-api-version",
+            (key,),
+            f"a Karta definition needs apiVersion: {karta_schema.KARTA_API_VERSION} and kind: Karta "
+            f"(found apiVersion: {data.get('apiVersion')!r}, kind: {data.get('kind')!r})",
+            key=True,
+        )
     for error in karta_schema.validator().iter_errors(data):
         _report(ctx, error)
 
@@ -45,7 +116,7 @@ def check(ctx: Context) -> None:
 def _report(ctx: Context, error: Any) -> None:
     path = tuple(error.absolute_path)
     keyword = error.validator
-    sub: Dict[str, Any] = error.schema if isinstance(error.schema, dict) else {}
+    sub: dict[str, Any] = error.schema if isinstance(error.schema, dict) else {}
     if "x-kartalint-cel" in sub:
         return  # CEL rules on componentTypeSelector are reported by the parity rules
     if path in (("apiVersion",), ("kind",)):
@@ -56,11 +127,16 @@ def _report(ctx: Context, error: Any) -> None:
         for name in sorted(set(error.instance) - set(known)):
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else f"known fields: {', '.join(known)}"
-            ctx.report("unknown-field", path + (name,),
-                       f"unknown field '{name}' in {where}: upstream drops it silently", key=True, hint=hint)
+            ctx.report(
+                "unknown-field",
+                (*path, name),
+                f"unknown field '{name}' in {where}: upstream drops it silently",
+                key=True,
+                hint=hint,
+            )
     elif keyword == "required":
         name = error.message.split("'")[1] if "'" in error.message else str(error.validator_value)
-        ctx.report("missing-required-field", path + (name,), f"missing required field '{name}' in {where}", key=True)
+        ctx.report("missing-required-field", (*path, name), f"missing required field '{name}' in {where}", key=True)
     elif keyword == "type":
         if error.instance is None:
             ctx.report("null-value", path, f"{where} is null; the API server drops it and consumers read it as empty")

@@ -4,29 +4,34 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, List, Optional
+from typing import TYPE_CHECKING
 
-from kartalint.rules import registry as rules
-from kartalint.rules.document import check_document
-from kartalint.rules.config import Config
+from kartalint.load.discovery import iter_yaml_files, mentions_karta
 from kartalint.load.documents import SourceFile, load_file
-from kartalint.load.discovery import iter_yaml_files
 from kartalint.model import Finding, Severity
+from kartalint.rules import registry as rules
+from kartalint.rules.config import Config
+from kartalint.rules.document import check_document
 from kartalint.rules.suppress import split
-from kartalint.load.discovery import mentions_karta
+
+if TYPE_CHECKING:
+    from kartalint.load.crds import CrdIndex
 
 
 @dataclass
 class LintResult:
-    checked: List[str] = field(default_factory=list)
-    findings: List[Finding] = field(default_factory=list)
-    missing: List[str] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
     karta_documents: int = 0
     fixture_documents: int = 0
     skipped_documents: int = 0
-    skipped_files: List[str] = field(default_factory=list)
-    skipped_paths: List[str] = field(default_factory=list)  # FIFOs, devices, unreadable folders met in a walk  # neither Karta nor fixture (not with --strict-files)
+    skipped_files: list[str] = field(default_factory=list)
+    skipped_paths: list[str] = field(
+        default_factory=list
+    )  # FIFOs, devices, unreadable folders met in a walk  # neither Karta nor fixture (not with --strict-files)
     suppressed: int = 0
 
     def count(self, severity: Severity) -> int:
@@ -34,7 +39,11 @@ class LintResult:
 
     @property
     def counts(self) -> dict:
-        return {"error": self.count(Severity.ERROR), "warning": self.count(Severity.WARNING), "info": self.count(Severity.INFO)}
+        return {
+            "error": self.count(Severity.ERROR),
+            "warning": self.count(Severity.WARNING),
+            "info": self.count(Severity.INFO),
+        }
 
     def exit_code(self, strict: bool = False) -> int:
         if self.missing:
@@ -46,7 +55,7 @@ class LintResult:
         return 0
 
 
-def apply_config(findings: Iterable[Finding], config: Config) -> List[Finding]:
+def apply_config(findings: Iterable[Finding], config: Config) -> list[Finding]:
     out = []
     for finding in findings:
         severity = config.severity(finding.rule)
@@ -56,11 +65,25 @@ def apply_config(findings: Iterable[Finding], config: Config) -> List[Finding]:
     return out
 
 
-def lint_source(source: SourceFile, config: Config) -> tuple:
-    """(findings, Karta documents, other documents, suppressed, fixture documents) of one file."""
+@dataclass(frozen=True)
+class FileOutcome:
+    """What linting one file gives: its findings (configured and unsuppressed) and what it holds
+    (picklable, so files can be linted in worker processes)."""
+
+    path: str
+    findings: list[Finding]
+    kartas: int
+    others: int
+    suppressed: int
+    fixtures: int
+    skipped: bool = False  # holds neither a Karta nor a fixture document (and is not reported)
+
+
+def lint_source(source: SourceFile, config: Config) -> FileOutcome:
+    """Lint one file read: check each Karta and fixture document, configure, suppress."""
     from kartalint.rules.fixture_schema import check_fixture, is_fixture
 
-    findings: List[Finding] = list(source.findings)
+    findings: list[Finding] = list(source.findings)
     kartas = source.karta_documents
     crds = crd_index(config.crds) if config.crds else None
     for document in kartas:
@@ -70,13 +93,14 @@ def lint_source(source: SourceFile, config: Config) -> tuple:
         findings.extend(check_fixture(document))
     findings = apply_config(findings, config)
     findings, suppressed = split(findings, source.text)
-    return findings, len(kartas), len(source.documents) - len(kartas) - len(fixtures), suppressed, len(fixtures)
+    others = len(source.documents) - len(kartas) - len(fixtures)
+    return FileOutcome(source.path, findings, len(kartas), others, suppressed, len(fixtures))
 
 
 _CRD_INDEXES: dict = {}
 
 
-def crd_index(paths: List[str]):
+def crd_index(paths: list[str]) -> CrdIndex:
     """A ``CrdIndex`` of the configured CRD files (built once per list of paths)."""
     from kartalint.load.crds import CrdIndex
 
@@ -89,29 +113,16 @@ def crd_index(paths: List[str]):
 PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs more than it saves
 
 
-@dataclass(frozen=True)
-class FileOutcome:
-    """What linting one file gives (picklable, so files can be linted in worker processes)."""
-
-    path: str
-    findings: List[Finding]
-    kartas: int
-    others: int
-    suppressed: int
-    fixtures: int
-    skipped: bool  # holds neither a Karta nor a fixture document
-
-
 def lint_file(path: str, config: Config, strict_files: bool) -> FileOutcome:
     source = load_file(path, config.max_file_size)
-    findings, kartas, others, suppressed, fixtures = lint_source(source, config)
+    outcome = lint_source(source, config)
     # a file that is not UTF-8 was decoded only up to its first bad byte: look at all of its bytes
     text = None if any(f.rule == "yaml-encoding" for f in source.findings) else source.text
-    skipped = not strict_files and not kartas and not fixtures and not mentions_karta(path, text)
-    return FileOutcome(source.path, findings, kartas, others, suppressed, fixtures, skipped)
+    skipped = not strict_files and not outcome.kartas and not outcome.fixtures and not mentions_karta(path, text)
+    return dataclasses.replace(outcome, skipped=skipped)
 
 
-def _lint_chunk(args: tuple) -> List[FileOutcome]:  # pragma: no cover - runs in a worker process
+def _lint_chunk(args: tuple) -> list[FileOutcome]:  # pragma: no cover - runs in a worker process
     paths, config, strict_files = args
     return [lint_file(path, config, strict_files) for path in paths]
 
@@ -120,8 +131,9 @@ def default_jobs(files: int) -> int:
     return (os.cpu_count() or 1) if files > PARALLEL_THRESHOLD else 1
 
 
-def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_files: bool = False,
-               jobs: Optional[int] = None) -> LintResult:
+def lint_paths(
+    paths: Iterable[str], config: Config | None = None, strict_files: bool = False, jobs: int | None = None
+) -> LintResult:
     """Lint files and folders. Files that hold neither a Karta nor a fixture document (YAML that
     fails to load included, unless it mentions ``kind: Karta``) are skipped and counted, unless
     ``strict_files``. ``jobs`` worker processes share the files (default: every CPU for more than
@@ -154,18 +166,22 @@ def lint_paths(paths: Iterable[str], config: Optional[Config] = None, strict_fil
     return result
 
 
-def _outcomes(files: List[str], config: Config, strict_files: bool, jobs: int) -> Iterable[FileOutcome]:
+def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -> Iterable[FileOutcome]:
     """Per-file outcomes in the order of ``files``; with ``jobs`` > 1, from worker processes
     (standard input, if among the files, is always read here)."""
     if jobs > 1 and len(files) > 1 and "-" not in files:
         import multiprocessing
 
         size = max(1, min(64, len(files) // (jobs * 4) or 1))  # chunks keep the pipe traffic low and the cores busy
-        chunks = [files[i:i + size] for i in range(0, len(files), size)]
+        chunks = [files[i : i + size] for i in range(0, len(files), size)]
         context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
         try:
             with context.Pool(jobs) as pool:
-                yield from (o for outcomes in pool.imap(_lint_chunk, [(c, config, strict_files) for c in chunks]) for o in outcomes)
+                yield from (
+                    o
+                    for outcomes in pool.imap(_lint_chunk, [(c, config, strict_files) for c in chunks])
+                    for o in outcomes
+                )
             return
         except OSError:  # no worker processes here: lint in this one
             pass
@@ -173,4 +189,4 @@ def _outcomes(files: List[str], config: Config, strict_files: bool, jobs: int) -
         yield lint_file(path, config, strict_files)
 
 
-__all__ = ["LintResult", "FileOutcome", "lint_file", "lint_paths", "lint_source", "apply_config", "rules"]
+__all__ = ["FileOutcome", "LintResult", "apply_config", "lint_file", "lint_paths", "lint_source", "rules"]

@@ -6,14 +6,49 @@ from __future__ import annotations
 
 from kartalint.model import Rule, Severity
 
-
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
-    Rule('fixture-mismatch', Severity.ERROR, 'outcome', "What the definition makes of a fixture's object differs from the fixture's `expect` (a status, role, replica count, GPU total, pod placement or error), or an `xfail` case passed.", 'fix the definition; if the change is intended, rewrite the expectation with `kartalint test --update`', why='The fixture pins what the definition must make of a real object; a difference is a behaviour change every consumer would see.'),
-    Rule('fixture-error', Severity.ERROR, 'outcome', 'A test case cannot run: its object, pods or definition cannot be read or found, its file is not valid, or its `expect` is empty.', 'the message names the file and the place; fix it', why='A case that cannot run tests nothing; it fails rather than passes silently.'),
-    Rule('fixture-path-outside', Severity.ERROR, 'outcome', 'A fixture names a file (`objectFile`, `podsFile`, `definition`) or is a symbolic link that resolves outside the project; it is refused, so a pull request cannot make CI print a file of the machine.', 'keep fixture files inside the project, or allow a folder deliberately with `--allow-outside DIR`', why='A fixture in a pull request could otherwise make CI read and print any file of the machine (secrets, keys).', security_severity='7.5'),
-    Rule('definition-without-fixture', Severity.ERROR, 'outcome', 'A project definition that no test case exercises (`--require-fixtures`).', 'add a fixture for it (`kartalint new fixture OBJECT`)', why='A definition no fixture exercises can break without any test noticing.'),
-    Rule('coverage-below-minimum', Severity.ERROR, 'outcome', "A definition's status mappings matched by its fixtures are below `--min-coverage`.", 'add fixtures whose objects reach the status mappings never matched', why='A status mapping no fixture reaches is untested: it may never match a real object.'),
+    Rule(
+        "fixture-mismatch",
+        Severity.ERROR,
+        "outcome",
+        "What the definition makes of a fixture's object differs from the fixture's `expect` (a status, role, replica count, GPU total, pod placement or error), or an `xfail` case passed.",
+        "fix the definition; if the change is intended, rewrite the expectation with `kartalint test --update`",
+        why="The fixture pins what the definition must make of a real object; a difference is a behaviour change every consumer would see.",
+    ),
+    Rule(
+        "fixture-error",
+        Severity.ERROR,
+        "outcome",
+        "A test case cannot run: its object, pods or definition cannot be read or found, its file is not valid, or its `expect` is empty.",
+        "the message names the file and the place; fix it",
+        why="A case that cannot run tests nothing; it fails rather than passes silently.",
+    ),
+    Rule(
+        "fixture-path-outside",
+        Severity.ERROR,
+        "outcome",
+        "A fixture names a file (`objectFile`, `podsFile`, `definition`) or is a symbolic link that resolves outside the project; it is refused, so a pull request cannot make CI print a file of the machine.",
+        "keep fixture files inside the project, or allow a folder deliberately with `--allow-outside DIR`",
+        why="A fixture in a pull request could otherwise make CI read and print any file of the machine (secrets, keys).",
+        security_severity="7.5",
+    ),
+    Rule(
+        "definition-without-fixture",
+        Severity.ERROR,
+        "outcome",
+        "A project definition that no test case exercises (`--require-fixtures`).",
+        "add a fixture for it (`kartalint new fixture OBJECT`)",
+        why="A definition no fixture exercises can break without any test noticing.",
+    ),
+    Rule(
+        "coverage-below-minimum",
+        Severity.ERROR,
+        "outcome",
+        "A definition's status mappings matched by its fixtures are below `--min-coverage`.",
+        "add fixtures whose objects reach the status mappings never matched",
+        why="A status mapping no fixture reaches is untested: it may never match a real object.",
+    ),
 )
 
 

@@ -26,8 +26,8 @@ Categories:
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional
 
 from kartalint.load import documents
 from kartalint.model import Rule
@@ -46,11 +46,21 @@ from kartalint.rules import (
 __all__ = ["CATEGORIES", "EXAMPLES_DIR", "RULES", "Examples", "Rule", "examples", "get", "iter_rules"]
 
 CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "crd", "fixture", "test", "outcome")
-_DECLARING = (documents, karta_schema, structure, expressions, practice, kai_gang, crd_paths, fixture_schema, test_time,
-              outcomes)
+_DECLARING = (
+    documents,
+    karta_schema,
+    structure,
+    expressions,
+    practice,
+    kai_gang,
+    crd_paths,
+    fixture_schema,
+    test_time,
+    outcomes,
+)
 
 
-def _collect() -> List[Rule]:
+def _collect() -> list[Rule]:
     declared = [rule for module in _DECLARING for rule in module.RULES]
     ids = [rule.id for rule in declared]
     if len(set(ids)) != len(ids):  # pragma: no cover - guarded by tests too
@@ -62,14 +72,14 @@ def _collect() -> List[Rule]:
 
 
 _ALL = _collect()
-RULES: Dict[str, Rule] = {rule.id: rule for rule in _ALL}
+RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
 
 
 def get(rule_id: str) -> Rule:
     return RULES[rule_id]
 
 
-def iter_rules(categories: Iterable[str] = CATEGORIES) -> List[Rule]:
+def iter_rules(categories: Iterable[str] = CATEGORIES) -> list[Rule]:
     wanted = set(categories)
     return [rule for rule in _ALL if rule.category in wanted]
 
@@ -89,24 +99,24 @@ class Examples:
     folder: str
     bad: bytes
     good: bytes
-    others: Dict[str, bytes] = field(default_factory=dict)
+    others: dict[str, bytes] = field(default_factory=dict)
     file: str = "bad.yaml"
     line: int = 0
     also: tuple = ()
-    run: Dict[str, tuple] = field(default_factory=dict)  # "bad"/"good" -> options
+    run: dict[str, tuple] = field(default_factory=dict)  # "bad"/"good" -> options
 
     def text(self, name: str) -> str:
         data = self.bad if name == "bad.yaml" else self.good if name == "good.yaml" else self.others[name]
         return data.decode("utf-8", "replace")
 
 
-def examples(rule_id: str) -> Optional[Examples]:
+def examples(rule_id: str) -> Examples | None:
     """The examples of a rule, or None when it has none (it needs a file over the size limit,
     or one the system refuses to read)."""
     folder = os.path.join(EXAMPLES_DIR, rule_id)
     if not os.path.isdir(folder):
         return None
-    files: Dict[str, bytes] = {}
+    files: dict[str, bytes] = {}
     for name in sorted(os.listdir(folder)):
         with open(os.path.join(folder, name), "rb") as handle:
             files[name] = handle.read()
@@ -117,7 +127,7 @@ def examples(rule_id: str) -> Optional[Examples]:
             if MARKER in text and name != "good.yaml" and not line:
                 where, line = name, number
             if text.startswith(ALSO) and name == "bad.yaml":
-                also.append(text[len(ALSO):].split()[0])
+                also.append(text[len(ALSO) :].split()[0])
             if text.startswith(RUN) and name in ("bad.yaml", "good.yaml"):
-                run[name[:-5]] = tuple(text[len(RUN):].split())
+                run[name[:-5]] = tuple(text[len(RUN) :].split())
     return Examples(folder, bad, good, files, where, line, tuple(also), run)

@@ -6,33 +6,144 @@ Messages follow upstream's wording so that they can be matched with ``kli valida
 
 from __future__ import annotations
 
-from kartalint.model import Rule, Severity
-
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from kartalint import karta
+from kartalint.karta import as_dict
+from kartalint.model import Rule, Severity
 from kartalint.rules.context import Context
-
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
-    Rule('duplicate-component-name', Severity.ERROR, 'parity', 'Two components share a name (root included).', 'rename one of the components', why="Components are found by name (ownerRef, gang members, sub-groups); with two of the same name the references are ambiguous and upstream's validator refuses the definition."),
-    Rule('empty-component-name', Severity.ERROR, 'parity', 'A component has an empty or missing name.', 'give the component a name', why="A component without a name cannot be referenced and upstream's validator refuses it."),
-    Rule('root-incomplete-kind', Severity.ERROR, 'parity', 'The root component needs a full kind: group, version and kind (group may be empty only for Pod).', 'set kind.group, kind.version and kind.kind on the root component', why='The root kind is how a consumer finds the definition for a workload; upstream refuses a root without group, version and kind.'),
-    Rule('root-has-owner-ref', Severity.ERROR, 'parity', 'The root component must not have an ownerRef (not even an empty one).', 'remove ownerRef from the root component', why='The root component is the workload itself; upstream refuses an ownerRef on it.'),
-    Rule('root-missing-status-definition', Severity.ERROR, 'parity', 'The root component must have a statusDefinition.', 'add statusDefinition with statusMappings to the root component', why="The workload's status comes from the root's statusDefinition; upstream refuses a root without one."),
-    Rule('child-missing-owner-ref', Severity.ERROR, 'parity', 'A child component has no (or an empty) ownerRef.', 'set ownerRef to the name of the parent component', why='A child component is placed in the tree by its ownerRef; upstream refuses a child without one.'),
-    Rule('unknown-owner-ref', Severity.ERROR, 'parity', "A child's ownerRef names a component that does not exist.", 'set ownerRef to an existing component name', why='An ownerRef naming no component leaves the child outside the tree; upstream refuses it.'),
-    Rule('multiple-pod-spec-definitions', Severity.ERROR, 'parity', 'More than one of podTemplateSpecPath, podSpecPath and fragmentedPodSpecDefinition is set.', 'keep exactly one way of locating the pod spec', why="A component's pods come from exactly one of the three locations; upstream refuses a component with more than one."),
-    Rule('selector-empty-match-labels', Severity.ERROR, 'parity', 'componentTypeSelector.matchLabels is an empty map.', 'add labels to matchLabels or remove it', why='An empty matchLabels selects every pod; upstream refuses it.'),
-    Rule('selector-missing-key', Severity.ERROR, 'parity', 'componentTypeSelector has neither keyPath nor matchLabels.', 'set keyPath or matchLabels', why='A componentTypeSelector without keyPath or matchLabels selects nothing; upstream refuses it.'),
-    Rule('selector-value-without-key-path', Severity.ERROR, 'parity', 'componentTypeSelector.value is set without keyPath.', 'add keyPath or remove value', why='value is compared with what keyPath reads; without keyPath upstream refuses it.'),
-    Rule('selector-invalid-match-labels', Severity.ERROR, 'parity', 'componentTypeSelector.matchLabels has a key or value that is not a valid Kubernetes label.', "use label keys like `example.com/name` and values of at most 63 alphanumeric, '-', '_' or '.' characters", why='A label that Kubernetes would never accept can never be on a pod; upstream refuses it.'),
-    Rule('instance-id-without-instance-selector', Severity.ERROR, 'parity', 'instanceIdPath is set but podSelector.componentInstanceSelector is not.', 'add podSelector.componentInstanceSelector.idPath', why='Instance ids split a component into roles; without a componentInstanceSelector no pod can be placed in an instance and upstream refuses the definition.'),
-    Rule('instance-selector-without-instance-id', Severity.ERROR, 'parity', 'podSelector.componentInstanceSelector is set but instanceIdPath is not.', 'add instanceIdPath or remove the instance selector', why='The instance selector matches pods to instance ids; without instanceIdPath there are none, and upstream refuses it.'),
-    Rule('ownership-cycle', Severity.ERROR, 'parity', 'ownerRef chains form a cycle.', 'make the ownerRefs form a tree rooted at the root component', why='Components must form a tree under the root; upstream refuses a cycle of ownerRefs.'),
-    Rule('unknown-gang-member', Severity.ERROR, 'parity', 'A podGroups member names a component that does not exist.', 'name an existing component', why='A gang member naming no component is refused by upstream; the gang would never be complete.'),
+    Rule(
+        "duplicate-component-name",
+        Severity.ERROR,
+        "parity",
+        "Two components share a name (root included).",
+        "rename one of the components",
+        why="Components are found by name (ownerRef, gang members, sub-groups); with two of the same name the references are ambiguous and upstream's validator refuses the definition.",
+    ),
+    Rule(
+        "empty-component-name",
+        Severity.ERROR,
+        "parity",
+        "A component has an empty or missing name.",
+        "give the component a name",
+        why="A component without a name cannot be referenced and upstream's validator refuses it.",
+    ),
+    Rule(
+        "root-incomplete-kind",
+        Severity.ERROR,
+        "parity",
+        "The root component needs a full kind: group, version and kind (group may be empty only for Pod).",
+        "set kind.group, kind.version and kind.kind on the root component",
+        why="The root kind is how a consumer finds the definition for a workload; upstream refuses a root without group, version and kind.",
+    ),
+    Rule(
+        "root-has-owner-ref",
+        Severity.ERROR,
+        "parity",
+        "The root component must not have an ownerRef (not even an empty one).",
+        "remove ownerRef from the root component",
+        why="The root component is the workload itself; upstream refuses an ownerRef on it.",
+    ),
+    Rule(
+        "root-missing-status-definition",
+        Severity.ERROR,
+        "parity",
+        "The root component must have a statusDefinition.",
+        "add statusDefinition with statusMappings to the root component",
+        why="The workload's status comes from the root's statusDefinition; upstream refuses a root without one.",
+    ),
+    Rule(
+        "child-missing-owner-ref",
+        Severity.ERROR,
+        "parity",
+        "A child component has no (or an empty) ownerRef.",
+        "set ownerRef to the name of the parent component",
+        why="A child component is placed in the tree by its ownerRef; upstream refuses a child without one.",
+    ),
+    Rule(
+        "unknown-owner-ref",
+        Severity.ERROR,
+        "parity",
+        "A child's ownerRef names a component that does not exist.",
+        "set ownerRef to an existing component name",
+        why="An ownerRef naming no component leaves the child outside the tree; upstream refuses it.",
+    ),
+    Rule(
+        "multiple-pod-spec-definitions",
+        Severity.ERROR,
+        "parity",
+        "More than one of podTemplateSpecPath, podSpecPath and fragmentedPodSpecDefinition is set.",
+        "keep exactly one way of locating the pod spec",
+        why="A component's pods come from exactly one of the three locations; upstream refuses a component with more than one.",
+    ),
+    Rule(
+        "selector-empty-match-labels",
+        Severity.ERROR,
+        "parity",
+        "componentTypeSelector.matchLabels is an empty map.",
+        "add labels to matchLabels or remove it",
+        why="An empty matchLabels selects every pod; upstream refuses it.",
+    ),
+    Rule(
+        "selector-missing-key",
+        Severity.ERROR,
+        "parity",
+        "componentTypeSelector has neither keyPath nor matchLabels.",
+        "set keyPath or matchLabels",
+        why="A componentTypeSelector without keyPath or matchLabels selects nothing; upstream refuses it.",
+    ),
+    Rule(
+        "selector-value-without-key-path",
+        Severity.ERROR,
+        "parity",
+        "componentTypeSelector.value is set without keyPath.",
+        "add keyPath or remove value",
+        why="value is compared with what keyPath reads; without keyPath upstream refuses it.",
+    ),
+    Rule(
+        "selector-invalid-match-labels",
+        Severity.ERROR,
+        "parity",
+        "componentTypeSelector.matchLabels has a key or value that is not a valid Kubernetes label.",
+        "use label keys like `example.com/name` and values of at most 63 alphanumeric, '-', '_' or '.' characters",
+        why="A label that Kubernetes would never accept can never be on a pod; upstream refuses it.",
+    ),
+    Rule(
+        "instance-id-without-instance-selector",
+        Severity.ERROR,
+        "parity",
+        "instanceIdPath is set but podSelector.componentInstanceSelector is not.",
+        "add podSelector.componentInstanceSelector.idPath",
+        why="Instance ids split a component into roles; without a componentInstanceSelector no pod can be placed in an instance and upstream refuses the definition.",
+    ),
+    Rule(
+        "instance-selector-without-instance-id",
+        Severity.ERROR,
+        "parity",
+        "podSelector.componentInstanceSelector is set but instanceIdPath is not.",
+        "add instanceIdPath or remove the instance selector",
+        why="The instance selector matches pods to instance ids; without instanceIdPath there are none, and upstream refuses it.",
+    ),
+    Rule(
+        "ownership-cycle",
+        Severity.ERROR,
+        "parity",
+        "ownerRef chains form a cycle.",
+        "make the ownerRefs form a tree rooted at the root component",
+        why="Components must form a tree under the root; upstream refuses a cycle of ownerRefs.",
+    ),
+    Rule(
+        "unknown-gang-member",
+        Severity.ERROR,
+        "parity",
+        "A podGroups member names a component that does not exist.",
+        "name an existing component",
+        why="A gang member naming no component is refused by upstream; the gang would never be complete.",
+    ),
 )
 
 
@@ -41,7 +152,7 @@ _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
-def _name(comp: Dict[str, Any]) -> Optional[str]:
+def _name(comp: dict[str, Any]) -> str | None:
     name = comp.get("name")
     return name if isinstance(name, str) else None
 
@@ -64,15 +175,15 @@ def check(ctx: Context) -> None:
     _gang_members(ctx, names)
 
 
-def _names(ctx: Context, comps: List[karta.ComponentRef]) -> None:
-    seen: Dict[str, bool] = {}
+def _names(ctx: Context, comps: list[karta.ComponentRef]) -> None:
+    seen: dict[str, bool] = {}
     # upstream gathers children first, then the root
     for comp in [c for c in comps if not c.is_root] + [c for c in comps if c.is_root]:
         name = _name(comp.data)
         if not name:
             continue
         if name in seen:
-            ctx.report("duplicate-component-name", comp.path + ("name",), f"component name {name} is not unique")
+            ctx.report("duplicate-component-name", (*comp.path, "name"), f"component name {name} is not unique")
         seen[name] = True
 
 
@@ -81,25 +192,48 @@ def _root(ctx: Context, comp: karta.ComponentRef) -> None:
     kind = data.get("kind")
     gvk = karta.gvk_of(kind)
     if gvk is None or not gvk[1] or not gvk[2] or (not gvk[0] and gvk[2] != "Pod"):
-        missing = "kind" if gvk is None else ", ".join(
-            n for n, v in zip(("group", "version", "kind"), gvk) if not v and not (n == "group" and gvk[2] == "Pod"))
-        ctx.report("root-incomplete-kind", comp.path + ("kind",),
-                   f"root component must have full kind (group, version, kind): missing {missing}", key=True)
+        missing = (
+            "kind"
+            if gvk is None
+            else ", ".join(
+                n
+                for n, v in zip(("group", "version", "kind"), gvk, strict=False)
+                if not v and not (n == "group" and gvk[2] == "Pod")
+            )
+        )
+        ctx.report(
+            "root-incomplete-kind",
+            (*comp.path, "kind"),
+            f"root component must have full kind (group, version, kind): missing {missing}",
+            key=True,
+        )
     if "ownerRef" in data:
-        ctx.report("root-has-owner-ref", comp.path + ("ownerRef",), "root component cannot have owner ref", key=True)
+        ctx.report("root-has-owner-ref", (*comp.path, "ownerRef"), "root component cannot have owner ref", key=True)
     if data.get("statusDefinition") is None:
-        ctx.report("root-missing-status-definition", comp.path + ("statusDefinition",),
-                   "root component must have status definition", key=True)
+        ctx.report(
+            "root-missing-status-definition",
+            (*comp.path, "statusDefinition"),
+            "root component must have status definition",
+            key=True,
+        )
 
 
 def _child(ctx: Context, comp: karta.ComponentRef, names: set) -> None:
     owner = comp.data.get("ownerRef")
     label = _name(comp.data) or ""
     if not _nonempty_str(owner):
-        ctx.report("child-missing-owner-ref", comp.path + ("ownerRef",), f"child component '{label}' has no owner ref", key=True)
+        ctx.report(
+            "child-missing-owner-ref",
+            (*comp.path, "ownerRef"),
+            f"child component '{label}' has no owner ref",
+            key=True,
+        )
     elif owner not in names:
-        ctx.report("unknown-owner-ref", comp.path + ("ownerRef",),
-                   f"child component '{label}' has owner ref to non-existing component '{owner}'")
+        ctx.report(
+            "unknown-owner-ref",
+            (*comp.path, "ownerRef"),
+            f"child component '{label}' has owner ref to non-existing component '{owner}'",
+        )
 
 
 def _component(ctx: Context, comp: karta.ComponentRef) -> None:
@@ -107,50 +241,76 @@ def _component(ctx: Context, comp: karta.ComponentRef) -> None:
     name = _name(data)
     label = name or ""
     if not name:
-        ctx.report("empty-component-name", comp.path + ("name",), "component name is empty", key="name" not in data)
+        ctx.report("empty-component-name", (*comp.path, "name"), "component name is empty", key="name" not in data)
     spec = data.get("specDefinition")
     if isinstance(spec, dict):
         present = [k for k in ("podTemplateSpecPath", "podSpecPath") if _nonempty_str(spec.get(k))]
         if spec.get("fragmentedPodSpecDefinition") is not None:
             present.append("fragmentedPodSpecDefinition")
         if len(present) > 1:
-            ctx.report("multiple-pod-spec-definitions", comp.path + ("specDefinition",),
-                       f"component '{label}' has multiple pod spec definitions ({', '.join(present)})", key=True)
-    selector = data.get("podSelector") if isinstance(data.get("podSelector"), dict) else {}
+            ctx.report(
+                "multiple-pod-spec-definitions",
+                (*comp.path, "specDefinition"),
+                f"component '{label}' has multiple pod spec definitions ({', '.join(present)})",
+                key=True,
+            )
+    selector = as_dict(data.get("podSelector"))
     _type_selector(ctx, comp, label, selector.get("componentTypeSelector"))
     instance_selector = selector.get("componentInstanceSelector")
     has_id_path = _nonempty_str(data.get("instanceIdPath"))
     if has_id_path and instance_selector is None:
-        ctx.report("instance-id-without-instance-selector", comp.path + ("instanceIdPath",),
-                   f"component '{label}' has instance id path but no pod component instance selector", key=True)
+        ctx.report(
+            "instance-id-without-instance-selector",
+            (*comp.path, "instanceIdPath"),
+            f"component '{label}' has instance id path but no pod component instance selector",
+            key=True,
+        )
     elif instance_selector is not None and not has_id_path:
-        ctx.report("instance-selector-without-instance-id", comp.path + ("podSelector", "componentInstanceSelector"),
-                   f"component '{label}' has pod component instance selector but no instance id path", key=True)
+        ctx.report(
+            "instance-selector-without-instance-id",
+            (*comp.path, "podSelector", "componentInstanceSelector"),
+            f"component '{label}' has pod component instance selector but no instance id path",
+            key=True,
+        )
 
 
 def _type_selector(ctx: Context, comp: karta.ComponentRef, label: str, selector: Any) -> None:
     if not isinstance(selector, dict):
         return
-    path = comp.path + ("podSelector", "componentTypeSelector")
+    path = (*comp.path, "podSelector", "componentTypeSelector")
     labels = selector.get("matchLabels")
     has_key = _nonempty_str(selector.get("keyPath"))
     if isinstance(labels, dict) and not labels:
-        ctx.report("selector-empty-match-labels", path + ("matchLabels",),
-                   f"component '{label}' has component type selector with empty matchLabels")
+        ctx.report(
+            "selector-empty-match-labels",
+            (*path, "matchLabels"),
+            f"component '{label}' has component type selector with empty matchLabels",
+        )
     elif not has_key and labels is None:
-        ctx.report("selector-missing-key", path,
-                   f"component '{label}' has component type selector with neither keyPath nor matchLabels", key=True)
+        ctx.report(
+            "selector-missing-key",
+            path,
+            f"component '{label}' has component type selector with neither keyPath nor matchLabels",
+            key=True,
+        )
     elif not has_key and selector.get("value") is not None:
-        ctx.report("selector-value-without-key-path", path + ("value",),
-                   f"component '{label}' has component type selector value without keyPath", key=True)
+        ctx.report(
+            "selector-value-without-key-path",
+            (*path, "value"),
+            f"component '{label}' has component type selector value without keyPath",
+            key=True,
+        )
     elif isinstance(labels, dict):
         errors = sorted(_label_errors(labels))
         if errors:
-            ctx.report("selector-invalid-match-labels", path + ("matchLabels",),
-                       f"component '{label}' has invalid matchLabels: {'; '.join(errors)}")
+            ctx.report(
+                "selector-invalid-match-labels",
+                (*path, "matchLabels"),
+                f"component '{label}' has invalid matchLabels: {'; '.join(errors)}",
+            )
 
 
-def _label_errors(labels: Dict[Any, Any]) -> List[str]:
+def _label_errors(labels: dict[Any, Any]) -> list[str]:
     errors = []
     for key, value in labels.items():
         key = str(key)
@@ -158,16 +318,20 @@ def _label_errors(labels: Dict[Any, Any]) -> List[str]:
         if "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
             errors.append(f"matchLabels: Invalid value: {key!r}: prefix part must be a DNS subdomain")
         if not name or len(name) > 63 or not _LABEL_NAME.match(name):
-            errors.append(f"matchLabels: Invalid value: {key!r}: name part must consist of alphanumeric characters, '-', '_' or '.', start and end with an alphanumeric character, at most 63 characters")
+            errors.append(
+                f"matchLabels: Invalid value: {key!r}: name part must consist of alphanumeric characters, '-', '_' or '.', start and end with an alphanumeric character, at most 63 characters"
+            )
         if not isinstance(value, str):
             errors.append(f"matchLabels[{key}]: Invalid value: {value!r}: must be a string")
         elif len(value) > 63 or not _LABEL_VALUE.match(value):
-            errors.append(f"matchLabels[{key}]: Invalid value: {value!r}: a valid label value must be at most 63 characters, alphanumeric, '-', '_' or '.', starting and ending with an alphanumeric character")
+            errors.append(
+                f"matchLabels[{key}]: Invalid value: {value!r}: a valid label value must be at most 63 characters, alphanumeric, '-', '_' or '.', starting and ending with an alphanumeric character"
+            )
     return errors
 
 
-def _cycles(ctx: Context, comps: List[karta.ComponentRef]) -> None:
-    owner_of = {}
+def _cycles(ctx: Context, comps: list[karta.ComponentRef]) -> None:
+    owner_of: dict[str, str] = {}
     path_of = {}
     for comp in comps:
         name = _name(comp.data)
@@ -180,16 +344,19 @@ def _cycles(ctx: Context, comps: List[karta.ComponentRef]) -> None:
         start = _name(comp.data)
         if comp.is_root or not start:
             continue
-        seen = []
-        current: Optional[str] = start
+        seen: list[str] = []
+        current: str | None = start
         while current is not None and current in owner_of:
             if current in seen:
-                cycle = frozenset(seen[seen.index(current):])
+                cycle = frozenset(seen[seen.index(current) :])
                 if cycle not in reported:
                     reported.add(cycle)
-                    ctx.report("ownership-cycle", path_of[current] + ("ownerRef",),
-                               f"ownership cycle detected involving component {current} "
-                               f"({' -> '.join(seen[seen.index(current):] + [current])})")
+                    ctx.report(
+                        "ownership-cycle",
+                        path_of[current] + ("ownerRef",),
+                        f"ownership cycle detected involving component {current} "
+                        f"({' -> '.join([*seen[seen.index(current) :], current])})",
+                    )
                 break
             seen.append(current)
             current = owner_of.get(current)
@@ -207,6 +374,17 @@ def _gang_members(ctx: Context, names: set) -> None:
                 continue
             name = member.get("componentName")
             if name not in names:
-                ctx.report("unknown-gang-member",
-                           ("spec", "optimizationInstructions", "gangScheduling", "podGroups", gi, "members", mi, "componentName"),
-                           f"pod-group member component '{name}' is not defined (should be a root or child component)")
+                ctx.report(
+                    "unknown-gang-member",
+                    (
+                        "spec",
+                        "optimizationInstructions",
+                        "gangScheduling",
+                        "podGroups",
+                        gi,
+                        "members",
+                        mi,
+                        "componentName",
+                    ),
+                    f"pod-group member component '{name}' is not defined (should be a root or child component)",
+                )

@@ -11,19 +11,20 @@ Text after the rule ids is a free comment: ``# kartalint: disable=rule-a -- why`
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Set, Tuple
 
 from kartalint.model import Finding
 
 # rule ids separated by commas; anything after them (` -- the reason`) is a comment
-_DIRECTIVE = re.compile(r"#\s*kartalint:\s*(disable-file|disable)(?:\s*=\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*))?")
+_DIRECTIVE = re.compile(
+    r"#\s*kartalint:\s*(disable-file|disable)(?:\s*=\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*))?"
+)
 ALL = "*"
 
 
-def directives(text: str) -> Tuple[Dict[int, Set[str]], Set[str]]:
+def directives(text: str) -> tuple[dict[int, set[str]], set[str]]:
     """(rules silenced per 1-based line, rules silenced in the whole file)."""
-    per_line: Dict[int, Set[str]] = {}
-    whole: Set[str] = set()
+    per_line: dict[int, set[str]] = {}
+    whole: set[str] = set()
     if "kartalint:" not in text:
         return per_line, whole
     for number, line in enumerate(text.splitlines(), start=1):
@@ -41,7 +42,7 @@ def directives(text: str) -> Tuple[Dict[int, Set[str]], Set[str]]:
     return per_line, whole
 
 
-def split(findings: List[Finding], text: Optional[str]) -> Tuple[List[Finding], int]:
+def split(findings: list[Finding], text: str | None) -> tuple[list[Finding], int]:
     """(kept findings, number suppressed)."""
     if not text or not findings:
         return findings, 0

@@ -11,18 +11,25 @@ import os
 import re
 from dataclasses import dataclass
 from dataclasses import field as dc_field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
-
-from kartalint.load.crds import CrdIndex, CrdVersion
 from kartalint.karta import as_dict
+from kartalint.load.crds import CrdIndex, CrdVersion
 from kartalint.load.documents import load_file
+from kartalint.scaffold.crd_schema import (
+    LIBRARY_NAME,
+    Role,
+    count_factors,
+    find_roles,
+    identifier_field,
+    is_base,
+    jq_path,
+    properties_of,
+    role_name,
+    schema_at,
+    status_mappings,
+)
 from kartalint.scaffold.fixture import dump
-from kartalint.scaffold.crd_schema import (LIBRARY_NAME, Role, count_factors, find_roles, identifier_field, is_base, jq_path, properties_of,
-                                           role_name, schema_at, status_mappings)
-
-
-
 
 # -- drafts from CRDs (`kartalint new --crd`) -------------------------------------------------------
 
@@ -31,16 +38,16 @@ from kartalint.scaffold.crd_schema import (LIBRARY_NAME, Role, count_factors, fi
 class Draft:
     name: str
     text: str
-    data: Dict[str, Any]
-    fixture_object: Dict[str, Any]
-    roles: List[Role] = dc_field(default_factory=list)
-    problems: List[str] = dc_field(default_factory=list)  # why the skeleton object is not valid for its CRD
+    data: dict[str, Any]
+    fixture_object: dict[str, Any]
+    roles: list[Role] = dc_field(default_factory=list)
+    problems: list[str] = dc_field(default_factory=list)  # why the skeleton object is not valid for its CRD
 
 
 def draft_definition(version: CrdVersion) -> Draft:
     schema = version.schema
     name = f"{(version.group or 'core').replace('.', '-')}-{version.kind.lower()}-{version.version}"
-    found: List[Role] = []
+    found: list[Role] = []
     for key, child in properties_of(schema).items():  # roles may live outside spec (KAITO's `inference`, `tuning`)
         if key not in ("apiVersion", "kind", "metadata", "status"):
             find_roles(child, (key,), found)
@@ -52,26 +59,35 @@ def draft_definition(version: CrdVersion) -> Draft:
     used = {root_name}
     for role in roles:
         role.name = role_name(role.path, used)
-    comments: Dict[str, List[str]] = {}
+    comments: dict[str, list[str]] = {}
     children = []
     pod_roles = len(roles)
     for role in roles:
         iters = [i for i, p in enumerate(role.path) if p in ("[]", "{}")]
-        comp: Dict[str, Any] = {"name": role.name, "kind": {"group": "", "version": "v1", "kind": "Pod"}, "ownerRef": root_name}
-        notes = [f"pod {'template' if role.shape == 'template' else 'spec' if role.shape == 'podspec' else 'fields'} found at {jq_path(role.path)}"]
+        comp: dict[str, Any] = {
+            "name": role.name,
+            "kind": {"group": "", "version": "v1", "kind": "Pod"},
+            "ownerRef": root_name,
+        }
+        notes = [
+            f"pod {'template' if role.shape == 'template' else 'spec' if role.shape == 'podspec' else 'fields'} found at {jq_path(role.path)}"
+        ]
         if role.shape != "fragments":
             notes.extend(role.note)  # how sure the guess is
         prefix = ""
         if iters:
-            coll = role.path[:iters[0]]
-            rel = role.path[iters[0] + 1:]
+            coll = role.path[: iters[0]]
+            rel = role.path[iters[0] + 1 :]
             if role.path[iters[0]] == "[]":
-                item = schema_at(schema, coll + ("[]",))
+                item = schema_at(schema, (*coll, "[]"))
                 id_field = identifier_field(item) or "name"
                 guard = ""
                 pattern = rel[0] if len(rel) > 1 else None
-                others = {r.path[len(coll) + 1] for r in roles if r is not role and r.path[:len(coll) + 1] == coll + ("[]",)
-                          and len(r.path) > len(coll) + 2}
+                others = {
+                    r.path[len(coll) + 1]
+                    for r in roles
+                    if r is not role and r.path[: len(coll) + 1] == (*coll, "[]") and len(r.path) > len(coll) + 2
+                }
                 if pattern and pattern not in (item.get("required") or []) and others - {pattern}:
                     # alternatives (RoleBasedGroup's leaderWorkerPattern / standalonePattern): an entry is an
                     # instance of this component only when it uses this pattern
@@ -86,7 +102,9 @@ def draft_definition(version: CrdVersion) -> Draft:
             else:
                 comp["instanceIdPath"] = f"{jq_path(coll)} | keys[]"
                 prefix = f"{jq_path(coll)} | keys[] as $key | .[$key] | "
-                notes.append(f"one instance per key of the map {jq_path(coll)} (walked in `keys` order so that every path lines up)")
+                notes.append(
+                    f"one instance per key of the map {jq_path(coll)} (walked in `keys` order so that every path lines up)"
+                )
             spec_path = f"{prefix}{jq_path(rel)}" if rel else prefix.rstrip(" |")
         else:
             spec_path = jq_path(role.path)
@@ -96,7 +114,9 @@ def draft_definition(version: CrdVersion) -> Draft:
             comp["specDefinition"] = {"podSpecPath": spec_path}
         else:
             base = spec_path
-            comp["specDefinition"] = {"fragmentedPodSpecDefinition": {"resourcesPath": f"{base}.{role.note[0]}", "imagePath": f"{base}.image"}}
+            comp["specDefinition"] = {
+                "fragmentedPodSpecDefinition": {"resourcesPath": f"{base}.{role.note[0]}", "imagePath": f"{base}.image"}
+            }
         factors, bounds, count_notes = count_factors(schema, role, roles)
         notes.extend(count_notes)
         if factors:
@@ -112,52 +132,93 @@ def draft_definition(version: CrdVersion) -> Draft:
             comp["podSelector"] = {"componentTypeSelector": {"keyPath": label}}
             if iters:
                 comp["podSelector"]["componentInstanceSelector"] = {"idPath": label}
-            notes.append("TODO: podSelector: the pod label that carries this role is not in the CRD; replace TODO/... with it")
+            notes.append(
+                "TODO: podSelector: the pod label that carries this role is not in the CRD; replace TODO/... with it"
+            )
         comments[role.name] = notes
         children.append(comp)
     from kartalint.load.crds import printer_condition_types
 
     status, status_notes = status_mappings(schema, printer_condition_types(version))
-    root: Dict[str, Any] = {"name": root_name, "kind": {"group": version.group, "version": version.version, "kind": version.kind},
-                            "statusDefinition": status}
-    data: Dict[str, Any] = {"apiVersion": "run.ai/v1alpha1", "kind": "Karta", "metadata": {"name": name},
-                            "spec": {"structureDefinition": {"rootComponent": root}}}
+    root: dict[str, Any] = {
+        "name": root_name,
+        "kind": {"group": version.group, "version": version.version, "kind": version.kind},
+        "statusDefinition": status,
+    }
+    data: dict[str, Any] = {
+        "apiVersion": "run.ai/v1alpha1",
+        "kind": "Karta",
+        "metadata": {"name": name},
+        "spec": {"structureDefinition": {"rootComponent": root}},
+    }
     if children:
         data["spec"]["structureDefinition"]["childComponents"] = children
-    data["spec"]["optimizationInstructions"] = {"gangScheduling": {"podGroup": {"name": root_name}}} if (pod_roles > 1 or any("instanceIdPath" in c for c in children)) else {}
-    header = [f"# Draft generated by `kartalint new --crd` from {os.path.basename(version.source)} ({version.kind} {version.group}/{version.version}).",
-              "# Every guess is commented; TODO marks what must be confirmed against the operator and real objects.",
-              f"# Roles: {', '.join(r.name for r in roles) or 'none found (TODO: no pod template or pod spec in the CRD schema)'}.",
-              f"# Reads: {', '.join(sorted({jq_path(r.path[:2]) for r in roles} | {'.status'}))}."]
+    data["spec"]["optimizationInstructions"] = (
+        {"gangScheduling": {"podGroup": {"name": root_name}}}
+        if (pod_roles > 1 or any("instanceIdPath" in c for c in children))
+        else {}
+    )
+    header = [
+        f"# Draft generated by `kartalint new --crd` from {os.path.basename(version.source)} ({version.kind} {version.group}/{version.version}).",
+        "# Every guess is commented; TODO marks what must be confirmed against the operator and real objects.",
+        f"# Roles: {', '.join(r.name for r in roles) or 'none found (TODO: no pod template or pod spec in the CRD schema)'}.",
+        f"# Reads: {', '.join(sorted({jq_path(r.path[:2]) for r in roles} | {'.status'}))}.",
+    ]
     header += [f"# Status: {n}" for n in status_notes]
-    header += [f"# Skipped {jq_path(r.path)}: templates nested in two lists or maps are not modelled (TODO if they are pods of this workload)." for r in skipped]
-    header += [f"# Not a role: {jq_path(r.path)} is a template library (entries referenced by name from the roles)." for r in libraries]
-    header += [f"# Not a role: {jq_path(r.path)} is a base template beside the role templates (the operator merges it into them; "
-               "TODO: read it with `*` where a role's own template leaves fields out)." for r in bases]
+    header += [
+        f"# Skipped {jq_path(r.path)}: templates nested in two lists or maps are not modelled (TODO if they are pods of this workload)."
+        for r in skipped
+    ]
+    header += [
+        f"# Not a role: {jq_path(r.path)} is a template library (entries referenced by name from the roles)."
+        for r in libraries
+    ]
+    header += [
+        f"# Not a role: {jq_path(r.path)} is a base template beside the role templates (the operator merges it into them; "
+        "TODO: read it with `*` where a role's own template leaves fields out)."
+        for r in bases
+    ]
     if not roles:
         header.append("# TODO: no pod-bearing field was found; add components by hand.")
     text = "\n".join(header) + "\n" + _render(data, comments)
     return Draft(name, text, data, minimal_object(version, roles), roles)
 
 
-def review(draft: Draft) -> Dict[str, Any]:
+def review(draft: Draft) -> dict[str, Any]:
     """What a draft found and how sure each guess is (for the review report and its JSON)."""
     children = {c.get("name"): c for c in draft.data["spec"]["structureDefinition"].get("childComponents", [])}
     roles = []
     for role in draft.roles:
         component = children.get(role.name, {})
         scale = component.get("scaleDefinition") or {}
-        roles.append({"name": role.name, "path": jq_path(role.path), "shape": role.shape,
-                      "confidence": "guessed by name" if role.note and role.shape != "fragments" else f"schema shape ({role.shape})",
-                      "instanceIdPath": component.get("instanceIdPath"), "replicas": scale.get("replicasPath", "1")})
+        roles.append(
+            {
+                "name": role.name,
+                "path": jq_path(role.path),
+                "shape": role.shape,
+                "confidence": "guessed by name"
+                if role.note and role.shape != "fragments"
+                else f"schema shape ({role.shape})",
+                "instanceIdPath": component.get("instanceIdPath"),
+                "replicas": scale.get("replicasPath", "1"),
+            }
+        )
     kind = draft.fixture_object.get("kind")
-    return {"name": draft.name, "kind": kind, "apiVersion": draft.fixture_object.get("apiVersion"), "roles": roles,
-            "notes": [line[2:] for line in draft.text.splitlines()[2:] if line.startswith("# ")
-                      and ("Not a role" in line or "Skipped" in line or "TODO" in line)],
-            "problems": list(draft.problems)}
+    return {
+        "name": draft.name,
+        "kind": kind,
+        "apiVersion": draft.fixture_object.get("apiVersion"),
+        "roles": roles,
+        "notes": [
+            line[2:]
+            for line in draft.text.splitlines()[2:]
+            if line.startswith("# ") and ("Not a role" in line or "Skipped" in line or "TODO" in line)
+        ],
+        "problems": list(draft.problems),
+    }
 
 
-def skeleton_problems(crd: Dict[str, Any], version: str, obj: Dict[str, Any]) -> List[str]:
+def skeleton_problems(crd: dict[str, Any], version: str, obj: dict[str, Any]) -> list[str]:
     """Why ``obj`` is not valid for the CRD's schema (with the CEL rules kartalint translates)."""
     import jsonschema
 
@@ -168,7 +229,7 @@ def skeleton_problems(crd: Dict[str, Any], version: str, obj: Dict[str, Any]) ->
     return [f"{'.'.join(str(p) for p in e.path) or '.'}: {e.message}" for e in errors]
 
 
-def _render(data: Dict[str, Any], comments: Dict[str, List[str]]) -> str:
+def _render(data: dict[str, Any], comments: dict[str, list[str]]) -> str:
     text = dump(data)
     for name, notes in comments.items():
         marker = f"    - name: {name}\n"
@@ -178,7 +239,7 @@ def _render(data: Dict[str, Any], comments: Dict[str, List[str]]) -> str:
     return text
 
 
-def _minimal(node: Dict[str, Any], depth: int = 0) -> Any:
+def _minimal(node: dict[str, Any], depth: int = 0) -> Any:
     if depth > 12:
         return None
     if "default" in node:
@@ -207,12 +268,15 @@ def _minimal(node: Dict[str, Any], depth: int = 0) -> Any:
     return None
 
 
-def minimal_object(version: CrdVersion, roles: List[Role]) -> Dict[str, Any]:
+def minimal_object(version: CrdVersion, roles: list[Role]) -> dict[str, Any]:
     """A minimal object of the CRD: required fields and defaults, plus one entry on every path
     that leads to a pod template, with one container."""
     schema = version.schema
-    obj: Dict[str, Any] = {"apiVersion": f"{version.group}/{version.version}" if version.group else version.version,
-                           "kind": version.kind, "metadata": {"name": f"example-{version.kind.lower()}", "namespace": "default"}}
+    obj: dict[str, Any] = {
+        "apiVersion": f"{version.group}/{version.version}" if version.group else version.version,
+        "kind": version.kind,
+        "metadata": {"name": f"example-{version.kind.lower()}", "namespace": "default"},
+    }
     for key in schema.get("required") or []:  # required top-level fields (KAITO's `resource`)
         if key not in ("apiVersion", "kind", "metadata", "status") and key in properties_of(schema):
             obj[key] = _minimal(properties_of(schema)[key])
@@ -220,7 +284,7 @@ def minimal_object(version: CrdVersion, roles: List[Role]) -> Dict[str, Any]:
         spec = _minimal(properties_of(schema).get("spec") or {})
         obj["spec"] = spec if isinstance(spec, dict) else {}
     for role in roles:
-        node_schema: Dict[str, Any] = schema
+        node_schema: dict[str, Any] = schema
         cursor: Any = obj
         parts = role.path
         for i, part in enumerate(parts):
@@ -269,28 +333,41 @@ class ScaffoldError(Exception):
     pass
 
 
-def drafts_from_crd(path: str, version: Optional[str] = None) -> List[Draft]:
+def drafts_from_crd(path: str, version: str | None = None) -> list[Draft]:
     """One draft per kind in the CRD file: the stored version, or ``version``."""
     index = CrdIndex.from_paths([path])
     if index.problems:
         raise ScaffoldError("; ".join(index.problems))
-    kinds: Dict[Tuple[str, str], List[CrdVersion]] = {}
+    kinds: dict[tuple[str, str], list[CrdVersion]] = {}
     for found in index.versions.values():
         kinds.setdefault((found.group, found.kind), []).append(found)
     if not kinds:
         raise ScaffoldError(f"{path}: no CustomResourceDefinition with a schema found")
-    documents = [d.data for d in load_file(path).documents if isinstance(d.data, dict) and d.data.get("kind") == "CustomResourceDefinition"]
+    documents = [
+        d.data
+        for d in load_file(path).documents
+        if isinstance(d.data, dict) and d.data.get("kind") == "CustomResourceDefinition"
+    ]
     drafts = []
     for (group, kind), versions in sorted(kinds.items()):
         if version:
             chosen = [v for v in versions if v.version == version]
             if not chosen:
-                raise ScaffoldError(f"{kind}.{group} has no version {version} (versions: {', '.join(v.version for v in versions)})")
+                raise ScaffoldError(
+                    f"{kind}.{group} has no version {version} (versions: {', '.join(v.version for v in versions)})"
+                )
         else:
             chosen = [v for v in versions if v.storage] or versions[:1]
         draft = draft_definition(chosen[0])
-        crd = next((d for d in documents if as_dict(as_dict(d.get("spec")).get("names")).get("kind") == kind
-                    and as_dict(d.get("spec")).get("group") == group), None)
+        crd = next(
+            (
+                d
+                for d in documents
+                if as_dict(as_dict(d.get("spec")).get("names")).get("kind") == kind
+                and as_dict(d.get("spec")).get("group") == group
+            ),
+            None,
+        )
         if crd is not None and chosen[0].schema:  # a version without a schema has nothing to validate against
             draft.problems = skeleton_problems(crd, chosen[0].version, draft.fixture_object)
         drafts.append(draft)

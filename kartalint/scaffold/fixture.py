@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import yaml
 
+from kartalint.evaluation.view import WorkloadView
 from kartalint.rules.fixture_schema import FIXTURE_API_VERSION, FIXTURE_KIND
 from kartalint.testing.compare import snapshot
-from kartalint.evaluation.view import WorkloadView
-
 
 _NOISE_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 
 
-def trim_object(obj: Dict[str, Any]) -> Dict[str, Any]:
+def trim_object(obj: dict[str, Any]) -> dict[str, Any]:
     """The object without server-side noise (managedFields, last-applied annotation)."""
     out = copy.deepcopy(obj)
     meta = out.get("metadata")
@@ -43,13 +42,23 @@ QuotingDumper.add_representer(str, represent_str)
 
 
 def dump(data: Any) -> str:
-    return yaml.dump(data, Dumper=QuotingDumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=120)
+    return yaml.dump(
+        data, Dumper=QuotingDumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=120
+    )
 
 
-def fixture_text(obj: Dict[str, Any], view: WorkloadView, *, name: str, source: str,
-                 definition: Optional[str] = None, pods: Optional[List[Any]] = None,
-                 lint_rules: Optional[List[str]] = None, description: Optional[str] = None) -> str:
-    doc: Dict[str, Any] = {"apiVersion": FIXTURE_API_VERSION, "kind": FIXTURE_KIND, "name": name}
+def fixture_text(
+    obj: dict[str, Any],
+    view: WorkloadView,
+    *,
+    name: str,
+    source: str,
+    definition: str | None = None,
+    pods: list[Any] | None = None,
+    lint_rules: list[str] | None = None,
+    description: str | None = None,
+) -> str:
+    doc: dict[str, Any] = {"apiVersion": FIXTURE_API_VERSION, "kind": FIXTURE_KIND, "name": name}
     if description:
         doc["description"] = description
     doc["source"] = source
@@ -59,6 +68,8 @@ def fixture_text(obj: Dict[str, Any], view: WorkloadView, *, name: str, source: 
     if pods is not None:
         doc["pods"] = [trim_object(p) for p in pods]
     doc["expect"] = snapshot(view, lint_rules)
-    header = ("# kartalint fixture (docs/fixtures.md). The expect block was generated from what the definition\n"
-              "# computed: review every value against the object before committing.\n")
+    header = (
+        "# kartalint fixture (docs/fixtures.md). The expect block was generated from what the definition\n"
+        "# computed: review every value against the object before committing.\n"
+    )
     return header + dump(doc)

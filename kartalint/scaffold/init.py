@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
 
 from kartalint.scaffold.release import ACTION, REPOSITORY, pinned_revision
 
@@ -28,15 +28,18 @@ class InitError(Exception):
 @dataclass
 class Plan:
     root: str
-    files: List[tuple] = field(default_factory=list)  # (relative path, text)
-    copies: List[tuple] = field(default_factory=list)  # (source, relative path)
-    notes: List[str] = field(default_factory=list)
+    files: list[tuple] = field(default_factory=list)  # (relative path, text)
+    copies: list[tuple] = field(default_factory=list)  # (source, relative path)
+    notes: list[str] = field(default_factory=list)
 
 
 def _config(layout: str, crds: Sequence[str]) -> str:
     definitions, fixtures = LAYOUTS[layout]
-    where = ("fixtures live beside their definition, in definitions/<definition name>/" if layout == "definitions"
-             else "fixtures live in fixtures/<definition name>/")
+    where = (
+        "fixtures live beside their definition, in definitions/<definition name>/"
+        if layout == "definitions"
+        else "fixtures live in fixtures/<definition name>/"
+    )
     lines = [
         "# kartalint configuration (docs/configuration.md).",
         f"# Layout '{layout}': {where}.",
@@ -53,54 +56,64 @@ def _config(layout: str, crds: Sequence[str]) -> str:
 
 
 def _precommit(repository: str, revision: str, how: str) -> str:
-    return "\n".join([
-        "# pre-commit hooks (https://pre-commit.com): `pre-commit install` once, then on every commit.",
-        "# kartalint-lint checks the Karta definitions and fixtures among the changed YAML files (other",
-        "# YAML is skipped); kartalint-test runs every fixture of the project when any YAML file changes.",
-        "repos:",
-        f"- repo: {repository}",
-        f"  rev: {revision}  # {how}",
-        "  hooks:",
-        "  - id: kartalint-lint",
-        "    args: [--strict]",
-        "  - id: kartalint-test",
-        "",
-    ])
+    return "\n".join(
+        [
+            "# pre-commit hooks (https://pre-commit.com): `pre-commit install` once, then on every commit.",
+            "# kartalint-lint checks the Karta definitions and fixtures among the changed YAML files (other",
+            "# YAML is skipped); kartalint-test runs every fixture of the project when any YAML file changes.",
+            "repos:",
+            f"- repo: {repository}",
+            f"  rev: {revision}  # {how}",
+            "  hooks:",
+            "  - id: kartalint-lint",
+            "    args: [--strict]",
+            "  - id: kartalint-test",
+            "",
+        ]
+    )
 
 
 def _workflow(action: str, revision: str, how: str) -> str:
-    return "\n".join([
-        "# kartalint on every pull request: lint (annotations, SARIF), fixtures (JUnit, annotations at the",
-        "# differing field) and what a definition change does to every fixture (job summary).",
-        "name: kartalint",
-        "on:",
-        "  pull_request:",
-        "  push:",
-        "    branches: [main]",
-        "permissions:",
-        "  contents: read",
-        "  security-events: write",
-        "jobs:",
-        "  kartalint:",
-        "    runs-on: ubuntu-latest",
-        "    steps:",
-        "    - uses: actions/checkout@v4",
-        "      with:",
-        "        fetch-depth: 0",
-        "    - id: kartalint",
-        f"      uses: {action}@{revision}  # {how}",
-        "      with:",
-        "        diff-base: ${{ github.event_name == 'pull_request' && format('origin/{0}', github.base_ref) || '' }}",
-        "    - uses: github/codeql-action/upload-sarif@v3",
-        "      if: always() && steps.kartalint.outputs.sarif != ''",
-        "      with:",
-        "        sarif_file: ${{ steps.kartalint.outputs.sarif }}",
-        "",
-    ])
+    return "\n".join(
+        [
+            "# kartalint on every pull request: lint (annotations, SARIF), fixtures (JUnit, annotations at the",
+            "# differing field) and what a definition change does to every fixture (job summary).",
+            "name: kartalint",
+            "on:",
+            "  pull_request:",
+            "  push:",
+            "    branches: [main]",
+            "permissions:",
+            "  contents: read",
+            "  security-events: write",
+            "jobs:",
+            "  kartalint:",
+            "    runs-on: ubuntu-latest",
+            "    steps:",
+            "    - uses: actions/checkout@v4",
+            "      with:",
+            "        fetch-depth: 0",
+            "    - id: kartalint",
+            f"      uses: {action}@{revision}  # {how}",
+            "      with:",
+            "        diff-base: ${{ github.event_name == 'pull_request' && format('origin/{0}', github.base_ref) || '' }}",
+            "    - uses: github/codeql-action/upload-sarif@v3",
+            "      if: always() && steps.kartalint.outputs.sarif != ''",
+            "      with:",
+            "        sarif_file: ${{ steps.kartalint.outputs.sarif }}",
+            "",
+        ]
+    )
 
 
-def plan(root: str, layout: str = "definitions", crd_paths: Sequence[str] = (), repository: Optional[str] = None,
-         action: Optional[str] = None, revision: Optional[str] = None) -> Plan:
+def plan(
+    root: str,
+    layout: str = "definitions",
+    crd_paths: Sequence[str] = (),
+    repository: str | None = None,
+    action: str | None = None,
+    revision: str | None = None,
+) -> Plan:
     """What ``init`` would write under ``root`` (nothing is written)."""
     from kartalint.evaluation import Evaluator
     from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd
@@ -113,7 +126,7 @@ def plan(root: str, layout: str = "definitions", crd_paths: Sequence[str] = (), 
         revision, how = pinned_revision()
     root = os.path.abspath(root)
     result = Plan(root)
-    crd_refs: List[str] = []
+    crd_refs: list[str] = []
     drafts = []
     for crd in crd_paths:
         if not os.path.isfile(crd):
@@ -133,7 +146,9 @@ def plan(root: str, layout: str = "definitions", crd_paths: Sequence[str] = (), 
     definitions_dir, fixtures_dir = LAYOUTS[layout]
     result.files.append((".kartalint.yaml", _config(layout, crd_refs)))
     result.files.append((".pre-commit-config.yaml", _precommit(repository or REPOSITORY, revision, how)))
-    result.files.append((os.path.join(".github", "workflows", "kartalint.yml"), _workflow(action or ACTION, revision, how)))
+    result.files.append(
+        (os.path.join(".github", "workflows", "kartalint.yml"), _workflow(action or ACTION, revision, how))
+    )
     if drafts:
         with Evaluator() as evaluator:
             for draft in drafts:
@@ -141,14 +156,22 @@ def plan(root: str, layout: str = "definitions", crd_paths: Sequence[str] = (), 
                 fixture = os.path.join(fixtures_dir, draft.name, "minimal.yaml")
                 view = evaluator.evaluate(draft.data, draft.fixture_object)
                 result.files.append((definition, draft.text))
-                result.files.append((fixture, fixture_text(
-                    draft.fixture_object, view, name=f"minimal {draft.name}",
-                    source="minimal object built from the CRD schema (required fields and defaults)")))
+                result.files.append(
+                    (
+                        fixture,
+                        fixture_text(
+                            draft.fixture_object,
+                            view,
+                            name=f"minimal {draft.name}",
+                            source="minimal object built from the CRD schema (required fields and defaults)",
+                        ),
+                    )
+                )
     result.notes.append(f"hooks and Action pinned to {revision} ({how})")
     return result
 
 
-def write(result: Plan) -> List[str]:
+def write(result: Plan) -> list[str]:
     """Write the plan; refuses (writing nothing) when any target exists."""
     targets = [path for path, _ in result.files] + [path for _, path in result.copies]
     existing = [t for t in targets if os.path.exists(os.path.join(result.root, t))]
@@ -167,14 +190,23 @@ def write(result: Plan) -> List[str]:
 
 def next_steps(result: Plan, layout: str) -> str:
     definitions_dir, fixtures_dir = LAYOUTS[layout]
-    drafted = [p for p, _ in result.files if p.startswith(definitions_dir + os.sep) and p.endswith(".yaml")
-               and os.sep not in p[len(definitions_dir) + 1:]]
+    drafted = [
+        p
+        for p, _ in result.files
+        if p.startswith(definitions_dir + os.sep)
+        and p.endswith(".yaml")
+        and os.sep not in p[len(definitions_dir) + 1 :]
+    ]
     lines = ["Next steps:"]
     if drafted:
-        lines.append(f"  1. Review every TODO in {', '.join(drafted)}, then remove its draft header "
-                     "(kartalint lint --strict shows what is left).")
+        lines.append(
+            f"  1. Review every TODO in {', '.join(drafted)}, then remove its draft header "
+            "(kartalint lint --strict shows what is left)."
+        )
     else:
-        lines.append(f"  1. Write a definition in {definitions_dir}/ (`kartalint new --crd CRD.yaml -o {definitions_dir}/NAME.yaml`).")
+        lines.append(
+            f"  1. Write a definition in {definitions_dir}/ (`kartalint new --crd CRD.yaml -o {definitions_dir}/NAME.yaml`)."
+        )
     lines += [
         f"  2. Add fixtures in {fixtures_dir}/<definition name>/ from real objects: "
         f"kubectl get KIND NAME -o yaml | kartalint new fixture - --pods pods.yaml -o {fixtures_dir}/<name>/case.yaml",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from typing import Dict, Optional
 
 from kartalint import __version__
 
@@ -19,7 +18,7 @@ ACTION = "kartalint/kartalint"
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the kartalint package
 
 
-def _git(*args: str) -> Optional[str]:
+def _git(*args: str) -> str | None:
     checkout = os.path.dirname(_HERE)
     if not os.path.exists(os.path.join(checkout, ".git")):
         return None
@@ -30,7 +29,7 @@ def _git(*args: str) -> Optional[str]:
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
 
 
-def build_info() -> Dict[str, Optional[str]]:
+def build_info() -> dict[str, str | None]:
     """``{"commit", "tag"}`` of the installed kartalint (values may be None)."""
     try:
         with open(os.path.join(_HERE, "_build_info.json"), encoding="utf-8") as handle:

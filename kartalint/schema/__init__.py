@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import json
 import os
-from typing import Any, Dict, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import yaml
 from jsonschema import Draft202012Validator, ValidationError, validators
@@ -24,7 +25,7 @@ SCHEMA_FILE = os.path.join(DATA_DIR, "karta.schema.json")
 KARTA_API_VERSION = "run.ai/v1alpha1"
 
 
-def generate() -> Dict[str, Any]:
+def generate() -> dict[str, Any]:
     """Build the Karta JSON Schema from the vendored CRD."""
     with open(CRD_FILE, encoding="utf-8") as handle:
         crd = next(doc for doc in yaml.safe_load_all(handle) if doc)
@@ -33,20 +34,20 @@ def generate() -> Dict[str, Any]:
     return schema
 
 
-def render(schema: Dict[str, Any]) -> str:
+def render(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
 @functools.lru_cache(maxsize=1)
-def karta_schema() -> Dict[str, Any]:
+def karta_schema() -> dict[str, Any]:
     with open(SCHEMA_FILE, encoding="utf-8") as handle:
         return json.load(handle)
 
 
-def _list_map_keys(validator: Any, keys: Any, instance: Any, schema: Dict[str, Any]) -> Iterator[ValidationError]:
+def _list_map_keys(validator: Any, keys: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
     if not validator.is_type(instance, "array") or schema.get("x-kubernetes-list-type") != "map":
         return
-    seen: Dict[Any, int] = {}
+    seen: dict[Any, int] = {}
     for index, item in enumerate(instance):
         if not isinstance(item, dict):
             continue

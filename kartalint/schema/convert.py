@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -28,20 +28,34 @@ _NOT_HAS_OR_HAS = re.compile(r"^\s*!has\(self\.(\w+)\)\s*\|\|\s*has\(self\.(\w+)
 
 # Keywords of OpenAPI v3 schemas that mean the same in JSON Schema and are copied as they are.
 _COPIED = (
-    "description", "default", "enum", "format", "pattern", "minLength", "maxLength", "minimum",
-    "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems", "minProperties",
-    "maxProperties", "multipleOf", "required", "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
+    "description",
+    "default",
+    "enum",
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "multipleOf",
+    "required",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
 )
 
 
-def crd_version_schema(crd: Dict[str, Any], version: Optional[str] = None) -> Dict[str, Any]:
+def crd_version_schema(crd: dict[str, Any], version: str | None = None) -> dict[str, Any]:
     """The ``openAPIV3Schema`` of ``version`` (default: the storage version) of a CRD."""
     versions = crd.get("spec", {}).get("versions") or []
     chosen = None
     for entry in versions:
-        if version is not None and entry.get("name") == version:
-            chosen = entry
-        elif version is None and entry.get("storage"):
+        if (version is not None and entry.get("name") == version) or (version is None and entry.get("storage")):
             chosen = entry
     if chosen is None and version is None and versions:
         chosen = versions[0]
@@ -50,14 +64,14 @@ def crd_version_schema(crd: Dict[str, Any], version: Optional[str] = None) -> Di
     return chosen["schema"]["openAPIV3Schema"]
 
 
-def convert(openapi: Dict[str, Any], strict: bool = True) -> Dict[str, Any]:
+def convert(openapi: dict[str, Any], strict: bool = True) -> dict[str, Any]:
     """JSON Schema for one ``openAPIV3Schema`` node (recursively)."""
-    unchecked: List[str] = []
+    unchecked: list[str] = []
     result = _convert(openapi, strict, unchecked, "")
     return result if not unchecked else dict(result, **{"x-kartalint-unchecked": unchecked})
 
 
-def crd_to_json_schema(crd: Dict[str, Any], version: Optional[str] = None, strict: bool = True) -> Dict[str, Any]:
+def crd_to_json_schema(crd: dict[str, Any], version: str | None = None, strict: bool = True) -> dict[str, Any]:
     """A complete, self-describing JSON Schema document for a CRD version."""
     openapi = crd_version_schema(crd, version)
     spec = crd.get("spec", {})
@@ -65,7 +79,7 @@ def crd_to_json_schema(crd: Dict[str, Any], version: Optional[str] = None, stric
     served = version or next(
         (v["name"] for v in spec.get("versions", []) if v.get("storage")), spec.get("versions", [{}])[0].get("name")
     )
-    schema = {"$schema": DIALECT, "title": f"{names.get('kind')} ({spec.get('group')}/{served})"}
+    schema: dict[str, Any] = {"$schema": DIALECT, "title": f"{names.get('kind')} ({spec.get('group')}/{served})"}
     schema.update(convert(openapi, strict))
     # apiVersion and kind are fixed for a custom resource of this version.
     props = schema.setdefault("properties", {})
@@ -76,8 +90,8 @@ def crd_to_json_schema(crd: Dict[str, Any], version: Optional[str] = None, stric
     return schema
 
 
-def _convert(node: Dict[str, Any], strict: bool, unchecked: List[str], where: str) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
+def _convert(node: dict[str, Any], strict: bool, unchecked: list[str], where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for key in _COPIED:
         if key in node:
             out[key] = copy.deepcopy(node[key])
@@ -117,7 +131,7 @@ def _convert(node: Dict[str, Any], strict: bool, unchecked: List[str], where: st
     return out
 
 
-def _convert_cel(rule: Dict[str, Any], out: Dict[str, Any], unchecked: List[str], where: str) -> None:
+def _convert_cel(rule: dict[str, Any], out: dict[str, Any], unchecked: list[str], where: str) -> None:
     expression = rule.get("rule", "")
     message = rule.get("message", expression)
     match = _HAS_OR_HAS.match(expression)
@@ -130,9 +144,7 @@ def _convert_cel(rule: Dict[str, Any], out: Dict[str, Any], unchecked: List[str]
     match = _NOT_HAS_OR_HAS.match(expression)
     if match:
         first, second = match.groups()
-        out.setdefault("allOf", []).append(
-            {"dependentRequired": {first: [second]}, "x-kartalint-cel": message}
-        )
+        out.setdefault("allOf", []).append({"dependentRequired": {first: [second]}, "x-kartalint-cel": message})
         return
     out.setdefault("x-kubernetes-validations", []).append(rule)
     unchecked.append(f"{where or '.'}: {expression}")

@@ -13,15 +13,16 @@ kept on the case and make it an error, never a silent pass.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
-from kartalint.rules.fixture_schema import check_fixture, is_fixture
-from kartalint.load.definitions import DefinitionFile, DefinitionIndex, format_gvk, object_gvk
 from kartalint.karta import as_dict
+from kartalint.load.definitions import DefinitionFile, DefinitionIndex, format_gvk, object_gvk
+from kartalint.load.discovery import iter_yaml_files
 from kartalint.load.documents import load_file
 from kartalint.load.objects import load_objects
-from kartalint.load.discovery import iter_yaml_files
+from kartalint.rules.fixture_schema import check_fixture, is_fixture
 from kartalint.testing.recording import definition_basename, is_recording, state_events
 
 PREDICTION_SUFFIX = ".predict.yaml"
@@ -35,13 +36,13 @@ class Case:
     kind: str  # "fixture", "recording" or "prediction"
     line: int = 1
     name: str = ""
-    definition: Optional[DefinitionFile] = None
+    definition: DefinitionFile | None = None
     object: Any = None
-    pods: Optional[List[Any]] = None
-    expect: Dict[str, Any] = field(default_factory=dict)
-    xfail: Optional[str] = None
+    pods: list[Any] | None = None
+    expect: dict[str, Any] = field(default_factory=dict)
+    xfail: str | None = None
     recorded_state: Any = None
-    problems: List[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
     refused: bool = False  # a file the case names resolves outside the allowed folders
 
 
@@ -55,28 +56,30 @@ class Confinement:
         self.folders = sorted({os.path.realpath(f) for f in folders})
         self.issued: set = set()  # every refusal message given (cases carrying one are marked ``refused``)
 
-    def outside(self, path: str) -> Optional[str]:
+    def outside(self, path: str) -> str | None:
         """None when ``path`` resolves inside a folder, else the resolved path."""
         real = os.path.realpath(path)
         if any(real == f or real.startswith(f.rstrip(os.sep) + os.sep) for f in self.folders):
             return None
         return real
 
-    def refusal(self, what: str, path: str) -> Optional[str]:
+    def refusal(self, what: str, path: str) -> str | None:
         real = self.outside(path)
         if real is None:
             return None
-        message = (f"{what} resolves to {real}, outside {' and '.join(self.folders)}: refused (a fixture reads files only "
-                   "inside the project; `--allow-outside DIR` allows a folder deliberately)")
+        message = (
+            f"{what} resolves to {real}, outside {' and '.join(self.folders)}: refused (a fixture reads files only "
+            "inside the project; `--allow-outside DIR` allows a folder deliberately)"
+        )
         self.issued.add(message)
         return message
 
 
 @dataclass
 class Discovery:
-    cases: List[Case] = field(default_factory=list)
-    missing: List[str] = field(default_factory=list)
-    skipped: List[str] = field(default_factory=list)
+    cases: list[Case] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
     files: int = 0
 
 
@@ -86,13 +89,13 @@ class _Definitions:
     def __init__(self, index: DefinitionIndex, roots: Sequence[str] = ()) -> None:
         self.index = index
         self.roots = {os.path.abspath(r) for r in roots}
-        self.confinement: Optional[Confinement] = None
-        self._files: Dict[str, Tuple[Optional[DefinitionFile], Optional[str]]] = {}
+        self.confinement: Confinement | None = None
+        self._files: dict[str, tuple[DefinitionFile | None, str | None]] = {}
 
-    def refusal(self, what: str, path: str) -> Optional[str]:
+    def refusal(self, what: str, path: str) -> str | None:
         return self.confinement.refusal(what, path) if self.confinement is not None else None
 
-    def from_file(self, path: str, field: str = "definition") -> Tuple[Optional[DefinitionFile], Optional[str]]:
+    def from_file(self, path: str, field: str = "definition") -> tuple[DefinitionFile | None, str | None]:
         path = os.path.normpath(path)
         refusal = self.refusal(field, path)
         if refusal:
@@ -107,14 +110,16 @@ class _Definitions:
                 self._files[path] = (found[0], None) if found else (None, problem)
         return self._files[path]
 
-    def for_object(self, obj: Any, directory: str) -> Tuple[Optional[DefinitionFile], Optional[str]]:
+    def for_object(self, obj: Any, directory: str) -> tuple[DefinitionFile | None, str | None]:
         folder = os.path.basename(os.path.abspath(directory))
         by_dir = self.index.by_name.get(folder)
         if by_dir is not None:
             return by_dir, None
         if os.path.abspath(directory) not in self.roots and folder not in FIXTURE_ROOT_NAMES:
-            return None, (f"fixture folder {folder!r} names no definition (fixtures/<definition name>/ picks a definition "
-                          f"by its metadata.name; set `definition:` in the fixture otherwise); {self.index.describe_search()}")
+            return None, (
+                f"fixture folder {folder!r} names no definition (fixtures/<definition name>/ picks a definition "
+                f"by its metadata.name; set `definition:` in the fixture otherwise); {self.index.describe_search()}"
+            )
         gvk = object_gvk(obj)
         found = self.index.find(gvk)
         if found is not None:
@@ -122,8 +127,9 @@ class _Definitions:
         return None, f"no definition for {format_gvk(gvk)}; {self.index.describe_search(gvk)}"
 
 
-def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] = (),
-             confinement: Optional[Confinement] = None) -> Discovery:
+def discover(
+    paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] = (), confinement: Confinement | None = None
+) -> Discovery:
     """Cases under ``paths``. A fixture without ``definition:`` takes the definition named like its
     folder; only fixtures directly in ``roots`` (or in the given folders) fall back to the object's GVK.
     With a ``confinement``, files found in folders and every file a fixture names must resolve
@@ -138,7 +144,11 @@ def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] 
         if path == "-":
             continue
         out.files += 1
-        refusal = confinement.refusal(f"{path} (a symbolic link)", path) if confinement and os.path.abspath(path) not in named else None
+        refusal = (
+            confinement.refusal(f"{path} (a symbolic link)", path)
+            if confinement and os.path.abspath(path) not in named
+            else None
+        )
         if refusal:
             out.cases.append(Case(id=path, file=path, kind="fixture", problems=[refusal]))
             continue
@@ -157,8 +167,15 @@ def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] 
                 out.cases.extend(_recording(path, document.data, definitions))
         if bad and not source.documents:
             first = bad[0]
-            out.cases.append(Case(id=path, file=path, kind="fixture", line=first.line,
-                                  problems=[f"{path}:{first.line}:{first.column}: {first.message}"]))
+            out.cases.append(
+                Case(
+                    id=path,
+                    file=path,
+                    kind="fixture",
+                    line=first.line,
+                    problems=[f"{path}:{first.line}:{first.column}: {first.message}"],
+                )
+            )
     if confinement is not None:
         for case in out.cases:
             case.refused = any(problem in confinement.issued for problem in case.problems)
@@ -168,7 +185,13 @@ def discover(paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] 
 def _fixture(path: str, document: Any, definitions: _Definitions) -> Case:
     data = document.data
     line = document.node.start_mark.line + 1
-    case = Case(id=path, file=path, kind="fixture", line=line, name=str(data.get("name") or os.path.splitext(os.path.basename(path))[0]))
+    case = Case(
+        id=path,
+        file=path,
+        kind="fixture",
+        line=line,
+        name=str(data.get("name") or os.path.splitext(os.path.basename(path))[0]),
+    )
     for finding in check_fixture(document):
         case.problems.append(f"{path}:{finding.line}:{finding.column}: {finding.message}")
     if case.problems:
@@ -194,7 +217,9 @@ def _fixture(path: str, document: Any, definitions: _Definitions) -> Case:
     if case.problems:
         return case
     if data.get("definition"):
-        case.definition, problem = definitions.from_file(os.path.join(directory, data["definition"]), f"definition {data['definition']}")
+        case.definition, problem = definitions.from_file(
+            os.path.join(directory, data["definition"]), f"definition {data['definition']}"
+        )
     else:
         case.definition, problem = definitions.for_object(case.object, directory)
     if problem:
@@ -202,7 +227,7 @@ def _fixture(path: str, document: Any, definitions: _Definitions) -> Case:
     return case
 
 
-def _read_objects(field: str, name: str, directory: str, definitions: _Definitions) -> Tuple[List[Any], List[str]]:
+def _read_objects(field: str, name: str, directory: str, definitions: _Definitions) -> tuple[list[Any], list[str]]:
     path = os.path.join(directory, name)
     refusal = definitions.refusal(f"{field} {name}", path)
     if refusal:
@@ -212,14 +237,23 @@ def _read_objects(field: str, name: str, directory: str, definitions: _Definitio
     return load_objects(path)
 
 
-def _recording(path: str, data: Any, definitions: _Definitions) -> List[Case]:
+def _recording(path: str, data: Any, definitions: _Definitions) -> list[Case]:
     basename = definition_basename(data)
     definition = definitions.index.by_basename.get(basename or "")
-    problem = None if definition else f"no definition named {basename} (kartaFile); {definitions.index.describe_search()}"
+    problem = (
+        None if definition else f"no definition named {basename} (kartaFile); {definitions.index.describe_search()}"
+    )
     cases = []
     for event in state_events(data):
-        case = Case(id=f"{path}#{event.index}", file=path, kind="recording", name=f"event {event.index}",
-                    definition=definition, object=event.object, recorded_state=event.state)
+        case = Case(
+            id=f"{path}#{event.index}",
+            file=path,
+            kind="recording",
+            name=f"event {event.index}",
+            definition=definition,
+            object=event.object,
+            recorded_state=event.state,
+        )
         if problem:
             case.problems.append(problem)
         if not isinstance(event.object, dict):

@@ -10,9 +10,11 @@ view, lint_rules)`` returns ``expect`` with every stated value replaced by the o
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
+from kartalint.evaluation.gang_view import POD_GROUP
 from kartalint.evaluation.view import Component, FieldError, WorkloadView
 
 
@@ -28,9 +30,14 @@ class Diff:
         note = f" ({self.note})" if self.note else ""
         return f"{self.path}: expected {_show(self.expected)}, got {_show(self.actual)}{note}"
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {"path": self.path, "expected": self.expected, "actual": self.actual, "note": self.note or None,
-                "text": self.text}
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "expected": self.expected,
+            "actual": self.actual,
+            "note": self.note or None,
+            "text": self.text,
+        }
 
 
 def expect_path(diff_path: str, kind: str = "fixture") -> tuple:
@@ -44,7 +51,7 @@ def expect_path(diff_path: str, kind: str = "fixture") -> tuple:
     if diff_path.startswith("errors["):
         return ("expect", "errors")
     head, _, rest = diff_path.partition(".")
-    if head in ("statuses", "phase", "lint", "unmatchedPods", "gang") or head in RESOURCE_KEYS:
+    if head in LEAF_KEYS:
         return ("expect", head) + ((rest,) if rest else ())
     match = re.match(r"^(.*)\[(.*)\]$", head)
     if match:  # NAME[ID].key
@@ -64,12 +71,12 @@ RESOURCE_KEYS = {"gpus": "gpus", "cpuMillis": "cpu_millis", "memoryBytes": "memo
 SCALE_KEYS = {"replicas": "desired", "min": "min", "max": "max"}
 
 
-def _component_desired(comp: Component) -> Optional[int]:
+def _component_desired(comp: Component) -> int | None:
     values = [i.desired for i in comp.instances]
     return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
 
 
-def _errors_note(comp: Optional[Component], *fields: str) -> str:
+def _errors_note(comp: Component | None, *fields: str) -> str:
     if comp is None:
         return ""
     for error in comp.errors:
@@ -89,38 +96,27 @@ def _instance_value(instance: Any, key: str) -> Any:
     return None if total is None else getattr(total, RESOURCE_KEYS[key])
 
 
-def _error_dicts(view: WorkloadView) -> List[Dict[str, Any]]:
+def _error_dicts(view: WorkloadView) -> list[dict[str, Any]]:
     return [{"component": comp, "field": e.field, "message": e.message} for comp, e in view.all_errors]
 
 
-def observed(key: str, stated: Any, view: WorkloadView, lint_rules: Optional[Sequence[str]]) -> Any:
+def observed(key: str, stated: Any, view: WorkloadView, lint_rules: Sequence[str] | None) -> Any:
     """The observed value of top-level expectation ``key``, shaped like ``stated``."""
-    if key == "statuses":
-        return list(view.statuses)
-    if key == "phase":
-        return view.phase
-    if key in RESOURCE_KEYS:
-        return getattr(view.resources, RESOURCE_KEYS[key])
-    if key == "errors":
-        return _error_dicts(view)
-    if key == "lint":
-        return sorted(lint_rules or [])
-    if key == "unmatchedPods":
-        return list(view.unmatched_pods)
-    if key == "gang":
-        return _observed_gang(stated if isinstance(stated, dict) else {}, view)
-    if key == "components":
-        out = {}
-        for name, fields in (stated or {}).items():
-            comp = view.component(name)
-            if comp is not None:
-                out[name] = _observed_component(comp, fields if isinstance(fields, dict) else {})
-        return out
-    return stated
+    expectation = EXPECTATIONS.get(key)
+    return expectation.observe(stated, view, lint_rules) if expectation is not None else stated
 
 
-def _observed_component(comp: Component, fields: Dict[str, Any]) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
+def _observed_components(stated: Any, view: WorkloadView) -> dict[str, Any]:
+    out = {}
+    for name, fields in (stated or {}).items():
+        comp = view.component(name)
+        if comp is not None:
+            out[name] = _observed_component(comp, fields if isinstance(fields, dict) else {})
+    return out
+
+
+def _observed_component(comp: Component, fields: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for key in fields or {"replicas": None, "gpus": None}:
         if key == "replicas":
             out[key] = _component_desired(comp)
@@ -132,29 +128,25 @@ def _observed_component(comp: Component, fields: Dict[str, Any]) -> Dict[str, An
             shape = fields.get("instances") or {}
             sample = next(iter(shape.values()), None) if isinstance(shape, dict) else None
             keys = list(sample) if isinstance(sample, dict) and sample else ["replicas", "gpus"]
-            out[key] = {str(i.id if i.id is not None else ""): {k: _instance_value(i, k) for k in keys} for i in comp.instances}
+            out[key] = {
+                str(i.id if i.id is not None else ""): {k: _instance_value(i, k) for k in keys} for i in comp.instances
+            }
     return out
 
 
-def _observed_gang(stated: Dict[str, Any], view: WorkloadView) -> Dict[str, Any]:
-    gang = view.gang or {}
-    out: Dict[str, Any] = {}
+def _observed_gang(stated: dict[str, Any], view: WorkloadView) -> dict[str, Any]:
+    gang = view.gang
+    out: dict[str, Any] = {}
     for key in stated or {"minAvailable": None, "minSubGroup": None, "subGroups": None}:
-        if key == "subGroups":
-            out[key] = {s["name"]: s["minAvailable"] for s in gang.get("subGroups", []) or []}
-        elif key == "name":
-            out[key] = gang.get("nameSuffix")
+        if gang is not None:
+            out[key] = gang.expectation(key)
         else:
-            out[key] = gang.get(key)
+            out[key] = {} if key == "subGroups" else None
     return out
 
 
-def snapshot(view: WorkloadView, lint_rules: Optional[Sequence[str]] = None) -> Dict[str, Any]:
-    """A full expectation of what the view shows now (new fixtures, ``--update`` of an empty expect)."""
-    out: Dict[str, Any] = {"statuses": list(view.statuses)}
-    if view.phase is not None:
-        out["phase"] = view.phase
-    components: Dict[str, Any] = {}
+def _snapshot_components(view: WorkloadView) -> dict[str, Any] | None:
+    components: dict[str, Any] = {}
     pinned = view.pods_given  # with pods, the snapshot pins where each pod goes (a selector regression fails)
     for comp in view.components:
         if comp.multi_instance:
@@ -172,52 +164,73 @@ def snapshot(view: WorkloadView, lint_rules: Optional[Sequence[str]] = None) -> 
             components[comp.name] = {}
         if pinned:
             components[comp.name]["pods"] = sorted(p.name for p in comp.pods)
-    if components:
-        out["components"] = components
-    out["gpus"] = view.resources.gpus
-    if view.gang and view.gang.get("format") == "podGroup":
-        out["gang"] = _observed_gang({}, view)
-    errors = _error_dicts(view)
-    if errors:
-        out["errors"] = errors
-    if lint_rules:
-        out["lint"] = sorted(lint_rules)
-    if pinned:
-        out["unmatchedPods"] = sorted(view.unmatched_pods)
+    return components or None
+
+
+def snapshot(view: WorkloadView, lint_rules: Sequence[str] | None = None) -> dict[str, Any]:
+    """A full expectation of what the view shows now (new fixtures, ``--update`` of an empty expect):
+    every expectation that has something to say, in the table's order."""
+    out: dict[str, Any] = {}
+    for key, expectation in EXPECTATIONS.items():
+        value = expectation.snapshot(view, lint_rules) if expectation.snapshot is not None else None
+        if value is not None:
+            out[key] = value
     return out
 
 
 # -- comparison ----------------------------------------------------------------------------------
 
-def compare(expect: Dict[str, Any], view: WorkloadView, lint_rules: Optional[Sequence[str]] = None) -> List[Diff]:
-    diffs: List[Diff] = []
+
+def compare(expect: dict[str, Any], view: WorkloadView, lint_rules: Sequence[str] | None = None) -> list[Diff]:
+    diffs: list[Diff] = []
     for key, stated in expect.items():
-        if key == "statuses":
-            if sorted(set(stated or [])) != sorted(set(view.statuses)):
-                diffs.append(Diff("statuses", list(stated or []), list(view.statuses), _errors_note(view.root, "statusDefinition")))
-        elif key == "phase":
-            if stated != view.phase:
-                diffs.append(Diff("phase", stated, view.phase, _errors_note(view.root, "statusDefinition.phaseDefinition")))
-        elif key in RESOURCE_KEYS:
-            actual = getattr(view.resources, RESOURCE_KEYS[key])
-            if stated != actual:
-                diffs.append(Diff(key, stated, actual))
-        elif key == "components":
-            for name, fields in (stated or {}).items():
-                diffs.extend(_compare_component(name, fields if isinstance(fields, dict) else {}, view))
-        elif key == "gang":
-            diffs.extend(_compare_gang(stated or {}, view))
-        elif key == "lint":
-            if lint_rules is not None and sorted(set(stated or [])) != sorted(set(lint_rules)):
-                diffs.append(Diff("lint", sorted(set(stated or [])), sorted(set(lint_rules))))
-        elif key == "unmatchedPods":
-            if sorted(stated or []) != sorted(view.unmatched_pods):
-                diffs.append(Diff("unmatchedPods", sorted(stated or []), sorted(view.unmatched_pods)))
+        expectation = EXPECTATIONS.get(key)
+        if expectation is not None and expectation.compare is not None:
+            diffs.extend(expectation.compare(stated, view, lint_rules))
     diffs.extend(_compare_errors(expect.get("errors"), "errors" in expect, view))
     return diffs
 
 
-def _compare_component(name: str, fields: Dict[str, Any], view: WorkloadView) -> List[Diff]:
+def _compare_statuses(stated: Any, view: WorkloadView, _lint: Sequence[str] | None) -> list[Diff]:
+    if sorted(set(stated or [])) == sorted(set(view.statuses)):
+        return []
+    return [Diff("statuses", list(stated or []), list(view.statuses), _errors_note(view.root, "statusDefinition"))]
+
+
+def _compare_phase(stated: Any, view: WorkloadView, _lint: Sequence[str] | None) -> list[Diff]:
+    if stated == view.phase:
+        return []
+    return [Diff("phase", stated, view.phase, _errors_note(view.root, "statusDefinition.phaseDefinition"))]
+
+
+def _compare_resource(key: str) -> Callable[[Any, WorkloadView, Sequence[str] | None], list[Diff]]:
+    def compare_total(stated: Any, view: WorkloadView, _lint: Sequence[str] | None) -> list[Diff]:
+        actual = getattr(view.resources, RESOURCE_KEYS[key])
+        return [Diff(key, stated, actual)] if stated != actual else []
+
+    return compare_total
+
+
+def _compare_components(stated: Any, view: WorkloadView, _lint: Sequence[str] | None) -> list[Diff]:
+    diffs: list[Diff] = []
+    for name, fields in (stated or {}).items():
+        diffs.extend(_compare_component(name, fields if isinstance(fields, dict) else {}, view))
+    return diffs
+
+
+def _compare_lint(stated: Any, view: WorkloadView, lint_rules: Sequence[str] | None) -> list[Diff]:
+    if lint_rules is None or sorted(set(stated or [])) == sorted(set(lint_rules)):
+        return []
+    return [Diff("lint", sorted(set(stated or [])), sorted(set(lint_rules)))]
+
+
+def _compare_unmatched(stated: Any, view: WorkloadView, _lint: Sequence[str] | None) -> list[Diff]:
+    if sorted(stated or []) == sorted(view.unmatched_pods):
+        return []
+    return [Diff("unmatchedPods", sorted(stated or []), sorted(view.unmatched_pods))]
+
+
+def _compare_component(name: str, fields: dict[str, Any], view: WorkloadView) -> list[Diff]:
     comp = view.component(name)
     if comp is None:
         return [Diff(name, "a component", "no such component in the definition")]
@@ -226,31 +239,39 @@ def _compare_component(name: str, fields: Dict[str, Any], view: WorkloadView) ->
         if key == "replicas":
             actual = _component_desired(comp)
             if stated != actual:
-                diffs.append(Diff(f"{name}.replicas", stated, actual, _errors_note(comp, "scaleDefinition", "instanceIdPath")))
+                diffs.append(
+                    Diff(f"{name}.replicas", stated, actual, _errors_note(comp, "scaleDefinition", "instanceIdPath"))
+                )
         elif key in RESOURCE_KEYS:
             actual = getattr(comp.resources, RESOURCE_KEYS[key])
             if stated != actual:
                 diffs.append(Diff(f"{name}.{key}", stated, actual, _errors_note(comp, "specDefinition")))
         elif key == "pods":
-            actual = sorted(p.name for p in comp.pods)
-            if sorted(stated or []) != actual:
-                diffs.append(Diff(f"{name}.pods", sorted(stated or []), actual))
+            selected = sorted(p.name for p in comp.pods)
+            if sorted(stated or []) != selected:
+                diffs.append(Diff(f"{name}.pods", sorted(stated or []), selected))
         elif key == "instances":
             diffs.extend(_compare_instances(name, comp, stated or {}))
     return diffs
 
 
-def _compare_instances(name: str, comp: Component, stated: Dict[str, Any]) -> List[Diff]:
+def _compare_instances(name: str, comp: Component, stated: dict[str, Any]) -> list[Diff]:
     by_id = {str(i.id if i.id is not None else ""): i for i in comp.instances}
     diffs = []
     if sorted(map(str, stated)) != sorted(by_id):
-        diffs.append(Diff(f"{name}.instances", sorted(map(str, stated)), sorted(by_id), _errors_note(comp, "instanceIdPath")))
+        diffs.append(
+            Diff(f"{name}.instances", sorted(map(str, stated)), sorted(by_id), _errors_note(comp, "instanceIdPath"))
+        )
     for instance_id, fields in stated.items():
         instance = by_id.get(str(instance_id))
         if instance is None or not isinstance(fields, dict):
             continue
         for key, value in fields.items():
-            actual = _instance_value(instance, key) if key in ("replicas", "min", "max", "pods") or key in RESOURCE_KEYS else None
+            actual = (
+                _instance_value(instance, key)
+                if key in ("replicas", "min", "max", "pods") or key in RESOURCE_KEYS
+                else None
+            )
             if key == "pods" and isinstance(value, list):
                 value = sorted(value)  # a set of pod names
             if value != actual:
@@ -259,12 +280,17 @@ def _compare_instances(name: str, comp: Component, stated: Dict[str, Any]) -> Li
     return diffs
 
 
-def _compare_gang(stated: Dict[str, Any], view: WorkloadView) -> List[Diff]:
+def _compare_gang(stated: Any, view: WorkloadView, _lint: Sequence[str] | None = None) -> list[Diff]:
+    stated = stated or {}
     observed_gang = _observed_gang(stated, view)
-    return [Diff(f"gang.{key}", value, observed_gang.get(key)) for key, value in stated.items() if observed_gang.get(key) != value]
+    return [
+        Diff(f"gang.{key}", value, observed_gang.get(key))
+        for key, value in stated.items()
+        if observed_gang.get(key) != value
+    ]
 
 
-def _compare_errors(stated: Any, was_stated: bool, view: WorkloadView) -> List[Diff]:
+def _compare_errors(stated: Any, was_stated: bool, view: WorkloadView) -> list[Diff]:
     actual = _error_dicts(view)
     expected = stated if isinstance(stated, list) else []
     unmatched_actual = list(actual)
@@ -283,12 +309,12 @@ def _compare_errors(stated: Any, was_stated: bool, view: WorkloadView) -> List[D
     return diffs
 
 
-def _where(item: Dict[str, Any]) -> str:
+def _where(item: dict[str, Any]) -> str:
     comp = item.get("component")
     return f"{comp}.{item.get('field')}" if comp else str(item.get("field"))
 
 
-def _error_matches(expected: Dict[str, Any], actual: Dict[str, Any]) -> bool:
+def _error_matches(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
     if expected.get("component", actual["component"]) != actual["component"]:
         return False
     if expected.get("field", actual["field"]) != actual["field"]:
@@ -297,67 +323,70 @@ def _error_matches(expected: Dict[str, Any], actual: Dict[str, Any]) -> bool:
     return message is None or str(message) in actual["message"]
 
 
-__all__ = ["Diff", "compare", "observed", "snapshot", "FieldError"]
+__all__ = ["Diff", "FieldError", "compare", "observed", "snapshot"]
 
 
 # -- karta-verify predictions (spec §5) --------------------------------------------------------------
 
-def verify_observation(view: WorkloadView) -> Dict[str, Any]:
-    """karta-verify's observation: ``status`` and one entry per component instance, keyed
-    ``parent/child[instance]`` from the root's children down."""
-    entries: List[Dict[str, Any]] = []
 
-    def walk(comp: Component, prefix: str, depth: int) -> None:
-        if depth > 32:
-            return
-        for instance in comp.instances:
-            key = prefix + comp.name + (f"[{instance.id}]" if instance.id is not None else "")
-            entry: Dict[str, Any] = {"key": key}
-            if instance.scale is not None:
-                for name, attr in (("replicas", "replicas"), ("minReplicas", "min"), ("maxReplicas", "max")):
-                    if getattr(instance.scale, attr) is not None:
-                        entry[name] = getattr(instance.scale, attr)
-            if comp.has_pod_definition:
-                spec = instance.effective_pod_spec
-                containers = list((spec or {}).get("containers") or []) if spec is not None else []
-                if instance.fragments is not None:
-                    containers = list(instance.fragments.get("containers") or [])
-                    if instance.fragments.get("container"):
-                        containers.append(instance.fragments["container"])
-                entry["podSpec"] = spec is not None or instance.fragments is not None
-                entry["containers"] = [c.get("name") for c in containers if isinstance(c, dict)]
-            entries.append(entry)
-            for child in comp.children:
-                walk(child, key + "/", depth + 1)
-
-    if view.root is not None:
-        for child in view.root.children:
-            walk(child, "", 0)
-    return {"status": list(view.statuses), "components": entries}
+Observe = Callable[[Any, WorkloadView, Sequence[str] | None], Any]
+Compare = Callable[[Any, WorkloadView, Sequence[str] | None], list[Diff]]
+Snapshot = Callable[[WorkloadView, Sequence[str] | None], Any]
 
 
-def compare_prediction(prediction: Dict[str, Any], view: WorkloadView) -> List[Diff]:
-    observation = verify_observation(view)
-    diffs = []
-    if "status" in prediction:
-        expected = sorted(prediction.get("status") or [])
-        if expected != sorted(observation["status"]):
-            diffs.append(Diff("status", expected, sorted(observation["status"])))
-    by_key = {e["key"]: e for e in observation["components"]}
-    for item in prediction.get("components") or []:
-        item = item if isinstance(item, dict) else {}
-        key = item.get("key")
-        got = by_key.get(key)
-        if got is None:
-            diffs.append(Diff(f"components[{key}]", "a component instance", f"not extracted (extracted: {', '.join(by_key) or 'none'})"))
-            continue
-        for name, value in item.items():
-            if name == "key":
-                continue
-            actual = got.get(name)
-            if name == "containers":
-                if sorted(value or []) != sorted(actual or []):
-                    diffs.append(Diff(f"components[{key}].containers", sorted(value or []), sorted(actual or [])))
-            elif value != actual:
-                diffs.append(Diff(f"components[{key}].{name}", value, actual))
-    return diffs
+@dataclass(frozen=True)
+class Expectation:
+    """One top-level key of a fixture's ``expect`` block: what the view says for it (shaped like
+    the stated value), how the two compare, what a new fixture pins (``None``: nothing), and
+    whether a difference is written at ``expect.<key>`` itself (``leaf``) or deeper."""
+
+    observe: Observe
+    compare: Compare | None
+    snapshot: Snapshot | None
+    leaf: bool = True
+
+
+def _resource(key: str, pinned: bool) -> Expectation:
+    return Expectation(
+        lambda _s, view, _l: getattr(view.resources, RESOURCE_KEYS[key]),
+        _compare_resource(key),
+        (lambda view, _l: getattr(view.resources, RESOURCE_KEYS[key])) if pinned else None,
+    )
+
+
+# The one table of expectations: comparing, snapshots (in this order) and --update read it; the
+# fixture schema's ``expect`` properties are these keys (a test keeps them equal).
+EXPECTATIONS: dict[str, Expectation] = {
+    "statuses": Expectation(
+        lambda _s, view, _l: list(view.statuses), _compare_statuses, lambda view, _l: list(view.statuses)
+    ),
+    "phase": Expectation(lambda _s, view, _l: view.phase, _compare_phase, lambda view, _l: view.phase),
+    "components": Expectation(
+        lambda stated, view, _l: _observed_components(stated, view),
+        _compare_components,
+        lambda view, _l: _snapshot_components(view),
+        leaf=False,
+    ),
+    "gpus": _resource("gpus", pinned=True),
+    "cpuMillis": _resource("cpuMillis", pinned=False),
+    "memoryBytes": _resource("memoryBytes", pinned=False),
+    "gang": Expectation(
+        lambda stated, view, _l: _observed_gang(stated if isinstance(stated, dict) else {}, view),
+        _compare_gang,
+        lambda view, _l: _observed_gang({}, view) if view.gang is not None and view.gang.format == POD_GROUP else None,
+    ),
+    "errors": Expectation(
+        lambda _s, view, _l: _error_dicts(view), None, lambda view, _l: _error_dicts(view) or None, leaf=False
+    ),
+    "lint": Expectation(
+        lambda _s, _v, lint_rules: sorted(lint_rules or []),
+        _compare_lint,
+        lambda _v, lint_rules: sorted(lint_rules) if lint_rules else None,
+    ),
+    "unmatchedPods": Expectation(
+        lambda _s, view, _l: list(view.unmatched_pods),
+        _compare_unmatched,
+        lambda view, _l: sorted(view.unmatched_pods) if view.pods_given else None,
+    ),
+}
+LEAF_KEYS = frozenset(key for key, expectation in EXPECTATIONS.items() if expectation.leaf)

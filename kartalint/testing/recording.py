@@ -9,8 +9,9 @@ recorded ``state`` must be among the statuses the definition computes.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from kartalint.karta import as_dict, as_list
 
@@ -21,7 +22,7 @@ class StateEvent:
     state: Any
     phases: Any
     object: Any
-    resource_version: Optional[str]
+    resource_version: str | None
 
 
 def is_recording(data: Any) -> bool:
@@ -29,7 +30,7 @@ def is_recording(data: Any) -> bool:
     return data.get("schemaVersion") == 1 and isinstance(data.get("events"), list) and "kartaFile" in data
 
 
-def definition_basename(data: Any) -> Optional[str]:
+def definition_basename(data: Any) -> str | None:
     name = as_dict(data).get("kartaFile")
     return os.path.basename(name) if isinstance(name, str) and name else None
 
@@ -40,5 +41,10 @@ def state_events(data: Any) -> Iterator[StateEvent]:
         if event.get("kind") != "STATE":
             continue
         version = event.get("resourceVersion")
-        yield StateEvent(index, event.get("state"), event.get("phases"), event.get("object"),
-                         str(version) if version is not None else None)
+        yield StateEvent(
+            index,
+            event.get("state"),
+            event.get("phases"),
+            event.get("object"),
+            str(version) if version is not None else None,
+        )

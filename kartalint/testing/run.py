@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import fnmatch
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any
 
 from kartalint import karta
-
+from kartalint.evaluation import Evaluator, WorkloadView
+from kartalint.load.definitions import DefinitionFile, field_location
+from kartalint.load.documents import display_path
+from kartalint.model import Finding, Severity
 from kartalint.rules import registry as rules
 from kartalint.rules import test_time
 from kartalint.testing.cases import Case
-from kartalint.testing.compare import Diff, compare, compare_prediction
-from kartalint.load.definitions import DefinitionFile, field_location
-from kartalint.evaluation import Evaluator, WorkloadView
-from kartalint.load.documents import display_path
-from kartalint.model import Finding, Severity
+from kartalint.testing.compare import Diff, compare
+from kartalint.testing.predictions import compare_prediction
 
 PASSING = ("passed", "xfailed", "updated")
 
@@ -30,16 +31,19 @@ PASSING = ("passed", "xfailed", "updated")
 class CaseResult:
     case: Case
     outcome: str
-    diffs: List[Diff] = field(default_factory=list)
-    messages: List[str] = field(default_factory=list)
-    findings: List[Finding] = field(default_factory=list)
-    hints: Dict[str, List[str]] = field(default_factory=dict)  # diff path -> ["hint (rule at file:line:col)"]
-    view: Optional[WorkloadView] = None
+    diffs: list[Diff] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    hints: dict[str, list[str]] = field(default_factory=dict)  # diff path -> ["hint (rule at file:line:col)"]
+    view: WorkloadView | None = None
     seconds: float = 0.0
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.case.id, "file": self.case.file, "kind": self.case.kind, "name": self.case.name,
+            "id": self.case.id,
+            "file": self.case.file,
+            "kind": self.case.kind,
+            "name": self.case.name,
             "definition": self.case.definition.path if self.case.definition else None,
             "outcome": self.outcome,
             "diffs": [dict(d.to_dict(), hints=self.hints.get(d.path, [])) for d in self.diffs],
@@ -51,9 +55,9 @@ class CaseResult:
 @dataclass
 class Coverage:
     definition: DefinitionFile
-    mappings: List[Tuple[str, int]]
-    matched: Set[Tuple[str, int]] = field(default_factory=set)
-    components: Dict[str, Set[str]] = field(default_factory=dict)  # name -> instance ids seen
+    mappings: list[tuple[str, int]]
+    matched: set[tuple[str, int]] = field(default_factory=set)
+    components: dict[str, set[str]] = field(default_factory=dict)  # name -> instance ids seen
     cases: int = 0
 
     @property
@@ -61,23 +65,31 @@ class Coverage:
         return 100.0 if not self.mappings else 100.0 * len(self.matched & set(self.mappings)) / len(self.mappings)
 
     @property
-    def unmatched(self) -> List[str]:
+    def unmatched(self) -> list[str]:
         return [f"{key}[{index}]" for key, index in self.mappings if (key, index) not in self.matched]
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {"definition": self.definition.name, "file": self.definition.path, "cases": self.cases,
-                "statusMappings": {"total": len(self.mappings), "matched": len(self.matched & set(self.mappings)),
-                                   "percent": round(self.percent, 1), "neverMatched": self.unmatched},
-                "components": {name: sorted(ids) for name, ids in self.components.items()}}
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "definition": self.definition.name,
+            "file": self.definition.path,
+            "cases": self.cases,
+            "statusMappings": {
+                "total": len(self.mappings),
+                "matched": len(self.matched & set(self.mappings)),
+                "percent": round(self.percent, 1),
+                "neverMatched": self.unmatched,
+            },
+            "components": {name: sorted(ids) for name, ids in self.components.items()},
+        }
 
 
 @dataclass
 class TestRun:
-    results: List[CaseResult] = field(default_factory=list)
-    coverage: Dict[str, Coverage] = field(default_factory=dict)
-    without_fixtures: List[DefinitionFile] = field(default_factory=list)  # --require-fixtures failures
-    below_coverage: List[Coverage] = field(default_factory=list)  # --min-coverage failures
-    min_coverage: Optional[float] = None
+    results: list[CaseResult] = field(default_factory=list)
+    coverage: dict[str, Coverage] = field(default_factory=dict)
+    without_fixtures: list[DefinitionFile] = field(default_factory=list)  # --require-fixtures failures
+    below_coverage: list[Coverage] = field(default_factory=list)  # --min-coverage failures
+    min_coverage: float | None = None
     seconds: float = 0.0
     started: float = 0.0  # wall-clock start (seconds since the epoch), for report timestamps
 
@@ -90,21 +102,31 @@ class TestRun:
         rewritten = set(files)
         for result in self.results:
             filled = result.outcome == "error" and result.view is not None and not result.case.expect  # an empty expect
-            if (result.outcome == "failed" or filled) and result.case.kind == "fixture" and result.case.file in rewritten:
+            if (
+                (result.outcome == "failed" or filled)
+                and result.case.kind == "fixture"
+                and result.case.file in rewritten
+            ):
                 result.outcome = "updated"
 
     @property
-    def summary(self) -> Dict[str, int]:
-        return {"passed": self.count("passed"), "updated": self.count("updated"), "failed": self.count("failed", "xpassed"),
-                "errors": self.count("error") + len(self.without_fixtures) + len(self.below_coverage),
-                "expectedFailures": self.count("xfailed"), "total": len(self.results),
-                "withoutFixtures": len(self.without_fixtures), "belowCoverage": len(self.below_coverage)}
+    def summary(self) -> dict[str, int]:
+        return {
+            "passed": self.count("passed"),
+            "updated": self.count("updated"),
+            "failed": self.count("failed", "xpassed"),
+            "errors": self.count("error") + len(self.without_fixtures) + len(self.below_coverage),
+            "expectedFailures": self.count("xfailed"),
+            "total": len(self.results),
+            "withoutFixtures": len(self.without_fixtures),
+            "belowCoverage": len(self.below_coverage),
+        }
 
     @property
     def ok(self) -> bool:
         return all(r.outcome in PASSING for r in self.results) and not self.without_fixtures and not self.below_coverage
 
-    def judge(self, definitions: Sequence[DefinitionFile], require_fixtures: bool, min_coverage: Optional[float]) -> None:
+    def judge(self, definitions: Sequence[DefinitionFile], require_fixtures: bool, min_coverage: float | None) -> None:
         """``--require-fixtures`` and ``--min-coverage`` over ``definitions`` (the project's)."""
         if require_fixtures:
             exercised = {r.case.definition.path for r in self.results if r.case.definition is not None}
@@ -112,10 +134,12 @@ class TestRun:
         if min_coverage is not None:
             self.min_coverage = min_coverage
             paths = {d.path for d in definitions}
-            self.below_coverage = [c for c in self.coverage.values() if c.definition.path in paths and c.percent < min_coverage]
+            self.below_coverage = [
+                c for c in self.coverage.values() if c.definition.path in paths and c.percent < min_coverage
+            ]
 
 
-def select(cases: Sequence[Case], pattern: Optional[str]) -> List[Case]:
+def select(cases: Sequence[Case], pattern: str | None) -> list[Case]:
     if not pattern:
         return list(cases)
     if any(ch in pattern for ch in "*?["):
@@ -127,9 +151,9 @@ class LintCache:
     """Lint findings of definition files (for ``expect.lint`` and fix hints), computed once."""
 
     def __init__(self) -> None:
-        self._cache: Dict[str, List[Finding]] = {}
+        self._cache: dict[str, list[Finding]] = {}
 
-    def findings(self, definition: DefinitionFile) -> List[Finding]:
+    def findings(self, definition: DefinitionFile) -> list[Finding]:
         if definition.path not in self._cache:
             from kartalint.rules.lint import lint_paths
 
@@ -137,11 +161,11 @@ class LintCache:
             self._cache[definition.path] = [f for f in result.findings if f.severity >= Severity.WARNING]
         return self._cache[definition.path]
 
-    def rule_ids(self, definition: DefinitionFile) -> List[str]:
+    def rule_ids(self, definition: DefinitionFile) -> list[str]:
         return sorted({f.rule for f in self.findings(definition)})
 
 
-def run(cases: Sequence[Case], evaluator: Evaluator, lint_cache: Optional[LintCache] = None) -> TestRun:
+def run(cases: Sequence[Case], evaluator: Evaluator, lint_cache: LintCache | None = None) -> TestRun:
     lint_cache = lint_cache or LintCache()
     report = TestRun(started=time.time())
     started = time.perf_counter()
@@ -193,11 +217,14 @@ def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache) -> CaseRes
     return result
 
 
-def invalid_definition_problems(definition: DefinitionFile, lint_cache: LintCache) -> List[str]:
+def invalid_definition_problems(definition: DefinitionFile, lint_cache: LintCache) -> list[str]:
     """Why upstream refuses a definition, each problem at its file:line:col (the schema's wrong
     types and upstream's validator rules); the bare messages when lint cannot place them."""
-    located = [f"{display_path(f.file)}:{f.line}:{f.column}: {f.message} ({f.rule})" for f in lint_cache.findings(definition)
-               if f.severity >= Severity.ERROR and (f.rule == "wrong-type" or rules.get(f.rule).category == "parity")]
+    located = [
+        f"{display_path(f.file)}:{f.line}:{f.column}: {f.message} ({f.rule})"
+        for f in lint_cache.findings(definition)
+        if f.severity >= Severity.ERROR and (f.rule == "wrong-type" or rules.get(f.rule).category == "parity")
+    ]
     if located:
         return located
     from kartalint.evaluation.engine import prepare
@@ -205,16 +232,18 @@ def invalid_definition_problems(definition: DefinitionFile, lint_cache: LintCach
     return [f"{display_path(definition.path)}: {message}" for message in prepare(definition.data).invalid]
 
 
-def _invalid_definition(definition: DefinitionFile, lint_cache: LintCache) -> List[str]:
-    return invalid_definition_problems(definition, lint_cache) + [
-        f"definition {display_path(definition.path)} is invalid (upstream refuses it): nothing was evaluated"]
+def _invalid_definition(definition: DefinitionFile, lint_cache: LintCache) -> list[str]:
+    return [
+        *invalid_definition_problems(definition, lint_cache),
+        f"definition {display_path(definition.path)} is invalid (upstream refuses it): nothing was evaluated",
+    ]
 
 
-def _diff_fields(diff: Diff, root: Optional[str]) -> Tuple[Optional[str], Tuple[str, ...]]:
+def _diff_fields(diff: Diff, root: str | None) -> tuple[str | None, tuple[str, ...]]:
     """(component, definition fields relative to it) that a diff is about."""
     path = diff.path
     if path.startswith("errors["):
-        inner = path[len("errors["):-1]
+        inner = path[len("errors[") : -1]
         comp, _, field_name = inner.partition(".")
         return (comp, (field_name,)) if field_name else (None, (inner,))
     if path in ("statuses", "phase"):
@@ -230,12 +259,14 @@ def _diff_fields(diff: Diff, root: Optional[str]) -> Tuple[Optional[str], Tuple[
     return comp, ()
 
 
-def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], lint_cache: LintCache) -> Dict[str, List[str]]:
+def _hints(
+    definition: DefinitionFile, view: WorkloadView, diffs: list[Diff], lint_cache: LintCache
+) -> dict[str, list[str]]:
     """Fix hints for each diff: the definition's lint findings on the fields the diff is about."""
     findings = lint_cache.findings(definition)
     paths = {c.name: tuple(c.path) for c in karta.components(definition.data) if isinstance(c.name, str)}
     root = view.root.name if view.root else None
-    hints: Dict[str, List[str]] = {}
+    hints: dict[str, list[str]] = {}
     for diff in diffs:
         comp, fields = _diff_fields(diff, root)
         prefix = paths.get(comp or "")
@@ -243,7 +274,11 @@ def _hints(definition: DefinitionFile, view: WorkloadView, diffs: List[Diff], li
             continue
         found = []
         for finding in findings:
-            rest = ".".join(str(p) for p in finding.path[len(prefix):]) if tuple(finding.path[: len(prefix)]) == prefix else None
+            rest = (
+                ".".join(str(p) for p in finding.path[len(prefix) :])
+                if tuple(finding.path[: len(prefix)]) == prefix
+                else None
+            )
             if rest is None or not finding.hint or not any(rest.startswith(f) for f in fields):
                 continue
             text = f"{finding.hint} ({finding.rule} at {display_path(finding.file)}:{finding.line}:{finding.column})"
@@ -281,7 +316,11 @@ def mark_known_failures(cases: Sequence[Case], path: str) -> None:
     source = load_file(path)
     entries = source.documents[0].data if source.documents else None
     bad = [f for f in source.findings if f.severity == Severity.ERROR]
-    if bad or not isinstance(entries, list) or not all(isinstance(e, dict) and isinstance(e.get("id"), str) for e in entries):
+    if (
+        bad
+        or not isinstance(entries, list)
+        or not all(isinstance(e, dict) and isinstance(e.get("id"), str) for e in entries)
+    ):
         raise ValueError(f"{path}: --known-failures needs a YAML list of {{id, reason}} entries")
     for case in cases:
         for entry in entries:

@@ -28,8 +28,9 @@ import re
 import stat
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 _SEPARATOR = re.compile(r"^(---|\.\.\.)(?:[ \t]|$)")
@@ -45,13 +46,14 @@ class UpdateError(Exception):
 class UpdateOutcome:
     updated: int = 0  # fixture documents
     files: int = 0
-    problems: List[str] = field(default_factory=list)
-    updated_files: List[str] = field(default_factory=list)  # files rewritten (their failing cases now pass)
+    problems: list[str] = field(default_factory=list)
+    updated_files: list[str] = field(default_factory=list)  # files rewritten (their failing cases now pass)
 
 
 # -- text: lines, documents, the expect block -----------------------------------------------------
 
-def _lines(text: str) -> List[str]:
+
+def _lines(text: str) -> list[str]:
     """The lines of ``text``, each with its own line break (``\\r\\n``, ``\\r`` or ``\\n``)."""
     return [m.group(0) for m in _LINE.finditer(text) if m.group(0)]
 
@@ -70,10 +72,10 @@ def _newline(lines: Sequence[str]) -> str:
     return max(counts, key=lambda k: (counts[k], k == "\n"))
 
 
-def _documents(lines: Sequence[str]) -> List[Tuple[int, int]]:
+def _documents(lines: Sequence[str]) -> list[tuple[int, int]]:
     """``(first, end)`` line ranges of the documents: a ``---`` line starts one (and belongs to
     it); a ``...`` line ends one (and belongs to none)."""
-    out: List[Tuple[int, int]] = []
+    out: list[tuple[int, int]] = []
     start = 0
     for index, line in enumerate(lines):
         match = _SEPARATOR.match(line)
@@ -100,7 +102,7 @@ def _block_end(lines: Sequence[str], start: int, column: int = 0) -> int:
         indent = len(line) - len(line.lstrip(" \t"))
         if line.strip() == "" or (line.lstrip(" \t").startswith("#") and indent <= column):
             continue
-        if indent > column or (indent == column and line[column:column + 1] == "-" and not _SEPARATOR.match(line)):
+        if indent > column or (indent == column and line[column : column + 1] == "-" and not _SEPARATOR.match(line)):
             last = index
             continue
         break
@@ -150,11 +152,11 @@ def _yaml(text: str) -> Any:
     return yaml, data
 
 
-def _dump_block(old_block: Optional[str], new_expect: Dict[str, Any], document: str) -> str:
+def _dump_block(old_block: str | None, new_expect: dict[str, Any], document: str) -> str:
     """``expect:`` and its block dumped by ruamel.yaml, the new values merged into the old block
     (its comments and key order kept) when it loads on its own."""
     yaml, data = _yaml(old_block) if old_block is not None else (None, None)
-    if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), dict):
+    if yaml is not None and isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), dict):
         key = next(iter(data))
         data[key] = _merge(data[key], new_expect)
     else:
@@ -170,16 +172,16 @@ def _flow(value: Any) -> str:
 
 
 def _top_node(text: str) -> Any:
-    from kartalint.load.documents import _Loader
+    from kartalint.load.loader import Loader
 
-    loader = _Loader(text)
+    loader = Loader(text)
     try:
         return loader.get_single_node()
     finally:
         loader.dispose()
 
 
-def rewrite_document(lines: Sequence[str], new_expect: Dict[str, Any], newline: str = "\n") -> List[str]:
+def rewrite_document(lines: Sequence[str], new_expect: dict[str, Any], newline: str = "\n") -> list[str]:
     """The lines of one fixture document (each with its line break) with ``expect`` replaced."""
     import yaml
 
@@ -190,7 +192,9 @@ def rewrite_document(lines: Sequence[str], new_expect: Dict[str, Any], newline: 
         raise UpdateError(f"the fixture document does not parse: {str(exc).splitlines()[0]}") from None
     if not isinstance(node, yaml.MappingNode):
         raise UpdateError("the fixture document is not a mapping")
-    key_node, value_node = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == "expect"), (None, None))
+    key_node, value_node = next(
+        ((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == "expect"), (None, None)
+    )
     columns = {k.start_mark.column for k, _ in node.value}
     out = list(lines)
     if not node.flow_style and len(columns) <= 1:  # block style: replace (or append) the block's lines
@@ -225,20 +229,20 @@ def _content_end(lines: Sequence[str]) -> int:
     return end
 
 
-def _splice(lines: List[str], start: Tuple[int, int], end: Tuple[int, int], text: str) -> List[str]:
+def _splice(lines: list[str], start: tuple[int, int], end: tuple[int, int], text: str) -> list[str]:
     """Replace the text from ``start`` to ``end`` (``(line, column)``, end exclusive) by ``text``."""
     first, last = lines[start[0]], lines[end[0]]
-    merged = _body(first)[: start[1]] + text + last[end[1]:]
-    return lines[: start[0]] + [merged] + lines[end[0] + 1:]
+    merged = _body(first)[: start[1]] + text + last[end[1] :]
+    return [*lines[: start[0]], merged, *lines[end[0] + 1 :]]
 
 
-def rewrite_expect(text: str, updates: Sequence[Tuple[int, Dict[str, Any]]]) -> Tuple[str, int]:
+def rewrite_expect(text: str, updates: Sequence[tuple[int, dict[str, Any]]]) -> tuple[str, int]:
     """``text`` (a fixture file) with the ``expect`` of each document updated, and the number of
     documents changed: ``updates`` pairs the 1-based line of a document's node (``Case.line``)
     with its new ``expect``."""
     lines = _lines(text)
     newline = _newline(lines)
-    out: List[str] = []
+    out: list[str] = []
     position = changed = 0
     for first, end in _documents(lines):
         chunk = lines[first:end]
@@ -254,10 +258,11 @@ def rewrite_expect(text: str, updates: Sequence[Tuple[int, Dict[str, Any]]]) -> 
 
 # -- files: encoding, lock, atomic replace ------------------------------------------------------
 
-def decode(data: bytes) -> Tuple[str, bytes]:
+
+def decode(data: bytes) -> tuple[str, bytes]:
     """``(text, bom)``: fixtures are UTF-8, with or without a byte-order mark (as the loader reads them)."""
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
-    return data[len(bom):].decode("utf-8"), bom
+    return data[len(bom) :].decode("utf-8"), bom
 
 
 @contextlib.contextmanager
@@ -318,7 +323,7 @@ def atomic_write(path: str, data: bytes) -> None:
             os.close(dir_fd)
 
 
-def update_file(path: str, updates: Sequence[Tuple[int, Dict[str, Any]]]) -> int:
+def update_file(path: str, updates: Sequence[tuple[int, dict[str, Any]]]) -> int:
     """Update the fixture documents of one file; the number of documents changed."""
     if os.path.islink(path):
         raise UpdateError("is a symbolic link; update the file it points to instead")
@@ -347,7 +352,7 @@ def update_fixtures(report: Any, mode: str, lint_cache: Any) -> UpdateOutcome:
     run with what was observed; ``xfail`` fixtures are left alone."""
     from kartalint.testing.compare import observed, snapshot
 
-    by_file: Dict[str, List[Tuple[int, Dict[str, Any]]]] = {}
+    by_file: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for result in report.results:
         case = result.case
         if case.kind != "fixture" or result.view is None or case.xfail:

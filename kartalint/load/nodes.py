@@ -1,0 +1,121 @@
+"""Problems found in a document's node tree before it becomes data: duplicate and non-string keys, nesting beyond the limit, alias expansion beyond the limit (billion laughs)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from kartalint.model import Finding
+
+if TYPE_CHECKING:
+    from kartalint.load.documents import SourceFile
+
+
+MAX_EXPANDED_NODES = 500_000  # nodes added by alias expansion (billion laughs)
+
+
+MAX_DEPTH = 256
+
+
+def key_text(node: Any) -> str:
+    return str(node.value)
+
+
+def end_index(node: Any) -> int:
+    end = node.end_mark.index
+    if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+        return node.start_mark.index + 1  # the indicator; block content spans following lines
+    return end
+
+
+READER_POSITION = re.compile(r"line (\d+), column (\d+)")
+
+
+def node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
+    """Duplicate keys, non-string keys, too deep nesting and alias bombs, found in one walk of the
+    node tree. Only the nodes that aliases add count against the expansion limit."""
+    sizes: dict[int, int] = {}
+    distinct = 0
+    depth_of: dict[int, int] = {id(root): 1}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    seen_mappings = set()
+    in_progress = set()
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            if isinstance(node, yaml.MappingNode):
+                total = 1 + sum(sizes.get(id(k), 1) + sizes.get(id(v), 1) for k, v in node.value)
+            elif isinstance(node, yaml.SequenceNode):
+                total = 1 + sum(sizes.get(id(v), 1) for v in node.value)
+            else:
+                total = 1
+            sizes[key] = total
+            if total - distinct > MAX_EXPANDED_NODES:
+                yield source.finding(
+                    "yaml-alias-bomb",
+                    f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases; refused",
+                    source.span_of_marks(node.start_mark.index, node.start_mark.index + 1),
+                    hint="remove the anchors and aliases that multiply this document",
+                )
+                return
+            continue
+        if key in sizes:
+            continue
+        if key in in_progress:
+            yield source.finding(
+                "yaml-alias-bomb",
+                "document contains a recursive alias (a node that contains itself); refused",
+                source.span_of_marks(node.start_mark.index, node.start_mark.index + 1),
+                hint="remove the recursive anchor",
+            )
+            return
+        in_progress.add(key)
+        distinct += 1
+        depth = depth_of.get(key, 1)
+        if depth > MAX_DEPTH:
+            yield source.finding(
+                "yaml-too-deep",
+                f"document is nested deeper than {MAX_DEPTH} levels; refused",
+                source.span_of_marks(node.start_mark.index, node.start_mark.index + 1),
+                hint="flatten the document",
+            )
+            return
+        stack.append((node, True))
+        if isinstance(node, yaml.MappingNode):
+            if key not in seen_mappings:
+                seen_mappings.add(key)
+                first: dict[str, Any] = {}
+                for k, _ in node.value:
+                    if not isinstance(k, yaml.ScalarNode):
+                        continue
+                    if k.tag != "tag:yaml.org,2002:str" and k.tag != "tag:yaml.org,2002:merge":
+                        yield source.finding(
+                            "yaml-non-string-key",
+                            f"key {k.value!r} is not a string; Kubernetes converts it to the string {k.value!r}",
+                            source.span_of_marks(k.start_mark.index, k.end_mark.index),
+                            hint="quote the key",
+                        )
+                    text = key_text(k)
+                    if text in first:
+                        prev = first[text]
+                        line, _ = source.position(prev.start_mark.index)
+                        yield source.finding(
+                            "yaml-duplicate-key",
+                            f"duplicate key {text!r} (first defined on line {line}); the last one wins silently",
+                            source.span_of_marks(k.start_mark.index, k.end_mark.index),
+                            hint="remove or merge the duplicate key",
+                        )
+                    else:
+                        first[text] = k
+            for k, v in node.value:
+                depth_of.setdefault(id(v), depth + 1)
+                stack.append((k, False))
+                stack.append((v, False))
+        elif isinstance(node, yaml.SequenceNode):
+            for v in node.value:
+                depth_of.setdefault(id(v), depth + 1)
+                stack.append((v, False))

@@ -1,0 +1,188 @@
+"""JUnit XML of `kartalint test` (`--format junit`, `--junit-xml FILE`): a suite per definition, a case per fixture, failures and errors named by their outcome rule."""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter, OrderedDict
+from typing import Any
+
+from kartalint.report.base import TestReporter, detail_lines
+from kartalint.rules import outcomes
+
+_XML_FORBIDDEN = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(value: Any) -> str:
+    """``value`` as text XML 1.0 can hold: each forbidden character (control characters such as an
+    ANSI escape, lone surrogates, U+FFFE/U+FFFF) is written visibly as ``\\xNN`` / ``\\uNNNN``."""
+    text = str(value)
+    return _XML_FORBIDDEN.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
+
+
+def _element(parent: Any, tag: str, text: str | None = None, **attributes: Any) -> Any:
+    element = ET.SubElement(parent, tag, {k: xml_text(v) for k, v in attributes.items()})
+    if text is not None:
+        element.text = xml_text(text)
+    return element
+
+
+class JUnitTestReporter(TestReporter):
+    """JUnit XML as junitparser, pytest, GitLab and Jenkins read it: one ``testsuite`` per
+    definition (``tests``, ``failures``, ``errors``, ``skipped``, ``time``, ``timestamp``), one
+    ``testcase`` per case (``classname`` the definition, ``name``, ``file``, ``line``, ``time``);
+    an expected failure is ``skipped`` with its reason; ``--require-fixtures`` and
+    ``--min-coverage`` failures are ``error`` cases of their definition's suite."""
+
+    name = "junit"
+
+    def finish(self, run: Any) -> None:
+        import datetime
+
+        timestamp = datetime.datetime.fromtimestamp(run.started or 0, datetime.timezone.utc).strftime(
+            "%Y-%m-%dT%H:%M:%S"
+        )
+        grouped: dict[str, dict[str, Any]] = OrderedDict()
+
+        def suite_of(name: str, path: str | None) -> dict[str, Any]:
+            return grouped.setdefault(path or name, {"name": name, "file": path, "cases": []})
+
+        for result in run.results:
+            definition = result.case.definition
+            group = (
+                suite_of(definition.name or definition.path, definition.path)
+                if definition
+                else suite_of("(no definition)", None)
+            )
+            group["cases"].append(("case", result))
+        for item in run.without_fixtures:
+            suite_of(item.name or item.path, item.path)["cases"].append(("without-fixture", item))
+        for cov in run.below_coverage:
+            suite_of(cov.definition.name or cov.definition.path, cov.definition.path)["cases"].append(
+                ("below-coverage", cov)
+            )
+
+        names = Counter(group["name"] for group in grouped.values())
+        for group in grouped.values():  # two definitions of one name: each suite says which file
+            if names[group["name"]] > 1 and group["file"]:
+                group["name"] = f"{group['name']} ({group['file']})"
+        totals: Counter[str] = Counter()
+        suites = ET.Element("testsuites")
+        for group in grouped.values():
+            counts: Counter[str] = Counter()
+            suite = _element(suites, "testsuite", name=group["name"], timestamp=timestamp)
+            if group["file"]:
+                suite.set("file", xml_text(group["file"]))
+            for kind, item in group["cases"]:
+                counts["tests"] += 1
+                if kind == "case":
+                    self._case(suite, item, counts)
+                elif kind == "without-fixture":
+                    case = _element(
+                        suite,
+                        "testcase",
+                        classname=item.name or item.path,
+                        name="--require-fixtures",
+                        file=item.path,
+                        line=1,
+                        time="0.000",
+                    )
+                    _element(
+                        case,
+                        "error",
+                        f"{item.path}: no test case exercises definition {item.name}",
+                        message=f"definition {item.name} has no fixture",
+                        type="definition-without-fixture",
+                    )
+                    counts["errors"] += 1
+                else:
+                    case = _element(
+                        suite,
+                        "testcase",
+                        classname=item.definition.name or item.definition.path,
+                        name="--min-coverage",
+                        file=item.definition.path,
+                        line=1,
+                        time="0.000",
+                    )
+                    _element(
+                        case,
+                        "error",
+                        "never matched: " + ", ".join(item.unmatched),
+                        message=f"status-mapping coverage {item.percent:.0f}% is below {run.min_coverage:g}%",
+                        type="coverage-below-minimum",
+                    )
+                    counts["errors"] += 1
+            for key in ("tests", "failures", "errors", "skipped"):
+                suite.set(key, str(counts[key]))
+            suite.set("time", f"{counts['time_ms'] / 1000:.3f}")
+            totals.update(counts)
+        for key in ("tests", "failures", "errors", "skipped"):
+            suites.set(key, str(totals[key]))
+        suites.set("name", "kartalint")
+        suites.set("time", f"{run.seconds:.3f}")
+        ET.indent(suites)
+        self.stream.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")
+
+    @staticmethod
+    def _case(suite: Any, result: Any, counts: Counter) -> None:
+        case_ = result.case
+        classname = (
+            case_.definition.name or case_.definition.path
+            if case_.definition
+            else os.path.splitext(case_.file)[0].replace(os.sep, ".")
+        )
+        counts["time_ms"] += round(result.seconds * 1000)
+        case = _element(
+            suite,
+            "testcase",
+            classname=classname,
+            name=case_.name or case_.id,
+            file=case_.file,
+            line=case_.line,
+            time=f"{result.seconds:.3f}",
+        )
+        detail = "\n".join(line.strip() for line in detail_lines(result))
+        first = result.diffs[0].text if result.diffs else (result.messages[0] if result.messages else result.outcome)
+        if result.outcome in ("failed", "xpassed"):
+            _element(case, "failure", detail, message=first, type="fixture-mismatch")
+            counts["failures"] += 1
+        elif result.outcome == "error":
+            _element(case, "error", detail, message=first, type=outcomes.case_rule("error", case_.refused))
+            counts["errors"] += 1
+        elif result.outcome == "xfailed":
+            _element(case, "skipped", detail, message=f"xfail: {case_.xfail}")
+            counts["skipped"] += 1
+        elif detail:
+            _element(case, "system-out", detail)
+
+
+def usage_junit(problems: list[str]) -> str:
+    """JUnit for a run that could not start: one ``error`` case per problem."""
+    suites = ET.Element(
+        "testsuites",
+        name="kartalint",
+        tests=str(len(problems)),
+        failures="0",
+        errors=str(len(problems)),
+        skipped="0",
+        time="0.000",
+    )
+    suite = _element(
+        suites,
+        "testsuite",
+        name="kartalint test",
+        tests=len(problems),
+        failures=0,
+        errors=len(problems),
+        skipped=0,
+        time="0.000",
+    )
+    for problem in problems:
+        case = _element(suite, "testcase", classname="kartalint", name="usage", time="0.000")
+        _element(case, "error", problem, message=problem, type="usage")
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
