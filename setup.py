@@ -11,8 +11,14 @@ from setuptools.command.build_py import build_py
 
 def _git(*args):
     try:
-        out = subprocess.run(["git", *args], cwd=os.path.dirname(os.path.abspath(__file__)),
-                             capture_output=True, text=True, check=False, timeout=20)
+        out = subprocess.run(
+            ["git", *args],
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=20,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None

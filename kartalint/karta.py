@@ -183,19 +183,6 @@ def _component_jq(path: Path, comp: dict[str, Any]) -> Iterator[JqField]:
             )
 
 
-def go_field_path(path: Path) -> str:
-    """Upstream's Go field path for messages: ``Spec.StructureDefinition.ChildComponents[0]...``."""
-    out = ""
-    for element in path:
-        if isinstance(element, int):
-            out += f"[{element}]"
-        elif out.endswith("StatusMappings"):
-            out += "." + element[:1].upper() + element[1:]
-        else:
-            out += ("." if out else "") + element[:1].upper() + element[1:]
-    return out
-
-
 def gvk_of(kind: Any) -> tuple[str, str, str] | None:
     if not isinstance(kind, dict):
         return None

@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import REFERENCE, ROOT, needs_reference
+from conftest import REFERENCE, ROOT
 
 from kartalint.cli import main
 from kartalint.load.crds import CrdIndex, lookup
 
 CRDS = os.path.join(REFERENCE, "crds")
 JOBSET = os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml")
-pytestmark = needs_reference
 
 
 def run(capsys, *argv):
@@ -79,7 +78,7 @@ def test_lookup_handles_maps_preserve_unknown_and_metadata():
     assert lookup(pytorch, ("spec", "pytorchReplicaSpecs", "[?]", "replicas")).found  # map of roles
     assert not lookup(pytorch, ("spec", "pytorchReplicaSpecs", "[?]", "replica")).found
     assert lookup(pytorch, ("metadata", "labels", "anything")).found
-    ray = index.get(("ray.io", "v1", "RayCluster")).schema
-    groups = lookup(ray, ("spec", "workerGroupSpecs", "[]", "replicas"))
-    assert groups.found and groups.default == 0 and not groups.required
-    assert lookup(ray, ("spec", "workerGroupSpecs", "[]", "groupName")).required
+    jobset = index.get(("jobset.x-k8s.io", "v1alpha2", "JobSet")).schema  # a list of roles
+    replicas = lookup(jobset, ("spec", "replicatedJobs", "[]", "replicas"))
+    assert replicas.found and replicas.default == 1 and not replicas.required
+    assert lookup(jobset, ("spec", "replicatedJobs", "[]", "name")).required

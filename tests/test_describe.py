@@ -9,7 +9,7 @@ import re
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, REFERENCE, needs_reference
+from conftest import BASE_DEFINITION, REFERENCE
 
 from kartalint.cli import main
 
@@ -178,7 +178,6 @@ def test_extraction_errors_exit_1_and_are_shown(workdir, capsys):
     assert "Phase: Running" in out
 
 
-@needs_reference
 @pytest.mark.parametrize(
     "name, statuses, roles",
     [

@@ -668,3 +668,15 @@ def test_an_empty_status_definition_gives_undefined(ev):
     definition = base()
     definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"] = {}
     assert ev.evaluate(definition, trainer([role("w", 1)])).statuses == ["Undefined"]
+
+
+def test_a_pod_with_a_quantity_that_does_not_parse_is_an_error_not_zero_gpus(ev):
+    pods = [
+        {
+            "metadata": {"name": "w-0", "labels": {"example.com/role": "worker"}},
+            "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "two"}}}]},
+        }
+    ]
+    view = ev.evaluate(base(), trainer([role("a", 1)]), pods)
+    assert [(e.field, e.message.split(":")[0]) for e in view.errors] == [("pods", "pod w-0")]
+    assert "(its resources are not counted)" in view.errors[0].message

@@ -147,11 +147,17 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("style", STYLES)
-@pytest.mark.parametrize("expression, rule, at", CASES, ids=[c[1] + ":" + c[2 if c[2] else 1][:24] for c in CASES])
+# every style of YAML scalar, but a plain scalar cannot hold ': ' (those cases run in the others)
+STYLED_CASES = [
+    pytest.param(style, *case, id=f"{style}-{case[1]}:{(case[2] or case[1])[:24]}")
+    for style in STYLES
+    for case in CASES
+    if not (style == "plain" and ": " in case[0])
+]
+
+
+@pytest.mark.parametrize("style, expression, rule, at", STYLED_CASES)
 def test_findings_follow_the_expression_and_land_inside_the_string(crd_config, style, expression, rule, at):
-    if style == "plain" and ": " in expression:
-        pytest.skip("a plain YAML scalar cannot hold ': '")
     text = definition(expression, style)
     findings = [f for f in lint_text(text, config=crd_config) if f.rule == rule]
     assert len(findings) == 1, (rule, [(f.rule, f.message) for f in lint_text(text, config=crd_config)])

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, REFERENCE, ROOT, git, needs_reference
+from conftest import BASE_DEFINITION, REFERENCE, ROOT, git
 
 pytestmark = pytest.mark.skipif(
     not os.path.isdir(os.path.join(ROOT, ".git")) or shutil.which("git") is None,
@@ -153,7 +153,6 @@ def commit(repo, home, message):
     return proc.returncode, proc.stdout + proc.stderr
 
 
-@needs_reference
 @pytest.mark.parametrize("layout", ["definitions", "catalog"])
 def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit_home):
     from test_action import run_action

@@ -9,7 +9,7 @@ import pathlib
 
 import pytest
 import yaml
-from conftest import REFERENCE, ROOT, needs_reference
+from conftest import REFERENCE, ROOT
 
 from kartalint.cli import main
 from kartalint.evaluation import Evaluator
@@ -18,7 +18,6 @@ from kartalint.load.definitions import DefinitionIndex, object_gvk
 from kartalint.scaffold.drafts import draft_definition
 from kartalint.testing.recording import is_recording, state_events
 
-pytestmark = needs_reference
 CRD_FILES = sorted(glob.glob(os.path.join(REFERENCE, "crds", "*.yaml")))
 # roles a draft has and the catalog deliberately leaves out, with the reason
 EXTRA_DRAFT_ROLES = {
@@ -111,11 +110,20 @@ def test_draft_gives_the_catalog_roles_and_replicas_on_real_objects(path):
 
 
 def test_several_crds_in_one_stream_and_version_choice(tmp_path, capsys):
-    stream = "\n---\n".join(pathlib.Path(p).read_text(encoding="utf-8") for p in CRD_FILES if "ray.io" in p)
-    (tmp_path / "ray.yaml").write_text(stream)
-    code, out, _ = run(capsys, "new", "--crd", str(tmp_path / "ray.yaml"))
-    assert code == 0 and out.count("kind: Karta") == 3
-    code, out, _ = run(capsys, "new", "--crd", str(tmp_path / "ray.yaml"), "--version", "v1alpha1")
+    streamed = CRD_FILES[:3]  # the full set of CRDs is over the 5 MiB file limit in one stream
+    stream = "\n---\n".join(pathlib.Path(p).read_text(encoding="utf-8") for p in streamed)
+    (tmp_path / "all.yaml").write_text(stream)
+    code, out, _ = run(capsys, "new", "--crd", str(tmp_path / "all.yaml"))
+    assert code == 0 and out.count("kind: Karta") == len(streamed) >= 2
+    # a CRD serving two versions: the stored one by default, another on request
+    with open(os.path.join(REFERENCE, "crds", "jobset.x-k8s.io_jobsets.yaml"), encoding="utf-8") as handle:
+        crd = yaml.safe_load(handle)
+    older = dict(crd["spec"]["versions"][0], name="v1alpha1", storage=False)
+    crd["spec"]["versions"].append(older)
+    (tmp_path / "two.yaml").write_text(yaml.safe_dump(crd))
+    code, out, _ = run(capsys, "new", "--crd", str(tmp_path / "two.yaml"))
+    assert code == 0 and "version: v1alpha2" in out and "version: v1alpha1" not in out
+    code, out, _ = run(capsys, "new", "--crd", str(tmp_path / "two.yaml"), "--version", "v1alpha1")
     assert code == 0 and "version: v1alpha1" in out
     code, _, err = run(
         capsys, "new", "--crd", os.path.join(REFERENCE, "crds", "jobset.x-k8s.io_jobsets.yaml"), "--version", "v9"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 
-from conftest import REFERENCE, needs_reference
 from jsonschema import Draft202012Validator
 
 from kartalint import schema
@@ -16,15 +15,6 @@ def test_shipped_schema_matches_vendored_crd():
         assert handle.read() == schema.render(schema.generate()), (
             "regenerate with `python -m kartalint schema` after `generate()`"
         )
-
-
-@needs_reference
-def test_vendored_crd_is_the_reference_crd():
-    with (
-        open(os.path.join(REFERENCE, "karta-crd", "run.ai_kartas.yaml"), encoding="utf-8") as a,
-        open(schema.CRD_FILE, encoding="utf-8") as b,
-    ):
-        assert a.read() == b.read()
 
 
 def test_schema_is_valid_json_schema():
@@ -102,7 +92,6 @@ def test_condition_field_defaults_are_in_the_schema():
 
 def test_pyproject_lists_every_package():
     """pyproject.toml lists packages explicitly (to ship catalog/ as kartalint.catalog)."""
-    import os
     import re
 
     from conftest import ROOT

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, REFERENCE, ROOT, needs_reference
+from conftest import BASE_DEFINITION, REFERENCE, ROOT
 
 from kartalint.cli import main
 from kartalint.rules import registry as rules
@@ -392,36 +392,6 @@ def test_karta_verify_prediction(project, capsys):
     )
 
 
-@needs_reference
-def test_recordings_with_the_upstream_catalog(capsys):
-    code, out, _err = run(
-        capsys,
-        "test",
-        os.path.join(REFERENCE, "real-data"),
-        os.path.join(REFERENCE, "recorded_data"),
-        "--definitions",
-        os.path.join(REFERENCE, "upstream-catalog"),
-        "--known-failures",
-        os.path.join(ROOT, "tests", "data", "upstream-replay-known-failures.yaml"),
-    )
-    assert code == 0, out[-2000:]
-    assert "232 passed, 0 failed, 0 error(s), 10 expected failure(s)" in out
-
-
-@needs_reference
-def test_recordings_fail_without_known_failures(capsys):
-    code, out, _ = run(
-        capsys,
-        "test",
-        os.path.join(REFERENCE, "real-data", "jobset"),
-        "--definitions",
-        os.path.join(REFERENCE, "upstream-catalog"),
-    )
-    assert code == 1
-    assert 'statuses: expected to contain Running, got ["Initializing"]' in out
-
-
-@needs_reference
 def test_our_catalog_reproduces_every_recorded_state_it_covers(capsys):
     covered = [
         os.path.join(REFERENCE, "real-data", p)
@@ -521,7 +491,6 @@ def test_a_fixture_of_an_invalid_definition_names_the_places(project, capsys):
     assert code == 1 and "ERROR fixtures/example-com-trainer-v1/f.yaml" in out
     assert re.search(r"defs/trainer\.yaml:\d+:\d+: .*byExpression must be object, not string \(wrong-type\)", out), out
     assert "is invalid (upstream refuses it)" in out
-
 
 
 def test_one_table_of_expectations_matches_the_fixture_schema():

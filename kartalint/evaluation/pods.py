@@ -32,6 +32,7 @@ class PodRecord:
     name: str
     outcomes: dict[str, Outcome]
     view: PodView
+    problem: str | None = None  # why the pod's resources are not counted (a quantity that does not parse)
 
 
 class SelectorError(Exception):
@@ -69,7 +70,7 @@ def pod_instance_id(comp_data: dict[str, Any], record: PodRecord) -> str:
         raise SelectorError(str(exc)) from None
 
 
-def _pod_view(pod: dict[str, Any]) -> PodView:
+def _pod_view(pod: dict[str, Any]) -> tuple[PodView, str | None]:
     meta = as_dict(pod.get("metadata"))
     status = as_dict(pod.get("status"))
     conditions = {
@@ -86,12 +87,14 @@ def _pod_view(pod: dict[str, Any]) -> PodView:
         reason = status.get("reason")
     elif as_dict(conditions.get("Ready")).get("status") == "False" and as_dict(conditions.get("Ready")).get("reason"):
         reason = as_dict(conditions.get("Ready")).get("reason")
+    problem = None
     try:
         counted = resources.pod_spec(pod.get("spec"))
-    except resources.ResourceError:
+    except resources.ResourceError as exc:
         counted = resources.ZERO
+        problem = f"pod {meta.get('name') or '<unnamed>'}: {exc} (its resources are not counted)"
     node = as_dict(pod.get("spec")).get("nodeName")
-    return PodView(
+    view = PodView(
         name=str(meta.get("name") or "<unnamed>"),
         namespace=meta.get("namespace") if isinstance(meta.get("namespace"), str) else None,
         phase=str(status.get("phase") or "Unknown"),
@@ -100,6 +103,7 @@ def _pod_view(pod: dict[str, Any]) -> PodView:
         reason=reason if isinstance(reason, str) else None,
         resources=counted,
     )
+    return view, problem
 
 
 def evaluate_pods(
@@ -111,16 +115,17 @@ def evaluate_pods(
     runnable = [e for e in expressions if e not in refused]
     records = []
     for pod in pods:
-        view = _pod_view(pod)
+        view, problem = _pod_view(pod)
         outcomes = session.run(runnable, text=json.dumps(pod))
         outcomes.update({e: Outcome(error=refused[e]) for e in expressions if e in refused})
-        records.append(PodRecord(pod, view.name, outcomes, view))
+        records.append(PodRecord(pod, view.name, outcomes, view, problem))
     return records
 
 
 def assign(view: WorkloadView, prepared: Any, pods: list[dict[str, Any]], session: JqSession) -> list[PodRecord]:
     """Fill ``pods`` of every component (kli's walk) and ``view.unmatched_pods``."""
     records = evaluate_pods(pods, prepared.pod_expressions, session, prepared.refused)
+    view.errors.extend(FieldError("pods", record.problem) for record in records if record.problem)
     data_by_name = {ref.data.get("name"): ref.data for ref in prepared.components}
     with_spec = [ref for ref in prepared.components if isinstance(ref.data.get("specDefinition"), dict)]
     for comp in view.components:
