@@ -112,7 +112,7 @@ def test_action_shape():
     action = load_action()
     assert action["runs"]["using"] == "composite"
     ids = [s.get("id") for s in action["runs"]["steps"]]
-    assert ids[1:] == ["setup", "install", "sarif", "lint", "test", "diff", "sarif-file", "verdict"]
+    assert ids[1:] == ["setup", "install", "sarif", "lint", "test", "diff", "explore", "sarif-file", "verdict"]
     assert set(action["outputs"]) == {"sarif", "junit", "failed"}
     for step in action["runs"]["steps"]:
         if "run" in step:
@@ -226,3 +226,27 @@ def test_failing_lint_and_failing_fixture_give_sarif_junit_and_annotations_in_on
     assert mismatch["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "fixtures/f.yaml"
     failures = ET.parse(outputs["junit"]).getroot().findall(".//failure")
     assert len(failures) == 1 and failures[0].get("type") == "fixture-mismatch"
+
+
+def test_opt_in_explore_step_fails_on_an_object_the_definition_gets_wrong(tmp_path):
+    """explore: "true" runs `kartalint explore` with the configuration's definitions and crds:."""
+    repo = tmp_path / "user"
+    (repo / "definitions").mkdir(parents=True)
+    (repo / "crds").mkdir()
+    with open(os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml"), encoding="utf-8") as handle:
+        good = handle.read()
+    with open(os.path.join(ROOT, "tests", "data", "reference", "crds", "jobset.x-k8s.io_jobsets.yaml"), "rb") as handle:
+        (repo / "crds" / "jobset.yaml").write_bytes(handle.read())
+    (repo / ".kartalint.yaml").write_text("definitions: [definitions]\ncrds: [crds]\n")
+    (repo / "definitions" / "jobset.yaml").write_text(good)
+    git(repo, "init", "-q", "-b", "main")
+    code, logs, _ = run_action(repo, {"explore": "true", "sarif": "none"}, tmp_path / "summary.md")
+    assert "0 failure(s)" in logs["explore"] and "kartalint explore" not in logs["verdict"]
+    (repo / "definitions" / "jobset.yaml").write_text(
+        good.replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism")
+    )
+    code, logs, outputs = run_action(repo, {"explore": "true", "sarif": "none"}, tmp_path / "summary.md")
+    assert code == 1 and outputs["failed"] == "true" and "kartalint explore" in logs["verdict"]
+    assert "replicatedjob.scaleDefinition.replicasPath" in logs["explore"]
+    code, logs, _ = run_action(repo, {"sarif": "none"}, tmp_path / "summary.md")  # off by default
+    assert logs["explore"] == "" and "kartalint explore" not in logs["verdict"]

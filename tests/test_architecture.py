@@ -8,7 +8,7 @@ import pathlib
 import kartalint
 
 PACKAGE = pathlib.Path(kartalint.__file__).parent
-STAGES = {"cli", "load", "rules", "jqlang", "evaluation", "testing", "diff", "scaffold", "report", "schema"}
+STAGES = {"cli", "load", "rules", "jqlang", "evaluation", "testing", "diff", "scaffold", "explore", "report", "schema"}
 
 
 def _modules() -> dict[str, pathlib.Path]:
@@ -97,7 +97,19 @@ def test_modules_are_small_and_the_root_holds_few():
 def test_stage_packages_do_not_reach_upwards():
     """The pipeline runs one way: load -> rules -> evaluation -> testing, diff, scaffold -> report -> cli.
     A lower stage never imports a higher one (the CLI imports everything; nothing imports it)."""
-    order = ["jqlang", "load", "schema", "rules", "evaluation", "testing", "diff", "scaffold", "report", "cli"]
+    order = [
+        "jqlang",
+        "load",
+        "schema",
+        "rules",
+        "evaluation",
+        "testing",
+        "diff",
+        "scaffold",
+        "explore",
+        "report",
+        "cli",
+    ]
     rank = {stage: i for i, stage in enumerate(order)}
     modules = _modules()
     upward = []
@@ -108,3 +120,23 @@ def test_stage_packages_do_not_reach_upwards():
             if stage in rank and target_stage in rank and rank[target_stage] > rank[stage]:
                 upward.append(f"{name} -> {target}")
     assert upward == []
+
+
+def test_every_output_format_is_a_lifecycle_and_registered():
+    """One reporter lifecycle (start -> item -> finish) for lint, test and the documents of diff,
+    describe, catalog and rules; each command's --format choices are the registered formats."""
+    import argparse
+    import io
+
+    from kartalint.cli import build_parser
+    from kartalint.report import DOCUMENTS, REPORTERS, make_document_reporter
+    from kartalint.report.base import Lifecycle
+    from kartalint.report.tests import TEST_REPORTERS
+
+    assert all(issubclass(cls, Lifecycle) for cls in [*REPORTERS.values(), *TEST_REPORTERS.values()])
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for kind, formats in DOCUMENTS.items():
+        for fmt in formats:
+            assert callable(make_document_reporter(kind, fmt, io.StringIO()).render)
+        offered = next(a for a in commands[kind]._actions if a.dest == "format").choices
+        assert set(offered) == set(formats), kind

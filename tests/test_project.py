@@ -79,7 +79,7 @@ def test_a_project_definition_shadows_a_bundled_one(tmp_path, monkeypatch, capsy
         bundled = handle.read()
     (tmp_path / "catalog").mkdir()
     broken = bundled.replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: my-jobset").replace(
-        "instanceIdPath: .spec.replicatedJobs[].name", "instanceIdPath: .spec.replicatedJobs[].nam"
+        "instanceIdPath: .spec.replicatedJobs[]?.name", "instanceIdPath: .spec.replicatedJobs[]?.nam"
     )
     assert broken != bundled.replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: my-jobset")
     (tmp_path / "catalog" / "my-jobset.yaml").write_text(broken)

@@ -20,7 +20,7 @@ from kartalint.rules.config import ConfigError
 
 COMMANDS = {
     name: importlib.import_module(f"kartalint.cli.{name}")
-    for name in ("lint", "describe", "test", "diff", "new", "init", "catalog", "rules", "schema")
+    for name in ("lint", "describe", "test", "diff", "explore", "new", "init", "catalog", "rules", "schema")
 }
 
 

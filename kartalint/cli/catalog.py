@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kartalint.load.definitions import DefinitionIndex
-    from kartalint.report.catalog import render_json, render_markdown, render_text, rows
+    from kartalint.report import render_document
+    from kartalint.report.catalog import rows
 
     project = project_of(args)
     if args.definitions:
@@ -49,6 +50,5 @@ def run(args: argparse.Namespace) -> int:
         found = project.fixture_paths()
         fixtures = found[0] if len(found) == 1 and os.path.isdir(found[0]) else "fixtures"
     table = rows(index, fixtures)
-    render = {"text": render_text, "json": render_json, "markdown": render_markdown}[args.format]
-    sys.stdout.write(render(table))
+    sys.stdout.write(render_document("catalog", args.format, table))
     return EXIT_OK

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from kartalint.cli.common import (
@@ -60,12 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import functools
 
     from kartalint.evaluation import Evaluator
-    from kartalint.load.definitions import DefinitionIndex, field_location, format_gvk, object_gvk
+    from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
     from kartalint.load.objects import load_objects
-    from kartalint.report.describe import render_tree
+    from kartalint.report import render_document
+    from kartalint.report.describe import Described
 
     fmt, output = args.format, args.output
     if output in ("tree", "json", "yaml") and not fmt:
@@ -125,18 +124,6 @@ def run(args: argparse.Namespace) -> int:
             documents.append((item, entry, view))
     if not documents:
         return exit_code
-    if fmt == "tree":
-        text = "\n".join(
-            render_tree(view, entry.path, functools.partial(field_location, entry)) for _, entry, view in documents
-        )
-    else:
-        data = [view.to_dict() for _, _, view in documents]
-        payload = data[0] if len(objects) == 1 and len(data) == 1 else data
-        if fmt == "json":
-            text = json.dumps(payload, indent=2) + "\n"
-        else:
-            import yaml
-
-            text = yaml.safe_dump(payload, sort_keys=False, default_flow_style=False)
-    emit(text, output)
+    described = Described([(entry, view) for _, entry, view in documents], single=len(objects) == 1)
+    emit(render_document("describe", fmt, described), output)
     return exit_code

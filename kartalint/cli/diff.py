@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from kartalint.diff.changes import run_diff
     from kartalint.load.git import GitError, repo_root
-    from kartalint.report.diff import DIFF_RENDERERS
+    from kartalint.report import render_document
 
     check_timeout(args.timeout)
     project = project_of(args)
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     except GitError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    text = DIFF_RENDERERS[args.format](report)
+    text = render_document("diff", args.format, report)
     if output is not None:
         with output:
             output.write(text)

@@ -7,7 +7,10 @@ resources table COMPONENT/REPLICAS/GPU/CPU/MEMORY with a TOTAL row, then any ext
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from kartalint.evaluation import quantity
@@ -187,3 +190,34 @@ def _gang_lines(gang: GangView) -> list[str]:
     for error in gang.errors:
         out.append(f"  error: {error}")
     return out
+
+
+@dataclass
+class Described:
+    """What ``kartalint describe`` shows: each (definition entry, view), and whether the input held
+    one object (then JSON and YAML give that view's document rather than a list)."""
+
+    documents: list[tuple[Any, WorkloadView]]
+    single: bool = True
+
+    def payload(self) -> Any:
+        data = [view.to_dict() for _, view in self.documents]
+        return data[0] if self.single and len(data) == 1 else data
+
+
+def render_trees(described: Described) -> str:
+    from kartalint.load.definitions import field_location
+
+    return "\n".join(
+        render_tree(view, entry.path, functools.partial(field_location, entry)) for entry, view in described.documents
+    )
+
+
+def render_json(described: Described) -> str:
+    return json.dumps(described.payload(), indent=2) + "\n"
+
+
+def render_yaml(described: Described) -> str:
+    import yaml
+
+    return yaml.safe_dump(described.payload(), sort_keys=False, default_flow_style=False)

@@ -126,6 +126,3 @@ def render_markdown(report: Any) -> str:
     for problem in report.problems:
         lines.append(f"> problem: {problem}")
     return "\n".join(lines).rstrip() + "\n"
-
-
-DIFF_RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown}

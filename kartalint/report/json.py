@@ -15,16 +15,16 @@ class JsonReporter(Reporter):
     name = "json"
 
     def start(self) -> None:
-        self.items: list[Finding] = []
+        self.collected: list[Finding] = []
 
     def finding(self, finding: Finding) -> None:
-        self.items.append(finding)
+        self.collected.append(finding)
 
     def finish(self, result: Any) -> None:
         document = {
             "schemaVersion": SCHEMA_VERSION,
             "checked": list(result.checked),
-            "findings": [f.to_dict() for f in self.items],
+            "findings": [f.to_dict() for f in self.collected],
             "counts": result.counts,
             "kartaDocuments": result.karta_documents,
             "skippedDocuments": result.skipped_documents,

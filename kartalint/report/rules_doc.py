@@ -1,8 +1,12 @@
-"""docs/rules.md, rendered from the rule registry and each rule's examples (a test keeps the file
+"""The rules reference: ``kartalint rules`` (text, JSON, markdown; one rule explained) and
+docs/rules.md, rendered from the rule registry and each rule's examples (a test keeps the file
 in sync): a table per category, then a section per rule with why it exists, a bad and a good
 example (the files of ``kartalint/rules/examples/<rule-id>/``) and the fix."""
 
 from __future__ import annotations
+
+import json
+from dataclasses import dataclass
 
 from kartalint.model import Rule
 from kartalint.rules import registry as rules
@@ -80,3 +84,37 @@ def rules_markdown() -> str:
         for rule in rules.iter_rules([category]):
             lines += rule_section(rule)
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class RuleList:
+    """The rules ``kartalint rules`` shows: every rule, or one (``explain``: shown in full)."""
+
+    rules: list[Rule]
+    explain: bool = False
+
+
+def render_text(listing: RuleList) -> str:
+    if listing.explain:
+        return "\n".join(rule_section(listing.rules[0]))
+    width = max(len(r.id) for r in listing.rules)
+    return "".join(f"{r.id:<{width}}  {r.severity!s:<7}  {r.category:<8}  {r.summary}\n" for r in listing.rules)
+
+
+def render_json(listing: RuleList) -> str:
+    data = [
+        {
+            "id": r.id,
+            "severity": str(r.severity),
+            "category": r.category,
+            "summary": r.summary,
+            "hint": r.hint,
+            "why": r.why,
+        }
+        for r in listing.rules
+    ]
+    return json.dumps({"schemaVersion": 1, "rules": data}, indent=2) + "\n"
+
+
+def render_markdown(listing: RuleList) -> str:
+    return "\n".join(rule_section(listing.rules[0])) if listing.explain else rules_markdown()

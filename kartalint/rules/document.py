@@ -17,13 +17,21 @@ from kartalint.rules.context import Context
 
 def check_document(document: Document, crds: Any | None = None) -> list[Finding]:
     """All findings of one Karta document; ``crds`` (a ``CrdIndex``) enables the CRD-aware rules."""
+    return _check(Context(document, rules=rules.RULES), crds)
+
+
+def lint_definition_data(definition: Any, crds: Any | None = None) -> list[Finding]:
+    """The same findings for a definition given as plain data (no positions; paths and hints)."""
+    return _check(Context(None, definition, rules=rules.RULES), crds)
+
+
+def _check(ctx: Context, crds: Any | None) -> list[Finding]:
     from kartalint.rules import crd_paths as crd
     from kartalint.rules import expressions as jq
     from kartalint.rules import kai_gang as gang
     from kartalint.rules import karta_schema as schema
     from kartalint.rules import practice, structure
 
-    ctx = Context(document, rules=rules.RULES)
     schema.check(ctx)
     structure.check(ctx)
     ctx.superseded = crd.check(ctx, crds)  # before jq: the CRD may settle null-safety questions

@@ -1,0 +1,209 @@
+"""`kartalint explore`: objects valid for the CRD that a definition gets wrong (docs/explore.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+import yaml
+
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, emit, project_of
+from kartalint.rules.config import ConfigError
+
+HELP = "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)"
+SCHEMA_VERSION = 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "definitions",
+        nargs="*",
+        metavar="DEFINITION",
+        help="definition files or folders (default: the project's definitions)",
+    )
+    parser.add_argument(
+        "--crd",
+        action="append",
+        default=[],
+        metavar="CRD",
+        help="CRD files or folders with the root kinds' schemas (default: `crds:` of the configuration)",
+    )
+    parser.add_argument(
+        "--examples", type=int, default=200, metavar="N", help="objects to try per definition (default: 200)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="random seed: the same seed finds the same objects"
+    )
+    parser.add_argument(
+        "--max-time", type=float, default=60.0, metavar="SECONDS", help="time budget per definition (default: 60)"
+    )
+    parser.add_argument(
+        "--property",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="check these properties only (repeatable; default: all but statuses-agree)",
+    )
+    parser.add_argument("--save", metavar="DIR", help="write each failure as a fixture (kind: KartaFixture) in DIR")
+    parser.add_argument("-f", "--format", choices=["text", "json"], default="text")
+    parser.add_argument(
+        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
+    )
+    parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        raise ConfigError("explore needs hypothesis: python3 -m pip install 'kartalint[explore]'") from None
+    from kartalint.evaluation import Evaluator
+    from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
+    from kartalint.explore.search import explore
+    from kartalint.load.crds import CrdIndex
+    from kartalint.load.definitions import DefinitionIndex, format_gvk
+    from kartalint.load.documents import display_path
+
+    if args.examples < 1 or args.max_time <= 0:
+        raise ConfigError("--examples must be 1 or more and --max-time above 0")
+    unknown = [p for p in args.property if p not in PROPERTIES]
+    if unknown:
+        raise ConfigError(f"unknown property {unknown[0]!r} (known: {', '.join(PROPERTIES)})")
+    properties = tuple(args.property) or DEFAULT_PROPERTIES
+    project = project_of(args)
+    for path in [*args.definitions, *args.crd]:
+        if not os.path.exists(path):
+            raise ConfigError(f"{path}: no such file or directory")
+    crd_paths = list(args.crd) or [os.path.join(project.root, p) for p in project.config.crds]
+    if not crd_paths:
+        raise ConfigError("no CRD given: pass --crd CRD (or list crds: in .kartalint.yaml)")
+    crds = CrdIndex.from_paths(crd_paths)
+    if crds.problems:
+        raise ConfigError("; ".join(f"CRD {p}" for p in crds.problems))
+    if args.definitions:
+        index = DefinitionIndex.from_paths(args.definitions)
+    else:
+        index = DefinitionIndex.from_paths([d.path for d in project.index().of_origin("project")], origin="project")
+    if not index.definitions:
+        raise ConfigError(f"no definition found; {index.describe_search()}")
+    reports, failed = [], False
+    with Evaluator() as evaluator:
+        for definition in index.definitions:
+            gvk = object_gvk_of(definition)
+            version = crds.get(gvk)
+            name = display_path(definition.path)
+            if version is None:
+                sys.stderr.write(f"kartalint: note: {name}: no CRD for {format_gvk(gvk)}, not explored\n")
+                continue
+            found = explore(
+                definition.data,
+                version,
+                examples=args.examples,
+                seed=args.seed,
+                max_time=args.max_time,
+                properties=properties,
+                evaluator=evaluator,
+            )
+            for failure in found.failures:
+                failure.hint = _hint(definition, failure.to_dict()["field"])
+            failed = failed or bool(found.failures)
+            report = {
+                "definition": name,
+                "crd": display_path(version.source),
+                "examples": found.examples,
+                "failures": [f.to_dict() for f in found.failures],
+            }
+            if found.out_of_time:
+                report["outOfTime"] = True
+            if args.save:
+                report["saved"] = _save(args.save, definition, found.failures, args.seed)
+            reports.append(report)
+    if not reports:
+        raise ConfigError("no definition has a CRD among those given: nothing was explored")
+    if args.format == "json":
+        document: Any = (
+            dict(schemaVersion=SCHEMA_VERSION, **reports[0])
+            if len(reports) == 1
+            else [dict(schemaVersion=SCHEMA_VERSION, **r) for r in reports]
+        )
+        emit(json.dumps(document, indent=2) + "\n", args.output)
+    else:
+        emit("".join(_text(r) for r in reports), args.output)
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+def object_gvk_of(definition: Any) -> Any:
+    """The group/version/kind of the workload a definition describes (its root component's kind)."""
+    from kartalint import karta
+
+    refs = karta.components(definition.data)
+    return karta.gvk_of(refs[0].data.get("kind")) if refs and refs[0].is_root else None
+
+
+def _hint(definition: Any, field_path: str) -> str:
+    """The lint hint for the failing field, when lint has one there."""
+    from kartalint import karta
+    from kartalint.rules.document import lint_definition_data
+
+    component, _, rest = field_path.partition(".")
+    refs = {str(ref.data.get("name")): ref.path for ref in karta.components(definition.data)}
+    if component not in refs:
+        return ""
+    where = (*refs[component], *rest.split("."))
+    for finding in lint_definition_data(definition.data):
+        if tuple(finding.path[: len(where)]) == where and finding.hint:
+            return f"{finding.hint} ({finding.rule})"
+    return ""
+
+
+def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
+    """Each failure with an expectation that states the property as a fixture: extraction errors
+    (``expect.errors: []``) and GPU totals; the others are not saved (nothing states them)."""
+    from kartalint.load.documents import display_path
+
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    for number, failure in enumerate(failures, 1):
+        item = failure.to_dict()
+        if item["property"] == "no-extraction-error":
+            expect: dict[str, Any] = {"errors": []}
+        else:
+            continue
+        name = f"{definition.name or 'definition'}-explore-{number}.yaml"
+        path = os.path.join(folder, name)
+        fixture = {
+            "apiVersion": "kartalint/v1",
+            "kind": "KartaFixture",
+            "name": f"explore: {item['field']}",
+            "description": f"{item['property']}: {item['message']}",
+            "source": f"kartalint explore --seed {seed}",
+            "definition": os.path.relpath(definition.path, folder),
+            "xfail": f"{item['field']}: {item['message']}",
+            "object": item["object"],
+            "expect": expect,
+        }
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(yaml.safe_dump(fixture, sort_keys=False, width=120))
+        written.append(display_path(path))
+    return written
+
+
+def _text(report: dict[str, Any]) -> str:
+    failures = report["failures"]
+    lines = [
+        f"{report['definition']} (CRD {report['crd']}): {report['examples']} object(s), "
+        f"{len(failures)} failure(s)" + (" (time budget spent)" if report.get("outOfTime") else "")
+    ]
+    for failure in failures:
+        lines.append(f"  {failure['property']}: {failure['field']}: {failure['message']}")
+        if failure["hint"]:
+            lines.append(f"    hint: {failure['hint']}")
+        lines.append("    minimal object:")
+        shown = yaml.safe_dump(failure["object"], sort_keys=False, width=120).rstrip("\n")
+        lines.extend("      " + line for line in shown.splitlines())
+    for path in report.get("saved", []):
+        lines.append(f"  wrote {path}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,286 @@
+"""Objects valid for a CRD version, as hypothesis strategies, shaped for one definition.
+
+The CRD's ``openAPIV3Schema`` says which fields exist, which are required, which have defaults,
+which values are allowed and which lists are keyed. Generation follows it, with three choices
+that keep objects small and pointed at what the definition reads:
+
+* required fields are always there; a field with a schema ``default`` is always there (the API
+  server applies defaults before anyone reads the object), with the default or another value;
+* an optional field without a default is generated, or left out, only on the paths the
+  definition's jq expressions read (``kartalint.jqlang.paths``); elsewhere it is left out;
+* CEL rules (``x-kubernetes-validations``) that ``cel`` translates filter the values drawn;
+* pod templates are small realistic pods (one or two containers, GPU/CPU/memory limits), not
+  the full ``PodTemplateSpec`` schema; free-form subtrees are empty objects.
+
+``status`` follows the CRD's status schema; conditions carry the types the definition matches
+on (and the CRD's enum), a phase field the definition reads takes the values it matches on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+from kartalint import karta
+from kartalint.explore.cel import predicate
+from kartalint.jqlang import parse_cached, paths
+from kartalint.load.crds import CrdVersion
+
+MAX_DEPTH = 14
+NAMES = ("a", "b", "leader", "worker", "head")
+
+
+@dataclass
+class Focus:
+    """What the definition reads: the paths of its workload expressions, and the condition
+    types and phases it matches on."""
+
+    reads: set[tuple[str, ...]] = field(default_factory=set)
+    whole: set[tuple[str, ...]] = field(default_factory=set)  # subtrees read as a whole (a template)
+    condition_types: list[str] = field(default_factory=list)
+    phases: list[str] = field(default_factory=list)
+    phase_path: tuple[str, ...] | None = None
+
+    def relevant(self, path: tuple[str, ...]) -> bool:
+        """A field on (or under, or above) a path the definition reads."""
+        for read in self.reads:
+            if _prefix(path, read) or _prefix(read, path):
+                return True
+        return any(_prefix(whole, path) for whole in self.whole)
+
+
+def _norm(path: Iterable[str]) -> tuple[str, ...]:
+    return tuple("[]" if part.startswith("[") else part for part in path)
+
+
+def _prefix(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+    return len(short) <= len(long) and long[: len(short)] == short
+
+
+def focus_of(definition: Any) -> Focus:
+    focus = Focus()
+    for jq_field in karta.jq_fields(definition):
+        if jq_field.target != "workload":
+            continue
+        tree, error = parse_cached(jq_field.expression)
+        if error is not None or tree is None:
+            continue
+        facts = paths.path_facts_of(tree)
+        for read in facts.reads:
+            focus.reads.add(_norm(read.path))
+            # a template is read whole; after a construct (to_entries, keys, ...) the reads cannot
+            # be followed, so everything under what was read may matter
+            if jq_field.kind in ("podTemplateSpecPath", "podSpecPath") or facts.not_followed:
+                focus.whole.add(_norm(read.path))
+    root = karta.components(definition)[0].data if karta.components(definition) else {}
+    status = karta.as_dict(karta.as_dict(root).get("statusDefinition"))
+    for matchers in karta.as_dict(status.get("statusMappings")).values():
+        for matcher in karta.as_list(matchers):
+            matcher = karta.as_dict(matcher)
+            for entry in karta.as_list(matcher.get("byConditions")):
+                kind = karta.as_dict(entry).get("type")
+                if isinstance(kind, str) and kind not in focus.condition_types:
+                    focus.condition_types.append(kind)
+            phase = matcher.get("byPhase")
+            if isinstance(phase, str) and phase not in focus.phases:
+                focus.phases.append(phase)
+    phase_expression = karta.as_dict(status.get("phaseDefinition")).get("path")
+    if isinstance(phase_expression, str):
+        tree, error = parse_cached(phase_expression)
+        out = paths.output_path(tree) if error is None and tree is not None else None
+        focus.phase_path = _norm(out) if out else None
+    return focus
+
+
+def _is_pod_template(node: dict[str, Any]) -> bool:
+    props = _mapping(node.get("properties"))
+    spec = _mapping(props.get("spec"))
+    spec_props = _mapping(spec.get("properties"))
+    return "containers" in spec_props or "containers" in props
+
+
+def pod_spec() -> st.SearchStrategy[dict[str, Any]]:
+    quantity = st.sampled_from(["100m", "500m", "1", "2"])
+    memory = st.sampled_from(["256Mi", "1Gi", "4Gi"])
+    limits = st.fixed_dictionaries(
+        {}, optional={"nvidia.com/gpu": st.integers(0, 4), "cpu": quantity, "memory": memory}
+    )
+    container = st.fixed_dictionaries(
+        {"name": st.sampled_from(["main", "sidecar"]), "image": st.just("registry.example.com/app:1")},
+        optional={"resources": st.fixed_dictionaries({"limits": limits})},
+    )
+    return st.fixed_dictionaries(
+        {"containers": st.lists(container, min_size=1, max_size=2, unique_by=lambda c: str(c["name"]))}
+    )
+
+
+def pod_template() -> st.SearchStrategy[dict[str, Any]]:
+    labels = st.dictionaries(st.sampled_from(["app", "role"]), st.sampled_from(NAMES), max_size=2)
+    return st.fixed_dictionaries({"spec": pod_spec()}, optional={"metadata": st.fixed_dictionaries({"labels": labels})})
+
+
+class Generator:
+    def __init__(self, version: CrdVersion, focus: Focus) -> None:
+        self.version = version
+        self.focus = focus
+        self.untranslated: list[str] = []  # CEL rules outside the subset kartalint.explore.cel reads
+        self.allowed: dict[tuple[str, ...], list[str]] = {}  # strings CEL rules allow (`self.x in [...]`)
+
+    def object(self) -> st.SearchStrategy[dict[str, Any]]:
+        schema = self.version.schema
+        props = _mapping(schema.get("properties"))
+        head = {
+            "apiVersion": st.just(f"{self.version.group}/{self.version.version}".lstrip("/")),
+            "kind": st.just(self.version.kind),
+            "metadata": st.just({"name": "explore", "namespace": "default", "uid": "00000000-explore"}),
+        }
+        optional = {}
+        for key in ("spec", "status"):
+            if isinstance(props.get(key), dict):
+                strategy = self.node(props[key], (key,), 1)
+                if key == "spec" or key in (schema.get("required") or []):  # a workload always has a spec
+                    head[key] = strategy
+                else:
+                    optional[key] = strategy
+        return st.fixed_dictionaries(head, optional=optional)
+
+    def node(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
+        """Values for a schema node that its CEL rules accept (those ``cel`` can translate)."""
+        rules = [r.get("rule") for r in node.get("x-kubernetes-validations") or [] if isinstance(r, dict)]
+        for rule in rules:  # fields a rule asks about are worth generating, present or absent
+            for name in re.findall(r"has\(self\.(\w+)", str(rule)):
+                self.focus.reads.add((*path, name))
+            for name, listed in re.findall(r"self(?:\.(\w+))? in \[([^\]]*)\]", str(rule)):
+                allowed = [a or b for a, b in re.findall(r"'([^']*)'|\"([^\"]*)\"", listed)]
+                if allowed:  # values a rule allows: drawn from, so the rule rarely refuses
+                    self.allowed[(*path, name) if name else path] = allowed
+        strategy = self._node(node, path, depth)
+        tests = [test for test in (predicate(rule) for rule in rules) if test is not None]
+        self.untranslated += [str(rule) for rule in rules if predicate(rule) is None and "oldSelf" not in str(rule)]
+        if tests:
+            strategy = strategy.filter(lambda value: all(test(value) for test in tests))
+        return strategy
+
+    def _node(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
+        if path in self.allowed and node.get("type") == "string":
+            return st.sampled_from(self.allowed[path])
+        if "enum" in node and isinstance(node["enum"], list) and node["enum"]:
+            return st.sampled_from(node["enum"])
+        if path == self.focus.phase_path and self.focus.phases:
+            return st.sampled_from([*self.focus.phases, "Unknown"])
+        if node.get("x-kubernetes-int-or-string"):
+            return st.one_of(st.integers(0, 4), st.sampled_from(["1", "50%"]))
+        kind = node.get("type")
+        if kind == "object" or "properties" in node:
+            return self._object(node, path, depth)
+        if kind == "array":
+            return self._array(node, path, depth)
+        if kind == "string":
+            return self._string(node)
+        if kind == "integer":
+            low = node.get("minimum", 0)
+            high = node.get("maximum", max(low, 0) + 4)
+            return st.integers(int(low), int(high))
+        if kind == "number":
+            return st.sampled_from([0, 0.5, 1, 2])
+        if kind == "boolean":
+            return st.booleans()
+        return st.just({}) if node.get("x-kubernetes-preserve-unknown-fields") else st.none()
+
+    def _object(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
+        if _is_pod_template(node):
+            return pod_template() if "spec" in (node.get("properties") or {}) else pod_spec()
+        props = _mapping(node.get("properties"))
+        if not props:
+            extra = node.get("additionalProperties")
+            if isinstance(extra, dict) and self.focus.relevant(path) and depth < MAX_DEPTH:
+                values = self.node(extra, (*path, "[]"), depth + 1)
+                return st.dictionaries(st.sampled_from(NAMES), values, max_size=2)
+            return st.just({})
+        if self._conditions(node, path):
+            return self._condition_entry()
+        required = set(node.get("required") or [])
+        fixed, optional = {}, {}
+        for key, child in props.items():
+            if not isinstance(child, dict):
+                continue
+            sub = (*path, key)
+            if key in required or "default" in child:
+                if depth >= MAX_DEPTH:
+                    fixed[key] = st.just(child["default"]) if "default" in child else st.just(None)
+                    continue
+                strategy = self.node(child, sub, depth + 1)
+                if "default" not in child:
+                    fixed[key] = strategy
+                elif key not in required and self.focus.relevant(sub):
+                    # defaults applied (an object read from the cluster) or omitted (a manifest)
+                    optional[key] = st.one_of(st.just(child["default"]), strategy)
+                else:
+                    fixed[key] = st.one_of(st.just(child["default"]), strategy)
+            elif depth < MAX_DEPTH and self.focus.relevant(sub):
+                optional[key] = self.node(child, sub, depth + 1)
+        return st.fixed_dictionaries(fixed, optional=optional)
+
+    def _array(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
+        items = _mapping(node.get("items"))
+        low = int(node.get("minItems", 0))
+        high = max(low, min(int(node.get("maxItems", 3)), 3))
+        if depth >= MAX_DEPTH or (low == 0 and not self.focus.relevant(path)):
+            return st.just([]) if low == 0 else st.lists(st.just({}), min_size=low, max_size=low)
+        element = self.node(items, (*path, "[]"), depth + 1)
+        keys = node.get("x-kubernetes-list-map-keys")
+        conditions = self._conditions(items, (*path, "[]"))
+        if conditions:
+            keys = ["type"]
+        if isinstance(keys, list) and keys:
+            listed = st.lists(
+                element,
+                min_size=low,
+                max_size=high,
+                unique_by=lambda item: tuple(repr(item.get(k)) if isinstance(item, dict) else "" for k in keys),
+            )
+            if conditions:  # an operator sets at most one of the conditions a definition tells apart
+                matched = set(self.focus.condition_types)
+                return listed.filter(
+                    lambda items: sum(1 for c in items if c.get("type") in matched and c.get("status") == "True") <= 1
+                )
+            return listed
+        return st.lists(element, min_size=low, max_size=high)
+
+    def _string(self, node: dict[str, Any]) -> st.SearchStrategy[Any]:
+        if node.get("format") == "date-time":
+            return st.just("2026-01-01T00:00:00Z")
+        pattern = node.get("pattern")
+        candidates = [name for name in NAMES if _fits(name, node)]
+        if isinstance(pattern, str):
+            try:
+                compiled = re.compile(pattern)
+            except re.error:
+                compiled = None
+            fitting = [n for n in candidates if compiled is not None and compiled.search(n)]
+            if fitting:
+                return st.sampled_from(fitting)
+        return st.sampled_from(candidates or ["a" * max(1, int(node.get("minLength", 1)))])
+
+    def _conditions(self, node: dict[str, Any], path: tuple[str, ...]) -> bool:
+        props = _mapping(node.get("properties"))
+        return path[:1] == ("status",) and "type" in props and "status" in props
+
+    def _condition_entry(self) -> st.SearchStrategy[dict[str, Any]]:
+        types = [*self.focus.condition_types, "Ready"]
+        return st.fixed_dictionaries(
+            {"type": st.sampled_from(types), "status": st.sampled_from(["True", "False", "Unknown"])},
+            optional={"reason": st.sampled_from(["Explored"])},
+        )
+
+
+def _fits(text: str, node: dict[str, Any]) -> bool:
+    return int(node.get("minLength", 0)) <= len(text) <= int(node.get("maxLength", 1 << 30))
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,181 @@
+"""Properties a definition must have on every object valid for its CRD.
+
+Each property looks at one evaluation (a ``Probe``: the object, its ``WorkloadView`` and what the
+CRD says about the definition's replica fields) and returns the violations it finds as
+``Violation(property, field, message)``; ``field`` is the definition field to blame ("" when the
+whole view is). Properties are named, so ``--property`` can select them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kartalint import karta
+from kartalint.evaluation.view import WorkloadView
+from kartalint.jqlang import parse_cached, paths
+from kartalint.load.crds import CrdVersion, lookup
+from kartalint.rules.test_time import CONTRADICTORY
+
+
+@dataclass(frozen=True)
+class ReplicaField:
+    """A component whose replicas are one field of the object (``.spec.replicas // 1``, or one
+    field per entry of a list), and the default the CRD declares for it (what the API server fills
+    in when the field is absent)."""
+
+    component: str
+    path: tuple[str, ...]
+    default: int
+
+
+def replica_fields(definition: Any, version: CrdVersion) -> list[ReplicaField]:
+    """The components for which the CRD makes the pods asked for computable: a replicasPath that is
+    a plain path (with at most a ``//`` default) to an integer field with a CRD default, iterating
+    lists only (not maps, whose order is the definition's)."""
+    out = []
+    for ref in karta.components(definition):
+        expression = karta.as_dict(ref.data.get("scaleDefinition")).get("replicasPath")
+        if not isinstance(expression, str) or not expression:
+            continue
+        tree, error = parse_cached(expression)
+        if error is not None or tree is None:
+            continue
+        path = paths.output_path(tree)  # None when the count is computed (arithmetic, a construct)
+        if not path or any(part.startswith("[") and part != "[]" for part in path):
+            continue
+        found = lookup(version.schema, path)
+        if found.found and isinstance(found.default, int) and not isinstance(found.default, bool):
+            out.append(ReplicaField(str(ref.data.get("name")), path, found.default))
+    return out
+
+
+@dataclass
+class Probe:
+    obj: dict[str, Any]
+    view: WorkloadView
+    replica_fields: Sequence[ReplicaField] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Violation:
+    property: str
+    field: str
+    message: str
+    component: str = ""
+
+
+def no_extraction_error(probe: Probe) -> list[Violation]:
+    """No field fails to extract (a jq error, a value of the wrong type, instance ids and results
+    that do not line up)."""
+    view = probe.view
+    return [
+        Violation("no-extraction-error", error.field, error.message, component or "")
+        for component, error in view.all_errors
+    ]
+
+
+def replicas_are_counts(probe: Probe) -> list[Violation]:
+    """Every instance's desired replicas is a non-negative integer."""
+    view = probe.view
+    out = []
+    for comp in view.components:
+        for instance in comp.instances:
+            desired = instance.desired
+            if desired is not None and (not isinstance(desired, int) or desired < 0):
+                label = comp.name + (f"[{instance.id}]" if instance.id is not None else "")
+                out.append(
+                    Violation(
+                        "replicas-are-counts", "scaleDefinition", f"{label}: desired replicas {desired!r}", comp.name
+                    )
+                )
+    return out
+
+
+def gang_fits(probe: Probe) -> list[Violation]:
+    """The gang's minimum never exceeds the replicas the workload asks for."""
+    view = probe.view
+    gang = view.gang
+    if gang is None or gang.min_available is None:
+        return []
+    total = sum(i.desired or 0 for c in view.components if c.has_pod_definition for i in c.instances)
+    if gang.min_available > total:
+        return [
+            Violation(
+                "gang-fits",
+                "optimizationInstructions.gangScheduling",
+                f"minAvailable {gang.min_available} exceeds the {total} replicas the workload asks for",
+            )
+        ]
+    return []
+
+
+def gpus_add_up(probe: Probe) -> list[Violation]:
+    """GPU totals are non-negative and the workload's total is the sum over its components."""
+    view = probe.view
+    own = sum(c.own_resources.gpus for c in view.components)
+    total = view.resources.gpus
+    if total < 0 or total != own:
+        return [
+            Violation("gpus-add-up", "specDefinition", f"workload GPUs {total}, components' own GPUs add up to {own}")
+        ]
+    return []
+
+
+def statuses_agree(probe: Probe) -> list[Violation]:
+    """Statuses that exclude each other do not match together (generated conditions set at most one
+    of the types the definition tells apart to True, as operators do)."""
+    view = probe.view
+    found = set(view.statuses)
+    return [
+        Violation("statuses-agree", "statusDefinition.statusMappings", f"{a} and {b} matched together")
+        for a, b in CONTRADICTORY
+        if a in found and b in found
+    ]
+
+
+def _values(node: Any, path: tuple[str, ...]) -> list[Any]:
+    """The values at ``path`` ("[]" iterates a list), None where a field is absent."""
+    if not path:
+        return [node]
+    head, rest = path[0], path[1:]
+    if head == "[]":
+        return [v for item in (node if isinstance(node, list) else []) for v in _values(item, rest)]
+    return _values(node.get(head) if isinstance(node, dict) else None, rest)
+
+
+def replicas_match_spec(probe: Probe) -> list[Violation]:
+    """Where the CRD makes it computable (a replica field with a CRD default), each instance wants
+    the pods its field asks for, or the CRD's default when the field is absent."""
+    out = []
+    for spec in probe.replica_fields:
+        comp = probe.view.component(spec.component)
+        if comp is None or comp.errors:
+            continue
+        asked = [
+            v if isinstance(v, int) and not isinstance(v, bool) else spec.default for v in _values(probe.obj, spec.path)
+        ]
+        desired = [i.desired for i in comp.instances]
+        if len(asked) == len(desired) and asked != desired:
+            out.append(
+                Violation(
+                    "replicas-match-spec",
+                    "scaleDefinition.replicasPath",
+                    f"{paths.path_text(spec.path)} asks for {asked} (the CRD's default is {spec.default}), "
+                    f"the definition gives {desired}",
+                    spec.component,
+                )
+            )
+    return out
+
+
+PROPERTIES: dict[str, Callable[[Probe], list[Violation]]] = {
+    "no-extraction-error": no_extraction_error,
+    "replicas-are-counts": replicas_are_counts,
+    "replicas-match-spec": replicas_match_spec,
+    "gang-fits": gang_fits,
+    "gpus-add-up": gpus_add_up,
+    "statuses-agree": statuses_agree,
+}
+DEFAULT_PROPERTIES = tuple(PROPERTIES)

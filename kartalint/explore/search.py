@@ -1,0 +1,134 @@
+"""Search for objects a definition gets wrong, and shrink each to a minimal one (hypothesis).
+
+``explore(definition, version, ...)`` draws objects valid for the CRD version (``generate``),
+evaluates the definition on each and checks the properties (``properties``). A violation is an
+exception of its own class per (property, component, field), so hypothesis keeps each apart and
+shrinks each; the smallest object seen for each (shrinking included) is kept and reported.
+Deterministic for a seed; bounded by a number of examples and a time budget (when it is spent, the
+search stops with what it has).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kartalint.evaluation import Evaluator
+from kartalint.explore.generate import Generator, focus_of
+from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES, Probe, Violation, replica_fields
+from kartalint.load.crds import CrdVersion
+
+
+@dataclass
+class Failure:
+    violation: Violation
+    object: dict[str, Any]
+    hint: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        where = f"{self.violation.component}." if self.violation.component else ""
+        return {
+            "property": self.violation.property,
+            "field": where + self.violation.field,
+            "message": self.violation.message,
+            "object": self.object,
+            "hint": self.hint,
+        }
+
+
+@dataclass
+class Exploration:
+    examples: int = 0  # objects evaluated (shrinking included)
+    failures: list[Failure] = field(default_factory=list)
+    out_of_time: bool = False
+
+
+class _Budget(Exception):
+    """The time budget is spent: ends the search (what was found so far is kept)."""
+
+
+class _Violated(Exception):
+    def __init__(self, violation: Violation, obj: dict[str, Any]) -> None:
+        super().__init__(violation.message)
+        self.violation = violation
+        self.object = obj
+
+
+def _flatten(exc: BaseException) -> list[BaseException]:
+    inner = getattr(exc, "exceptions", None)
+    if inner:
+        return [e for sub in inner for e in _flatten(sub)]
+    return [exc]
+
+
+def explore(
+    definition: dict[str, Any],
+    version: CrdVersion,
+    *,
+    examples: int = 200,
+    seed: int = 0,
+    max_time: float = 60.0,
+    properties: Sequence[str] = DEFAULT_PROPERTIES,
+    evaluator: Evaluator | None = None,
+) -> Exploration:
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import seed as with_seed
+    from hypothesis.errors import Unsatisfiable
+
+    strategy = Generator(version, focus_of(definition)).object()
+    counted = replica_fields(definition, version)
+    result = Exploration()
+    classes: dict[tuple[str, str, str], type[_Violated]] = {}
+    smallest: dict[tuple[str, str, str], tuple[int, Failure]] = {}
+    started = time.monotonic()
+    own = evaluator is None
+    runner = evaluator or Evaluator()
+
+    def violated(violation: Violation) -> type[_Violated]:
+        key = (violation.property, violation.component, violation.field)
+        if key not in classes:
+            classes[key] = type(f"Violated_{len(classes)}", (_Violated,), {})
+        return classes[key]
+
+    @settings(
+        max_examples=max(1, examples),
+        deadline=None,
+        database=None,
+        report_multiple_bugs=True,
+        verbosity=Verbosity.quiet,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        print_blob=False,
+    )
+    @with_seed(seed)
+    @given(strategy)
+    def probe(obj: dict[str, Any]) -> None:
+        if time.monotonic() - started > max_time:
+            result.out_of_time = True
+            raise _Budget
+        result.examples += 1
+        probe = Probe(obj, runner.evaluate(definition, obj), counted)
+        for name in properties:
+            for violation in PROPERTIES[name](probe):
+                key = (violation.property, violation.component, violation.field)
+                size = len(json.dumps(obj, sort_keys=True))
+                if key not in smallest or size < smallest[key][0]:
+                    smallest[key] = (size, Failure(violation, obj))
+                raise violated(violation)(violation, obj)
+
+    try:
+        probe()
+    except Unsatisfiable:
+        pass  # nothing could be drawn
+    except BaseException as exc:  # hypothesis re-raises what failed (a group when several)
+        unexpected = [e for e in _flatten(exc) if not isinstance(e, (_Violated, _Budget))]
+        if unexpected:
+            raise unexpected[0] from None
+    finally:
+        if own:
+            runner.close()
+    result.failures = [smallest[key][1] for key in sorted(smallest)]
+    return result

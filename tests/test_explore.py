@@ -1,0 +1,256 @@
+"""`kartalint explore`: objects generated from the CRD find the classic mistakes, shrunk to a
+minimal object; the bundled definitions hold. Fixed seeds, small budgets (a few seconds)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+
+import pytest
+import yaml
+from conftest import REFERENCE, ROOT
+
+from kartalint.cli import main
+
+pytest.importorskip("hypothesis")
+
+from kartalint.explore.search import explore
+from kartalint.load.crds import CrdIndex
+
+CRDS = os.path.join(REFERENCE, "crds")
+JOBSET_CRD = os.path.join(CRDS, "jobset.x-k8s.io_jobsets.yaml")
+PYTORCH_CRD = os.path.join(CRDS, "kubeflow.org_pytorchjobs.yaml")
+JOBSET = os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml")
+PYTORCH = os.path.join(ROOT, "catalog", "kubeflow-org-pytorchjob-v1.yaml")
+JOBSET_GVK = ("jobset.x-k8s.io", "v1alpha2", "JobSet")
+PYTORCH_GVK = ("kubeflow.org", "v1", "PyTorchJob")
+
+
+@functools.cache
+def crd(gvk):
+    version = CrdIndex.from_paths([JOBSET_CRD, PYTORCH_CRD]).get(gvk)
+    assert version is not None
+    return version
+
+
+def definition(path, old="", new=""):
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    assert old in text
+    return yaml.safe_load(text.replace(old, new))
+
+
+def only_failure(found):
+    assert len(found.failures) == 1, [f.to_dict() for f in found.failures]
+    return found.failures[0].to_dict()
+
+
+def test_jobset_without_the_parallelism_default_is_found_and_shrunk():
+    broken = definition(JOBSET, "(.template.spec.parallelism // 1)", ".template.spec.parallelism")
+    failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=30))
+    assert failure["property"] == "no-extraction-error"
+    assert failure["field"] == "replicatedjob.scaleDefinition.replicasPath"
+    assert "cannot be multiplied" in failure["message"]
+    jobs = failure["object"]["spec"]["replicatedJobs"]
+    assert len(jobs) == 1 and "parallelism" not in jobs[0]["template"].get("spec", {})  # minimal
+
+
+def test_instance_id_path_iterating_an_optional_list_without_question_mark():
+    broken = definition(
+        JOBSET, "instanceIdPath: .spec.replicatedJobs[]?.name", "instanceIdPath: .spec.replicatedJobs[].name"
+    )
+    failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=30))
+    assert (failure["field"], failure["message"]) == ("replicatedjob.instanceIdPath", "Cannot iterate over null (null)")
+    assert failure["object"]["spec"] == {}  # shrunk: a JobSet with no replicated jobs at all
+
+
+def test_pytorchjob_worker_replicas_read_without_a_default():
+    broken = definition(PYTORCH, "(.[$role].replicas // 1)", "(.[$role].replicas | tonumber)")
+    failure = only_failure(explore(broken, crd(PYTORCH_GVK), examples=200, seed=0, max_time=30))
+    assert failure["field"] == "replica.scaleDefinition.replicasPath"
+    assert "cannot be parsed as a number" in failure["message"]
+    (spec,) = failure["object"]["spec"]["pytorchReplicaSpecs"].values()
+    assert "replicas" not in spec
+
+
+@pytest.mark.parametrize(("path", "gvk"), [(JOBSET, JOBSET_GVK), (PYTORCH, PYTORCH_GVK)])
+def test_bundled_definitions_hold_on_generated_objects(path, gvk):
+    found = explore(definition(path), crd(gvk), examples=80, seed=3, max_time=30)
+    assert found.failures == [] and found.examples >= 80
+
+
+def test_time_budget_ends_the_search():
+    found = explore(definition(JOBSET), crd(JOBSET_GVK), examples=10_000, seed=0, max_time=0.5)
+    assert found.out_of_time and found.failures == [] and 0 < found.examples < 10_000
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_command_json_is_deterministic_and_saved_fixtures_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".kartalint.yaml").write_text("definitions: [defs]\n")
+    (tmp_path / "defs").mkdir()
+    with open(JOBSET, encoding="utf-8") as handle:
+        text = handle.read().replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism")
+    (tmp_path / "defs" / "jobset.yaml").write_text(
+        text.replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: my-jobset")
+    )
+    argv = ["explore", "defs/jobset.yaml", "--crd", JOBSET_CRD, "--examples", "100", "--seed", "7", "-f", "json"]
+    code, out, _ = run(capsys, *argv, "--save", "found")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["schemaVersion"] == 1 and doc["definition"] == "defs/jobset.yaml" and doc["examples"] > 0
+    assert doc["crd"].endswith("jobset.x-k8s.io_jobsets.yaml")
+    (failure,) = doc["failures"]
+    assert set(failure) == {"property", "field", "message", "object", "hint"}
+    assert failure["hint"].endswith("(scale-path-not-null-safe)")  # lint's hint for that field
+    assert doc["saved"] == ["found/my-jobset-explore-1.yaml"]
+    again = json.loads(run(capsys, *argv)[1])
+    assert again["failures"] == doc["failures"]  # the same seed finds the same minimal object
+    # the saved fixture runs: expected to fail until the definition is fixed
+    code, out, _ = run(capsys, "test", "found")
+    assert code == 0 and "1 expected failure(s)" in out
+    with open(JOBSET, encoding="utf-8") as handle:  # the fix: the bundled definition's default
+        fixed = handle.read().replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: my-jobset")
+    (tmp_path / "defs" / "jobset.yaml").write_text(fixed)
+    code, out, _ = run(capsys, "test", "found")
+    assert code == 1 and "XPASS" in out  # fixed: the fixture says to drop its xfail
+
+
+def test_command_text_exit_codes_and_usage_errors(tmp_path, capsys):
+    code, out, _ = run(capsys, "explore", JOBSET, "--crd", JOBSET_CRD, "--examples", "40")
+    assert code == 0 and "0 failure(s)" in out
+    code, out, _ = run(capsys, "explore", PYTORCH, "--crd", PYTORCH_CRD, "--examples", "30", "--property", "gang-fits")
+    assert code == 0
+    assert run(capsys, "explore", JOBSET, "--crd", JOBSET_CRD, "--property", "nope")[0] == 2
+    assert run(capsys, "explore", JOBSET, "--crd", JOBSET_CRD, "--examples", "0")[0] == 2
+    assert run(capsys, "explore", JOBSET)[0] == 2  # no CRD
+    code, _, err = run(capsys, "explore", JOBSET, "--crd", os.path.join(ROOT, "tests", "data", "crds"))
+    assert code == 2 and "no CRD for jobset.x-k8s.io/v1alpha2, Kind=JobSet" in err and "nothing was explored" in err
+    broken = tmp_path / "broken.yaml"
+    with open(JOBSET, encoding="utf-8") as handle:
+        broken.write_text(handle.read().replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism"))
+    code, out, _ = run(capsys, "explore", str(broken), "--crd", JOBSET_CRD, "--examples", "100")
+    assert code == 1
+    assert "no-extraction-error: replicatedjob.scaleDefinition.replicasPath:" in out
+    assert "    minimal object:" in out and "      kind: JobSet" in out
+
+
+LWS = os.path.join(ROOT, "catalog", "leaderworkerset-x-k8s-io-leaderworkerset-v1.yaml")
+
+
+def test_a_replica_default_other_than_the_crds_is_found():
+    """Where the CRD makes the pods asked for computable (a replica field with a CRD default), the
+    definition must give that count: `// 2` where the CRD defaults JobSet replicas to 1."""
+    from kartalint.explore.properties import ReplicaField, replica_fields
+
+    broken = definition(
+        JOBSET,
+        "replicasPath: .spec.replicatedJobs[]? | (.replicas // 1) * (.template.spec.parallelism // 1)",
+        "replicasPath: .spec.replicatedJobs[]? | (.replicas // 2)",
+    )
+    assert replica_fields(broken, crd(JOBSET_GVK)) == [
+        ReplicaField("replicatedjob", ("spec", "replicatedJobs", "[]", "replicas"), 1)
+    ]
+    failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=30))
+    assert failure["property"] == "replicas-match-spec"
+    assert "(the CRD's default is 1), the definition gives [2]" in failure["message"]
+    assert replica_fields(definition(JOBSET), crd(JOBSET_GVK)) == []  # arithmetic: not a plain field
+
+
+CEL_RULES = [
+    ("self in ['a', 'b']", "a", True),
+    ("self in ['a', 'b']", "c", False),
+    ("self >= 1", 0, False),
+    ("has(self.x) || has(self.y)", {}, False),
+    ("has(self.x) || has(self.y)", {"y": 1}, True),
+    ("!(has(self.x) && has(self.y))", {"x": 1, "y": 2}, False),
+    ("size(self.name) <= 3", {"name": "abcd"}, False),
+    ("self.min <= self.max", {"min": 2, "max": 1}, False),
+    ("self.min <= self.max", {"min": 1, "max": 1}, True),
+    ("self.min <= self.max", {"max": 1}, False),  # an absent field fails the rule, as in CEL
+]
+
+
+@pytest.mark.parametrize(("rule", "value", "accepted"), CEL_RULES)
+def test_cel_subset(rule, value, accepted):
+    from kartalint.explore.cel import predicate
+
+    test = predicate(rule)
+    assert test is not None and test(value) is accepted
+
+
+@pytest.mark.parametrize("rule", ["self == oldSelf", "self.name.matches('^a$')", "self.items.exists(x, has(x.a))"])
+def test_cel_rules_outside_the_subset_are_left_out(rule):
+    from kartalint.explore.cel import predicate
+
+    assert predicate(rule) is None
+
+
+def test_generated_objects_satisfy_the_crds_cel_rules():
+    from hypothesis import given, settings
+
+    from kartalint.explore.generate import Focus, Generator
+    from kartalint.load.crds import crd_versions
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "required": ["min", "max"],
+                "properties": {"min": {"type": "integer"}, "max": {"type": "integer"}, "mode": {"type": "string"}},
+                "x-kubernetes-validations": [
+                    {"rule": "self.min <= self.max"},
+                    {"rule": "!has(self.mode) || self.mode in ['fast', 'slow']"},
+                ],
+            }
+        },
+    }
+    crd_doc = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "things.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Thing", "plural": "things"},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}],
+        },
+    }
+    (version,) = crd_versions(crd_doc)
+    seen = []
+
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(Generator(version, Focus(reads={("spec", "mode")})).object())
+    def check(obj):
+        spec = obj["spec"]
+        assert spec["min"] <= spec["max"]
+        assert spec.get("mode", "fast") in ("fast", "slow")
+        seen.append("mode" in spec)
+
+    check()
+    assert True in seen and False in seen  # the optional field is drawn both ways
+
+
+def test_statuses_that_exclude_each_other_are_found():
+    """An expression that ignores the terminal condition: Running and Failed together."""
+    running = """          running:
+          - byConditions:
+            - type: Running
+              status: "True"
+"""
+    always = """          running:
+          - byExpression:
+              expression: (.status.conditions // []) | length >= 0
+              expectedResult: "true"
+"""
+    broken = definition(PYTORCH, running, always)
+    failure = only_failure(explore(broken, crd(PYTORCH_GVK), examples=200, seed=0, max_time=30))
+    assert failure["property"] == "statuses-agree"
+    assert failure["message"] in ("Running and Failed matched together", "Running and Completed matched together")
