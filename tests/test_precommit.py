@@ -71,6 +71,10 @@ def test_hook_definitions_are_valid():
     assert hooks["kartalint-test"]["pass_filenames"] is False and hooks["kartalint-test"]["require_serial"] is True
     # any YAML change runs the fixtures, whatever the layout (no files: pattern tied to catalog/ or fixtures/)
     assert hooks["kartalint-test"]["types_or"] == ["yaml"] and "files" not in hooks["kartalint-test"]
+    # opt-in: explore runs the project's definitions against its crds:, with hypothesis installed
+    explore = hooks["kartalint-explore"]
+    assert explore["entry"] == "kartalint explore" and explore["pass_filenames"] is False
+    assert any(dep.startswith("hypothesis") for dep in explore["additional_dependencies"])
 
 
 def test_lint_hook_passes_good_fails_broken(sample, precommit_home):
