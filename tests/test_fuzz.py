@@ -694,6 +694,19 @@ JQ_PROGRAMS = st.recursive(JQ_ATOMS, _combine, max_leaves=25)
 
 @examples(150)
 @given(program=JQ_PROGRAMS)
+def test_the_builtin_table_never_proves_a_program_libjq_refuses(program):
+    import jq
+
+    from kartalint.jqlang import parse_cached
+    from kartalint.jqlang.builtins import statically_compiles
+
+    tree, error = parse_cached(program)
+    if error is None and tree is not None and statically_compiles(tree):
+        jq.compile(program)
+
+
+@examples(150)
+@given(program=JQ_PROGRAMS)
 def test_jq_analysis_never_fails_on_any_program(program):
     from kartalint.jqlang import parse_cached
     from kartalint.jqlang.paths import compared_constants, output_path, path_facts_of

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
+import yaml
+from conftest import REFERENCE, ROOT
 
 from kartalint.jqlang import JqSyntaxError, analysis, parse, paths
 from kartalint.jqlang.runner import BoundedRunner
@@ -161,3 +164,118 @@ def test_runner_has_an_empty_environment(runner, monkeypatch):
     monkeypatch.setenv("SECRET_TOKEN", "hunter2")
     with BoundedRunner(timeout=2) as fresh:
         assert fresh.run("$ENV | keys", None).results == [[]]
+
+
+# -- the builtin table: libjq compilation proven without libjq -------------------------------------
+
+
+def _corpus_expressions():
+    import glob
+
+    from kartalint import karta
+
+    paths = [
+        *glob.glob(os.path.join(ROOT, "catalog", "*.yaml")),
+        *glob.glob(os.path.join(ROOT, "fixtures", "**", "*.yaml"), recursive=True),
+        *glob.glob(os.path.join(ROOT, "kartalint", "rules", "examples", "*", "*.yaml")),
+        *glob.glob(os.path.join(REFERENCE, "upstream-catalog", "*.yaml")),
+        *glob.glob(os.path.join(REFERENCE, "upstream-samples", "*.yaml")),
+    ]
+    found = set()
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                documents = list(yaml.safe_load_all(handle))
+        except (yaml.YAMLError, UnicodeDecodeError, ValueError):  # the deliberately broken examples
+            continue
+        for doc in documents:
+            if isinstance(doc, dict) and doc.get("kind") == "KartaFixture":
+                doc = doc.get("definition")
+            if isinstance(doc, dict) and doc.get("kind") == "Karta":
+                found.update(f.expression for f in karta.jq_fields(doc))
+    return sorted(found)
+
+
+def test_builtin_table_is_libjqs_own_and_every_entry_compiles():
+    import jq
+
+    from kartalint.jqlang.builtins import BUILTINS
+
+    listed = jq.compile("builtins").input_value(None).first()
+    assert {(name.rsplit("/", 1)[0], int(name.rsplit("/", 1)[1])) for name in listed} == set(BUILTINS)
+    for name, arity in BUILTINS:
+        args = "; ".join(["."] * arity)
+        jq.compile(f"{name}({args})" if arity else name)
+
+
+def test_static_proof_is_sound_and_lint_findings_are_unchanged(monkeypatch):
+    """Wherever the parser and the builtin table say a program compiles, libjq compiles it; and
+    linting the corpus gives the same findings with the fast path and with libjq for everything."""
+    import jq
+
+    from kartalint.jqlang import parse_cached
+    from kartalint.jqlang.builtins import statically_compiles
+    from kartalint.rules import expressions
+    from kartalint.rules.config import Config
+    from kartalint.rules.lint import lint_paths
+
+    proven = 0
+    for expression in _corpus_expressions():
+        tree, error = parse_cached(expression)
+        if error is None and statically_compiles(tree):
+            proven += 1
+            jq.compile(expression)  # raises if the proof was wrong
+    assert proven > 100
+    targets = [
+        os.path.join(ROOT, "catalog"),
+        os.path.join(ROOT, "fixtures"),
+        os.path.join(ROOT, "kartalint", "rules", "examples"),
+    ]
+    fast = lint_paths(targets, Config(), jobs=1)
+    monkeypatch.setattr(expressions, "STATIC_PROOF", False)
+    slow = lint_paths(targets, Config(), jobs=1)
+    assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in slow.findings]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "$undefined",
+        "$__loc__",
+        "nosuchfunction",
+        "length(1)",
+        "def f(g): g; f",
+        "@nosuchformat",
+        "break $nolabel",
+        'import "a" as a; .',
+        "reduce .[] as $x ($x; .)",
+    ],
+)
+def test_what_the_table_cannot_prove_is_left_to_libjq(program):
+    from kartalint.jqlang import parse_cached
+    from kartalint.jqlang.builtins import statically_compiles
+
+    tree, error = parse_cached(program)
+    assert error is not None or not statically_compiles(tree)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "def f(g; $h): g + $h + h; f(.; 1)",
+        "label $out | .[] | if . then break $out else . end",
+        '.a as [$x, {b: $y}] ?// $x | [$x, $y] | @base64 "v\\(.)"',
+        "reduce .[] as $x (0; . + $x) | {$__loc__: 1} | keys? // empty",
+        "foreach .[] as {a: $v} (0; . + $v; [., $ENV.HOME])",
+    ],
+)
+def test_programs_the_table_proves_do_compile(program):
+    import jq
+
+    from kartalint.jqlang import parse_cached
+    from kartalint.jqlang.builtins import statically_compiles
+
+    tree, error = parse_cached(program)
+    assert error is None
+    if statically_compiles(tree):
+        jq.compile(program)
