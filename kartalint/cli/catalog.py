@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from kartalint.cli.common import EXIT_OK, EXIT_USAGE, project_of, say_index
+from kartalint.cli.common import EXIT_OK, EXIT_USAGE, add_config_option, project_of, say_index
 
 HELP = "list the bundled definitions (types, roles, status mappings, fixtures, coverage)"
 
@@ -22,9 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fixtures", metavar="DIR", help="fixtures to count and run for coverage (default: the project's fixtures)"
     )
-    parser.add_argument(
-        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
-    )
+    add_config_option(parser)
     parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
 
 

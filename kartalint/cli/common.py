@@ -16,6 +16,22 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
+    )
+
+
+def add_allow_outside_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-outside",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let fixtures read files (objectFile, podsFile, definition) under DIR, outside the project (repeatable)",
+    )
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a one-line message
         self.print_usage(sys.stderr)

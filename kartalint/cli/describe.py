@@ -9,6 +9,7 @@ from kartalint.cli.common import (
     EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,
+    add_config_option,
     check_timeout,
     emit,
     invalid_definition_lines,
@@ -38,9 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="more definitions to choose from, searched before the project's and the bundled catalog (repeatable)",
     )
-    parser.add_argument(
-        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
-    )
+    add_config_option(parser)
     parser.add_argument("-f", "--format", choices=["tree", "json", "yaml"], help="output format (default: tree)")
     parser.add_argument(
         "-o",

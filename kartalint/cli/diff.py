@@ -9,6 +9,8 @@ from kartalint.cli.common import (
     EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,
+    add_allow_outside_option,
+    add_config_option,
     check_timeout,
     fixture_confinement,
     open_output,
@@ -22,9 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="fixtures and recordings to evaluate (default: the project's fixtures)"
     )
-    parser.add_argument(
-        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
-    )
+    add_config_option(parser)
     parser.add_argument(
         "--base",
         required=True,
@@ -36,13 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     parser.add_argument("--fail-on-change", action="store_true", help="exit 1 when any workload or definition changed")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
-    parser.add_argument(
-        "--allow-outside",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="let fixtures read files (objectFile, podsFile, definition) under DIR, outside the project (repeatable)",
-    )
+    add_allow_outside_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, emit, project_of
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, add_config_option, emit, project_of
 from kartalint.rules.config import ConfigError
 
 HELP = "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)"
@@ -49,9 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--save", metavar="DIR", help="write each failure as a fixture (kind: KartaFixture) in DIR")
     parser.add_argument("-f", "--format", choices=["text", "json"], default="text")
-    parser.add_argument(
-        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
-    )
+    add_config_option(parser)
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
 
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, open_output, project_of, use_color
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, open_output, project_of, use_color
 from kartalint.report import REPORTERS, make_reporter
 from kartalint.rules import registry as rules
 from kartalint.rules.config import ConfigError, load_config
@@ -29,9 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="output format (default: github inside GitHub Actions, else text)",
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
-    parser.add_argument(
-        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
-    )
+    add_config_option(parser)
     parser.add_argument("--disable", action="append", default=[], metavar="RULE", help="disable a rule (repeatable)")
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")

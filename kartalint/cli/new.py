@@ -8,7 +8,17 @@ import os
 import sys
 from typing import Any
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, emit, open_output, project_of, read_pods, say_index
+from kartalint.cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_config_option,
+    emit,
+    open_output,
+    project_of,
+    read_pods,
+    say_index,
+)
 from kartalint.rules.config import ConfigError
 
 HELP = "draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)"
@@ -51,9 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="more definitions to choose from, before the project's and the bundled catalog (repeatable)",
     )
-    parser.add_argument(
-        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
-    )
+    add_config_option(parser)
     parser.add_argument("--pods", help="pods to include in the fixture")
     parser.add_argument("--name", help="fixture name (default: the object's name)")
     parser.add_argument("--source", help="where the object comes from (default: the object file)")

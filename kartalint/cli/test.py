@@ -10,6 +10,8 @@ from kartalint.cli.common import (
     EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,
+    add_allow_outside_option,
+    add_config_option,
     check_timeout,
     fixture_confinement,
     open_output,
@@ -36,9 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="definitions to resolve fixtures and recordings against, before the project's and the bundled catalog (repeatable)",
     )
-    parser.add_argument(
-        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
-    )
+    add_config_option(parser)
     parser.add_argument(
         "-f",
         "--format",
@@ -84,13 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="fail when a definition's status-mapping coverage is below PERCENT",
     )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
-    parser.add_argument(
-        "--allow-outside",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="let fixtures read files (objectFile, podsFile, definition) under DIR, outside the project (repeatable)",
-    )
+    add_allow_outside_option(parser)
     parser.add_argument(
         "--known-failures",
         metavar="FILE",

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from kartalint.jqlang.lexer import KEYWORDS
 from kartalint.jqlang.parser import ASSIGN_OPS, Node
 
 FORBIDDEN_DEL = "del"
@@ -179,26 +180,7 @@ def portability(root: Node, source: str) -> list[Problem]:
                         node.end,
                     )
                 )
-            elif name in (
-                "if",
-                "then",
-                "elif",
-                "else",
-                "end",
-                "as",
-                "reduce",
-                "foreach",
-                "try",
-                "catch",
-                "label",
-                "import",
-                "include",
-                "and",
-                "or",
-                "not",
-                "def",
-                "__loc__",
-            ):
+            elif name in KEYWORDS or name == "not":
                 problems.append(
                     Problem(
                         "jq-not-portable",

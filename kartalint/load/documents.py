@@ -269,7 +269,9 @@ def display_path(path: str) -> str:
 
 
 def read_text(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, tuple[str, str, int] | None]:
-    """Text of a file, or (rule, message, byte offset) describing why it cannot be read."""
+    """Text of a file, or (rule, message, byte offset) describing why it cannot be read. A file that
+    is not UTF-8 still gives its whole text, bad bytes replaced by U+FFFD (so it can be recognised
+    as a Karta file and the first bad byte located)."""
     try:
         if path == "-":
             import sys
@@ -290,7 +292,7 @@ def read_text(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, t
     try:
         text = raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
     except UnicodeDecodeError as exc:
-        return raw[: exc.start].decode("utf-8", "replace"), (
+        return raw.decode("utf-8", "replace"), (
             "yaml-encoding",
             f"file is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
             exc.start,
@@ -306,7 +308,7 @@ def load_file(path: str, max_bytes: int = MAX_FILE_BYTES, display_name: str | No
         rule, message, _byte_offset = problem
         source = SourceFile(name, text or "")
         if rule == "yaml-encoding" and text is not None:
-            line, col = source.position(len(text))
+            line, col = source.position(text.find("\ufffd"))  # the first bad byte
             span = Span.point(line, col)
         else:
             span = Span.point(1, 1)

@@ -116,9 +116,7 @@ PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs mo
 def lint_file(path: str, config: Config, strict_files: bool) -> FileOutcome:
     source = load_file(path, config.max_file_size)
     outcome = lint_source(source, config)
-    # a file that is not UTF-8 was decoded only up to its first bad byte: look at all of its bytes
-    text = None if any(f.rule == "yaml-encoding" for f in source.findings) else source.text
-    skipped = not strict_files and not outcome.kartas and not outcome.fixtures and not mentions_karta(path, text)
+    skipped = not strict_files and not outcome.kartas and not outcome.fixtures and not mentions_karta(path, source.text)
     return dataclasses.replace(outcome, skipped=skipped)
 
 
