@@ -680,3 +680,57 @@ def test_a_pod_with_a_quantity_that_does_not_parse_is_an_error_not_zero_gpus(ev)
     view = ev.evaluate(base(), trainer([role("a", 1)]), pods)
     assert [(e.field, e.message.split(":")[0]) for e in view.errors] == [("pods", "pod w-0")]
     assert "(its resources are not counted)" in view.errors[0].message
+
+
+# -- evaluate_many: objects streamed through the worker give what one-by-one evaluation gives ------
+
+
+def _all_cases():
+    import os
+
+    from conftest import REFERENCE, ROOT
+
+    from kartalint.load.definitions import DefinitionIndex
+    from kartalint.testing.cases import discover
+
+    index = DefinitionIndex.from_paths([os.path.join(ROOT, "catalog")])
+    paths = [os.path.join(ROOT, "fixtures"), os.path.join(REFERENCE, "real-data"), os.path.join(REFERENCE, "recorded_data")]
+    found = discover([p for p in paths if os.path.isdir(p)], index)
+    return [c for c in found.cases if c.definition is not None and c.object is not None]
+
+
+def test_batched_evaluation_equals_one_by_one_on_every_fixture_and_recording():
+    cases = _all_cases()
+    assert len(cases) > 250
+    items = [(c.definition.data, c.object, c.pods) for c in cases]
+    with Evaluator(timeout=5) as batched, Evaluator(timeout=5) as single:
+        many = batched.evaluate_all(items)
+        one = [single.evaluate(*item) for item in items]
+    assert [v.to_dict() for v in many] == [v.to_dict() for v in one]
+    assert sum(1 for c in cases if c.pods is None) > 200  # most went through the stream
+
+
+def test_evaluate_many_keeps_a_runaway_object_to_itself():
+    hang = "if .spec.hang then last(repeat(1)) else \"x\" end"
+    definition = status_def({"running": [{"byExpression": {"expression": hang, "expectedResult": "y"}}, {"byPhase": "Running"}]})
+    objects = [trainer([role("w", i + 1)]) for i in range(6)]
+    objects[2]["spec"]["hang"] = True
+    with Evaluator(timeout=1) as evaluator:
+        start = time.perf_counter()
+        views = evaluator.evaluate_many(definition, objects)
+        assert time.perf_counter() - start < 8
+    assert [v.statuses for v in views] == [["Running"]] * 6
+    assert "did not finish within 1 s" in views[2].root.errors[0].message
+    assert [v.root.errors for i, v in enumerate(views) if i != 2] == [[]] * 5
+    assert [v.component("worker").instances[0].desired for v in views] == [1, 2, 3, 4, 5, 6]
+
+
+def test_evaluate_many_with_bad_objects_pods_and_expressions_equals_evaluate(ev):
+    definition = status_def({"running": [{"byExpression": {"expression": ".status | nosuch", "expectedResult": "y"}}]})
+    objects = [trainer([role("w", 2)]), {"kind": float("nan")}, trainer([role("w", 1)]), "not an object"]
+    pods = [None, None, [{"metadata": {"name": "p"}, "status": {"phase": "Running"}}], None]
+    many = ev.evaluate_many(definition, objects, pods)
+    assert [v.to_dict() for v in many] == [ev.evaluate(definition, o, p).to_dict() for o, p in zip(objects, pods)]
+    assert many[2].pods_given and not many[0].pods_given
+    with pytest.raises(kartalint.errors.ArgumentError):
+        ev.evaluate_many(definition, objects, pods[:2])

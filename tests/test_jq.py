@@ -166,6 +166,71 @@ def test_runner_has_an_empty_environment(runner, monkeypatch):
         assert fresh.run("$ENV | keys", None).results == [[]]
 
 
+def test_run_many_gives_each_text_what_a_single_run_gives(runner):
+    program = "if type == \"number\" then range(.) else .a.b end"
+    texts = ["2", '{"a": {"b": 5}}', '"s"', "0", "1500", "[1]"] * 70  # more than one batch of 256
+    streamed = dict(runner.run_many(program, texts))
+    assert sorted(streamed) == list(range(len(texts)))
+    for index, text in enumerate(texts[:6]):
+        assert streamed[index] == runner.run_text(program, text), text
+    assert streamed[4].error == "query results exceed the allowed number 1000"
+    assert "Cannot index string" in streamed[2].error
+
+
+def test_run_many_stops_a_runaway_text_alone_and_names_it():
+    texts = [str(i) for i in range(8)]
+    with BoundedRunner(timeout=1) as r:
+        start = time.perf_counter()
+        results = dict(r.run_many("if . == 5 then last(repeat(1)) else . * 2 end", texts))
+        assert time.perf_counter() - start < 6
+        assert results[5].timed_out and "did not finish within 1 s" in results[5].error
+        assert [results[i].results for i in range(8) if i != 5] == [[i * 2] for i in range(8) if i != 5]
+        assert r.restarts == 1
+
+
+def test_run_many_without_fork_reports_every_reply_and_still_names_the_runaway():
+    """Where there is no fork (the worker is spawned), there is no shared progress record."""
+    import multiprocessing
+
+    with BoundedRunner(timeout=2) as r:
+        r._ctx = multiprocessing.get_context("spawn")
+        results = dict(r.run_many("if . == 1 then last(repeat(1)) else . end", ["0", "1", "2"]))
+        assert r._progress is None
+    assert results[1].timed_out and results[0].results == [0] and results[2].results == [2]
+
+
+def test_run_many_limit_is_per_text_not_per_run():
+    """Four texts of ~0.35 s each under a 1.5 s limit: 1.4 s in all, yet none is stopped."""
+    with BoundedRunner(timeout=1.5) as r:
+        results = dict(r.run_many("last(range(.))", ["500000"] * 4 + ["1"]))
+        assert all(result.ok for result in results.values()), results
+        assert r.restarts == 0
+
+
+def test_run_many_names_the_text_that_kills_the_worker():
+    with BoundedRunner(timeout=5, memory_limit=1024**3) as r:
+        results = dict(r.run_many('if . == 2 then ("x" * (. * 1e9) | length) else . end', ["1", "2", "3"]))
+        assert "worker died" in results[1].error
+        assert results[0].results == [1] and results[2].results == [3]
+
+
+def test_run_many_abandoned_half_way_leaves_the_runner_usable(runner):
+    stream = runner.run_many(". + 1", [str(i) for i in range(300)])
+    assert next(stream)[1].results == [1]
+    stream.close()
+    assert runner.run(". * 3", 2).results == [6]
+    assert dict(runner.run_many(". - 1", ["1", "2"]))[1].results == [1]
+
+
+def test_finite_output_analysis():
+    finite = [".a", ".spec.jobs[]? | (.replicas // 1) * 2", "[.[] | select(.x)] | length", "..", "{a: .b} | keys"]
+    unsure = ["range(5)", "repeat(1)", "def f: f; f", "limit(3; .[])", "reduce .[] as $x (0; . + $x)", ".a |= 1"]
+    for source in finite:
+        assert analysis.finite_output(parse(source)), source
+    for source in unsure:
+        assert not analysis.finite_output(parse(source)), source
+
+
 # -- the builtin table: libjq compilation proven without libjq -------------------------------------
 
 

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         project = project_of(args)
         index = project.index(args.catalog)
         say_index(index, project=project)
-    documents, exit_code = [], EXIT_FAIL if errors else EXIT_OK
+    chosen, exit_code = [], EXIT_FAIL if errors else EXIT_OK
     refused: set = set()
     with Evaluator(timeout=args.timeout, force=args.force) as evaluator:
         for item in objects:
@@ -117,10 +117,11 @@ def run(args: argparse.Namespace) -> int:
                         sys.stderr.write(f"kartalint: error: {line}\n")
                 exit_code = EXIT_FAIL
                 continue
-            view = evaluator.evaluate(entry.data, item.data, pods)
-            if view.all_errors and exit_code == EXIT_OK:
-                exit_code = EXIT_FAIL
-            documents.append((item, entry, view))
+            chosen.append((item, entry))
+        views = evaluator.evaluate_all([(entry.data, item.data, pods) for item, entry in chosen])
+    documents = [(item, entry, view) for (item, entry), view in zip(chosen, views, strict=True)]
+    if any(view.all_errors for view in views) and exit_code == EXIT_OK:
+        exit_code = EXIT_FAIL
     if not documents:
         return exit_code
     described = Described([(entry, view) for _, entry, view in documents], single=len(objects) == 1)

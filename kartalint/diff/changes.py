@@ -115,29 +115,35 @@ def run_diff(
     )  # against the head definitions
     report.problems.extend(missing_reason(p) for p in found.missing)
     report.cases = len(found.cases)
+    readable = []
+    for case in found.cases:
+        if case.object is None:  # a fixture that cannot be read is an error, never a silent "no change"
+            report.problems.extend(f"{case.file}: {problem}" for problem in case.problems)
+            continue
+        readable.append((case, _resolve(case, base, root, moved_back), _resolve(case, head, root, {})))
+    runs = [
+        (revision.files[path][1], case.object, case.pods)
+        for case, base_path, head_path in readable
+        for revision, path in ((base, base_path), (head, head_path))
+        if path
+    ]
     with Evaluator(timeout=timeout) as evaluator:
-        for case in found.cases:
-            if case.object is None:  # a fixture that cannot be read is an error, never a silent "no change"
-                report.problems.extend(f"{case.file}: {problem}" for problem in case.problems)
-                continue
-            head_path = _resolve(case, head, root, {})
-            base_path = _resolve(case, base, root, moved_back)
-            views = []
-            for revision, path in ((base, base_path), (head, head_path)):
-                views.append(evaluator.evaluate(revision.files[path][1], case.object, case.pods) if path else None)
-            changes = compare_summaries(summarize(views[0]), summarize(views[1]))
-            if changes:
-                report.changes.append(
-                    {
-                        "workload": case.id,
-                        "file": case.file,
-                        "name": case.name,
-                        "definition": head_path or base_path,
-                        "baseDefinition": base_path,
-                        "changes": changes,
-                        "tree": _tree(views[1] or views[0], changes),
-                    }
-                )
+        evaluated = iter(evaluator.evaluate_all(runs))  # in the order of `runs`
+    for case, base_path, head_path in readable:
+        views = [next(evaluated) if path else None for path in (base_path, head_path)]
+        changes = compare_summaries(summarize(views[0]), summarize(views[1]))
+        if changes:
+            report.changes.append(
+                {
+                    "workload": case.id,
+                    "file": case.file,
+                    "name": case.name,
+                    "definition": head_path or base_path,
+                    "baseDefinition": base_path,
+                    "changes": changes,
+                    "tree": _tree(views[1] or views[0], changes),
+                }
+            )
     return report
 
 

@@ -7,6 +7,10 @@ caps it) or its error::
     [ (try {"ok": [limit(1000; (E1
     ))]} catch {"err": .}), ... ]
 
+(``limit`` is left out for expressions whose outputs are certainly finite and bounded by the
+input, ``analysis.finite_output``: it is the costliest part of the program, and a count at the
+cap is the same error either way.)
+
 The program text depends only on the definition, so the worker compiles it once and reuses it.
 If the joined program cannot run (an expression does not compile, or the whole run exceeds the
 timeout), every expression is run on its own so that the failure is attributed to its field.
@@ -14,12 +18,15 @@ timeout), every expression is run on its own so that the failure is attributed t
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kartalint.jqlang.runner import MAX_RESULTS, BoundedRunner
+from kartalint.jqlang import parse_cached
+from kartalint.jqlang.analysis import finite_output
+from kartalint.jqlang.runner import MAX_RESULTS, BoundedRunner, RunResult
 
 
 @dataclass(frozen=True)
@@ -56,31 +63,68 @@ class JqSession:
     def _program(self, expressions: tuple) -> str:
         program = self._programs.get(expressions)
         if program is None:
-            cap = self.runner.max_results
-            parts = [f'(try {{"ok": [limit({cap}; ({expr}\n))]}} catch {{"err": .}})' for expr in expressions]
+            parts = [self._part(expr) for expr in expressions]
             program = "[" + ",\n".join(parts) + "]"
             if len(self._programs) > 256:
                 self._programs.clear()
             self._programs[expressions] = program
         return program
 
+    def _part(self, expression: str) -> str:
+        if _finite(expression):  # its outputs are collected whole; a count at the cap is an error below
+            return f'(try {{"ok": [({expression}\n)]}} catch {{"err": .}})'
+        return f'(try {{"ok": [limit({self.runner.max_results}; ({expression}\n))]}} catch {{"err": .}})'
+
     def run(self, expressions: Sequence[str], value: Any = None, text: str | None = None) -> dict[str, Outcome]:
         """``{expression: Outcome}`` for the distinct expressions, evaluated on ``value``."""
-        unique = tuple(dict.fromkeys(e for e in expressions if isinstance(e, str) and e))
+        unique = _unique(expressions)
         if not unique:
             return {}
         if text is None:
             text = json.dumps(value)
         if not self.batch:
             return {expr: self._alone(expr, text) for expr in unique}
-        joined = self.runner.run_text(self._program(unique), text)
-        if (
+        outcomes = self._joined(unique, self.runner.run_text(self._program(unique), text))
+        return outcomes if outcomes is not None else self._each(unique, text)
+
+    def run_many(self, expressions: Sequence[str], texts: Sequence[str]) -> Iterator[tuple[int, dict[str, Outcome]]]:
+        """``(index, outcomes)`` for each text, as ``run`` would give them; the texts stream through
+        the worker in batches. Texts whose joined run fails come last (each expression is then run
+        alone on them, which needs the worker to itself)."""
+        unique = _unique(expressions)
+        if not unique or not self.batch:
+            for index, text in enumerate(texts):
+                yield index, self.run(unique, text=text)
+            return
+        again = []
+        for index, joined in self.runner.run_many(self._program(unique), texts):
+            outcomes = self._joined(unique, joined)
+            if outcomes is None:
+                again.append(index)
+            else:
+                yield index, outcomes
+        for index in again:
+            yield index, self._each(unique, texts[index])
+
+    def _joined(self, unique: tuple, joined: RunResult) -> dict[str, Outcome] | None:
+        """The outcomes of a joined run, or None when it cannot be read as one (the run failed as a
+        whole, or an expression collected whole raised an error: upstream might have stopped at the
+        cap first, so it runs alone)."""
+        if not (
             joined.ok
             and len(joined.results) == 1
             and isinstance(joined.results[0], list)
             and len(joined.results[0]) == len(unique)
         ):
-            return {expr: self._outcome(item) for expr, item in zip(unique, joined.results[0], strict=False)}
+            return None
+        outcomes = {}
+        for expr, item in zip(unique, joined.results[0], strict=False):
+            if not (isinstance(item, dict) and "ok" in item) and _finite(expr):
+                return None
+            outcomes[expr] = self._outcome(item)
+        return outcomes
+
+    def _each(self, unique: tuple, text: str) -> dict[str, Outcome]:
         return {expr: self._alone(expr, text) for expr in unique}
 
     def _outcome(self, item: Any) -> Outcome:
@@ -96,6 +140,16 @@ class JqSession:
         if result.ok:
             return Outcome(results=result.results)
         return Outcome(error=result.error)
+
+
+def _unique(expressions: Sequence[str]) -> tuple:
+    return tuple(dict.fromkeys(e for e in expressions if isinstance(e, str) and e))
+
+
+@functools.lru_cache(maxsize=4096)
+def _finite(expression: str) -> bool:
+    tree, _ = parse_cached(expression)
+    return tree is not None and finite_output(tree)
 
 
 __all__ = ["MAX_RESULTS", "JqSession", "Outcome", "results_of"]

@@ -7,6 +7,7 @@ rounded up, CPU is in millicores.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,9 +64,16 @@ def _amount(name: str, requirements: dict[str, Any]) -> Any | None:
 
 def _measure(raw: Any, name: str, millis: bool) -> int:
     try:
-        parsed = quantity.parse(raw)
+        if isinstance(raw, (str, int, float)):  # the same few quantities recur in every pod spec
+            return _measured(raw, millis)
+        return _measured.__wrapped__(raw, millis)
     except quantity.QuantityError as exc:
         raise ResourceError(f"{name}: {exc}") from None
+
+
+@functools.lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different quantities
+def _measured(raw: Any, millis: bool) -> int:
+    parsed = quantity.parse(raw)
     return quantity.milli_value(parsed) if millis else quantity.value(parsed)
 
 

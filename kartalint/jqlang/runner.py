@@ -2,7 +2,9 @@
 
 Upstream (spec §3.1) fails a query at 1,000 results and after 10 seconds. libjq cannot be
 interrupted from a Python thread, so expressions run in a child process: the parent waits on a
-pipe with a deadline, and on expiry kills the child and starts a fresh one. The child also has
+pipe with a deadline, and on expiry kills the child and starts a fresh one. Many inputs can go
+through one program in a stream (``run_many``): the child notes in shared memory which input it
+is on and since when, so the deadline is each input's own and a runaway input is named. The child also has
 an address-space limit so a runaway expression fails there instead of exhausting the machine.
 Evaluation runs with an empty environment (``$ENV`` and ``env`` see nothing).
 
@@ -16,10 +18,19 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import mmap
+import pickle
+import struct
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 MAX_RESULTS = 1000
+BATCH = 256  # texts sent to the worker in one message by run_many
+FLUSH_COUNT = 64  # the worker sends results in groups of at most this many,
+FLUSH_SECONDS = 0.002  # or as soon as this long has passed since the last group
+PROGRESS = struct.Struct("dd")  # shared with the worker: index of the text it is on, monotonic start
 DEFAULT_TIMEOUT = 10.0
 WORKER_MEMORY_BYTES = 4 * 1024**3
 # Every program runs after this prelude, as gojq runs with an empty environment: `env` and `$ENV`
@@ -39,9 +50,14 @@ class RunResult:
         return self.error is None
 
 
-def _worker(conn: Any, memory_limit: int, parent_end: Any = None) -> None:  # pragma: no cover - runs in the child
+def _worker(
+    conn: Any, memory_limit: int, parent_end: Any = None, progress: Any = None
+) -> None:  # pragma: no cover - runs in the child
     if parent_end is not None:  # else the worker keeps its own pipe open and outlives a killed parent
         parent_end.close()
+    import faulthandler
+
+    faulthandler.disable()  # libjq aborts on allocation failure: an expected death, reported by the parent
     os.environ.clear()
     try:  # variables set at C level (not through os.environ) too
         import ctypes
@@ -64,7 +80,7 @@ def _worker(conn: Any, memory_limit: int, parent_end: Any = None) -> None:  # pr
             message = conn.recv()
         except EOFError:
             return
-        expression, text, cap = message
+        expression, texts, cap = message  # one reply per text, in order, sent in groups
         try:
             program = programs.get(expression)
             if program is None:
@@ -74,24 +90,48 @@ def _worker(conn: Any, memory_limit: int, parent_end: Any = None) -> None:  # pr
                 programs[expression] = program
         except ValueError as exc:
             message = str(exc).split("\njq: ")[0].replace("jq: error: ", "")
-            conn.send(("compile", _unprelude(message)))
+            conn.send([("compile", _unprelude(message))] * len(texts))
             continue
-        results = []
-        try:
-            for value in program.input_text(text):
-                results.append(value)
-                if len(results) >= cap:
-                    conn.send(("cap", f"query results exceed the allowed number {cap}"))
-                    break
-            else:
+        replies: list = []
+        flushed = time.monotonic()
+        for index, text in enumerate(texts):
+            if progress is not None:  # what the parent reads when a reply is late: which text, since when
+                PROGRESS.pack_into(progress, 0, index, time.monotonic())
+            replies.append(_run_one(program, text, cap))
+            if (
+                progress is None  # without the shared record, the parent learns progress from replies alone
+                or len(replies) >= FLUSH_COUNT
+                or time.monotonic() - flushed >= FLUSH_SECONDS
+                or index == len(texts) - 1
+            ):
                 try:
-                    conn.send(("ok", results))
+                    conn.send(replies)
                 except RecursionError:  # pickling a result nested thousands deep
-                    conn.send(("runtime", "the result is nested too deeply to be read"))
-        except ValueError as exc:
-            conn.send(("runtime", str(exc)))
-        except (MemoryError, RecursionError):
-            conn.send(("runtime", "out of memory"))
+                    conn.send([_picklable(reply) for reply in replies])
+                replies = []
+                flushed = time.monotonic()
+
+
+def _run_one(program: Any, text: str, cap: int) -> tuple[str, Any]:  # pragma: no cover - runs in the child
+    results = []
+    try:
+        for value in program.input_text(text):
+            results.append(value)
+            if len(results) >= cap:
+                return ("cap", f"query results exceed the allowed number {cap}")
+        return ("ok", results)
+    except ValueError as exc:
+        return ("runtime", str(exc))
+    except (MemoryError, RecursionError):
+        return ("runtime", "out of memory")
+
+
+def _picklable(reply: tuple[str, Any]) -> tuple[str, Any]:  # pragma: no cover - runs in the child
+    try:
+        pickle.dumps(reply)
+        return reply
+    except RecursionError:
+        return ("runtime", "the result is nested too deeply to be read")
 
 
 def _unprelude(message: str) -> str:
@@ -101,6 +141,14 @@ def _unprelude(message: str) -> str:
     return re.sub(
         r"line 1, column (\d+)", lambda m: f"line 1, column {max(1, int(m.group(1)) - len(SANDBOX_PRELUDE))}", message
     )
+
+
+def _result(kind: str, payload: Any) -> RunResult:
+    if kind == "ok":
+        return RunResult(results=payload)
+    if kind == "compile":
+        return RunResult(error=f"failed to compile JQ expression: {payload}")
+    return RunResult(error=payload)
 
 
 class BoundedRunner:
@@ -115,11 +163,17 @@ class BoundedRunner:
         self._ctx: Any = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
         self._process: Any = None
         self._conn: Any = None
+        self._progress: Any = None
         self.restarts = 0
 
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
-        self._process = self._ctx.Process(target=_worker, args=(child, self.memory_limit, parent), daemon=True)
+        # an anonymous shared page (no file: works under a file-size limit or without /dev/shm),
+        # inherited by a forked worker; a spawned one (no fork on the platform) reports every reply
+        self._progress = mmap.mmap(-1, PROGRESS.size) if self._ctx.get_start_method() == "fork" else None
+        self._process = self._ctx.Process(
+            target=_worker, args=(child, self.memory_limit, parent, self._progress), daemon=True
+        )
         self._process.start()
         child.close()
         self._conn = parent
@@ -136,27 +190,94 @@ class BoundedRunner:
         return self.run_text(expression, json.dumps(value), timeout)
 
     def run_text(self, expression: str, text: str, timeout: float | None = None) -> RunResult:
-        if self._process is None or not self._process.is_alive():
-            self._start()
+        ((_, result),) = self.run_many(expression, [text], timeout)
+        return result
+
+    def run_many(
+        self, expression: str, texts: Sequence[str], timeout: float | None = None, batch: int = BATCH
+    ) -> Iterator[tuple[int, RunResult]]:
+        """``(index, RunResult)`` for each JSON text. Texts go to the worker ``batch`` at a time and
+        their results come back in small groups, so the caller works on them while the worker
+        computes the next ones. Each text has its own time limit, counted by the worker from when
+        it starts on it; a text that runs over it, or kills the worker, gets the error and the
+        worker is restarted for the others (results then come out of order).
+
+        Consume the iterator to the end: a run abandoned half way stops the worker (its unread
+        replies would otherwise answer the next run)."""
         limit = self.timeout if timeout is None else timeout
+        queue = list(enumerate(texts))
+        finished = False
         try:
-            self._conn.send((expression, text, self.max_results))
-            if not self._conn.poll(limit):
+            while queue:
+                chunk, queue = queue[:batch], queue[batch:]
+                if not self._send((expression, [text for _, text in chunk], self.max_results)):
+                    for index, _ in chunk:
+                        yield index, RunResult(error="the jq worker could not be started")
+                    continue
+                done = 0
+                while done < len(chunk):
+                    replies, failure = self._receive(limit, done, len(chunk))
+                    for reply in replies:
+                        yield chunk[done][0], reply
+                        done += 1
+                    if failure is not None:  # the worker was stopped on chunk[culprit]
+                        culprit, result = failure
+                        yield chunk[culprit][0], result
+                        queue = chunk[done:culprit] + chunk[culprit + 1 :] + queue  # finished, unsent: again
+                        break
+            finished = True
+        finally:
+            if not finished:
+                self._kill()
+
+    def _send(self, message: tuple) -> bool:
+        for _attempt in range(2):  # a worker that died since the last run is replaced once
+            if self._process is None or not self._process.is_alive():
+                self._start()
+            self._mark(0, time.monotonic())  # the first text's clock starts now (compiling counts)
+            try:
+                self._conn.send(message)
+                return True
+            except (OSError, BrokenPipeError):
                 self._kill()
                 self.restarts += 1
-                return RunResult(
-                    error=f"jq expression did not finish within {limit:g} s and was stopped", timed_out=True
+        return False
+
+    def _mark(self, index: int, started: float) -> None:
+        if self._progress is not None:
+            PROGRESS.pack_into(self._progress, 0, index, started)
+
+    def _where(self, done: int) -> tuple[int, float]:
+        """(index in the chunk of the text the worker is on, when it started on it)."""
+        if self._progress is None:
+            return done, 0.0  # every reply is sent at once: the first one missing is the one running
+        index, started = PROGRESS.unpack_from(self._progress, 0)
+        return int(index), started
+
+    def _receive(self, limit: float, done: int, size: int) -> tuple[list[RunResult], tuple[int, RunResult] | None]:
+        """The next group of results, or ([], (index in the chunk, error)) when the worker had to
+        be stopped (over the time limit) or died on that text."""
+        wait = limit
+        try:
+            while not self._conn.poll(wait):
+                index, started = self._where(done)
+                left = started + limit - time.monotonic()
+                if index >= done and left > 0:  # the text it is on now started less than `limit` ago
+                    wait = left
+                    continue
+                self._kill()
+                self.restarts += 1
+                return [], (
+                    min(max(index, done), size - 1),
+                    RunResult(error=f"jq expression did not finish within {limit:g} s and was stopped", timed_out=True),
                 )
-            kind, payload = self._conn.recv()
+            replies = self._conn.recv()
         except (EOFError, OSError, BrokenPipeError):
+            index = min(max(self._where(done)[0], done), size - 1)
             self._kill()
             self.restarts += 1
-            return RunResult(error="jq worker died while evaluating the expression (out of memory?)")
-        if kind == "ok":
-            return RunResult(results=payload)
-        if kind == "compile":
-            return RunResult(error=f"failed to compile JQ expression: {payload}")
-        return RunResult(error=payload)
+            return [], (index, RunResult(error="jq worker died while evaluating the expression (out of memory?)"))
+        return [_result(kind, payload) for kind, payload in replies], None
 
     def close(self) -> None:
         self._kill()
