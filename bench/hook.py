@@ -1,34 +1,65 @@
 """Benchmark: one pre-commit hook run of `kartalint lint` on 1 and on 200 changed definitions.
 
-    python3 bench/hook.py [--repeat 5]
+    python3 -m pip install check-jsonschema yamllint   # the peers, not kartalint dependencies
+    python3 bench/hook.py [--repeat 11]
 
-pre-commit calls the hook's entry once with a batch of file names (start-up included). Measured
-as subprocesses, same corpus, same run, next to the peer `check-jsonschema` validating the same
-files against the Karta schema (skipped, with a note, when it is not installed).
+pre-commit calls a hook's entry once with a batch of file names, so start-up is most of a
+one-file call. Every command runs as ``python -m ...`` with the same interpreter, from a
+temporary folder holding the files (as in a user's repository), with byte-code caches written
+by a warm-up run, alternating with the others; medians are reported:
+
+- the floor: ``python -c "import yaml"`` (the interpreter and the YAML import, which any YAML
+  linter pays);
+- ``kartalint lint`` (schema, parity, jq, practices);
+- ``check-jsonschema --schemafile`` on the Karta schema (schema only) and ``yamllint`` (YAML
+  style only), each skipped with a note when not installed.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lint_vs_check_jsonschema import make_corpus, timed
+from lint_vs_check_jsonschema import make_corpus
+
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # measure with .pyc files
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
-    peer = shutil.which("check-jsonschema")
+def _run(command: list, cwd: str) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command[:4])}... exited {proc.returncode}: {proc.stderr[-1500:]}")
+    return elapsed
+
+
+def commands(files: list, schema: str) -> dict:
+    python = sys.executable
+    out = {
+        "floor": [python, "-c", "import yaml"],
+        "kartalint": [python, "-m", "kartalint", "lint", "--allow-empty", "-q", *files],
+    }
+    if importlib.util.find_spec("check_jsonschema"):
+        out["check-jsonschema"] = [python, "-m", "check_jsonschema", "--schemafile", schema, *files]
+    if importlib.util.find_spec("yamllint"):
+        out["yamllint"] = [python, "-m", "yamllint", "-d", "relaxed", *files]
+    return out
+
+
+def measure(repeat: int = 11) -> dict:
+    """{batch size: {tool: median seconds}} for batches of 1 and 200 files."""
+    results = {}
     with tempfile.TemporaryDirectory() as folder:
-        files = make_corpus(folder, 200)
+        files = [os.path.basename(p) for p in make_corpus(folder, 200)]
         schema = os.path.join(folder, "karta.schema.json")
         with open(schema, "w", encoding="utf-8") as handle:
             handle.write(
@@ -36,20 +67,36 @@ def main() -> int:
                     [sys.executable, "-m", "kartalint", "schema"], capture_output=True, text=True, check=True
                 ).stdout
             )
-        print(f"{'changed files':<15} {'kartalint lint':>16} {'check-jsonschema':>18} {'ratio':>7}")
         for batch in (files[:1], files):
-            ours = statistics.median(
-                timed([sys.executable, "-m", "kartalint", "lint", "--allow-empty", "-q", *batch], ok=(0, 1))
-                for _ in range(args.repeat)
-            )
-            theirs = (
-                statistics.median(timed([peer, "--schemafile", schema, *batch], ok=(0, 1)) for _ in range(args.repeat))
-                if peer
-                else None
-            )
-            ratio = f"{ours / theirs:.2f}" if theirs else "-"
-            peer_text = f"{theirs * 1000:.0f} ms" if theirs else "not installed"
-            print(f"{len(batch):<15} {ours * 1000:>13.0f} ms {peer_text:>18} {ratio:>7}")
+            runs = commands(batch, schema)
+            times: dict = {name: [] for name in runs}
+            for name, command in runs.items():
+                _run(command, folder)  # warm-up: byte-code caches, file system caches
+            for _ in range(repeat):
+                for name, command in runs.items():
+                    times[name].append(_run(command, folder))
+            results[len(batch)] = {name: statistics.median(values) for name, values in times.items()}
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=11)
+    args = parser.parse_args()
+    results = measure(args.repeat)
+    peers = [name for name in ("check-jsonschema", "yamllint") if name in results[1]]
+    header = f"{'files':<6} {'floor':>8} {'kartalint':>10} {'/floor':>7}"
+    print(header + "".join(f" {name:>17} {'ratio':>6}" for name in peers))
+    for size, times in results.items():
+        line = f"{size:<6} {times['floor'] * 1000:>5.0f} ms {times['kartalint'] * 1000:>7.0f} ms"
+        line += f" {times['kartalint'] / times['floor']:>7.2f}"
+        for name in peers:
+            line += f" {times[name] * 1000:>14.0f} ms {times['kartalint'] / times[name]:>6.2f}"
+        print(line)
+    missing = [name for name in ("check-jsonschema", "yamllint") if name not in peers]
+    if missing:
+        print(f"not installed, not measured: {', '.join(missing)}")
+    print("floor = python -c 'import yaml'; target for one file: kartalint / floor <= 1.3")
     return 0
 
 

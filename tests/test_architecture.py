@@ -129,11 +129,13 @@ def test_every_output_format_is_a_lifecycle_and_registered():
     import io
 
     from kartalint.cli import build_parser
-    from kartalint.report import DOCUMENTS, REPORTERS, make_document_reporter
+    from kartalint.report import DOCUMENTS, REPORTERS, make_document_reporter, reporter_class
     from kartalint.report.base import Lifecycle
     from kartalint.report.tests import TEST_REPORTERS
 
-    assert all(issubclass(cls, Lifecycle) for cls in [*REPORTERS.values(), *TEST_REPORTERS.values()])
+    lint_reporters = [reporter_class(name) for name in REPORTERS]
+    assert all(issubclass(cls, Lifecycle) for cls in [*lint_reporters, *TEST_REPORTERS.values()])
+    assert [cls.name for cls in lint_reporters] == list(REPORTERS)
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
     for kind, formats in DOCUMENTS.items():
         for fmt in formats:

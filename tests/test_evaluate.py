@@ -694,7 +694,11 @@ def _all_cases():
     from kartalint.testing.cases import discover
 
     index = DefinitionIndex.from_paths([os.path.join(ROOT, "catalog")])
-    paths = [os.path.join(ROOT, "fixtures"), os.path.join(REFERENCE, "real-data"), os.path.join(REFERENCE, "recorded_data")]
+    paths = [
+        os.path.join(ROOT, "fixtures"),
+        os.path.join(REFERENCE, "real-data"),
+        os.path.join(REFERENCE, "recorded_data"),
+    ]
     found = discover([p for p in paths if os.path.isdir(p)], index)
     return [c for c in found.cases if c.definition is not None and c.object is not None]
 
@@ -711,8 +715,10 @@ def test_batched_evaluation_equals_one_by_one_on_every_fixture_and_recording():
 
 
 def test_evaluate_many_keeps_a_runaway_object_to_itself():
-    hang = "if .spec.hang then last(repeat(1)) else \"x\" end"
-    definition = status_def({"running": [{"byExpression": {"expression": hang, "expectedResult": "y"}}, {"byPhase": "Running"}]})
+    hang = 'if .spec.hang then last(repeat(1)) else "x" end'
+    definition = status_def(
+        {"running": [{"byExpression": {"expression": hang, "expectedResult": "y"}}, {"byPhase": "Running"}]}
+    )
     objects = [trainer([role("w", i + 1)]) for i in range(6)]
     objects[2]["spec"]["hang"] = True
     with Evaluator(timeout=1) as evaluator:
@@ -730,7 +736,26 @@ def test_evaluate_many_with_bad_objects_pods_and_expressions_equals_evaluate(ev)
     objects = [trainer([role("w", 2)]), {"kind": float("nan")}, trainer([role("w", 1)]), "not an object"]
     pods = [None, None, [{"metadata": {"name": "p"}, "status": {"phase": "Running"}}], None]
     many = ev.evaluate_many(definition, objects, pods)
-    assert [v.to_dict() for v in many] == [ev.evaluate(definition, o, p).to_dict() for o, p in zip(objects, pods)]
+    assert [v.to_dict() for v in many] == [
+        ev.evaluate(definition, o, p).to_dict() for o, p in zip(objects, pods, strict=True)
+    ]
     assert many[2].pods_given and not many[0].pods_given
     with pytest.raises(kartalint.errors.ArgumentError):
         ev.evaluate_many(definition, objects, pods[:2])
+
+
+def test_expressions_collected_whole_hit_the_cap_as_upstream(ev):
+    """Finite expressions run without jq's `limit` in the combined program; the cap, and the cap
+    reached before a later error, come out as when each expression runs alone and is capped."""
+    from kartalint.jqlang.finite import finite_output
+    from kartalint.jqlang.parser import parse
+
+    expressions = [".big[]", '(.big[]), error("late")', ".big[:999][]", '.small[] | error("early")']
+    assert all(finite_output(parse(e)) for e in expressions)
+    value = {"big": list(range(1500)), "small": [1]}
+    joined = ev.session.run(expressions, value)
+    alone = {e: ev.runner.run(e, value) for e in expressions}
+    assert joined[".big[]"].error == alone[".big[]"].error == "query results exceed the allowed number 1000"
+    assert joined['(.big[]), error("late")'].error == "query results exceed the allowed number 1000"
+    assert joined[".big[:999][]"].results == alone[".big[:999][]"].results == list(range(999))
+    assert joined['.small[] | error("early")'].error == "early"

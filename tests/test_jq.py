@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import REFERENCE, ROOT
 
-from kartalint.jqlang import JqSyntaxError, analysis, parse, paths
+from kartalint.jqlang import JqSyntaxError, analysis, finite, parse, paths
 from kartalint.jqlang.runner import BoundedRunner
 
 WELL_FORMED = [
@@ -167,7 +167,7 @@ def test_runner_has_an_empty_environment(runner, monkeypatch):
 
 
 def test_run_many_gives_each_text_what_a_single_run_gives(runner):
-    program = "if type == \"number\" then range(.) else .a.b end"
+    program = 'if type == "number" then range(.) else .a.b end'
     texts = ["2", '{"a": {"b": 5}}', '"s"', "0", "1500", "[1]"] * 70  # more than one batch of 256
     streamed = dict(runner.run_many(program, texts))
     assert sorted(streamed) == list(range(len(texts)))
@@ -223,12 +223,12 @@ def test_run_many_abandoned_half_way_leaves_the_runner_usable(runner):
 
 
 def test_finite_output_analysis():
-    finite = [".a", ".spec.jobs[]? | (.replicas // 1) * 2", "[.[] | select(.x)] | length", "..", "{a: .b} | keys"]
+    bounded = [".a", ".spec.jobs[]? | (.replicas // 1) * 2", "[.[] | select(.x)] | length", "..", "{a: .b} | keys"]
     unsure = ["range(5)", "repeat(1)", "def f: f; f", "limit(3; .[])", "reduce .[] as $x (0; . + $x)", ".a |= 1"]
-    for source in finite:
-        assert analysis.finite_output(parse(source)), source
+    for source in bounded:
+        assert finite.finite_output(parse(source)), source
     for source in unsure:
-        assert not analysis.finite_output(parse(source)), source
+        assert not finite.finite_output(parse(source)), source
 
 
 # -- the builtin table: libjq compilation proven without libjq -------------------------------------

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import os
 
+import yaml
 from jsonschema import Draft202012Validator
 
 from kartalint import schema
@@ -116,3 +119,136 @@ def test_regenerate_rewrites_the_shipped_schema(tmp_path, monkeypatch, capsys):
     assert main(["schema", "--regenerate"]) == 0
     assert target.read_text() == schema.render(schema.generate())
     assert main(["schema", "--check"]) == 0  # against the file just written
+
+
+# -- the structural validator (lint's path, no jsonschema import) gives jsonschema's errors -------
+
+
+def _errors_both_ways(document):
+    def record(error):
+        return (
+            tuple(error.absolute_path),
+            error.validator,
+            error.message,
+            repr(error.validator_value),
+            repr(error.instance),
+            json.dumps(error.schema, sort_keys=True),
+        )
+
+    from kartalint.schema import structural
+
+    ours = [record(e) for e in structural.iter_errors(schema.karta_schema(), document)]
+    # errors inside the CRD's CEL rules are not the schema's to report (the parity rules do): skipped
+    theirs = [record(e) for e in schema.validator().iter_errors(document) if "x-kartalint-cel" not in e.schema]
+    return ours, theirs
+
+
+def _documents():
+    import glob
+
+    from conftest import REFERENCE, ROOT
+
+    patterns = ["catalog/*.yaml", "fixtures/**/*.yaml", "kartalint/rules/examples/*/*.yaml"]
+    paths = [p for pattern in patterns for p in glob.glob(os.path.join(ROOT, pattern), recursive=True)]
+    paths += glob.glob(os.path.join(REFERENCE, "upstream-catalog", "*.yaml"))
+    for path in sorted(paths):
+        with open(path, encoding="utf-8") as handle:
+            try:
+                docs = list(yaml.safe_load_all(handle))
+            except (yaml.YAMLError, ValueError):  # rule examples of broken YAML
+                continue
+        for doc in docs:
+            if isinstance(doc, dict) and doc.get("kind") == "Karta":
+                yield path, doc
+
+
+def test_structural_validator_handles_the_shipped_schema():
+    from kartalint.schema import structural
+
+    assert structural.supports(schema.karta_schema())
+    assert not structural.supports({"type": "object", "oneOf": [{"type": "string"}]})  # unknown keyword: jsonschema
+
+
+def test_structural_validator_equals_jsonschema_on_every_definition():
+    count = with_errors = 0
+    for path, doc in _documents():
+        ours, theirs = _errors_both_ways(doc)
+        assert sorted(ours) == sorted(theirs), path
+        count += 1
+        with_errors += bool(ours)
+    assert count > 60 and with_errors >= 10  # the rule examples bring the broken ones
+
+
+_ODD_VALUES = [
+    None,
+    0,
+    -1,
+    1.0,
+    2.5,
+    True,
+    "",
+    "x",
+    [],
+    [1, 1],
+    ["a", "a"],
+    {},
+    {"bogus": 1},
+    {"name": "a"},
+    float("nan"),
+]
+
+
+def _mutate(doc, rng):
+    """Replace, delete or add a value at a random place of a copy of ``doc``."""
+    doc = copy.deepcopy(doc)
+    node = doc
+    for _ in range(rng.randrange(1, 12)):
+        children = (
+            list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        )
+        if not children:
+            break
+        key, child = rng.choice(children)
+        if not isinstance(child, (dict, list)) or rng.random() < 0.25:
+            action = rng.random()
+            if action < 0.6:
+                node[key] = rng.choice(_ODD_VALUES)
+            elif action < 0.8 and isinstance(node, dict):
+                del node[key]
+            elif isinstance(node, dict):
+                node[rng.choice(["bogus", "Name", "replicasPath ", 7])] = rng.choice(_ODD_VALUES)
+            else:
+                node.append(copy.deepcopy(child))  # a duplicate entry (keyed lists, sets)
+            return doc
+        node = child
+    return doc
+
+
+def test_structural_validator_equals_jsonschema_on_mutated_definitions():
+    import random
+
+    documents = [doc for _, doc in _documents()]
+    rng = random.Random(19)
+    differing = 0
+    for _ in range(1500):
+        doc = _mutate(rng.choice(documents), rng)
+        ours, theirs = _errors_both_ways(doc)
+        assert sorted(ours) == sorted(theirs), json.dumps(doc, default=str)[:2000]
+        differing += bool(ours)
+    assert differing > 500  # the mutations do break the schema
+
+
+def test_lint_findings_are_the_same_through_jsonschema(monkeypatch):
+    import glob
+
+    from conftest import ROOT
+
+    from kartalint.rules.lint import lint_paths
+
+    paths = sorted(glob.glob(os.path.join(ROOT, "kartalint", "rules", "examples", "*", "*.yaml")))
+    paths += sorted(glob.glob(os.path.join(ROOT, "catalog", "*.yaml")))
+    fast = lint_paths(paths).findings
+    monkeypatch.setattr(schema, "_structural_ok", lambda: False)
+    slow = lint_paths(paths).findings
+    assert fast == slow
+    assert any(f.rule in ("unknown-field", "wrong-type", "missing-required-field") for f in fast)

@@ -13,34 +13,41 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from kartalint import __version__
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser
 from kartalint.rules.config import ConfigError
 
-COMMANDS = {
-    name: importlib.import_module(f"kartalint.cli.{name}")
-    for name in ("lint", "describe", "test", "diff", "explore", "new", "init", "catalog", "rules", "schema")
-}
+COMMAND_NAMES = ("lint", "describe", "test", "diff", "explore", "new", "init", "catalog", "rules", "schema")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command(name: str) -> Any:
+    """The module of a command (imported when used: a one-file lint imports no other command)."""
+    return importlib.import_module(f"kartalint.cli.{name}")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``only`` alone (``main`` passes the command being run:
+    building the others' parsers is most of a one-file lint's time after imports)."""
     parser = Parser(prog="kartalint", description="Lint, evaluate and test Karta (Workload-Map) definitions.")
     parser.add_argument("--version", action="version", version=f"kartalint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name, module in COMMANDS.items():
+    for name in COMMAND_NAMES if only is None else (only,):
+        module = command(name)
         module.add_arguments(sub.add_parser(name, help=module.HELP))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return int(COMMANDS[args.command].run(args))
+        return int(command(args.command).run(args))
     except ConfigError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.jqlang import parse_cached
-from kartalint.jqlang.analysis import finite_output
+from kartalint.jqlang.finite import finite_output
 from kartalint.jqlang.runner import MAX_RESULTS, BoundedRunner, RunResult
 
 

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import jq
-
 _ERROR = re.compile(
     r"jq: error: (?P<msg>.*?) at <top-level>, line (?P<line>\d+), column (?P<col>\d+):\n[^\n]*\n(?P<caret>[^\n]*)"
 )
@@ -50,6 +48,8 @@ def parse_errors(expression: str, text: str) -> list[CompileProblem]:
 def compile_one(expression: str) -> tuple[Any | None, tuple[CompileProblem, ...]]:
     """(program, problems): a compiled libjq program, or the problems that prevented it."""
     try:
+        import jq  # imported when first needed: most programs are proven by the builtin table
+
         return jq.compile(expression), ()
     except ValueError as exc:
         return None, tuple(parse_errors(expression, str(exc)))
@@ -58,6 +58,8 @@ def compile_one(expression: str) -> tuple[Any | None, tuple[CompileProblem, ...]
 @functools.lru_cache(maxsize=4096)
 def _compile_batch(joined: str) -> bool:
     try:
+        import jq
+
         jq.compile(joined)
         return True
     except ValueError:

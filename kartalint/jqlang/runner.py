@@ -16,9 +16,9 @@ after any of them.
 from __future__ import annotations
 
 import json
+import mmap
 import multiprocessing
 import os
-import mmap
 import pickle
 import struct
 import time

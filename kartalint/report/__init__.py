@@ -13,21 +13,27 @@ import os
 from typing import IO, Any
 
 from kartalint.report.base import DocumentReporter, Reporter
-from kartalint.report.github import GithubReporter
-from kartalint.report.json import JsonReporter
-from kartalint.report.sarif import SarifReporter
-from kartalint.report.text import TextReporter
 
-REPORTERS: dict[str, type[Reporter]] = {
-    cls.name: cls for cls in (TextReporter, JsonReporter, GithubReporter, SarifReporter)
+# The lint formats: name -> "module:class", loaded when used (SARIF's imports are not free).
+REPORTERS: dict[str, str] = {
+    "text": "kartalint.report.text:TextReporter",
+    "json": "kartalint.report.json:JsonReporter",
+    "github": "kartalint.report.github:GithubReporter",
+    "sarif": "kartalint.report.sarif:SarifReporter",
 }
+
+
+def reporter_class(name: str) -> type[Reporter]:
+    module, _, cls = REPORTERS[name].partition(":")
+    found: type[Reporter] = getattr(importlib.import_module(module), cls)
+    return found
 
 
 def make_reporter(name: str, stream: IO[str], color: bool = False, root: str | None = None) -> Reporter:
     """``auto`` picks ``github`` inside GitHub Actions and ``text`` elsewhere."""
     if name == "auto":
         name = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    return REPORTERS[name](stream, color=color, root=root)
+    return reporter_class(name)(stream, color=color, root=root)
 
 
 DOCUMENTS: dict[str, dict[str, str]] = {

@@ -10,14 +10,16 @@ finding replaces it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint import karta
 from kartalint.jqlang import parse_cached, paths
 from kartalint.karta import as_list
-from kartalint.load.crds import CrdIndex, declared_condition_types, lookup
 from kartalint.model import Rule, Severity
 from kartalint.rules.context import Context
+
+if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
+    from kartalint.load.crds import CrdIndex
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
@@ -86,6 +88,8 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
     superseded: set[tuple[tuple, int]] = set()
     if crds is None:
         return superseded
+    from kartalint.load.crds import lookup
+
     root = karta.as_dict(karta.structure(ctx.data).get("rootComponent"))
     version = crds.get(karta.gvk_of(root.get("kind")))
     if version is None or not version.schema:
@@ -168,6 +172,8 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
 def _enum_of(version: Any, path: tuple[str, ...] | None) -> list[str] | None:
     if path is None:
         return None
+    from kartalint.load.crds import lookup
+
     found = lookup(version.schema, path)
     enum = found.schema.get("enum") if found.found and found.schema is not None else None
     return [str(v) for v in enum] if isinstance(enum, list) and enum else None
@@ -186,6 +192,8 @@ def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
     cond_expr = karta.as_dict(status.get("conditionsDefinition")).get("path")
     cond_tree = parse_cached(cond_expr)[0] if isinstance(cond_expr, str) else None
     cond_path = paths.output_path(cond_tree) if cond_tree is not None else None
+    from kartalint.load.crds import declared_condition_types
+
     declared = declared_condition_types(version, cond_path)
     for key, matchers in karta.as_dict(status.get("statusMappings")).items():
         for mi, matcher in enumerate(matchers if isinstance(matchers, list) else []):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from kartalint import schema as karta_schema
@@ -109,7 +108,7 @@ def check(ctx: Context) -> None:
             f"(found apiVersion: {data.get('apiVersion')!r}, kind: {data.get('kind')!r})",
             key=True,
         )
-    for error in karta_schema.validator().iter_errors(data):
+    for error in karta_schema.iter_errors(data):
         _report(ctx, error)
 
 
@@ -125,6 +124,8 @@ def _report(ctx: Context, error: Any) -> None:
     if keyword == "additionalProperties":
         known = sorted((sub.get("properties") or {}).keys())
         for name in sorted(set(error.instance) - set(known)):
+            import difflib  # only when there is an unknown field
+
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else f"known fields: {', '.join(known)}"
             ctx.report(

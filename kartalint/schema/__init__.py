@@ -3,7 +3,8 @@
 ``karta.schema.json`` is produced by ``generate()`` from ``data/run.ai_kartas.yaml`` (the Karta
 CRD, see ``data/README.md`` for its origin and licence); ``tests/test_schema.py`` regenerates it and
 fails if the shipped file drifted. ``validator()`` returns a Draft 2020-12 validator extended with
-Kubernetes list-map uniqueness (``x-kubernetes-list-map-keys``).
+Kubernetes list-map uniqueness (``x-kubernetes-list-map-keys``); ``iter_errors()`` gives the same
+errors through ``structural`` without importing jsonschema (lint's path).
 """
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import yaml
-from jsonschema import Draft202012Validator, ValidationError, validators
-
-from kartalint.schema.convert import crd_to_json_schema
+from kartalint.schema import structural
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 CRD_FILE = os.path.join(DATA_DIR, "run.ai_kartas.yaml")
@@ -27,6 +25,10 @@ KARTA_API_VERSION = "run.ai/v1alpha1"
 
 def generate() -> dict[str, Any]:
     """Build the Karta JSON Schema from the vendored CRD."""
+    import yaml
+
+    from kartalint.schema.convert import crd_to_json_schema
+
     with open(CRD_FILE, encoding="utf-8") as handle:
         crd = next(doc for doc in yaml.safe_load_all(handle) if doc)
     schema = crd_to_json_schema(crd, "v1alpha1")
@@ -44,28 +46,31 @@ def karta_schema() -> dict[str, Any]:
         return json.load(handle)
 
 
-def _list_map_keys(validator: Any, keys: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "array") or schema.get("x-kubernetes-list-type") != "map":
-        return
-    seen: dict[Any, int] = {}
-    for index, item in enumerate(instance):
-        if not isinstance(item, dict):
-            continue
-        key = tuple(json.dumps(item.get(k), sort_keys=True) for k in keys)
-        if key in seen:
-            shown = ", ".join(f"{k}={item.get(k)!r}" for k in keys)
-            yield ValidationError(
-                f"duplicate entry with {shown} (also at index {seen[key]}); the list is keyed by {', '.join(keys)}",
-                path=[index],
-            )
-        else:
-            seen[key] = index
+def _list_map_keys(validator: Any, keys: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    from jsonschema import ValidationError
 
-
-KartaValidator = validators.extend(Draft202012Validator, {"x-kubernetes-list-map-keys": _list_map_keys})
+    for error in structural.list_map_keys(keys, instance, schema, ()):
+        yield ValidationError(error.message, path=list(error.absolute_path))
 
 
 @functools.lru_cache(maxsize=1)
 def validator() -> Any:
+    """The jsonschema validator of the Karta schema (imported on first use: it is slow to import)."""
+    from jsonschema import Draft202012Validator, validators
+
+    extended = validators.extend(Draft202012Validator, {"x-kubernetes-list-map-keys": _list_map_keys})
+    return extended(karta_schema())
+
+
+def iter_errors(document: Any) -> Iterator[Any]:
+    """The schema errors of a Karta document: by ``structural`` (no jsonschema import) when it
+    handles every keyword of the schema, as it does for the shipped one; else by ``validator()``."""
     schema = karta_schema()
-    return KartaValidator(schema)
+    if _structural_ok():
+        return structural.iter_errors(schema, document)
+    return iter(validator().iter_errors(document))
+
+
+@functools.lru_cache(maxsize=1)
+def _structural_ok() -> bool:
+    return structural.supports(karta_schema())
