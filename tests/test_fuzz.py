@@ -736,3 +736,17 @@ def test_lint_with_a_crd_on_any_program(project, program):
         code, out, err = run_cli(argv)
         check_run(code, out, err, argv)
         json.loads(out)
+
+
+@examples(150)
+@given(text=mutated_text(yaml.safe_dump(OBJECT, sort_keys=False)) | mutated_text(BASE_DEFINITION))
+def test_plain_loader_agrees_with_the_full_loader(text):
+    """Objects read without a node tree give the full loader's data, or are left to it."""
+    from kartalint.load.documents import load_text
+    from kartalint.load.plain import load_plain
+
+    plain = load_plain(text)
+    if plain is not None:
+        source = load_text(text, "x")
+        assert not [f for f in source.findings if f.rule.startswith("yaml-")]
+        assert plain == [d.data for d in source.documents]

@@ -203,3 +203,81 @@ def test_every_reference_scalar_maps_back():
                     else:
                         stack += node.value
     assert total > (100_000 if HAVE_SHARED_REFERENCE else 10_000)  # the full set, or the vendored subset
+
+
+# -- plain YAML without a node tree (objects): the same data, or the full loader ----------------
+
+
+def _full(text):
+    source = load_text(text, "x")
+    return source, [d.data for d in source.documents]
+
+
+def test_plain_loader_gives_the_full_loaders_data_on_every_yaml_file():
+    import glob
+
+    from conftest import ROOT
+
+    from kartalint.load.plain import load_plain
+
+    paths = [
+        p
+        for pattern in (
+            "fixtures/**/*.yaml",
+            "catalog/*.yaml",
+            "tests/data/**/*.yaml",
+            "kartalint/rules/examples/*/*.yaml",
+        )
+        for p in glob.glob(os.path.join(ROOT, pattern), recursive=True)
+    ]
+    paths += glob.glob(os.path.join(REFERENCE, "**", "*.yaml"), recursive=True)
+    plain_count = 0
+    for path in sorted(set(paths)):
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        plain = load_plain(text)
+        source, data = _full(text)
+        if plain is not None:
+            assert not [f for f in source.findings if f.rule.startswith("yaml-")], path  # anything odd is not plain
+            assert plain == data, path
+            plain_count += 1
+    assert plain_count > 300
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x 1\nb: *x\n",  # anchors and aliases
+        "a: 1\na: 2\n",  # duplicate key
+        "1: a\n",  # non-string key
+        "a: !!binary aGk=\n",  # explicit tag
+        "base: &b {x: 1}\nc:\n  <<: *b\n",  # merge key
+        "a: [1, 2\n",  # syntax error
+        "a: .nan\n",  # a value JSON cannot hold
+        "",  # empty
+        "[" * 300 + "]" * 300,  # too deep
+    ],
+)
+def test_plain_loader_leaves_anything_odd_to_the_full_loader(text):
+    from kartalint.load.plain import load_plain
+
+    assert load_plain(text) is None
+
+
+def test_describe_of_a_large_object_reads_it_without_a_node_tree(tmp_path):
+    """A 1 MB JobSet: objects come through the plain loader, with the same result as before."""
+    from kartalint.load import objects as object_loading
+
+    obj = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            {"kind": "Pod", "metadata": {"name": f"p{i}", "labels": {f"l{j}": "v" * 30 for j in range(20)}}}
+            for i in range(1000)
+        ],
+    }
+    path = tmp_path / "pods.yaml"
+    path.write_text(yaml.safe_dump(obj))
+    loaded, errors = object_loading.load_objects(str(path))
+    assert errors == [] and len(loaded) == 1000 and loaded[3].origin.endswith("pods.yaml.items[3]")
+    assert loaded[999].data == obj["items"][999]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,9 +201,22 @@ class SourceFile:
     _line_starts: list[int] | None = None
     _offsets: dict[int, list[int] | None] = field(default_factory=dict)
 
+    streamed: bool = False  # the documents were parsed (by ``stream()``, or ``load_*(keep=True)``)
+
     @property
     def karta_documents(self) -> list[Document]:
         return [d for d in self.documents if d.is_karta]
+
+    def stream(self) -> Iterator[Document]:
+        """The documents, parsed one at a time (once); load problems join ``findings`` as found.
+        Node positions cached for a document are dropped when the next one is parsed."""
+        if self.streamed:
+            yield from self.documents
+            return
+        self.streamed = True
+        for document in _documents(self):
+            yield document
+            self._offsets.clear()  # keyed by node identity: the next document's nodes may reuse them
 
     def position(self, index: int) -> tuple[int, int]:
         """1-based (line, column) of a character index."""
@@ -300,8 +314,12 @@ def read_text(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, t
     return text, None
 
 
-def load_file(path: str, max_bytes: int = MAX_FILE_BYTES, display_name: str | None = None) -> SourceFile:
-    """Read and parse one file; problems become findings of the returned ``SourceFile``."""
+def load_file(
+    path: str, max_bytes: int = MAX_FILE_BYTES, display_name: str | None = None, keep: bool = True
+) -> SourceFile:
+    """Read and parse one file; problems become findings of the returned ``SourceFile``. With
+    ``keep=False`` the documents are not parsed yet: ``SourceFile.stream()`` yields them one at a
+    time (what lint does, so a large stream never holds every node tree at once)."""
     name = display_name or ("<stdin>" if path == "-" else path)
     text, problem = read_text(path, max_bytes)
     if problem is not None:
@@ -313,16 +331,25 @@ def load_file(path: str, max_bytes: int = MAX_FILE_BYTES, display_name: str | No
         else:
             span = Span.point(1, 1)
         source.findings.append(source.finding(rule, message, span))
+        source.streamed = True  # nothing to read
         return source
-    return load_text(text or "", name)
+    return load_text(text or "", name, keep)
 
 
-def load_text(text: str, name: str) -> SourceFile:
-    """Parse YAML text (possibly several ``---`` documents) with positions."""
+def load_text(text: str, name: str, keep: bool = True) -> SourceFile:
+    """Parse YAML text (possibly several ``---`` documents) with positions; see ``load_file``."""
     source = SourceFile(name, text)
+    if keep:
+        source.documents = list(_documents(source))
+        source.streamed = True
+    return source
+
+
+def _documents(source: SourceFile) -> Iterator[Document]:
+    text = source.text
     if not text.strip() or all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
         source.findings.append(source.finding("yaml-empty", "file has no YAML document", Span.point(1, 1)))
-        return source
+        return
     loader = Loader(text)
     try:
         index = 0
@@ -338,7 +365,7 @@ def load_text(text: str, name: str) -> SourceFile:
             data = loader.construct_document(node)
             if problems and any(f.rule == "yaml-non-string-key" for f in problems):
                 data = _stringify_keys(data)
-            source.documents.append(Document(source, index, data, node))
+            yield Document(source, index, data, node)
             index += 1
     except BadValue as exc:
         mark = exc.problem_mark
@@ -373,7 +400,6 @@ def load_text(text: str, name: str) -> SourceFile:
         )
     finally:
         loader.dispose()
-    return source
 
 
 def _stringify_keys(data: Any) -> Any:

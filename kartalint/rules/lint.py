@@ -83,18 +83,21 @@ def lint_source(source: SourceFile, config: Config) -> FileOutcome:
     """Lint one file read: check each Karta and fixture document, configure, suppress."""
     from kartalint.rules.fixture_schema import check_fixture, is_fixture
 
-    findings: list[Finding] = list(source.findings)
-    kartas = source.karta_documents
+    found: list[Finding] = []
+    kartas = fixtures = others = 0
     crds = crd_index(config.crds) if config.crds else None
-    for document in kartas:
-        findings.extend(check_document(document, crds))
-    fixtures = [d for d in source.documents if is_fixture(d.data)]
-    for document in fixtures:
-        findings.extend(check_fixture(document))
-    findings = apply_config(findings, config)
+    for document in source.stream():  # one document (and its node tree) at a time
+        if document.is_karta:
+            found.extend(check_document(document, crds))
+            kartas += 1
+        elif is_fixture(document.data):
+            found.extend(check_fixture(document))
+            fixtures += 1
+        else:
+            others += 1
+    findings = apply_config([*source.findings, *found], config)
     findings, suppressed = split(findings, source.text)
-    others = len(source.documents) - len(kartas) - len(fixtures)
-    return FileOutcome(source.path, findings, len(kartas), others, suppressed, len(fixtures))
+    return FileOutcome(source.path, findings, kartas, others, suppressed, fixtures)
 
 
 _CRD_INDEXES: dict = {}
@@ -114,7 +117,7 @@ PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs mo
 
 
 def lint_file(path: str, config: Config, strict_files: bool) -> FileOutcome:
-    source = load_file(path, config.max_file_size)
+    source = load_file(path, config.max_file_size, keep=False)
     outcome = lint_source(source, config)
     skipped = not strict_files and not outcome.kartas and not outcome.fixtures and not mentions_karta(path, source.text)
     return dataclasses.replace(outcome, skipped=skipped)
