@@ -70,7 +70,7 @@ def measure(repeat: int = 11) -> dict:
         for batch in (files[:1], files):
             runs = commands(batch, schema)
             times: dict = {name: [] for name in runs}
-            for name, command in runs.items():
+            for command in runs.values():
                 _run(command, folder)  # warm-up: byte-code caches, file system caches
             for _ in range(repeat):
                 for name, command in runs.items():

@@ -47,7 +47,7 @@ def load_plain(text: str) -> list[Any] | None:
 
 
 def _value(loader: Any, depth: int) -> Any:
-    event = loader.get_event()
+    event: Any = loader.get_event()
     if depth >= MAX_DEPTH - 2 or getattr(event, "anchor", None) is not None or isinstance(event, events.AliasEvent):
         raise _NotPlain
     if isinstance(event, events.ScalarEvent):
