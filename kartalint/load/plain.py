@@ -47,7 +47,7 @@ def load_plain(text: str) -> list[Any] | None:
 
 
 def _value(loader: Any, depth: int) -> Any:
-    event: Any = loader.get_event()
+    event = loader.get_event()
     if depth >= MAX_DEPTH - 2 or getattr(event, "anchor", None) is not None or isinstance(event, events.AliasEvent):
         raise _NotPlain
     if isinstance(event, events.ScalarEvent):
@@ -58,7 +58,7 @@ def _value(loader: Any, depth: int) -> Any:
             return event.value
         if tag == _MERGE:
             raise _NotPlain
-        node = nodes.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        node = nodes.ScalarNode(tag, event.value, None, None, event.style)  # no marks: an error goes to the full loader
         return loader.yaml_constructors[tag](loader, node)
     if event.tag is not None and event.tag != "!":
         raise _NotPlain
