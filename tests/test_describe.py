@@ -294,3 +294,12 @@ def test_an_invalid_definition_is_refused_with_its_places_unless_forced(workdir,
     assert code == 1 and "invalid karta" in out
     view = kartalint.evaluate(definition, yaml.safe_load(OBJECT))
     assert view.statuses == [] and all("invalid karta" in e.message for e in view.errors) and len(view.errors) == 2
+
+
+def test_object_files_follow_the_configured_size_limit(workdir, capsys):
+    (workdir / ".kartalint.yaml").write_text("max-file-size: 100\n")
+    code, _, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
+    assert code == 2 and "over the 100-byte limit" in err
+    (workdir / ".kartalint.yaml").write_text(f"max-file-size: {len(OBJECT) + 1}\n")
+    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
+    assert code == 0 and out.startswith("Trainer/t1"), err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from kartalint.cli.common import (
     EXIT_FAIL,
@@ -18,6 +19,10 @@ from kartalint.cli.common import (
     say_index,
 )
 from kartalint.rules.config import ConfigError
+
+if TYPE_CHECKING:
+    from kartalint.evaluation import Evaluator
+    from kartalint.project import Project
 
 HELP = "what a definition makes of a workload object (roles, replicas, GPUs, status)"
 
@@ -58,12 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     from kartalint.evaluation import Evaluator
-    from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
-    from kartalint.load.objects import load_objects
-    from kartalint.report import render_document
-    from kartalint.report.describe import Described
 
     fmt, output = args.format, args.output
     if output in ("tree", "json", "yaml") and not fmt:
@@ -75,7 +75,18 @@ def run(args: argparse.Namespace) -> int:
     check_timeout(args.timeout)
     if args.object == "-" and args.pods == "-":
         raise ConfigError("OBJECT and --pods cannot both be read from stdin")
-    objects, errors = load_objects(args.object)
+    project = project_of(args)  # its max-file-size applies to the objects read too
+    with Evaluator(timeout=args.timeout, force=args.force).start() as evaluator:  # forked while small
+        return _describe(args, fmt, output, project, evaluator)
+
+
+def _describe(args: argparse.Namespace, fmt: str, output: str | None, project: Project, evaluator: Evaluator) -> int:
+    from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
+    from kartalint.load.objects import load_objects
+    from kartalint.report import render_document
+    from kartalint.report.describe import Described
+
+    objects, errors = load_objects(args.object, max_bytes=project.config.max_file_size)
     for error in errors:
         sys.stderr.write(f"kartalint: error: {error}\n")
     if errors and not objects:
@@ -95,30 +106,28 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         fixed = candidates[0]
     else:
-        project = project_of(args)
         index = project.index(args.catalog)
         say_index(index, project=project)
     chosen, exit_code = [], EXIT_FAIL if errors else EXIT_OK
     refused: set = set()
-    with Evaluator(timeout=args.timeout, force=args.force) as evaluator:
-        for item in objects:
-            gvk = object_gvk(item.data)
-            entry = fixed or index.find(gvk)
-            if entry is None:
-                sys.stderr.write(
-                    f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; {index.describe_search(gvk)}\n"
-                )
-                exit_code = EXIT_USAGE
-                continue
-            if not args.force and evaluator.prepare(entry.data).invalid:
-                if entry.path not in refused:  # say it once per definition, at its places
-                    refused.add(entry.path)
-                    for line in invalid_definition_lines(entry):
-                        sys.stderr.write(f"kartalint: error: {line}\n")
-                exit_code = EXIT_FAIL
-                continue
-            chosen.append((item, entry))
-        views = evaluator.evaluate_all([(entry.data, item.data, pods) for item, entry in chosen])
+    for item in objects:
+        gvk = object_gvk(item.data)
+        entry = fixed or index.find(gvk)
+        if entry is None:
+            sys.stderr.write(
+                f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; {index.describe_search(gvk)}\n"
+            )
+            exit_code = EXIT_USAGE
+            continue
+        if not args.force and evaluator.prepare(entry.data).invalid:
+            if entry.path not in refused:  # say it once per definition, at its places
+                refused.add(entry.path)
+                for line in invalid_definition_lines(entry):
+                    sys.stderr.write(f"kartalint: error: {line}\n")
+            exit_code = EXIT_FAIL
+            continue
+        chosen.append((item, entry))
+    views = evaluator.evaluate_all([(entry.data, item.data, pods) for item, entry in chosen])
     documents = [(item, entry, view) for (item, entry), view in zip(chosen, views, strict=True)]
     if any(view.all_errors for view in views) and exit_code == EXIT_OK:
         exit_code = EXIT_FAIL

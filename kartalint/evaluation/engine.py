@@ -135,6 +135,11 @@ class Evaluator:
         self.session = JqSession(self.runner, batch=batch)
         self._prepared: dict[str, PreparedDefinition] = {}
 
+    def start(self) -> Evaluator:
+        """Start the jq worker now, before large inputs are read (``BoundedRunner.start``)."""
+        self.runner.start()
+        return self
+
     def close(self) -> None:
         if self._own_runner:
             self.runner.close()

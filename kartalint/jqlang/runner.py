@@ -186,6 +186,12 @@ class BoundedRunner:
         self._process = None
         self._conn = None
 
+    def start(self) -> None:
+        """Start the worker now (it starts on first use otherwise). A forked worker shares this
+        process's memory at the time of the fork: start it before reading large inputs."""
+        if self._process is None or not self._process.is_alive():
+            self._start()
+
     def run(self, expression: str, value: Any, timeout: float | None = None) -> RunResult:
         return self.run_text(expression, json.dumps(value), timeout)
 

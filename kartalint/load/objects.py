@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kartalint.load.documents import load_file, load_text, read_text
+from kartalint.load.documents import MAX_FILE_BYTES, load_file, load_text, read_text
 from kartalint.load.plain import load_plain
 from kartalint.model import Severity
 
@@ -18,20 +18,22 @@ class LoadedObject:
     data: dict[str, Any]
 
 
-def load_objects(path: str, text: str | None = None) -> tuple[list[LoadedObject], list[str]]:
+def load_objects(
+    path: str, text: str | None = None, max_bytes: int = MAX_FILE_BYTES
+) -> tuple[list[LoadedObject], list[str]]:
     """Kubernetes objects from a YAML/JSON file (``-`` with ``text`` for stdin): multi-document
     streams and ``List`` kinds are expanded. Returns (objects, error messages with positions).
     Plain YAML is read without a node tree (``plain``); the rest, and every error, through
     ``documents`` with positions."""
     name = "<stdin>" if path == "-" else path
     if text is None:
-        text, problem = read_text(path)
+        text, problem = read_text(path, max_bytes)
         if problem is not None:
             text = None
     plain = load_plain(text) if text is not None else None
     if plain is not None and all(data is None or isinstance(data, dict) for data in plain):
         return _objects(name, list(enumerate(plain)), [])
-    source = load_text(text, name) if text is not None else load_file(path)
+    source = load_text(text, name) if text is not None else load_file(path, max_bytes)
     errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR]
     for document in source.documents:
         if document.data is not None and not isinstance(document.data, dict):

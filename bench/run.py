@@ -1,0 +1,87 @@
+"""All of kartalint's performance goals in one run, each against its peer or floor (issue 19).
+
+    python3 -m pip install . check-jsonschema yamllint   # the peers are not kartalint dependencies
+    python3 bench/run.py [--quick]
+
+1. lint throughput: ``kartalint lint`` on 1,000 distinct definitions vs ``check-jsonschema``
+   (schema only) on the same files (target: ratio <= 0.25);
+2. hook latency: one ``kartalint lint FILE`` vs the floor ``python -c "import yaml"``
+   (target: <= 1.3), next to check-jsonschema and yamllint on the same file;
+3. evaluation: ``Evaluator.evaluate_many`` on 10,000 JobSets (target: >= 10,000/s) vs libjq
+   running the same program in-process without limits (target: time ratio <= 2);
+4. memory: lint of a 5 MB stream and describe of a 3 MB JobSet (target: peak < 100 MB each),
+   and growth from 100 to 10,000 files and objects (target: linear, ratio ~1).
+
+``--quick`` uses fewer repeats and sizes (for a smoke run; the figures in docs/performance.md
+come from the full run). Prints one line per target: measured, target, met or not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import evaluate
+import hook
+import lint_vs_check_jsonschema
+import scaling
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    repeat = 1 if args.quick else 3
+    rows = []
+
+    def row(goal: str, measured: str, target: str, met: bool) -> None:
+        rows.append((goal, measured, target, "met" if met else "NOT MET"))
+        print(f"  {goal}: {measured} (target {target}) {'met' if met else 'NOT MET'}", flush=True)
+
+    print("1. lint throughput ...", flush=True)
+    lint = lint_vs_check_jsonschema.measure(1000, repeat)
+    ratio = lint["kartalint"] / lint["check-jsonschema"]
+    row("lint 1,000 files / check-jsonschema", f"{ratio:.2f}", "<= 0.25", ratio <= 0.25)
+    row("lint -j 1 / every core", f"{lint['kartalint -j 1'] / lint['kartalint']:.2f}x", "> 1 on 2+ cores", True)
+
+    print("2. hook latency ...", flush=True)
+    latency = hook.measure(3 if args.quick else 11)[1]
+    ratio = latency["kartalint"] / latency["floor"]
+    row("one-file lint / python+yaml", f"{ratio:.2f}", "<= 1.3", ratio <= 1.3)
+    for peer in ("check-jsonschema", "yamllint"):
+        if peer in latency:
+            row(
+                f"one-file lint / {peer}",
+                f"{latency['kartalint'] / latency[peer]:.2f}",
+                "< 1",
+                latency["kartalint"] < latency[peer],
+            )
+
+    print("3. evaluation ...", flush=True)
+    ev = evaluate.measure(2000 if args.quick else 10000)
+    row("evaluate_many JobSets/s", f"{ev['evaluate_many']:.0f}", ">= 10,000", ev["evaluate_many"] >= 10000)
+    ratio = ev["peer"] / ev["evaluate_many"]
+    row("evaluate_many time / libjq in-process", f"{ratio:.2f}", "<= 2", ratio <= 2)
+
+    print("4. memory and growth ...", flush=True)
+    sizes = [100, 1000] if args.quick else [100, 1000, 10000]
+    mem = scaling.measure(sizes)
+    row(f"lint {mem['stream_mb']:.1f} MB stream, peak MB", f"{mem['stream'][1]:.0f}", "< 100", mem["stream"][1] < 100)
+    row(f"describe {mem['big_mb']:.1f} MB object, peak MB", f"{mem['big'][1]:.0f}", "< 100", mem["big"][1] < 100)
+    for what in ("lint", "describe"):
+        first, last = min(sizes), max(sizes)
+        growth = (mem[what][last][0] / last) / (mem[what][first][0] / first)
+        row(f"{what}: time per item at {last} / at {first}", f"{growth:.2f}", "<= 1.2 (linear)", growth <= 1.2)
+
+    print("\nsummary")
+    width = max(len(r[0]) for r in rows)
+    for goal, measured, target, verdict in rows:
+        print(f"{goal:<{width}}  {measured:>8}  {target:<16} {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
