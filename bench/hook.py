@@ -79,10 +79,64 @@ def measure(repeat: int = 11) -> dict:
     return results
 
 
+PROFILE = """
+import dataclasses, sys, time
+made = [0, 0.0]
+original = dataclasses._process_class
+def timed(*args, **kwargs):
+    start = time.perf_counter()
+    try:
+        return original(*args, **kwargs)
+    finally:
+        made[0] += 1
+        made[1] += time.perf_counter() - start
+dataclasses._process_class = timed
+start = time.perf_counter()
+from kartalint.cli import command, main
+command("lint")
+imported = time.perf_counter()
+main(["lint", "--allow-empty", "-q", sys.argv[1]])
+done = time.perf_counter()
+print(f"{(imported - start) * 1000:.1f} {(done - imported) * 1000:.1f} {made[0]} {made[1] * 1000:.1f}")
+"""
+
+
+def profile(repeat: int = 5) -> dict:
+    """Where a one-file call's time goes beyond the floor (milliseconds, medians): importing
+    kartalint (of which creating its dataclasses), and the lint itself (parsing the options,
+    reading, checking, reporting)."""
+    with tempfile.TemporaryDirectory() as folder:
+        name = os.path.basename(make_corpus(folder, 1)[0])
+        floor = statistics.median(_run([sys.executable, "-c", "import yaml"], folder) for _ in range(repeat))
+        whole = statistics.median(
+            _run([sys.executable, "-m", "kartalint", "lint", "--allow-empty", "-q", name], folder)
+            for _ in range(repeat)
+        )
+        parts = []
+        for _ in range(repeat):
+            out = subprocess.run(
+                [sys.executable, "-c", PROFILE, name], cwd=folder, env=ENV, capture_output=True, text=True, check=True
+            )
+            parts.append([float(x) for x in out.stdout.split()])
+    imports, lint, classes, classes_ms = (statistics.median(p[i] for p in parts) for i in range(4))
+    return {
+        "floor: python -c 'import yaml'": floor * 1000,
+        "kartalint lint FILE, all of it": whole * 1000,
+        "importing kartalint's lint path (yaml included)": imports,
+        f"  of which creating {classes:.0f} dataclasses": classes_ms,
+        "the lint: options, read, check, report": lint,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=11)
+    parser.add_argument("--profile", action="store_true", help="where a one-file call's time goes")
     args = parser.parse_args()
+    if args.profile:
+        for name, millis in profile().items():
+            print(f"{millis:7.1f} ms  {name}")
+        return 0
     results = measure(args.repeat)
     peers = [name for name in ("check-jsonschema", "yamllint") if name in results[1]]
     header = f"{'files':<6} {'floor':>8} {'kartalint':>10} {'/floor':>7}"

@@ -56,8 +56,13 @@ def _worker(
     if parent_end is not None:  # else the worker keeps its own pipe open and outlives a killed parent
         parent_end.close()
     import faulthandler
+    import gc
 
     faulthandler.disable()  # libjq aborts on allocation failure: an expected death, reported by the parent
+    # What the fork inherited (the parent's objects, maybe thousands of workloads) is never garbage
+    # here: out of the collector's sight, it is neither walked on every full collection nor copied
+    # page by page when the walk touches it.
+    gc.freeze()
     os.environ.clear()
     try:  # variables set at C level (not through os.environ) too
         import ctypes
