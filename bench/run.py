@@ -13,6 +13,8 @@
    and growth from 100 to 10,000 files and objects (target: linear: the cost per added file or
    object stays the same from one size to the next).
 
+5. the language server (issue 20): diagnostics within 300 ms of a change.
+
 ``--quick`` uses fewer repeats and sizes (for a smoke run; the figures in docs/performance.md
 come from the full run). Prints one line per target: measured, target, met or not.
 """
@@ -28,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import evaluate
 import hook
 import lint_vs_check_jsonschema
+import lsp
 import scaling
 
 
@@ -81,6 +84,11 @@ def main() -> int:
             growth = last[2] / first[2]
             label = f"{what}: time per item, step {last[0]}->{last[1]} / {first[0]}->{first[1]}"
             row(label, f"{growth:.2f}", "<= 1.5 (linear)", growth <= 1.5)
+
+    print("5. language server ...", flush=True)
+    server = lsp.measure(10 if args.quick else 20)
+    change = server["change"] * 1000
+    row("lsp: diagnostics after a change, ms", f"{change:.0f}", "< 300", change < 300)
 
     print("\nsummary")
     width = max(len(r[0]) for r in rows)

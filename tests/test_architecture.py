@@ -8,7 +8,20 @@ import pathlib
 import kartalint
 
 PACKAGE = pathlib.Path(kartalint.__file__).parent
-STAGES = {"cli", "load", "rules", "jqlang", "evaluation", "testing", "diff", "scaffold", "explore", "report", "schema"}
+STAGES = {
+    "cli",
+    "load",
+    "rules",
+    "jqlang",
+    "evaluation",
+    "testing",
+    "diff",
+    "scaffold",
+    "explore",
+    "report",
+    "schema",
+    "lsp",
+}
 
 
 def _modules() -> dict[str, pathlib.Path]:
@@ -108,6 +121,7 @@ def test_stage_packages_do_not_reach_upwards():
         "scaffold",
         "explore",
         "report",
+        "lsp",
         "cli",
     ]
     rank = {stage: i for i, stage in enumerate(order)}

@@ -19,7 +19,7 @@ from kartalint import __version__
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser
 from kartalint.rules.config import ConfigError
 
-COMMAND_NAMES = ("lint", "describe", "test", "diff", "explore", "new", "init", "catalog", "rules", "schema")
+COMMAND_NAMES = ("lint", "describe", "test", "diff", "explore", "new", "init", "catalog", "rules", "schema", "lsp")
 
 
 def command(name: str) -> Any:

@@ -160,12 +160,23 @@ class BoundedRunner:
     """A reusable worker process; use as a context manager or call ``close()``."""
 
     def __init__(
-        self, timeout: float = DEFAULT_TIMEOUT, max_results: int = MAX_RESULTS, memory_limit: int = WORKER_MEMORY_BYTES
+        self,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_results: int = MAX_RESULTS,
+        memory_limit: int = WORKER_MEMORY_BYTES,
+        threaded: bool = False,
     ) -> None:
+        """``threaded``: the runner is used in a process that runs threads (the language server).
+        Forking such a process can copy a lock another thread holds (the import lock, say) and
+        leave the worker stuck, so workers are started by a fork server instead."""
         self.timeout = timeout
         self.max_results = max_results
         self.memory_limit = memory_limit
-        self._ctx: Any = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+        methods = multiprocessing.get_all_start_methods()
+        method = "fork" if "fork" in methods else "spawn"
+        if threaded:
+            method = "forkserver" if "forkserver" in methods else "spawn"
+        self._ctx: Any = multiprocessing.get_context(method)
         self._process: Any = None
         self._conn: Any = None
         self._progress: Any = None

@@ -10,6 +10,7 @@ finding replaces it.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from kartalint import karta
@@ -38,6 +39,14 @@ RULES = (
         "A scale path does arithmetic on a field the CRD marks optional, without a `//` default.",
         "add the default the CRD declares, e.g. `(.parallelism // 1)`",
         why="The CRD marks the field optional: objects without it make jq fail on null arithmetic, and the extraction fails.",
+    ),
+    Rule(
+        "crd-optional-iteration",
+        Severity.WARNING,
+        "crd",
+        "An expression iterates (`[]`) a list the CRD marks optional, without `?` or a `//` default: objects without the list make jq fail.",
+        "write `[]?` (nothing is iterated when the list is absent), or default it: `(.list // [])[]`",
+        why="jq cannot iterate over null: an object that omits an optional list (or one of its parents) makes the whole expression fail, and the extraction with it.",
     ),
     Rule(
         "path-not-followed",
@@ -138,6 +147,7 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
                 scalar_range=(read.start, read.end),
                 hint=hint,
             )
+        _iterations(ctx, jq_field, tree, facts, version, where)
         if jq_field.kind not in karta.SCALE_PATHS:
             continue
         for operator, read in facts.arithmetic:
@@ -167,6 +177,80 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
             )
     _matchers(ctx, root, version, where)
     return superseded
+
+
+_SEGMENTS = re.compile(r"\.[A-Za-z_][A-Za-z0-9_]*|\.?\[\]\??|\[\d+\]|\.\"[^\"]*\"")
+
+
+def _iterations(ctx: Context, jq_field: Any, tree: Any, facts: Any, version: Any, where: str) -> None:
+    """crd-optional-iteration: ``[]`` on a list that may be absent (optional in the CRD, or under an
+    optional parent), not protected by ``?``, ``try``, a ``//`` default or a test for non-null."""
+    from kartalint.load.crds import lookup
+
+    for node in _unprotected_iterations(tree):
+        read = next((r for r in facts.reads if r.start <= node.start and node.end <= r.end), None)
+        if read is None or read.parent_tested:
+            continue
+        text = jq_field.expression[read.start : read.end]
+        after = sum(1 for m in _SEGMENTS.finditer(text) if m.start() >= node.end - read.start)
+        full = read.path[: len(read.path) - after]
+        if not full or full[-1] != "[]" or not jq_field.expression[: node.end].rstrip().endswith("]"):
+            continue
+        target = full[:-1]
+        absent = _may_be_absent(version.schema, target, lookup)
+        if absent is None:
+            continue
+        bracket = jq_field.expression.rindex("[", 0, node.end)
+        ctx.report(
+            "crd-optional-iteration",
+            jq_field.path,
+            f"{paths.path_text(full)}: {paths.path_text(absent)} is optional in {where}; "
+            "iterating it fails on an object without it",
+            scalar_range=(bracket, node.end),
+            hint="write []? here (nothing is iterated when the list is absent)",
+        )
+
+
+def _unprotected_iterations(tree: Any) -> list[Any]:
+    """``[]`` nodes not under a postfix ``?``, in no ``try`` body and not applied to a ``//``
+    default (``(X // [])[]``, ``X // [] | .[]``)."""
+    out = []
+    # (node, protected, the expression whose output is the node's input: pipes pass the left side's)
+    stack: list[tuple[Any, bool, Any]] = [(tree, False, None)]
+    while stack:
+        node, protected, source = stack.pop()
+        if node.kind == "iterate" and not protected:
+            target = node.children[0] if node.children else None
+            if not _is_default(target if target is not None else source):
+                out.append(node)
+        for index, child in enumerate(node.children):
+            if child is None:
+                continue
+            guarded = protected or node.kind == "optional" or (node.kind == "try" and index == 0)
+            piped = node.children[0] if node.kind == "binop" and node.value == "|" and index == 1 else source
+            stack.append((child, guarded, piped))
+    return out
+
+
+def _is_default(node: Any) -> bool:
+    while node is not None and node.kind == "paren":
+        node = node.children[0]
+    return node is not None and node.kind == "binop" and node.value == "//"
+
+
+def _may_be_absent(schema: Any, target: tuple, lookup: Any) -> tuple | None:
+    """The first optional key on the way to the list (the list itself included), or None."""
+    if not target or target[0] == "metadata":
+        return None
+    for index in range(1, len(target) + 1):
+        if target[index - 1].startswith("["):
+            continue
+        result = lookup(schema, target[:index])
+        if not result.found or result.schema is None:
+            return None
+        if not result.required:
+            return target[:index]
+    return None
 
 
 def _enum_of(version: Any, path: tuple[str, ...] | None) -> list[str] | None:

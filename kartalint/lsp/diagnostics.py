@@ -1,0 +1,162 @@
+"""Lint findings as LSP diagnostics, and the code actions that fix them mechanically.
+
+A diagnostic carries the rule id as ``code``, the rule's documentation as ``codeDescription``,
+the finding's hint as related information, and the finding itself as ``data`` (so a code action
+knows what to change). Fixes are text edits of the finding's own range, or of its line's end
+(an inline suppression comment); the rest of the file is left byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lsprotocol import types
+
+from kartalint.lsp.document import OpenFile
+from kartalint.model import Finding, Severity
+from kartalint.report.sarif import RULES_DOC
+
+SEVERITIES = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+}
+_REPLACEMENT_HINTS = (
+    re.compile(r"^write (\[\]\?) here"),  # crd-optional-iteration: [] -> []?
+    re.compile(r"^write (\(.*\))$"),  # crd-optional-arithmetic: write (.a.b // 1)
+    re.compile(r"^give it a default, e\.g\. (\(.*\))$"),  # arithmetic on an absent path
+)
+_DID_YOU_MEAN = re.compile(r"^did you mean '([^']+)'")
+_MISSING_FIELD = re.compile(r"has no field '([^']+)'")
+_SUPPRESSION = re.compile(r"#\s*kartalint:\s*disable=([A-Za-z0-9_,\s-]+?)(\s+--.*)?$")
+
+
+def to_range(open_file: OpenFile, finding: Finding) -> types.Range:
+    start = open_file.position(finding.line, finding.column)
+    end = open_file.position(finding.end_line, finding.end_column)
+    return types.Range(types.Position(*start), types.Position(*end))
+
+
+def diagnostics(open_file: OpenFile, uri: str) -> list[types.Diagnostic]:
+    out = []
+    for finding in open_file.findings:
+        where = to_range(open_file, finding)
+        related = (
+            [types.DiagnosticRelatedInformation(types.Location(uri, where), f"fix: {finding.hint}")]
+            if finding.hint
+            else None
+        )
+        out.append(
+            types.Diagnostic(
+                range=where,
+                message=finding.message,
+                severity=SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning),
+                code=finding.rule,
+                code_description=types.CodeDescription(href=f"{RULES_DOC}#{finding.rule}"),
+                source="kartalint",
+                related_information=related,
+                data={"rule": finding.rule, "hint": finding.hint, "message": finding.message},
+            )
+        )
+    return out
+
+
+def code_actions(open_file: OpenFile, uri: str, wanted: list[types.Diagnostic]) -> list[types.CodeAction]:
+    actions: list[types.CodeAction] = []
+    for diagnostic in wanted:
+        data: Any = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+        rule = str(diagnostic.code or data.get("rule") or "")
+        if not rule:
+            continue
+        hint = str(data.get("hint") or "")
+        fix = _replacement(open_file, diagnostic.range, rule, hint, str(data.get("message") or diagnostic.message))
+        if fix is not None:
+            title, new_text = fix
+            actions.append(_action(title, uri, diagnostic, diagnostic.range, new_text, preferred=True))
+        suppression = _suppression(open_file, diagnostic.range, rule)
+        if suppression is not None:
+            where, new_text = suppression
+            actions.append(_action(f"Silence {rule} on this line", uri, diagnostic, where, new_text))
+    return actions
+
+
+def _action(
+    title: str, uri: str, diagnostic: types.Diagnostic, where: types.Range, new_text: str, preferred: bool = False
+) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        is_preferred=preferred or None,
+        edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(range=where, new_text=new_text)]}),
+    )
+
+
+def _text_in(open_file: OpenFile, where: types.Range) -> str:
+    start = open_file.offset((where.start.line, where.start.character))
+    end = open_file.offset((where.end.line, where.end.character))
+    return open_file.text[start:end]
+
+
+def _replacement(open_file: OpenFile, where: types.Range, rule: str, hint: str, message: str) -> tuple[str, str] | None:
+    """(title, the finding range's new text) when the hint names the fix exactly."""
+    current = _text_in(open_file, where)
+    for pattern in _REPLACEMENT_HINTS:
+        match = pattern.match(hint)
+        if match and current and current in match.group(1):
+            return f"Write {match.group(1)}", match.group(1)
+    match = _DID_YOU_MEAN.match(hint)
+    if match is None:
+        return None
+    better = match.group(1)
+    if rule == "unknown-field" and current and "\n" not in current:
+        return f"Rename to '{better}'", better
+    missing = _MISSING_FIELD.search(message)
+    if rule == "path-not-in-crd" and missing and current.count(missing.group(1)) >= 1:
+        head, _, tail = current.rpartition(missing.group(1))
+        return f"Read '{better}' instead of '{missing.group(1)}'", head + better + tail
+    return None
+
+
+def _suppression(open_file: OpenFile, where: types.Range, rule: str) -> tuple[types.Range, str] | None:
+    """An inline ``# kartalint: disable=RULE`` at the end of the finding's line, where a comment
+    can go: not inside a block scalar, a multi-line or an unclosed quoted string."""
+    line = where.start.line
+    text = open_file.line_text(line)
+    if _inside_block_or_open_quote(open_file, line):
+        return None
+    end = types.Position(line, len(text.encode("utf-16-le")) // 2)
+    match = _SUPPRESSION.search(text)
+    if match:
+        rules = [r.strip() for r in match.group(1).split(",") if r.strip()]
+        if rule in rules:
+            return None
+        start = types.Position(line, len(text[: match.start(1)].encode("utf-16-le")) // 2)
+        stop = types.Position(line, len(text[: match.end(1)].encode("utf-16-le")) // 2)
+        return types.Range(start, stop), ",".join([*rules, rule])
+    return types.Range(end, end), f"  # kartalint: disable={rule}"
+
+
+def _inside_block_or_open_quote(open_file: OpenFile, line: int) -> bool:
+    """Whether ``line`` (from 0) is inside a scalar written over several lines, where a ``#``
+    would become part of the value (a block scalar's ``key: |`` line itself is fine)."""
+    import yaml
+
+    for document in open_file.source.documents:
+        stack = [document.node] if document.node is not None else []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, yaml.MappingNode):
+                stack.extend(v for pair in node.value for v in pair)
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend(node.value)
+            elif isinstance(node, yaml.ScalarNode):
+                first = node.start_mark.line
+                last = node.end_mark.line - (1 if node.end_mark.column == 0 and node.end_mark.line > first else 0)
+                if first == last or not first <= line <= last:
+                    continue
+                if node.style in ("|", ">") and line == first:
+                    continue
+                return True
+    return False

@@ -1,0 +1,150 @@
+"""One open file as the language server sees it: its text, its lint findings, and what is at a
+position (the YAML path, the node, the character of a jq expression under the cursor).
+
+Positions: LSP counts lines from 0 and characters in UTF-16 code units; kartalint's findings
+count both from 1 in characters. ``Position`` below is LSP's (line, character).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from kartalint import karta
+from kartalint.load.documents import Document, SourceFile, load_text
+from kartalint.model import Finding
+from kartalint.rules.config import Config
+
+Position = tuple[int, int]  # (line from 0, UTF-16 character from 0)
+
+
+def utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+@dataclass
+class Place:
+    """What the cursor is on."""
+
+    document: Document
+    path: tuple  # YAML path of the value (or of the key's value when on a key)
+    node: Any
+    on_key: bool = False
+    scalar_index: int | None = None  # index into the scalar's value (a jq expression) under the cursor
+    parent_keys: tuple = ()  # keys of the mapping the cursor is in (for completion)
+
+
+@dataclass
+class OpenFile:
+    """A file being edited: its text parsed with positions and linted with the project's config."""
+
+    path: str
+    text: str
+    config: Config = field(default_factory=Config)
+    source: SourceFile = field(init=False)
+    findings: list[Finding] = field(default_factory=list)
+    excluded: bool = False
+
+    def __post_init__(self) -> None:
+        self.source = load_text(self.text, self.path)
+        self._lines = self.text.split("\n")
+
+    # -- positions ---------------------------------------------------------------------------
+
+    def offset(self, position: Position) -> int:
+        """Character offset in the text of an LSP position."""
+        line, units = position
+        line = max(0, min(line, len(self._lines) - 1))
+        text = self._lines[line]
+        count = 0
+        for index, char in enumerate(text):
+            if count >= units:
+                return sum(len(x) + 1 for x in self._lines[:line]) + index
+            count += 2 if ord(char) > 0xFFFF else 1
+        return sum(len(x) + 1 for x in self._lines[:line]) + len(text)
+
+    def position(self, line1: int, column1: int) -> Position:
+        """LSP position of kartalint's 1-based (line, column)."""
+        line = max(0, line1 - 1)
+        text = self._lines[line] if line < len(self._lines) else ""
+        return line, utf16_length(text[: max(0, column1 - 1)])
+
+    def position_of_offset(self, offset: int) -> Position:
+        line, column = self.source.position(offset)
+        return self.position(line, column)
+
+    def line_text(self, line: int) -> str:
+        return self._lines[line] if 0 <= line < len(self._lines) else ""
+
+    # -- what is where ---------------------------------------------------------------------------
+
+    @property
+    def definitions(self) -> list[Document]:
+        return [d for d in self.source.documents if d.is_karta]
+
+    def place(self, position: Position) -> Place | None:
+        offset = self.offset(position)
+        for document in self.source.documents:
+            node = document.node
+            if node is not None and node.start_mark.index <= offset <= max(node.end_mark.index, node.start_mark.index):
+                return _descend(self.source, document, node, offset, ())
+        return None
+
+    def node_span(self, node: Any) -> tuple[Position, Position]:
+        return self.position_of_offset(node.start_mark.index), self.position_of_offset(node.end_mark.index)
+
+    def scalar_position(self, node: Any, index: int) -> Position:
+        """LSP position of character ``index`` of a scalar's value."""
+        offsets = self.source.offsets_for(node)
+        if not offsets:
+            return self.position_of_offset(node.start_mark.index)
+        index = max(0, min(index, len(offsets) - 1))
+        return self.position_of_offset(offsets[index] + (1 if index == len(offsets) - 1 and index > 0 else 0))
+
+
+def _descend(source: SourceFile, document: Document, node: Any, offset: int, path: tuple) -> Place:
+    if isinstance(node, yaml.MappingNode):
+        keys = tuple(k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode))
+        for key, value in node.value:
+            if key.start_mark.index <= offset <= key.end_mark.index:
+                return Place(document, (*path, key.value), value, on_key=True, parent_keys=keys)
+            if value.start_mark.index <= offset <= value.end_mark.index and not (
+                isinstance(value, yaml.ScalarNode)
+                and value.value == ""
+                and value.start_mark.index == value.end_mark.index
+            ):
+                return _descend(source, document, value, offset, (*path, key.value))
+        return Place(document, path, node, parent_keys=keys)
+    if isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            if item.start_mark.index <= offset <= item.end_mark.index:
+                return _descend(source, document, item, offset, (*path, index))
+        return Place(document, path, node)
+    place = Place(document, path, node)
+    offsets = source.offsets_for(node) if isinstance(node, yaml.ScalarNode) else None
+    if offsets:
+        before = [i for i, at in enumerate(offsets) if at < offset]
+        place.scalar_index = (before[-1] + 1) if before else 0
+    return place
+
+
+def jq_field_at(document: Document, path: tuple) -> karta.JqField | None:
+    """The jq field of a definition at ``path``, if ``path`` holds one."""
+    for jq_field in karta.jq_fields(document.data):
+        if tuple(jq_field.path) == tuple(path):
+            return jq_field
+    return None
+
+
+def lint(open_file: OpenFile) -> list[Finding]:
+    """Lint findings of the file with its project's configuration (none for an excluded file)."""
+    from kartalint.rules.lint import lint_source
+
+    if open_file.excluded:  # the project's `exclude` (see LspProject.excluded)
+        open_file.findings = []
+        return []
+    source = load_text(open_file.text, open_file.path, keep=False)
+    open_file.findings = lint_source(source, open_file.config).findings
+    return open_file.findings

@@ -1,0 +1,94 @@
+"""Navigation: from a component named by ``ownerRef`` or a gang member to the component, the
+component tree as document symbols, and a code lens above the root with the fixtures' results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from kartalint import karta
+from kartalint.lsp.document import OpenFile
+from kartalint.lsp.project import LspProject
+
+
+def _range(open_file: OpenFile, node: Any) -> types.Range:
+    start, end = open_file.node_span(node)
+    return types.Range(types.Position(*start), types.Position(*end))
+
+
+def definition(open_file: OpenFile, uri: str, position: tuple[int, int]) -> types.Location | None:
+    place = open_file.place(position)
+    if place is None or not place.document.is_karta or not place.path:
+        return None
+    if place.path[-1] not in ("ownerRef", "componentName") or not isinstance(place.node.value, str):
+        return None
+    for component in karta.components(place.document.data):
+        if component.name == place.node.value:
+            node, _, depth = place.document.node_at((*component.path, "name"))
+            if depth == len(component.path) + 1:
+                return types.Location(uri, _range(open_file, node))
+    return None
+
+
+def symbols(open_file: OpenFile) -> list[types.DocumentSymbol]:
+    out = []
+    for document in open_file.definitions:
+        refs = karta.components(document.data)
+        built: dict[str, types.DocumentSymbol] = {}
+        children: dict[int, list[types.DocumentSymbol]] = {}
+        roots: list[types.DocumentSymbol] = []
+        for ref in refs:
+            node, _, _ = document.node_at(ref.path)
+            name_node, _, depth = document.node_at((*ref.path, "name"))
+            kind = karta.as_dict(ref.data.get("kind"))
+            symbol = types.DocumentSymbol(
+                name=str(ref.name) if ref.name else "(unnamed component)",
+                detail=f"{kind.get('kind', '')} {kind.get('group', '')}/{kind.get('version', '')}".strip(),
+                kind=types.SymbolKind.Class if ref.is_root else types.SymbolKind.Field,
+                range=_range(open_file, node),
+                selection_range=_range(open_file, name_node if depth == len(ref.path) + 1 else node),
+                children=[],
+            )
+            owner = ref.data.get("ownerRef")
+            parent = built.get(owner) if isinstance(owner, str) and not ref.is_root else None
+            children[id(symbol)] = []
+            (children[id(parent)] if parent is not None else roots).append(symbol)
+            symbol.children = children[id(symbol)]
+            if isinstance(ref.name, str):
+                built.setdefault(ref.name, symbol)
+        out.extend(roots)
+    return out
+
+
+def code_lenses(open_file: OpenFile, project: LspProject) -> list[types.CodeLens]:
+    """Above each root component: how many of this definition's fixtures pass."""
+    lenses = []
+    for document in open_file.definitions:
+        root = [c for c in karta.components(document.data) if c.is_root]
+        if not root:
+            continue
+        node, key, _ = document.node_at(root[0].path)
+        anchor = key if key is not None else node
+        start, _ = open_file.node_span(anchor)
+        where = types.Range(types.Position(*start), types.Position(*start))
+        lenses.append(
+            types.CodeLens(range=where, command=types.Command(title=fixture_summary(open_file, project), command=""))
+        )
+    return lenses
+
+
+def fixture_summary(open_file: OpenFile, project: LspProject) -> str:
+    cases = project.cases_for(open_file.path)
+    if not cases:
+        return "no fixture uses this definition"
+    from kartalint.evaluation import Evaluator
+    from kartalint.testing.run import run
+
+    with Evaluator(runner=project.runner()) as evaluator:  # the project's worker: bounded, never forked from a thread
+        report = run(cases, evaluator)
+    counts: dict[str, int] = {}
+    for result in report.results:
+        counts[result.outcome] = counts.get(result.outcome, 0) + 1
+    shown = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
+    return f"fixtures: {shown}"

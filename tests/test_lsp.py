@@ -1,0 +1,395 @@
+"""`kartalint lsp` end to end: a real LSP client (pytest-lsp) talks to the server over stdio.
+
+The project: the catalog's JobSet definition and its fixtures, the JobSet CRD configured, and a
+copy of the definition with a misspelt jq path (`paralelism`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+pytest.importorskip("pygls")
+pytest_lsp = pytest.importorskip("pytest_lsp")
+
+from conftest import REFERENCE, ROOT  # noqa: E402
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
+
+JOBSET = "jobset-x-k8s-io-jobset-v1alpha2"
+
+
+def make_project(folder: pathlib.Path) -> pathlib.Path:
+    (folder / "definitions").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(os.path.join(ROOT, "catalog", f"{JOBSET}.yaml"), folder / "definitions" / f"{JOBSET}.yaml")
+    shutil.copytree(os.path.join(ROOT, "fixtures", JOBSET), folder / "fixtures" / JOBSET, dirs_exist_ok=True)
+    (folder / "crds").mkdir(exist_ok=True)
+    shutil.copyfile(os.path.join(REFERENCE, "crds", "jobset.x-k8s.io_jobsets.yaml"), folder / "crds" / "jobsets.yaml")
+    (folder / ".kartalint.yaml").write_text("definitions: [definitions]\nfixtures: [fixtures]\ncrds: [crds]\n")
+    text = (folder / "definitions" / f"{JOBSET}.yaml").read_text()
+    broken = text.replace("(.template.spec.parallelism // 1)", "(.template.spec.paralelism // 1)", 1)
+    assert broken != text
+    (folder / "broken").mkdir(exist_ok=True)
+    (folder / "broken" / "jobset-typo.yaml").write_text(broken)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    return make_project(tmp_path_factory.mktemp("lsp-project"))
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "kartalint", "lsp"]))
+async def client(lsp_client: LanguageClient, project):
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=project.as_uri())
+    )
+    lsp_client.project = project
+    yield
+    await lsp_client.shutdown_session()
+
+
+def uri_of(path: pathlib.Path) -> str:
+    return path.as_uri()
+
+
+async def open_and_wait(client: LanguageClient, path: pathlib.Path, text: str | None = None) -> list:
+    text = path.read_text() if text is None else text
+    uri = uri_of(path)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, text)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return list(client.diagnostics[uri])
+
+
+def position_of(text: str, needle: str, offset: int = 0) -> types.Position:
+    index = text.index(needle) + offset
+    line = text.count("\n", 0, index)
+    return types.Position(line, index - (text.rfind("\n", 0, index) + 1))
+
+
+def lint_json(path: pathlib.Path, cwd: pathlib.Path) -> list:
+    out = subprocess.run(
+        [sys.executable, "-m", "kartalint", "lint", "-f", "json", str(path)], cwd=cwd, capture_output=True, text=True
+    )
+    return json.loads(out.stdout)["findings"]
+
+
+@pytest.mark.asyncio
+async def test_diagnostics_of_a_typo_in_a_jq_path_have_the_exact_range(client: LanguageClient):
+    path = client.project / "broken" / "jobset-typo.yaml"
+    diagnostics = await open_and_wait(client, path)
+    found = [d for d in diagnostics if d.code == "path-not-in-crd"]
+    assert len(found) == 1
+    text = path.read_text()
+    start = position_of(text, ".template.spec.paralelism")
+    assert found[0].range.start == start
+    assert found[0].range.end.character == start.character + len(".template.spec.paralelism")
+    assert found[0].severity == types.DiagnosticSeverity.Error
+    assert found[0].code_description.href.endswith("docs/rules.md#path-not-in-crd")
+    assert "did you mean 'parallelism'" in found[0].related_information[0].message
+    # the same findings as `kartalint lint` in that project
+    expected = lint_json(path, client.project)
+    assert sorted(d.code for d in diagnostics) == sorted(f["rule"] for f in expected)
+
+
+@pytest.mark.asyncio
+async def test_the_catalog_definition_is_clean_and_changes_are_linted_again(client: LanguageClient):
+    path = client.project / "definitions" / f"{JOBSET}.yaml"
+    assert await open_and_wait(client, path) == []
+    text = path.read_text().replace("statusDefinition:", "statusDefiniton:", 1)
+    uri = uri_of(path)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert {d.code for d in client.diagnostics[uri]} >= {"unknown-field"}
+
+
+@pytest.mark.asyncio
+async def test_code_action_fixes_the_typo_and_the_finding_disappears(client: LanguageClient):
+    path = client.project / "broken" / "jobset-typo.yaml"
+    diagnostics = await open_and_wait(client, path)
+    typo = next(d for d in diagnostics if d.code == "path-not-in-crd")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri_of(path)), typo.range, types.CodeActionContext(diagnostics=[typo])
+        )
+    )
+    fix = next(a for a in actions if a.is_preferred)
+    (edit,) = fix.edit.changes[uri_of(path)]
+    text = path.read_text()
+    lines = text.split("\n")
+    line = lines[edit.range.start.line]
+    lines[edit.range.start.line] = line[: edit.range.start.character] + edit.new_text + line[edit.range.end.character :]
+    fixed = "\n".join(lines)
+    assert fixed == text.replace("paralelism", "parallelism", 1)  # nothing else changed
+    silence = next(a for a in actions if a.title.startswith("Silence"))
+    assert silence.edit.changes[uri_of(path)][0].new_text == "  # kartalint: disable=path-not-in-crd"
+    target = client.project / "broken" / "fixed.yaml"
+    target.write_text(fixed)
+    assert [f for f in lint_json(target, client.project) if f["rule"] == "path-not-in-crd"] == []
+
+
+@pytest.mark.asyncio
+async def test_hover_shows_the_values_describe_computes(client: LanguageClient):
+    path = client.project / "definitions" / f"{JOBSET}.yaml"
+    text = path.read_text()
+    await open_and_wait(client, path)
+    replicas = position_of(text, "replicasPath: ", len("replicasPath: ") + 3)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri_of(path)), replicas)
+    )
+    assert hover is not None and "On the fixtures:" in hover.contents.value
+    objects = {}
+    for fixture in (client.project / "fixtures" / JOBSET).glob("*.yaml"):
+        data = yaml.safe_load(fixture.read_text())
+        objects[data["name"]] = data["object"]
+    shown = re.findall(r"^- `(.+)`: `(.+)`$", hover.contents.value, re.M)
+    assert len(shown) == 3  # the first three fixtures of this definition
+    for name, values in shown:
+        described = subprocess.run(
+            [sys.executable, "-m", "kartalint", "describe", "-f", "json", "--definition", str(path), "-"],
+            input=json.dumps(objects[name]),
+            cwd=client.project,
+            capture_output=True,
+            text=True,
+        )
+        view = json.loads(described.stdout)
+        replicas = [i["replicas"]["replicas"] for c in view["components"] for i in c["instances"] if c["owner"]]
+        assert json.loads(values) == replicas, name
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_path_segment_shows_the_crd_field(client: LanguageClient):
+    path = client.project / "definitions" / f"{JOBSET}.yaml"
+    text = path.read_text()
+    await open_and_wait(client, path)
+    where = position_of(text, "parallelism // 1", 3)
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri_of(path)), where))
+    assert hover is not None and "parallelism" in hover.contents.value and "(integer)" in hover.contents.value
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_suppressed_rule_shows_its_documentation(client: LanguageClient):
+    path = client.project / "broken" / "suppressed.yaml"
+    text = (
+        path.parent.joinpath("jobset-typo.yaml")
+        .read_text()
+        .replace("metadata:\n", "metadata:  # kartalint: disable=unknown-field\n", 1)
+    )
+    path.write_text(text)
+    await open_and_wait(client, path)
+    where = position_of(text, "unknown-field", 3)
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri_of(path)), where))
+    assert hover is not None and hover.contents.value.startswith("**unknown-field** (error, schema)")
+
+
+@pytest.mark.asyncio
+async def test_completion_offers_crd_fields_karta_fields_and_component_names(client: LanguageClient):
+    path = client.project / "broken" / "completion.yaml"
+    base = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
+    text = base.replace("(.template.spec.parallelism // 1)", "(.template.spec.)", 1)
+    path.write_text(text)
+    await open_and_wait(client, path, text)
+    where = position_of(text, "(.template.spec.)", len("(.template.spec."))
+    result = await client.text_document_completion_async(
+        types.CompletionParams(types.TextDocumentIdentifier(uri_of(path)), where)
+    )
+    labels = {item.label for item in result.items}
+    assert {"parallelism", "completions", "template"} <= labels
+    # a Karta field name under the root component
+    lines = text.split("\n")
+    root_line = next(i for i, line in enumerate(lines) if line.strip() == "rootComponent:")
+    indent = len(lines[root_line + 1]) - len(lines[root_line + 1].lstrip())
+    lines.insert(root_line + 1, " " * indent)
+    text2 = "\n".join(lines)
+    path.write_text(text2)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri_of(path), version=2),
+            [types.TextDocumentContentChangeWholeDocument(text2)],
+        )
+    )
+    result = await client.text_document_completion_async(
+        types.CompletionParams(types.TextDocumentIdentifier(uri_of(path)), types.Position(root_line + 1, indent))
+    )
+    labels = {item.label for item in result.items}
+    assert "scaleDefinition" in labels or "instanceIdPath" in labels or "podSelector" in labels
+    assert "name" not in labels  # already there
+    # component names after ownerRef and a gang member's componentName
+    for key in ("ownerRef: ", "componentName: "):
+        where = position_of(text2, key, len(key))
+        result = await client.text_document_completion_async(
+            types.CompletionParams(types.TextDocumentIdentifier(uri_of(path)), where)
+        )
+        assert {item.label for item in result.items} == {"jobset", "replicatedjob"}, key
+
+
+@pytest.mark.asyncio
+async def test_definition_symbols_and_code_lens(client: LanguageClient):
+    path = client.project / "definitions" / f"{JOBSET}.yaml"
+    text = path.read_text()
+    await open_and_wait(client, path)
+    uri = uri_of(path)
+    owner = position_of(text, "ownerRef: ", len("ownerRef: ") + 1)
+    location = await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri), owner)
+    )
+    assert location is not None
+    location = location[0] if isinstance(location, list) else location
+    root_name = text.index("name: jobset", text.index("rootComponent:")) + len("name: ")
+    assert location.range.start == position_of(text, text[root_name:], 0)
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
+    assert [s.name for s in symbols] == ["jobset"]
+    assert [c.name for c in symbols[0].children] == ["replicatedjob"]
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+    assert len(lenses) == 1 and lenses[0].command.title.startswith("fixtures: ")
+    count = len(list((client.project / "fixtures" / JOBSET).glob("*.yaml")))
+    assert f"{count} passed" in lenses[0].command.title
+
+
+# -- a real editor: Neovim headless with the configuration docs/editor.md gives ---------------------
+
+
+WAIT_FOR_DIAGNOSTICS = """
+local ok = vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 100)
+local out = {}
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code) or ""
+  table.insert(out, string.format("%d:%d %s %s", d.lnum + 1, d.col + 1, tostring(code), d.message))
+end
+vim.fn.writefile(out, "diagnostics.txt")
+vim.cmd("qa!")
+"""
+
+
+@pytest.mark.skipif(not shutil.which("nvim"), reason="Neovim is not installed (.ci/run installs Debian's neovim)")
+def test_neovim_with_the_documented_configuration_receives_the_diagnostic(tmp_path):
+    with open(os.path.join(ROOT, "docs", "editor.md"), encoding="utf-8") as handle:
+        config = re.search(r"```lua\n(.*?)```", handle.read(), re.S).group(1)
+    (tmp_path / "init.lua").write_text(config)
+    (tmp_path / "wait.lua").write_text(WAIT_FOR_DIAGNOSTICS)
+    text = (
+        pathlib.Path(ROOT, "catalog", f"{JOBSET}.yaml").read_text().replace("statusDefinition:", "statusDefiniton:", 1)
+    )
+    (tmp_path / "broken.yaml").write_text(text)
+    bin_dir = tmp_path / "bin"  # `kartalint` on PATH, as the documented configuration expects
+    bin_dir.mkdir()
+    (bin_dir / "kartalint").write_text(f'#!/bin/sh\nexec {sys.executable} -m kartalint "$@"\n')
+    (bin_dir / "kartalint").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(tmp_path)}
+    subprocess.run(
+        ["nvim", "--headless", "-u", "init.lua", "-c", "luafile wait.lua", "broken.yaml"],
+        cwd=tmp_path,
+        env=env,
+        timeout=90,
+        check=False,
+        capture_output=True,
+    )
+    lines = (tmp_path / "diagnostics.txt").read_text().splitlines()
+    line = text[: text.index("statusDefiniton:")].count("\n") + 1
+    assert any(entry.startswith(f"{line}:") and "unknown-field" in entry for entry in lines), lines
+
+
+@pytest.mark.asyncio
+async def test_the_project_configuration_applies(client: LanguageClient, tmp_path):
+    """rules (off, severity) and exclude from .kartalint.yaml, as `kartalint lint` applies them."""
+    project = make_project(tmp_path / "configured")
+    (project / ".kartalint.yaml").write_text(
+        "definitions: [definitions]\nfixtures: [fixtures]\ncrds: [crds]\n"
+        "rules:\n  path-not-in-crd: warning\nexclude: ['ignored/**']\n"
+    )
+    typo = project / "broken" / "jobset-typo.yaml"
+    diagnostics = await open_and_wait(client, typo)
+    found = [d for d in diagnostics if d.code == "path-not-in-crd"]
+    assert len(found) == 1 and found[0].severity == types.DiagnosticSeverity.Warning
+    (project / "ignored").mkdir()
+    ignored = project / "ignored" / "jobset-typo.yaml"
+    ignored.write_text(typo.read_text())
+    assert await open_and_wait(client, ignored) == []
+
+
+def apply(text: str, edit: types.TextEdit) -> str:
+    lines = text.split("\n")
+    start, end = edit.range.start, edit.range.end
+    assert start.line == end.line
+    line = lines[start.line]
+    lines[start.line] = line[: start.character] + edit.new_text + line[end.character :]
+    return "\n".join(lines)
+
+
+@pytest.mark.asyncio
+async def test_code_action_adds_the_default_the_crd_declares(client: LanguageClient):
+    text = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
+    broken = text.replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism", 1)
+    path = client.project / "broken" / "no-default.yaml"
+    path.write_text(broken)
+    diagnostics = await open_and_wait(client, path)
+    finding = next(d for d in diagnostics if d.code == "crd-optional-arithmetic")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri_of(path)), finding.range, types.CodeActionContext(diagnostics=[finding])
+        )
+    )
+    fix = next(a for a in actions if a.is_preferred)
+    fixed = apply(broken, fix.edit.changes[uri_of(path)][0])
+    assert "(.template.spec.parallelism // 1)" in fixed
+    path.write_text(fixed)
+    assert not {f["rule"] for f in lint_json(path, client.project)} & {
+        "crd-optional-arithmetic",
+        "scale-path-not-null-safe",
+    }
+    # and the suppression comment silences it where it is added
+    silence = next(a for a in actions if a.title.startswith("Silence"))
+    path.write_text(apply(broken, silence.edit.changes[uri_of(path)][0]))
+    assert "crd-optional-arithmetic" not in {f["rule"] for f in lint_json(path, client.project)}
+
+
+@pytest.mark.asyncio
+async def test_code_action_makes_an_iteration_of_an_optional_list_optional(client: LanguageClient):
+    text = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
+    assert ".spec.replicatedJobs[]?" in text
+    broken = text.replace(".spec.replicatedJobs[]?", ".spec.replicatedJobs[]")
+    path = client.project / "broken" / "iteration.yaml"
+    path.write_text(broken)
+    diagnostics = await open_and_wait(client, path)
+    found = [d for d in diagnostics if d.code == "crd-optional-iteration"]
+    assert found, [d.code for d in diagnostics]
+    fixed = broken
+    for finding in found:  # one fix per finding; each keeps the rest of the file as it is
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(uri_of(path)),
+                finding.range,
+                types.CodeActionContext(diagnostics=[finding]),
+            )
+        )
+        edit = next(a for a in actions if a.is_preferred).edit.changes[uri_of(path)][0]
+        assert edit.new_text == "[]?" and _text(broken, edit.range) == "[]"
+    lines = broken.split("\n")
+    for finding in sorted(found, key=lambda d: (d.range.start.line, -d.range.start.character)):
+        line = lines[finding.range.start.line]
+        lines[finding.range.start.line] = (
+            line[: finding.range.start.character] + "[]?" + line[finding.range.end.character :]
+        )
+    fixed = "\n".join(lines)
+    assert fixed == text
+    path.write_text(fixed)
+    assert "crd-optional-iteration" not in {f["rule"] for f in lint_json(path, client.project)}
+
+
+def _text(text: str, where: types.Range) -> str:
+    line = text.split("\n")[where.start.line]
+    return line[where.start.character : where.end.character]
