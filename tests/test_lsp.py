@@ -68,6 +68,43 @@ async def open_and_wait(client: LanguageClient, path: pathlib.Path, text: str | 
     return list(client.diagnostics[uri])
 
 
+async def open_catalog_definition(client: LanguageClient) -> tuple[pathlib.Path, str]:
+    path = client.project / "definitions" / f"{JOBSET}.yaml"
+    await open_and_wait(client, path)
+    return path, path.read_text()
+
+
+async def open_variant(
+    client: LanguageClient, name: str, old: str, new: str, count: int = 1
+) -> tuple[pathlib.Path, str, str, list]:
+    """(path, the catalog text, the variant with ``old`` replaced, its diagnostics)."""
+    text = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
+    broken = text.replace(old, new, count)
+    assert broken != text
+    path = client.project / "broken" / name
+    path.write_text(broken)
+    return path, text, broken, await open_and_wait(client, path)
+
+
+async def actions_for(client: LanguageClient, path: pathlib.Path, diagnostic: types.Diagnostic) -> list:
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri_of(path)),
+            diagnostic.range,
+            types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+
+
+def apply(text: str, edit: types.TextEdit) -> str:
+    lines = text.split("\n")
+    start, end = edit.range.start, edit.range.end
+    assert start.line == end.line
+    line = lines[start.line]
+    lines[start.line] = line[: start.character] + edit.new_text + line[end.character :]
+    return "\n".join(lines)
+
+
 def position_of(text: str, needle: str, offset: int = 0) -> types.Position:
     index = text.index(needle) + offset
     line = text.count("\n", 0, index)
@@ -120,18 +157,11 @@ async def test_code_action_fixes_the_typo_and_the_finding_disappears(client: Lan
     path = client.project / "broken" / "jobset-typo.yaml"
     diagnostics = await open_and_wait(client, path)
     typo = next(d for d in diagnostics if d.code == "path-not-in-crd")
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            types.TextDocumentIdentifier(uri_of(path)), typo.range, types.CodeActionContext(diagnostics=[typo])
-        )
-    )
+    actions = await actions_for(client, path, typo)
     fix = next(a for a in actions if a.is_preferred)
     (edit,) = fix.edit.changes[uri_of(path)]
     text = path.read_text()
-    lines = text.split("\n")
-    line = lines[edit.range.start.line]
-    lines[edit.range.start.line] = line[: edit.range.start.character] + edit.new_text + line[edit.range.end.character :]
-    fixed = "\n".join(lines)
+    fixed = apply(text, edit)
     assert fixed == text.replace("paralelism", "parallelism", 1)  # nothing else changed
     silence = next(a for a in actions if a.title.startswith("Silence"))
     assert silence.edit.changes[uri_of(path)][0].new_text == "  # kartalint: disable=path-not-in-crd"
@@ -142,9 +172,7 @@ async def test_code_action_fixes_the_typo_and_the_finding_disappears(client: Lan
 
 @pytest.mark.asyncio
 async def test_hover_shows_the_values_describe_computes(client: LanguageClient):
-    path = client.project / "definitions" / f"{JOBSET}.yaml"
-    text = path.read_text()
-    await open_and_wait(client, path)
+    path, text = await open_catalog_definition(client)
     replicas = position_of(text, "replicasPath: ", len("replicasPath: ") + 3)
     hover = await client.text_document_hover_async(
         types.HoverParams(types.TextDocumentIdentifier(uri_of(path)), replicas)
@@ -171,9 +199,7 @@ async def test_hover_shows_the_values_describe_computes(client: LanguageClient):
 
 @pytest.mark.asyncio
 async def test_hover_on_a_path_segment_shows_the_crd_field(client: LanguageClient):
-    path = client.project / "definitions" / f"{JOBSET}.yaml"
-    text = path.read_text()
-    await open_and_wait(client, path)
+    path, text = await open_catalog_definition(client)
     where = position_of(text, "parallelism // 1", 3)
     hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri_of(path)), where))
     assert hover is not None and "parallelism" in hover.contents.value and "(integer)" in hover.contents.value
@@ -237,9 +263,7 @@ async def test_completion_offers_crd_fields_karta_fields_and_component_names(cli
 
 @pytest.mark.asyncio
 async def test_definition_symbols_and_code_lens(client: LanguageClient):
-    path = client.project / "definitions" / f"{JOBSET}.yaml"
-    text = path.read_text()
-    await open_and_wait(client, path)
+    path, text = await open_catalog_definition(client)
     uri = uri_of(path)
     owner = position_of(text, "ownerRef: ", len("ownerRef: ") + 1)
     location = await client.text_document_definition_async(
@@ -321,28 +345,13 @@ async def test_the_project_configuration_applies(client: LanguageClient, tmp_pat
     assert await open_and_wait(client, ignored) == []
 
 
-def apply(text: str, edit: types.TextEdit) -> str:
-    lines = text.split("\n")
-    start, end = edit.range.start, edit.range.end
-    assert start.line == end.line
-    line = lines[start.line]
-    lines[start.line] = line[: start.character] + edit.new_text + line[end.character :]
-    return "\n".join(lines)
-
-
 @pytest.mark.asyncio
 async def test_code_action_adds_the_default_the_crd_declares(client: LanguageClient):
-    text = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
-    broken = text.replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism", 1)
-    path = client.project / "broken" / "no-default.yaml"
-    path.write_text(broken)
-    diagnostics = await open_and_wait(client, path)
-    finding = next(d for d in diagnostics if d.code == "crd-optional-arithmetic")
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            types.TextDocumentIdentifier(uri_of(path)), finding.range, types.CodeActionContext(diagnostics=[finding])
-        )
+    path, _, broken, diagnostics = await open_variant(
+        client, "no-default.yaml", "(.template.spec.parallelism // 1)", ".template.spec.parallelism"
     )
+    finding = next(d for d in diagnostics if d.code == "crd-optional-arithmetic")
+    actions = await actions_for(client, path, finding)
     fix = next(a for a in actions if a.is_preferred)
     fixed = apply(broken, fix.edit.changes[uri_of(path)][0])
     assert "(.template.spec.parallelism // 1)" in fixed
@@ -393,3 +402,24 @@ async def test_code_action_makes_an_iteration_of_an_optional_list_optional(clien
 def _text(text: str, where: types.Range) -> str:
     line = text.split("\n")[where.start.line]
     return line[where.start.character : where.end.character]
+
+
+@pytest.mark.asyncio
+async def test_code_action_renames_a_misspelt_karta_field(client: LanguageClient):
+    path, text, broken, diagnostics = await open_variant(client, "field-typo.yaml", "instanceIdPath:", "instanceIdPth:")
+    unknown = next(d for d in diagnostics if d.code == "unknown-field")
+    fix = next(a for a in await actions_for(client, path, unknown) if a.is_preferred)
+    assert fix.title == "Rename to 'instanceIdPath'"
+    assert apply(broken, fix.edit.changes[uri_of(path)][0]) == text
+
+
+@pytest.mark.asyncio
+async def test_definition_from_a_gang_member(client: LanguageClient):
+    path, text = await open_catalog_definition(client)
+    member = position_of(text, "componentName: ", len("componentName: ") + 2)
+    location = await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri_of(path)), member)
+    )
+    location = location[0] if isinstance(location, list) else location
+    child = text.index("name: replicatedjob", text.index("childComponents:")) + len("name: ")
+    assert location.range.start == position_of(text, text[child:], 0)
