@@ -423,3 +423,32 @@ async def test_definition_from_a_gang_member(client: LanguageClient):
     location = location[0] if isinstance(location, list) else location
     child = text.index("name: replicatedjob", text.index("childComponents:")) + len("name: ")
     assert location.range.start == position_of(text, text[child:], 0)
+
+
+@pytest.mark.asyncio
+async def test_hostile_input_never_stops_the_server(client: LanguageClient):
+    """Broken YAML is a diagnostic; a jq expression that never ends stops at the hover's limit,
+    once, and the server answers the next request."""
+    import time
+
+    path = client.project / "broken" / "not-yaml.yaml"
+    path.write_text("apiVersion: run.ai/v1alpha1\nkind: Karta\nspec: {structureDefinition: [\n")
+    assert {d.code for d in await open_and_wait(client, path)} == {"yaml-syntax-error"}
+    runaway = client.project / "definitions" / f"{JOBSET}.yaml"  # edited in the editor, not saved
+    broken = runaway.read_text().replace(
+        ".spec.replicatedJobs[]? | (.replicas // 1) *", "last(repeat(1)) as $x | (.replicas // 1) *", 1
+    )
+    await open_and_wait(client, runaway, broken)
+    where = position_of(broken, "last(repeat(1))", 2)
+    started = time.monotonic()
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri_of(runaway)), where)
+    )
+    assert time.monotonic() - started < 15
+    assert hover is not None
+    assert hover.contents.value.count("did not finish within 2 s") == 1
+    assert "not run: the expression did not finish on a fixture above" in hover.contents.value
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri_of(runaway)))
+    )
+    assert [s.name for s in symbols] == ["jobset"]

@@ -40,17 +40,21 @@ def values_on_fixtures(
     with the bounded engine (the time limit applies)."""
     out: list[tuple[str, Any, str | None]] = []
     runner = project.runner()
+    stopped = False  # one runaway is enough: the other fixtures are not made to wait for it too
     for case in project.cases_for(open_file.path)[:MAX_FIXTURES]:
         subjects = [case.object] if target == "workload" else list(case.pods or [])
-        if not subjects:
-            out.append((case.name or case.id, None, "no pods in this fixture"))
+        if stopped or not subjects:
+            reason = (
+                "not run: the expression did not finish on a fixture above" if stopped else "no pods in this fixture"
+            )
+            out.append((case.name or case.id, None, reason))
             continue
         results: list[Any] = []
         error = None
         for subject in subjects:
             run = runner.run(expression, subject)
             if not run.ok:
-                error = run.error
+                error, stopped = run.error, run.timed_out
                 break
             results.extend(run.results)
         out.append((case.name or case.id, results, error))
