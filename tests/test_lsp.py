@@ -452,3 +452,17 @@ async def test_hostile_input_never_stops_the_server(client: LanguageClient):
         types.DocumentSymbolParams(types.TextDocumentIdentifier(uri_of(runaway)))
     )
     assert [s.name for s in symbols] == ["jobset"]
+
+
+@pytest.mark.asyncio
+async def test_code_lens_follows_the_unsaved_buffer(client: LanguageClient):
+    path = client.project / "definitions" / f"{JOBSET}.yaml"
+    saved = path.read_text()
+    edited = saved.replace("(.replicas // 1) * (.template.spec.parallelism // 1)", "(.replicas // 1) * 7", 1)
+    assert edited != saved
+    await open_and_wait(client, path, edited)
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(uri_of(path)))
+    )
+    assert "failed" in lenses[0].command.title, lenses[0].command.title
+    assert path.read_text() == saved

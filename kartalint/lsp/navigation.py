@@ -1,5 +1,6 @@
 """Navigation: from a component named by ``ownerRef`` or a gang member to the component, the
-component tree as document symbols, and a code lens above the root with the fixtures' results."""
+component tree as document symbols, and a code lens above the root with the fixtures' results
+(of the definition as the editor holds it, saved or not)."""
 
 from __future__ import annotations
 
@@ -73,17 +74,27 @@ def code_lenses(open_file: OpenFile, project: LspProject) -> list[types.CodeLens
         start, _ = open_file.node_span(anchor)
         where = types.Range(types.Position(*start), types.Position(*start))
         lenses.append(
-            types.CodeLens(range=where, command=types.Command(title=fixture_summary(open_file, project), command=""))
+            types.CodeLens(
+                range=where, command=types.Command(title=fixture_summary(open_file, project, document.data), command="")
+            )
         )
     return lenses
 
 
-def fixture_summary(open_file: OpenFile, project: LspProject) -> str:
-    cases = project.cases_for(open_file.path)
-    if not cases:
-        return "no fixture uses this definition"
+def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any) -> str:
+    """The outcomes of this definition's fixtures, evaluated with ``definition`` as the editor
+    holds it (saved or not)."""
+    import dataclasses
+
     from kartalint.evaluation import Evaluator
     from kartalint.testing.run import run
+
+    cases = [
+        dataclasses.replace(case, definition=dataclasses.replace(case.definition, data=definition))
+        for case in project.cases_for(open_file.path)
+    ]
+    if not cases:
+        return "no fixture uses this definition"
 
     with Evaluator(runner=project.runner()) as evaluator:  # the project's worker: bounded, never forked from a thread
         report = run(cases, evaluator)
