@@ -466,3 +466,25 @@ async def test_code_lens_follows_the_unsaved_buffer(client: LanguageClient):
     )
     assert "failed" in lenses[0].command.title, lenses[0].command.title
     assert path.read_text() == saved
+
+
+@pytest.mark.asyncio
+async def test_a_file_over_the_size_limit_is_refused_not_parsed(client: LanguageClient, tmp_path):
+    project = make_project(tmp_path / "limited")
+    (project / ".kartalint.yaml").write_text("definitions: [definitions]\nmax-file-size: 2000\n")
+    path = project / "definitions" / f"{JOBSET}.yaml"
+    (diagnostic,) = await open_and_wait(client, path)
+    assert diagnostic.code == "yaml-too-large" and "over the 2000-byte limit" in diagnostic.message
+    where = position_of(path.read_text(), "replicasPath: ", 16)
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri_of(path)), where))
+    assert hover is None
+
+
+def test_without_the_lsp_extra_the_command_says_what_to_install(monkeypatch, capsys):
+    from kartalint.cli import main
+
+    monkeypatch.setitem(sys.modules, "pygls", None)
+    monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)
+    monkeypatch.delitem(sys.modules, "kartalint.lsp.server", raising=False)
+    assert main(["lsp"]) == 2
+    assert "pip install 'kartalint[lsp]'" in capsys.readouterr().err

@@ -14,7 +14,7 @@ import yaml
 
 from kartalint import karta
 from kartalint.load.documents import Document, SourceFile, load_text
-from kartalint.model import Finding
+from kartalint.model import Finding, Span
 from kartalint.rules.config import Config
 
 Position = tuple[int, int]  # (line from 0, UTF-16 character from 0)
@@ -46,10 +46,17 @@ class OpenFile:
     source: SourceFile = field(init=False)
     findings: list[Finding] = field(default_factory=list)
     excluded: bool = False
+    too_large: Finding | None = None
 
     def __post_init__(self) -> None:
-        self.source = load_text(self.text, self.path)
         self._lines = self.text.split("\n")
+        size = len(self.text.encode("utf-8", "surrogatepass"))
+        if size > self.config.max_file_size:  # as the commands refuse it: not parsed, one finding
+            self.source = SourceFile(self.path, self.text)
+            message = f"file is {size} bytes, over the {self.config.max_file_size}-byte limit"
+            self.too_large = self.source.finding("yaml-too-large", message, Span.point(1, 1))
+            return
+        self.source = load_text(self.text, self.path)
 
     # -- positions ---------------------------------------------------------------------------
 
@@ -145,6 +152,9 @@ def lint(open_file: OpenFile) -> list[Finding]:
     if open_file.excluded:  # the project's `exclude` (see LspProject.excluded)
         open_file.findings = []
         return []
+    if open_file.too_large is not None:
+        open_file.findings = [open_file.too_large]
+        return open_file.findings
     source = load_text(open_file.text, open_file.path, keep=False)
     open_file.findings = lint_source(source, open_file.config).findings
     return open_file.findings
