@@ -488,3 +488,31 @@ def test_without_the_lsp_extra_the_command_says_what_to_install(monkeypatch, cap
     monkeypatch.delitem(sys.modules, "kartalint.lsp.server", raising=False)
     assert main(["lsp"]) == 2
     assert "pip install 'kartalint[lsp]'" in capsys.readouterr().err
+
+
+@pytest.mark.asyncio
+async def test_completion_in_a_fixture_offers_the_fixture_fields(client: LanguageClient):
+    fixture = next((client.project / "fixtures" / JOBSET).glob("*.yaml"))
+    text = fixture.read_text()
+    lines = text.split("\n")
+    expect = next(i for i, line in enumerate(lines) if line.startswith("expect:"))
+    lines.insert(expect + 1, "  ")
+    edited = "\n".join(lines)
+    path = client.project / "fixtures" / "typing.yaml"
+    path.write_text(edited)
+    await open_and_wait(client, path, edited)
+    result = await client.text_document_completion_async(
+        types.CompletionParams(types.TextDocumentIdentifier(uri_of(path)), types.Position(expect + 1, 2))
+    )
+    labels = {item.label for item in result.items}
+    present = {
+        line.strip().split(":")[0]
+        for line in lines[expect + 1 :]
+        if line.startswith("  ") and not line.startswith("   ")
+    }
+    assert labels and labels.isdisjoint(present - {""}), (labels, present)
+    assert {"statuses", "replicas"} & (labels | present) and "statuses" in labels | present
+    top = await client.text_document_completion_async(
+        types.CompletionParams(types.TextDocumentIdentifier(uri_of(path)), types.Position(len(lines) - 1, 0))
+    )
+    assert "xfail" in {item.label for item in top.items}  # a top-level fixture field not used here

@@ -102,13 +102,16 @@ def _schema_fields(open_file: OpenFile, position: tuple[int, int]) -> list[types
     path, siblings = _path_by_indent(open_file, position)
     if path is None:
         return []
-    node: Any = karta_schema.karta_schema()
+    root: Any = _fixture_schema() if _document_kind(open_file, position[0]) == "KartaFixture" else None
+    root = root or karta_schema.karta_schema()
+    node: Any = _resolved(root, root)
     for part in path:
         if part == "[]":
             node = node.get("items") if isinstance(node, dict) else None
         else:
             props = node.get("properties") if isinstance(node, dict) else None
             node = props.get(part) if isinstance(props, dict) else None
+        node = _resolved(root, node)
         if not isinstance(node, dict):
             return []
     properties = node.get("properties")
@@ -131,6 +134,41 @@ def _schema_fields(open_file: OpenFile, position: tuple[int, int]) -> list[types
             )
         )
     return items
+
+
+def _fixture_schema() -> Any:
+    import json
+
+    from kartalint.rules.fixture_schema import SCHEMA_FILE
+
+    with open(SCHEMA_FILE, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _resolved(root: Any, node: Any) -> Any:
+    """``node`` with local ``$ref``s followed (the fixture schema uses them)."""
+    for _ in range(16):
+        ref = node.get("$ref") if isinstance(node, dict) else None
+        if not isinstance(ref, str) or not ref.startswith("#/"):
+            return node
+        target: Any = root
+        for part in ref[2:].split("/"):
+            target = target.get(part) if isinstance(target, dict) else None
+        node = target
+    return node
+
+
+def _document_kind(open_file: OpenFile, line: int) -> str | None:
+    """The ``kind:`` at the top level of the YAML document that holds ``line``."""
+    lines = open_file.text.split("\n")
+    start = next((i + 1 for i in range(min(line, len(lines) - 1), -1, -1) if lines[i].strip() == "---"), 0)
+    for text in lines[start:]:
+        if text.strip() == "---":
+            break
+        match = re.match(r"^kind:\s*['\"]?([A-Za-z]+)", text)
+        if match:
+            return match.group(1)
+    return None
 
 
 def _path_by_indent(open_file: OpenFile, position: tuple[int, int]) -> tuple[tuple[str, ...] | None, set[str]]:
