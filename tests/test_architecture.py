@@ -8,20 +8,22 @@ import pathlib
 import kartalint
 
 PACKAGE = pathlib.Path(kartalint.__file__).parent
-STAGES = {
-    "cli",
-    "load",
-    "rules",
+# the stages in pipeline order: each imports only those before it (the CLI imports everything)
+STAGE_ORDER = [
     "jqlang",
+    "load",
+    "schema",
+    "rules",
     "evaluation",
     "testing",
     "diff",
     "scaffold",
     "explore",
     "report",
-    "schema",
     "lsp",
-}
+    "cli",
+]
+STAGES = set(STAGE_ORDER)
 
 
 def _modules() -> dict[str, pathlib.Path]:
@@ -110,21 +112,7 @@ def test_modules_are_small_and_the_root_holds_few():
 def test_stage_packages_do_not_reach_upwards():
     """The pipeline runs one way: load -> rules -> evaluation -> testing, diff, scaffold -> report -> cli.
     A lower stage never imports a higher one (the CLI imports everything; nothing imports it)."""
-    order = [
-        "jqlang",
-        "load",
-        "schema",
-        "rules",
-        "evaluation",
-        "testing",
-        "diff",
-        "scaffold",
-        "explore",
-        "report",
-        "lsp",
-        "cli",
-    ]
-    rank = {stage: i for i, stage in enumerate(order)}
+    rank = {stage: i for i, stage in enumerate(STAGE_ORDER)}
     modules = _modules()
     upward = []
     for name, path in modules.items():

@@ -190,13 +190,7 @@ class Evaluator:
             pods, pod_problems = _readable_pods(pods)
             view.errors.extend(FieldError("pods", m) for m in pod_problems)
         outcomes = self._run(prepared.workload_expressions, obj, view, prepared.refused)
-        view.components = _build_components(prepared, outcomes)
-        match_status(view, prepared, outcomes)
-        records = None
-        if pods is not None:
-            records = podmap.assign(view, prepared, list(pods), self.session)
-        view.gang = gang.describe(view, prepared, obj, records)
-        return view
+        return self._fill(view, prepared, obj, outcomes, pods)
 
     def evaluate_many(
         self, definition: dict[str, Any], objects: Sequence[Any], pods: Sequence[Sequence[Any] | None] | None = None
@@ -244,9 +238,21 @@ class Evaluator:
     def _view(self, prepared: PreparedDefinition, obj: Any, outcomes: dict[str, Outcome]) -> WorkloadView:
         """The view of a valid definition on an object without pods, from its jq outcomes."""
         view = WorkloadView(workload=_workload_meta(obj), definition=prepared.name, pods_given=False)
+        return self._fill(view, prepared, obj, outcomes, None)
+
+    def _fill(
+        self,
+        view: WorkloadView,
+        prepared: PreparedDefinition,
+        obj: Any,
+        outcomes: dict[str, Outcome],
+        pods: Sequence[Any] | None,
+    ) -> WorkloadView:
+        """Components, statuses, pods (when given) and gang groups of ``view`` from the outcomes."""
         view.components = _build_components(prepared, outcomes)
         match_status(view, prepared, outcomes)
-        view.gang = gang.describe(view, prepared, obj, None)
+        records = podmap.assign(view, prepared, list(pods), self.session) if pods is not None else None
+        view.gang = gang.describe(view, prepared, obj, records)
         return view
 
     def _run(self, expressions: list[str], obj: Any, view: WorkloadView, refused: dict[str, str]) -> dict[str, Outcome]:

@@ -8,7 +8,7 @@ caps it) or its error::
     ))]} catch {"err": .}), ... ]
 
 (``limit`` is left out for expressions whose outputs are certainly finite and bounded by the
-input, ``analysis.finite_output``: it is the costliest part of the program, and a count at the
+input, ``jqlang.finite.finite_output``: it is the costliest part of the program, and a count at the
 cap is the same error either way.)
 
 The program text depends only on the definition, so the worker compiles it once and reuses it.

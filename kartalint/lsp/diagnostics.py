@@ -13,9 +13,10 @@ from typing import Any
 
 from lsprotocol import types
 
-from kartalint.lsp.document import OpenFile
+from kartalint.lsp.document import OpenFile, utf16_length
 from kartalint.model import Finding, Severity
 from kartalint.report.sarif import RULES_DOC
+from kartalint.rules.suppress import DIRECTIVE
 
 SEVERITIES = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -29,7 +30,6 @@ _REPLACEMENT_HINTS = (
 )
 _DID_YOU_MEAN = re.compile(r"^did you mean '([^']+)'")
 _MISSING_FIELD = re.compile(r"has no field '([^']+)'")
-_SUPPRESSION = re.compile(r"#\s*kartalint:\s*disable=([A-Za-z0-9_,\s-]+?)(\s+--.*)?$")
 
 
 def to_range(open_file: OpenFile, finding: Finding) -> types.Range:
@@ -126,14 +126,16 @@ def _suppression(open_file: OpenFile, where: types.Range, rule: str) -> tuple[ty
     text = open_file.line_text(line)
     if _inside_block_or_open_quote(open_file, line):
         return None
-    end = types.Position(line, len(text.encode("utf-16-le")) // 2)
-    match = _SUPPRESSION.search(text)
-    if match:
-        rules = [r.strip() for r in match.group(1).split(",") if r.strip()]
+    end = types.Position(line, utf16_length(text))
+    match = DIRECTIVE.search(text)
+    if match and match.group(1) == "disable":
+        if match.group(2) is None:  # `# kartalint: disable` silences every rule there already
+            return None
+        rules = [r.strip() for r in match.group(2).split(",")]
         if rule in rules:
             return None
-        start = types.Position(line, len(text[: match.start(1)].encode("utf-16-le")) // 2)
-        stop = types.Position(line, len(text[: match.end(1)].encode("utf-16-le")) // 2)
+        start = types.Position(line, utf16_length(text[: match.start(2)]))
+        stop = types.Position(line, utf16_length(text[: match.end(2)]))
         return types.Range(start, stop), ",".join([*rules, rule])
     return types.Range(end, end), f"  # kartalint: disable={rule}"
 

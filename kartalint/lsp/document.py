@@ -155,6 +155,5 @@ def lint(open_file: OpenFile) -> list[Finding]:
     if open_file.too_large is not None:
         open_file.findings = [open_file.too_large]
         return open_file.findings
-    source = load_text(open_file.text, open_file.path, keep=False)
-    open_file.findings = lint_source(source, open_file.config).findings
+    open_file.findings = lint_source(open_file.source, open_file.config).findings  # the parse done on open
     return open_file.findings

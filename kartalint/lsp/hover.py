@@ -12,7 +12,6 @@ from kartalint.lsp.project import LspProject
 
 MAX_FIXTURES = 3
 MAX_SHOWN = 400  # characters of one fixture's results
-_SUPPRESSION = re.compile(r"#\s*kartalint:\s*disable(?:-file)?=([A-Za-z0-9_,\s-]+)")
 
 
 def hover(open_file: OpenFile, project: LspProject, position: tuple[int, int]) -> str | None:
@@ -85,6 +84,7 @@ def _crd_field(project: LspProject, place: Place, jq_field: Any) -> str | None:
     if version is None:
         return None
     from kartalint.jqlang import parse_cached, paths
+    from kartalint.jqlang.segments import path_before
     from kartalint.load.crds import lookup
 
     tree, _ = parse_cached(jq_field.expression)
@@ -92,7 +92,8 @@ def _crd_field(project: LspProject, place: Place, jq_field: Any) -> str | None:
         return None
     for read in paths.path_facts_of(tree).reads:
         if read.start <= place.scalar_index <= read.end:
-            segments = _segments_up_to(jq_field.expression, read, place.scalar_index)
+            # the path up to the segment under the cursor (those written after it are cut)
+            segments = path_before(jq_field.expression, read, place.scalar_index + 1) or read.path[:1]
             result = lookup(version.schema, segments)
             if not result.found or result.schema is None:
                 return f"`{paths.path_text(segments)}`: not a field of {version.kind} {version.group}/{version.version}"
@@ -108,26 +109,19 @@ def _crd_field(project: LspProject, place: Place, jq_field: Any) -> str | None:
     return None
 
 
-def _segments_up_to(expression: str, read: Any, index: int) -> tuple[str, ...]:
-    """The read's path cut after the segment the cursor is in (the read's text holds only its last
-    segments: those before it come from the input it is piped from)."""
-    text = expression[read.start : read.end]
-    cursor = index - read.start
-    after = sum(1 for m in re.finditer(r"\.[A-Za-z_][A-Za-z0-9_]*|\[\]\??|\[\d+\]", text) if m.start() > cursor)
-    return tuple(read.path[: max(1, len(read.path) - after)])
-
-
 def _rule_in_comment(open_file: OpenFile, position: tuple[int, int]) -> str | None:
+    from kartalint.rules import registry
+    from kartalint.rules.suppress import DIRECTIVE
 
     line = open_file.line_text(position[0])
-    match = _SUPPRESSION.search(line)
-    if not match:
+    match = DIRECTIVE.search(line)
+    if not match or match.group(2) is None:
         return None
     column = len(line.encode("utf-16-le")[: position[1] * 2].decode("utf-16-le", errors="ignore"))
-    for rule_match in re.finditer(r"[A-Za-z0-9_-]+", match.group(1)):
-        start, end = match.start(1) + rule_match.start(), match.start(1) + rule_match.end()
+    for rule_match in re.finditer(r"[A-Za-z0-9_-]+", match.group(2)):
+        start, end = match.start(2) + rule_match.start(), match.start(2) + rule_match.end()
         if start <= column <= end:
-            rule = _find_rule(rule_match.group(0))
+            rule = registry.RULES.get(rule_match.group(0))
             if rule is None:
                 return f"`{rule_match.group(0)}`: no such kartalint rule (`kartalint rules` lists them)"
             return (
@@ -135,9 +129,3 @@ def _rule_in_comment(open_file: OpenFile, position: tuple[int, int]) -> str | No
                 f"Why: {rule.why}\n\nFix: {rule.hint}"
             )
     return None
-
-
-def _find_rule(rule_id: str) -> Any:
-    from kartalint.rules import registry
-
-    return registry.RULES.get(rule_id)

@@ -10,11 +10,11 @@ finding replaces it.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from kartalint import karta
 from kartalint.jqlang import parse_cached, paths
+from kartalint.jqlang.segments import path_before
 from kartalint.karta import as_list
 from kartalint.model import Rule, Severity
 from kartalint.rules.context import Context
@@ -179,9 +179,6 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
     return superseded
 
 
-_SEGMENTS = re.compile(r"\.[A-Za-z_][A-Za-z0-9_]*|\.?\[\]\??|\[\d+\]|\.\"[^\"]*\"")
-
-
 def _iterations(ctx: Context, jq_field: Any, tree: Any, facts: Any, version: Any, where: str) -> None:
     """crd-optional-iteration: ``[]`` on a list that may be absent (optional in the CRD, or under an
     optional parent), not protected by ``?``, ``try``, a ``//`` default or a test for non-null."""
@@ -191,9 +188,7 @@ def _iterations(ctx: Context, jq_field: Any, tree: Any, facts: Any, version: Any
         read = next((r for r in facts.reads if r.start <= node.start and node.end <= r.end), None)
         if read is None or read.parent_tested:
             continue
-        text = jq_field.expression[read.start : read.end]
-        after = sum(1 for m in _SEGMENTS.finditer(text) if m.start() >= node.end - read.start)
-        full = read.path[: len(read.path) - after]
+        full = path_before(jq_field.expression, read, node.end)
         if not full or full[-1] != "[]" or not jq_field.expression[: node.end].rstrip().endswith("]"):
             continue
         target = full[:-1]

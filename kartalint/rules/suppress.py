@@ -15,9 +15,7 @@ import re
 from kartalint.model import Finding
 
 # rule ids separated by commas; anything after them (` -- the reason`) is a comment
-_DIRECTIVE = re.compile(
-    r"#\s*kartalint:\s*(disable-file|disable)(?:\s*=\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*))?"
-)
+DIRECTIVE = re.compile(r"#\s*kartalint:\s*(disable-file|disable)(?:\s*=\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*))?")
 ALL = "*"
 
 
@@ -30,7 +28,7 @@ def directives(text: str) -> tuple[dict[int, set[str]], set[str]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if "kartalint:" not in line:
             continue
-        match = _DIRECTIVE.search(line)
+        match = DIRECTIVE.search(line)
         if not match:
             continue
         names = {n.strip() for n in (match.group(2) or "").split(",") if n.strip()} or {ALL}
