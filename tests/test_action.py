@@ -63,8 +63,12 @@ def run_action(repo, overrides, summary, runner_temp=None):
     runner_temp.mkdir(exist_ok=True)
     tool_bin = repo.parent / "tool-bin"  # setup-python puts `python` on the PATH; so does this
     tool_bin.mkdir(exist_ok=True)
-    if not (tool_bin / "python").exists():
-        os.symlink(sys.executable, tool_bin / "python")
+    wrapper = tool_bin / "python"
+    if not wrapper.exists():
+        # a wrapper, not a symbolic link: a virtual environment's interpreter reached through a link
+        # elsewhere no longer finds its environment (pyvenv.cfg is looked up next to the link)
+        wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        wrapper.chmod(0o755)
     logs, outputs = {}, {}
     code = 0
     for step in action["runs"]["steps"]:
