@@ -38,7 +38,7 @@ def test_version_names_kartalint_python_and_libjq(capsys):
     assert exit_.value.code == 0
     lines = out.splitlines()
     assert lines[0].startswith(f"kartalint {__version__}")
-    if os.path.isdir(os.path.join(ROOT, ".git")):  # an editable checkout asks git for its commit
+    if os.path.exists(os.path.join(ROOT, ".git")):  # an editable checkout asks git for its commit
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
         assert f"(commit {head[:12]}" in lines[0]
     assert lines[1].startswith("Python " + ".".join(map(str, sys.version_info[:3])))
@@ -210,3 +210,66 @@ def test_krew_manifest_template_fills_in_to_a_plugin_manifest(tmp_path):
         [launcher, "--help"], capture_output=True, text=True, env={"PATH": str(tmp_path)}, timeout=60
     )
     assert missing.returncode == 2 and "kartalint is not installed" in missing.stderr
+
+
+# -- generated files and workflows ------------------------------------------------------------
+
+WORKFLOW_ACTIONS = {"actions/checkout": "v6", "actions/setup-python": "v6", "github/codeql-action/upload-sarif": "v4"}
+
+
+def _yamllint(*paths):
+    from yamllint import linter
+    from yamllint.config import YamlLintConfig
+
+    config = YamlLintConfig("{extends: default, rules: {line-length: disable}}")
+    problems = []
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            problems += [f"{path}:{p.line}:{p.column}: {p.message} ({p.rule})" for p in linter.run(handle, config)]
+    return problems
+
+
+def test_init_writes_files_that_pass_yamllint_and_the_workflow_schema(capsys, tmp_path):
+    from check_jsonschema import main as check_jsonschema
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    code, _, err = run(capsys, "init", "--root", str(tmp_path), "--rev", "v9.9.9")
+    assert code == 0, err
+    written = [tmp_path / ".kartalint.yaml", tmp_path / ".pre-commit-config.yaml"]
+    workflow = tmp_path / ".github" / "workflows" / "kartalint.yml"
+    assert _yamllint(*written, workflow) == []
+    data = yaml.safe_load(workflow.read_text())
+    assert "on" in data and True not in data, "`on` is quoted: a YAML 1.1 reader would see the key true"
+    [job] = data["jobs"].values()
+    assert 0 < job["timeout-minutes"] <= 60
+    with pytest.raises(SystemExit) as exit_:
+        check_jsonschema(["--builtin-schema", "vendor.github-workflows", str(workflow)])
+    assert exit_.value.code == 0, capsys.readouterr()
+    for step in job["steps"]:
+        name, _, ref = step["uses"].partition("@")
+        if name in WORKFLOW_ACTIONS:
+            assert ref == WORKFLOW_ACTIONS[name], step
+
+
+def test_the_repositorys_own_workflow_uses_current_inputs_and_uploads_the_junit_written(capsys):
+    from check_jsonschema import main as check_jsonschema
+
+    path = os.path.join(ROOT, ".github", "workflows", "kartalint.yml")
+    with pytest.raises(SystemExit) as exit_:
+        check_jsonschema(["--builtin-schema", "vendor.github-workflows", path])
+    assert exit_.value.code == 0, capsys.readouterr()
+    with open(path, encoding="utf-8") as handle:
+        workflow = yaml.safe_load(handle)
+    with open(os.path.join(ROOT, "action.yml"), encoding="utf-8") as handle:
+        action = yaml.safe_load(handle)
+    steps = workflow["jobs"]["catalog"]["steps"]
+    [ours] = [s for s in steps if s.get("uses") == "./"]
+    assert set(ours["with"]) <= set(action["inputs"]) and "paths" not in ours["with"], "deprecated input"
+    [upload] = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert upload["with"]["path"] == f"${{{{ steps.{ours['id']}.outputs.junit }}}}", "upload what the action wrote"
+    for job in workflow["jobs"].values():
+        assert job.get("timeout-minutes")
+        for step in job["steps"]:
+            name, _, ref = step.get("uses", "").partition("@")
+            if name in WORKFLOW_ACTIONS:
+                assert ref == WORKFLOW_ACTIONS[name], step

@@ -178,7 +178,7 @@ def pinned_refs():
 def test_docs_pin_revisions_that_exist():
     refs = pinned_refs()
     assert refs, "the docs show how to pin kartalint"
-    if not os.path.isdir(os.path.join(ROOT, ".git")):
+    if not os.path.exists(os.path.join(ROOT, ".git")):
         pytest.skip("not a git checkout")
     shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True, text=True)
     if shallow.stdout.strip() == "true":
