@@ -165,11 +165,26 @@ def test_shell_block_runs(note, body, tmp_path):
     assert proc.returncode == 0, f"$ {script}\n{proc.stdout}\n{proc.stderr}"
 
 
+def _unpublished(match: re.Match) -> str:
+    """A block marked as needing a release that is not published yet (`skip: needs ... v0.2.0 ...`)
+    may name that tag; any other block is kept for the check."""
+    note = match.group("note") or ""
+    tags = re.findall(r"v\d+\.\d+\.\d+", note)
+    if (
+        _skipped(note)
+        and "needs" in note
+        and tags
+        and all(tag in note for tag in re.findall(r"@(v[\w.]+)", match.group("body")))
+    ):
+        return ""
+    return match.group(0)
+
+
 def pinned_refs():
     refs = []
     for path in DOCS:
         with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+            text = BLOCK.sub(_unpublished, handle.read())
         refs += re.findall(r"kartalint/kartalint@([\w./-]+)", text)
         refs += re.findall(r"repo: https://github\.com/kartalint/kartalint\s*\n\s*rev: (\S+)", text)
     return refs
