@@ -1,5 +1,7 @@
 """Build hook: record the git revision a wheel is built from (kartalint/_build_info.json), so that
-`kartalint init` can pin hooks and the Action to a revision that exists. Metadata is in pyproject.toml."""
+`kartalint init` can pin hooks and the Action to a revision that exists and `kartalint --version`
+names it. An sdist carries the file too, so a wheel built from the sdist (as `python -m build`
+does) keeps the revision. Metadata is in pyproject.toml."""
 
 import json
 import os
@@ -7,6 +9,9 @@ import subprocess
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
+
+INFO = os.path.join("kartalint", "_build_info.json")
 
 
 def _git(*args):
@@ -24,14 +29,33 @@ def _git(*args):
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
 
 
+def _write_info(folder):
+    """Write the revision into ``folder``/kartalint/_build_info.json when git knows it."""
+    commit = _git("rev-parse", "HEAD")
+    if not commit:
+        return False
+    info = {"commit": commit, "tag": _git("describe", "--tags", "--exact-match", "HEAD")}
+    with open(os.path.join(folder, INFO), "w", encoding="utf-8") as handle:
+        json.dump(info, handle)
+    return True
+
+
 class BuildWithRevision(build_py):
     def run(self):
         super().run()
-        commit = _git("rev-parse", "HEAD")
-        if commit and not self.dry_run:
-            info = {"commit": commit, "tag": _git("describe", "--tags", "--exact-match", "HEAD")}
-            with open(os.path.join(self.build_lib, "kartalint", "_build_info.json"), "w", encoding="utf-8") as handle:
-                json.dump(info, handle)
+        if self.dry_run or _write_info(self.build_lib):
+            return
+        # no git (a build from an sdist): keep the revision the sdist recorded
+        here = os.path.dirname(os.path.abspath(__file__))
+        if os.path.isfile(os.path.join(here, INFO)):
+            self.copy_file(os.path.join(here, INFO), os.path.join(self.build_lib, INFO))
 
 
-setup(cmdclass={"build_py": BuildWithRevision})
+class SdistWithRevision(sdist):
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        if not self.dry_run:
+            _write_info(base_dir)
+
+
+setup(cmdclass={"build_py": BuildWithRevision, "sdist": SdistWithRevision})

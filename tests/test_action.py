@@ -54,26 +54,40 @@ def substitute(value, inputs, outputs=None):
     return re.sub(r"\$\{\{(.*?)\}\}", repl, str(value))
 
 
-def run_action(repo, overrides, summary, runner_temp=None):
-    """Run the action's shell steps as the runner would; returns (exit code, logs by step, action outputs)."""
+def tool_bin_for(folder):
+    """What the setup-python and install steps give the later steps: a folder with `python` and
+    `kartalint` (wrapper scripts, not links: a virtual environment's interpreter reached through a
+    link elsewhere no longer finds its environment)."""
+    tool_bin = folder / "tool-bin"
+    tool_bin.mkdir(exist_ok=True)
+    for name, command in (("python", ""), ("kartalint", " -m kartalint")):
+        wrapper = tool_bin / name
+        if not wrapper.exists():
+            wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}"{command} "$@"\n')
+            wrapper.chmod(0o755)
+    return tool_bin
+
+
+def run_action(repo, overrides, summary, runner_temp=None, only=None, real_install=False):
+    """Run the action's shell steps as the runner would; returns (exit code, logs by step, action outputs).
+
+    `uses:` steps are GitHub's: setup-python's output is this interpreter, the cache does nothing.
+    The install step is replaced by the kartalint under test unless ``real_install``; ``only``
+    limits the run to the steps named."""
     action = load_action()
     inputs = {name: spec.get("default", "") for name, spec in action["inputs"].items()}
     inputs.update(overrides)
     runner_temp = runner_temp or repo.parent / "runner-temp"
     runner_temp.mkdir(exist_ok=True)
-    tool_bin = repo.parent / "tool-bin"  # setup-python puts `python` on the PATH; so does this
-    tool_bin.mkdir(exist_ok=True)
-    wrapper = tool_bin / "python"
-    if not wrapper.exists():
-        # a wrapper, not a symbolic link: a virtual environment's interpreter reached through a link
-        # elsewhere no longer finds its environment (pyvenv.cfg is looked up next to the link)
-        wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-        wrapper.chmod(0o755)
-    logs, outputs = {}, {}
+    tool_bin = tool_bin_for(repo.parent)
+    logs, outputs = {}, {"python": {"python-path": str(tool_bin / "python")}}
     code = 0
     for step in action["runs"]["steps"]:
-        if "run" not in step or step.get("id") == "install":
-            continue  # `uses:` steps are GitHub's; the install step is exercised by the pre-commit test
+        if "run" not in step or (only is not None and step["id"] not in only):
+            continue
+        if step.get("id") == "install" and not real_install:
+            outputs["install"] = {"bin": str(tool_bin)}
+            continue
         output_file = runner_temp / f"output-{step['id']}"
         output_file.write_text("")
         env = dict(
@@ -81,13 +95,20 @@ def run_action(repo, overrides, summary, runner_temp=None):
             RUNNER_TEMP=str(runner_temp),
             GITHUB_STEP_SUMMARY=str(summary),
             GITHUB_ACTIONS="true",
+            GITHUB_WORKSPACE=str(repo),
             GITHUB_OUTPUT=str(output_file),
-            PATH=f"{tool_bin}{os.pathsep}{os.environ.get('PATH', '')}",
+            PATH=os.environ.get("PATH", ""),
         )
         env.pop("CI", None)
         env.update({k: substitute(v, inputs, outputs) for k, v in (step.get("env") or {}).items()})
+        cwd = repo / substitute(step.get("working-directory", "."), inputs, outputs)
         proc = subprocess.run(
-            ["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True, timeout=300
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         logs[step["id"]] = proc.stdout + proc.stderr
         outputs[step["id"]] = dict(line.split("=", 1) for line in output_file.read_text().splitlines() if "=" in line)
@@ -116,12 +137,33 @@ def test_action_shape():
     action = load_action()
     assert action["runs"]["using"] == "composite"
     ids = [s.get("id") for s in action["runs"]["steps"]]
-    assert ids[1:] == ["setup", "install", "sarif", "lint", "test", "diff", "explore", "sarif-file", "verdict"]
+    assert ids == [
+        "python",
+        "setup",
+        "cache",
+        "install",
+        "sarif",
+        "lint",
+        "test",
+        "diff",
+        "explore",
+        "sarif-file",
+        "verdict",
+    ]
     assert set(action["outputs"]) == {"sarif", "junit", "failed"}
+    steps = {step["id"]: step for step in action["runs"]["steps"]}
+    # setup-python at its Node 24 major, leaving the caller's `python` alone
+    assert steps["python"]["uses"] == "actions/setup-python@v6"
+    assert steps["python"]["with"]["update-environment"] is False
+    assert (
+        steps["cache"]["uses"] == "actions/cache@v5"
+        and "steps.setup.outputs.cache-key" in steps["cache"]["with"]["key"]
+    )
     for step in action["runs"]["steps"]:
         if "run" in step:
             assert "${{" not in step["run"], "inputs reach scripts only through env (no script injection)"
             assert step["shell"] == "bash"
+            assert "|| true" not in step["run"], "a crash is a failure"
 
 
 def test_clean_repository_passes_and_writes_junit_sarif_and_summary(sample, tmp_path):
@@ -254,3 +296,115 @@ def test_opt_in_explore_step_fails_on_an_object_the_definition_gets_wrong(tmp_pa
     assert "replicatedjob.scaleDefinition.replicasPath" in logs["explore"]
     code, logs, _ = run_action(repo, {"sarif": "none"}, tmp_path / "summary.md")  # off by default
     assert logs["explore"] == "" and "kartalint explore" not in logs["verdict"]
+
+
+def test_paths_with_spaces_one_per_line_and_never_globbed(sample, tmp_path):
+    spaced = sample / "team defs"
+    spaced.mkdir()
+    (spaced / "broken one.yaml").write_text(BROKEN.replace("example-com-trainer-v1", "broken"))
+    code, logs, _ = run_action(sample, {"definitions": "catalog\nteam defs\n", "sarif": "none"}, tmp_path / "s.md")
+    assert code == 1
+    assert "file=team defs/broken one.yaml" in logs["lint"] and "unknown-owner-ref" in logs["lint"], logs["lint"]
+    assert "2 file(s)" in logs["lint"]
+    # one line: split on whitespace, but a pattern is a path, never expanded by the shell
+    code, logs, _ = run_action(sample, {"definitions": "catalog/*", "sarif": "none"}, tmp_path / "s.md")
+    assert code == 1 and "catalog/*: no such file or directory" in logs["lint"], logs["lint"]
+
+
+def test_config_input_and_working_directory_in_a_monorepo(tmp_path):
+    """A project in a sub-folder: the steps run there, the configuration named by `config` applies,
+    and annotations and SARIF locations are relative to the repository root."""
+    repo = tmp_path / "mono"
+    project = repo / "teams" / "ml"
+    (project / "catalog").mkdir(parents=True)
+    (project / "fixtures").mkdir()
+    (project / "catalog" / "trainer.yaml").write_text(BROKEN)
+    (project / "fixtures" / "f.yaml").write_text(yaml.safe_dump(dict(FIXTURE, definition="../catalog/trainer.yaml")))
+    (project / "ci").mkdir()
+    (project / "ci" / "kartalint.yaml").write_text("rules:\n  unknown-owner-ref: warning\n")
+    (repo / "charts").mkdir()
+    (repo / "charts" / "broken.yaml").write_text(BROKEN)  # outside the project: never linted
+    git(repo, "init", "-q", "-b", "main")
+    inputs = {"working-directory": "teams/ml", "definitions": "catalog", "sarif": "out.sarif", "strict": "false"}
+    code, logs, outputs = run_action(repo, dict(inputs, config="ci/kartalint.yaml"), tmp_path / "s.md")
+    assert code == 0, logs
+    assert "::warning file=teams/ml/catalog/trainer.yaml," in logs["lint"], logs["lint"]
+    assert "charts/" not in logs["lint"]
+    sarif = json.loads((project / "out.sarif").read_text())
+    [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "unknown-owner-ref"]
+    assert result["level"] == "warning"
+    location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location["uri"] == "teams/ml/catalog/trainer.yaml"
+    assert sarif["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"] == repo.resolve().as_uri() + "/"
+    code, logs, outputs = run_action(repo, inputs, tmp_path / "s.md")  # without the configuration: an error
+    assert code == 1 and outputs["failed"] == "true" and "::error file=teams/ml/catalog/trainer.yaml," in logs["lint"]
+    code, logs, _ = run_action(repo, dict(inputs, config="ci/missing.yaml"), tmp_path / "s.md")
+    assert code == 2 and "configuration file not found: ci/missing.yaml" in logs["setup"]
+
+
+def test_a_configuration_error_fails_and_still_gives_code_scanning_a_run(sample, tmp_path):
+    from test_ci_outputs import assert_valid_sarif
+
+    (sample / ".kartalint.yaml").write_text("rules:\n  no-such-rule: off\n")
+    code, logs, outputs = run_action(sample, {"sarif": "out.sarif"}, tmp_path / "s.md")
+    assert code == 1 and outputs["failed"] == "true"
+    assert "kartalint lint (SARIF, exit 2)" in logs["verdict"], logs
+    sarif = json.loads((sample / "out.sarif").read_text())
+    assert_valid_sarif(sarif)
+    [run] = sarif["runs"]
+    [invocation] = run["invocations"]
+    assert invocation["executionSuccessful"] is False and run["results"] == []
+    assert any("unknown rule 'no-such-rule'" in n["message"]["text"] for n in invocation["toolExecutionNotifications"])
+
+
+def test_constraints_pin_every_dependency_within_its_range():
+    from packaging.requirements import Requirement
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+        project = tomllib.load(handle)["project"]
+    pins: dict[str, list[tuple[str, str]]] = {}
+    with open(os.path.join(ROOT, "constraints.txt"), encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip() and not line.startswith("#"):
+                requirement = Requirement(line.strip())
+                [spec] = requirement.specifier
+                assert spec.operator == "==", line
+                pins.setdefault(requirement.name.lower().replace("_", "-"), []).append(
+                    (spec.version, str(requirement.marker or ""))
+                )
+    wanted = project["dependencies"] + project["optional-dependencies"]["explore"]
+    wanted += project["optional-dependencies"]["lsp"]
+    for text in wanted:
+        requirement = Requirement(text)
+        if requirement.marker and not requirement.marker.evaluate():
+            continue  # e.g. tomli, for Python 3.10 only
+        name = requirement.name.lower().replace("_", "-")
+        assert name in pins, f"{name} is not pinned in constraints.txt (run .ci/update-constraints)"
+        for version, _ in pins[name]:
+            assert requirement.specifier.contains(version), (text, version)
+
+
+@pytest.mark.slow
+def test_real_install_step_uses_its_own_environment(sample, tmp_path):
+    """The install step as the runner runs it: a virtual environment of its own under
+    $RUNNER_TEMP, the pinned dependencies, and the job's `python` untouched."""
+    code, logs, _ = run_action(
+        sample, {"sarif": "none"}, tmp_path / "s.md", only={"setup", "install", "lint"}, real_install=True
+    )
+    assert code == 0, logs
+    assert f"kartalint {__import__('kartalint').__version__}" in logs["install"]
+    venv = sample.parent / "runner-temp" / "kartalint" / "venv"
+    assert (venv / "bin" / "kartalint").exists()
+    assert "0 error(s)" in logs["lint"]
+    frozen = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "freeze"], capture_output=True, text=True, check=True
+    ).stdout
+    with open(os.path.join(ROOT, "constraints.txt"), encoding="utf-8") as handle:
+        pinned = {line.split(";")[0].strip().lower() for line in handle if "==" in line}
+    for line in frozen.lower().splitlines():
+        if "==" in line and not line.startswith("kartalint"):
+            assert line.replace("_", "-") in {p.replace("_", "-") for p in pinned}, line

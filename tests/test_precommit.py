@@ -17,7 +17,7 @@ import yaml
 from conftest import BASE_DEFINITION, REFERENCE, ROOT, git
 
 pytestmark = pytest.mark.skipif(
-    not os.path.isdir(os.path.join(ROOT, ".git")) or shutil.which("git") is None,
+    not os.path.exists(os.path.join(ROOT, ".git")) or shutil.which("git") is None,  # a worktree has a .git file
     reason="needs this project as a git checkout (pre-commit try-repo clones it)",
 )
 

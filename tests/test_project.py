@@ -367,7 +367,7 @@ def test_init_pins_a_revision_that_exists():
     from kartalint.scaffold.release import pinned_revision
 
     revision, how = pinned_revision()
-    if not os.path.isdir(os.path.join(ROOT, ".git")):
+    if not os.path.exists(os.path.join(ROOT, ".git")):
         pytest.skip("not a git checkout")
     proc = subprocess.run(
         ["git", "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=ROOT, capture_output=True

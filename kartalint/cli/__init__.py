@@ -15,11 +15,23 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from kartalint import __version__
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser
 from kartalint.rules.config import ConfigError
 
-COMMAND_NAMES = ("lint", "describe", "test", "diff", "explore", "new", "init", "catalog", "rules", "schema", "lsp")
+COMMAND_NAMES = (
+    "lint",
+    "describe",
+    "test",
+    "diff",
+    "explore",
+    "new",
+    "init",
+    "catalog",
+    "rules",
+    "schema",
+    "lsp",
+    "completion",
+)
 
 
 def command(name: str) -> Any:
@@ -27,11 +39,23 @@ def command(name: str) -> Any:
     return importlib.import_module(f"kartalint.cli.{name}")
 
 
+class _Version(argparse.Action):
+    """``--version``: computed when asked (the commit and libjq lookups cost a few milliseconds)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any, **__: Any) -> None:
+        from kartalint.scaffold.release import version_report
+
+        sys.stdout.write(version_report())
+        parser.exit(EXIT_OK)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of ``only`` alone (``main`` passes the command being run:
     building the others' parsers is most of a one-file lint's time after imports)."""
     parser = Parser(prog="kartalint", description="Lint, evaluate and test Karta (Workload-Map) definitions.")
-    parser.add_argument("--version", action="version", version=f"kartalint {__version__}")
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="show the version, commit, Python and libjq versions and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_NAMES if only is None else (only,):
         module = command(name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from kartalint.model import Finding, Severity
 from kartalint.report.base import Reporter
 
@@ -16,12 +18,31 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def workspace_root() -> str | None:
+    """The repository root GitHub Actions checked out (``GITHUB_WORKSPACE``), when running there."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    return os.path.realpath(workspace) if workspace and os.path.isdir(workspace) else None
+
+
+def workflow_file(path: str) -> str:
+    """A file as annotations must name it: relative to the repository root (``GITHUB_WORKSPACE``)
+    when it is inside it, so that a project in a sub-folder of a monorepo (the Action's
+    ``working-directory``) annotates the right file; else as given."""
+    workspace = workspace_root()
+    if not workspace or path in ("-", "<stdin>"):
+        return path
+    real = os.path.realpath(path)
+    if real.startswith(workspace.rstrip(os.sep) + os.sep):
+        return os.path.relpath(real, workspace).replace(os.sep, "/")
+    return path
+
+
 class GithubReporter(Reporter):
     name = "github"
 
     def finding(self, finding: Finding) -> None:
         props = [
-            f"file={escape_property(finding.file)}",
+            f"file={escape_property(workflow_file(finding.file))}",
             f"line={finding.line}",
             f"col={finding.column}",
             f"endLine={finding.end_line}",

@@ -60,8 +60,13 @@ class SarifLog:
     """Collects one run of one command (``lint`` or ``test``) and renders the SARIF document."""
 
     def __init__(self, command: str, root: str | None = None) -> None:
+        from kartalint.report.github import workspace_root
+
         self.command = command
         self.root = os.path.realpath(root or os.getcwd())
+        workspace = workspace_root()  # code scanning reads locations relative to the repository root
+        if workspace and self.root.startswith(workspace.rstrip(os.sep) + os.sep):
+            self.root = workspace
         self.artifacts: dict[str, dict[str, Any]] = {}  # uri -> artifact (insertion order = index)
         self._index: dict[str, int] = {}
         self.results: list[dict[str, Any]] = []
@@ -213,13 +218,40 @@ def merge_logs(paths: list[str]) -> dict[str, Any]:
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": runs}
 
 
+def failed_run_log(messages: list[str], root: str | None = None) -> dict[str, Any]:
+    """A log with one unsuccessful run whose notifications say why kartalint wrote no results (a
+    configuration error): code scanning accepts it, where a log with ``"runs": []`` is refused."""
+    log = SarifLog("lint", root)
+    for message in messages or ["kartalint wrote no SARIF run (see the job's log)"]:
+        log.notify("error", message)
+    return log.document()
+
+
 def _main(argv: list[str]) -> int:
-    """``python -m kartalint.report.sarif OUT IN...``: merge SARIF logs (used by the Action)."""
-    if len(argv) < 2:
-        print("usage: python -m kartalint.report.sarif OUT IN...")
+    """``python -m kartalint.report.sarif OUT IN... [--notify FILE]...``: merge SARIF logs (used by
+    the Action). When no input holds a run, the lines of the ``--notify`` files (the commands'
+    stderr) become the error notifications of one unsuccessful run."""
+    notify: list[str] = []
+    paths: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        if arg == "--notify":
+            notify.append(next(args, ""))
+        else:
+            paths.append(arg)
+    if len(paths) < 2:
+        print("usage: python -m kartalint.report.sarif OUT IN... [--notify FILE]...")
         return 2
-    with open(argv[0], "w", encoding="utf-8") as handle:
-        json.dump(merge_logs(argv[1:]), handle, indent=2, ensure_ascii=False)
+    merged = merge_logs(paths[1:])
+    if not merged["runs"]:
+        messages = []
+        for path in notify:
+            if os.path.isfile(path):
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    messages += [line.strip() for line in handle if line.strip()]
+        merged = failed_run_log(messages, os.getcwd())
+    with open(paths[0], "w", encoding="utf-8") as handle:
+        json.dump(merged, handle, indent=2, ensure_ascii=False)
         handle.write("\n")
     return 0
 

@@ -118,10 +118,10 @@ class GithubTestReporter(TestReporter):
     name = "github"
 
     def finish(self, run: Any) -> None:
-        from kartalint.report.github import escape_data, escape_property
+        from kartalint.report.github import escape_data, escape_property, workflow_file
 
         def emit(file: str, line: int, col: int, title: str, message: str) -> None:
-            props = f"file={escape_property(file)},line={line},col={col},title={escape_property(title)}"
+            props = f"file={escape_property(workflow_file(file))},line={line},col={col},title={escape_property(title)}"
             self.stream.write(f"::error {props}::{escape_data(message)}\n")
 
         for result in run.results:

@@ -41,6 +41,7 @@ def _config(layout: str, crds: Sequence[str]) -> str:
         else "fixtures live in fixtures/<definition name>/"
     )
     lines = [
+        "---",
         "# kartalint configuration (docs/configuration.md).",
         f"# Layout '{layout}': {where}.",
         "definitions:",
@@ -58,16 +59,17 @@ def _config(layout: str, crds: Sequence[str]) -> str:
 def _precommit(repository: str, revision: str, how: str) -> str:
     return "\n".join(
         [
+            "---",
             "# pre-commit hooks (https://pre-commit.com): `pre-commit install` once, then on every commit.",
             "# kartalint-lint checks the Karta definitions and fixtures among the changed YAML files (other",
             "# YAML is skipped); kartalint-test runs every fixture of the project when any YAML file changes.",
             "repos:",
-            f"- repo: {repository}",
-            f"  rev: {revision}  # {how}",
-            "  hooks:",
-            "  - id: kartalint-lint",
-            "    args: [--strict]",
-            "  - id: kartalint-test",
+            f"  - repo: {repository}",
+            f"    rev: {revision}  # {how}",
+            "    hooks:",
+            "      - id: kartalint-lint",
+            "        args: [--strict]",
+            "      - id: kartalint-test",
             "",
         ]
     )
@@ -76,10 +78,11 @@ def _precommit(repository: str, revision: str, how: str) -> str:
 def _workflow(action: str, revision: str, how: str) -> str:
     return "\n".join(
         [
+            "---",
             "# kartalint on every pull request: lint (annotations, SARIF), fixtures (JUnit, annotations at the",
             "# differing field) and what a definition change does to every fixture (job summary).",
             "name: kartalint",
-            "on:",
+            '"on":  # quoted: a bare `on` is the boolean true to YAML 1.1 readers such as yamllint',
             "  pull_request:",
             "  push:",
             "    branches: [main]",
@@ -89,18 +92,25 @@ def _workflow(action: str, revision: str, how: str) -> str:
             "jobs:",
             "  kartalint:",
             "    runs-on: ubuntu-latest",
+            "    timeout-minutes: 15",
             "    steps:",
-            "    - uses: actions/checkout@v4",
-            "      with:",
-            "        fetch-depth: 0",
-            "    - id: kartalint",
-            f"      uses: {action}@{revision}  # {how}",
-            "      with:",
-            "        diff-base: ${{ github.event_name == 'pull_request' && format('origin/{0}', github.base_ref) || '' }}",
-            "    - uses: github/codeql-action/upload-sarif@v3",
-            "      if: always() && steps.kartalint.outputs.sarif != ''",
-            "      with:",
-            "        sarif_file: ${{ steps.kartalint.outputs.sarif }}",
+            "      - uses: actions/checkout@v6",
+            "        with:",
+            "          fetch-depth: 0",
+            "      - id: kartalint",
+            f"        uses: {action}@{revision}  # {how}",
+            "        with:",
+            "          diff-base: ${{ github.event_name == 'pull_request' && format('origin/{0}', github.base_ref) || '' }}",
+            "      - uses: github/codeql-action/upload-sarif@v4",
+            "        if: always() && steps.kartalint.outputs.sarif != ''",
+            "        with:",
+            "          sarif_file: ${{ steps.kartalint.outputs.sarif }}",
+            "      - uses: actions/upload-artifact@v6",
+            "        if: always() && steps.kartalint.outputs.junit != ''",
+            "        with:",
+            "          name: kartalint-junit",
+            "          path: ${{ steps.kartalint.outputs.junit }}",
+            "          if-no-files-found: ignore",
             "",
         ]
     )

@@ -42,6 +42,45 @@ def build_info() -> dict[str, str | None]:
     return {"commit": commit, "tag": _git("describe", "--tags", "--exact-match", "HEAD") if commit else None}
 
 
+def libjq_version() -> str | None:
+    """The version of the libjq the ``jq`` bindings carry, read from the build path the bindings'
+    extension records (``.../jq-1.8.2/src``); None when it cannot be told."""
+    import re
+
+    try:
+        import jq
+    except ImportError:
+        return None
+    try:
+        with open(jq.__file__, "rb") as handle:
+            data = handle.read(64 << 20)
+    except (OSError, AttributeError, TypeError):
+        return None
+    found = re.search(rb"jq-(\d+\.\d+(?:\.\d+)?)[/\\]src", data)
+    return found.group(1).decode() if found else None
+
+
+def version_report() -> str:
+    """What ``kartalint --version`` prints: the version, the commit and tag when built from git,
+    Python, and the jq bindings with the libjq they carry."""
+    import platform
+    from importlib import metadata
+
+    info = build_info()
+    head = f"kartalint {__version__}"
+    if info.get("commit"):
+        head += f" (commit {str(info['commit'])[:12]}" + (f", tag {info['tag']}" if info.get("tag") else "") + ")"
+    lines = [head, f"Python {platform.python_version()} ({platform.python_implementation()})"]
+    try:
+        bindings = metadata.version("jq")
+    except metadata.PackageNotFoundError:
+        bindings = None
+    libjq = libjq_version()
+    if bindings or libjq:
+        lines.append(f"jq bindings {bindings or 'unknown'}, libjq {libjq or 'unknown'}")
+    return "\n".join(lines) + "\n"
+
+
 def pinned_revision() -> tuple:
     """(revision, how it was found): the release tag when there is one, else the commit, else
     ``v<version>`` as a guess that must be checked."""

@@ -1,0 +1,71 @@
+"""`kartalint completion SHELL`: a completion script for bash, zsh or fish, generated from the
+command-line parser itself with shtab (imported only here: completion costs nothing at start-up).
+
+    kartalint completion bash > ~/.local/share/bash-completion/completions/kartalint
+    kartalint completion zsh > "${fpath[1]}/_kartalint"
+    kartalint completion fish > ~/.config/fish/completions/kartalint.fish
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kartalint.cli.common import EXIT_OK, EXIT_USAGE
+
+HELP = "print a shell completion script (bash, zsh or fish)"
+SHELLS = ("bash", "zsh", "fish")
+
+# options and positionals that name files or folders, completed as such by the shell
+_FILE_DESTS = {
+    "paths",
+    "path",
+    "object",
+    "objects",
+    "definition",
+    "definitions",
+    "pods",
+    "config",
+    "output",
+    "crd",
+    "sarif",
+    "junit_xml",
+    "baseline",
+    "write_baseline",
+    "compare",
+    "fixtures",
+}
+_DIR_DESTS = {"catalog", "save", "root", "allow_outside"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
+
+
+def _mark_paths(parser: argparse.ArgumentParser, shtab: object) -> None:
+    """Tell shtab which arguments are files or folders, in every sub-command."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _mark_paths(sub, shtab)
+        elif action.choices is None and action.nargs != 0:
+            if action.dest in _FILE_DESTS:
+                action.complete = shtab.FILE  # type: ignore[attr-defined]
+            elif action.dest in _DIR_DESTS:
+                action.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import shtab
+    except ImportError:  # pragma: no cover - shtab is a dependency
+        sys.stderr.write("kartalint: error: shell completion needs shtab: pip install shtab\n")
+        return EXIT_USAGE
+    from kartalint.cli import build_parser
+
+    parser = build_parser()
+    _mark_paths(parser, shtab)
+    sys.stdout.write(shtab.complete(parser, shell=args.shell))
+    if not sys.stdout.isatty():
+        sys.stdout.write("\n")
+    return EXIT_OK

@@ -1,0 +1,112 @@
+"""``kubectl-karta``: kartalint as a kubectl plugin (``kubectl karta ...``).
+
+kubectl runs any executable named ``kubectl-<name>`` on the PATH as ``kubectl <name>`` (its plugin
+convention; ``kubectl plugin list`` shows it). The plugin speaks kubectl's dialect and hands over to
+kartalint's commands:
+
+    kubectl karta describe -f job.yaml                   # kartalint describe job.yaml
+    kubectl get jobset demo -o yaml | kubectl karta describe -f -
+    kubectl karta describe -f job.yaml -o json           # kartalint describe job.yaml -f json
+    kubectl karta lint definitions/                      # every other command as is
+
+For ``describe``, ``-f/--filename`` names the object file (repeatable; ``-`` for stdin) and
+``-o/--output`` the format (``tree``, ``json``, ``yaml``; ``wide`` is the tree), as in
+``kubectl get``; kartalint's own ``--format`` and ``--output FILE`` are accepted too. kartalint
+needs no cluster access: the objects come from files or stdin.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from kartalint.cli.common import EXIT_USAGE
+
+USAGE = """usage: kubectl karta COMMAND [ARGS...]
+
+kartalint as a kubectl plugin (no cluster access needed: objects come from files or stdin).
+
+  kubectl karta describe -f OBJECT.yaml [-o tree|json|yaml] [--pods PODS.yaml]
+  kubectl get jobset demo -o yaml | kubectl karta describe -f -
+  kubectl karta lint|test|diff|explore|new|catalog|rules ...   (as `kartalint COMMAND`)
+
+`kubectl karta COMMAND --help` shows a command's options; `kubectl karta --version` the version.
+"""
+
+_FORMATS = {"tree": "tree", "wide": "tree", "json": "json", "yaml": "yaml"}
+
+
+class UsageError(Exception):
+    """A kubectl-style argument kartalint cannot take."""
+
+
+def _value(argv: list[str], i: int, flag: str) -> tuple[str, int]:
+    """The value of the option at ``argv[i]`` (``-f X``, ``-fX``, ``--filename=X``) and the next index."""
+    arg = argv[i]
+    if "=" in arg and arg.startswith("--"):
+        return arg.split("=", 1)[1], i + 1
+    if not arg.startswith("--") and len(arg) > 2:
+        return arg[2:], i + 1
+    if i + 1 >= len(argv):
+        raise UsageError(f"option {flag} needs a value")
+    return argv[i + 1], i + 2
+
+
+def translate(argv: Sequence[str]) -> list[str]:
+    """kartalint's arguments for a ``kubectl karta`` command line."""
+    argv = list(argv)
+    if not argv or argv[0] != "describe":
+        return argv
+    files: list[str] = []
+    rest: list[str] = []
+    fmt: str | None = None
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest += argv[i:]
+            break
+        if (
+            arg in ("-f", "--filename")
+            or arg.startswith(("--filename=",))
+            or (arg.startswith("-f") and arg != "-f" and not arg.startswith("--"))
+        ):
+            value, i = _value(argv, i, "-f/--filename")
+            files.append(value)
+        elif (
+            arg in ("-o", "--output")
+            or arg.startswith("--output=")
+            or (arg.startswith("-o") and len(arg) > 2 and not arg.startswith("--"))
+        ):
+            value, i = _value(argv, i, "-o/--output")
+            if value not in _FORMATS:
+                raise UsageError(f"-o/--output must be one of {', '.join(_FORMATS)} (got {value!r})")
+            fmt = _FORMATS[value]
+        elif arg in ("-R", "--recursive"):
+            raise UsageError("-R/--recursive is not supported: name the files, or pipe `kubectl get ... -o yaml`")
+        else:
+            rest.append(arg)
+            i += 1
+    out = ["describe", *files, *rest]
+    if fmt:
+        out += ["--format", fmt]
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        (sys.stdout if args else sys.stderr).write(USAGE)
+        return 0 if args else EXIT_USAGE
+    try:
+        translated = translate(args)
+    except UsageError as exc:
+        sys.stderr.write(f"kubectl karta: error: {exc}\n")
+        return EXIT_USAGE
+    from kartalint.cli import main as kartalint_main
+
+    return kartalint_main(translated)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,275 @@
+"""What every CLI user expects: a version that says what runs, shell completion, the kubectl plugin."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+from conftest import REFERENCE, ROOT
+
+from kartalint import __version__
+from kartalint.cli import COMMAND_NAMES, main
+from kartalint.cli.kubectl import UsageError, translate
+from kartalint.cli.kubectl import main as kubectl_main
+from kartalint.scaffold.release import libjq_version
+
+JOBSET = os.path.join(REFERENCE, "objects", "karta-docs-quickstart--jobset.yaml")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- --version --------------------------------------------------------------------------------
+
+
+def test_version_names_kartalint_python_and_libjq(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith(f"kartalint {__version__}")
+    if os.path.exists(os.path.join(ROOT, ".git")):  # an editable checkout asks git for its commit
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        assert f"(commit {head[:12]}" in lines[0]
+    assert lines[1].startswith("Python " + ".".join(map(str, sys.version_info[:3])))
+    assert re.fullmatch(r"jq bindings \S+, libjq \d+\.\d+(\.\d+)?", lines[2]), lines[2]
+
+
+def test_libjq_version_is_the_one_the_bindings_run():
+    """The version read from the extension agrees with what the library can do: jq 1.7 added
+    `pick`, `have_decnum` and `$__loc__`; jq 1.8 added `trimstr`."""
+    import jq
+
+    version = libjq_version()
+    assert version is not None
+    major, minor = (int(part) for part in version.split(".")[:2])
+    assert (major, minor) >= (1, 7)
+    assert jq.compile("pick(.a)").input_value({"a": 1, "b": 2}).first() == {"a": 1}
+    has_trimstr = True
+    try:
+        jq.compile('trimstr("a")')
+    except ValueError:
+        has_trimstr = False
+    assert has_trimstr == ((major, minor) >= (1, 8))
+
+
+# -- completion -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_script_names_every_command(capsys, shell):
+    code, out, _ = run(capsys, "completion", shell)
+    assert code == 0 and out.startswith("#")
+    for name in COMMAND_NAMES:
+        assert name in out, (shell, name)
+    for option in ("strict-files", "allow-outside"):  # fish writes `-l strict-files`
+        assert ("--" + option if shell != "fish" else "-l " + option) in out, (shell, option)
+
+
+def _bash_complete(script: str, words: list[str]) -> list[str]:
+    program = (
+        f"source {script}\n"
+        f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}\n"
+        f'COMP_LINE="{" ".join(words)}"; COMP_POINT=${{#COMP_LINE}}\n'
+        f"_shtab_kartalint kartalint {words[-1]!r} {words[-2]!r}\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+        "complete -p kartalint\n"
+    )
+    proc = subprocess.run(["bash", "-c", program], capture_output=True, text=True, check=True)
+    return proc.stdout.splitlines()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
+def test_bash_loads_the_completion_and_completes_commands_options_and_choices(capsys, tmp_path):
+    script = tmp_path / "kartalint.bash"
+    code, out, _ = run(capsys, "completion", "bash")
+    assert code == 0
+    script.write_text(out)
+    lines = _bash_complete(str(script), ["kartalint", "de"])
+    assert "describe" in lines and lines[-1].startswith("complete ") and lines[-1].endswith(" kartalint")
+    assert {"--strict", "--strict-files"} <= set(_bash_complete(str(script), ["kartalint", "lint", "--str"]))
+    assert set(_bash_complete(str(script), ["kartalint", "lint", "--format", ""])[:-1]) == {
+        "auto",
+        "text",
+        "json",
+        "github",
+        "sarif",
+    }
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_zsh_and_fish_accept_the_script(capsys, tmp_path, shell):
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    script = tmp_path / f"kartalint.{shell}"
+    script.write_text(run(capsys, "completion", shell)[1])
+    proc = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_completion_of_an_unknown_shell_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["completion", "powershell"])
+    assert exit_.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+# -- kubectl plugin ---------------------------------------------------------------------------
+
+
+def test_kubectl_dialect_is_translated():
+    assert translate(["describe", "-f", "job.yaml"]) == ["describe", "job.yaml"]
+    assert translate(["describe", "--filename=job.yaml", "-o", "json"]) == ["describe", "job.yaml", "--format", "json"]
+    assert translate(["describe", "-fjob.yaml", "-oyaml", "--pods", "p.yaml"]) == [
+        "describe",
+        "job.yaml",
+        "--pods",
+        "p.yaml",
+        "--format",
+        "yaml",
+    ]
+    assert translate(["describe", "-f", "-", "-o", "wide"]) == ["describe", "-", "--format", "tree"]
+    assert translate(["lint", "-f", "json", "defs/"]) == ["lint", "-f", "json", "defs/"]  # other commands as is
+    for bad in (["describe", "-f"], ["describe", "-f", "x", "-o", "name"], ["describe", "-R", "-f", "d"]):
+        with pytest.raises(UsageError):
+            translate(bad)
+
+
+def test_kubectl_plugin_describes_like_kartalint(capsys, monkeypatch):
+    monkeypatch.chdir(os.path.dirname(JOBSET))
+    assert kubectl_main(["describe", "-f", JOBSET, "-o", "json"]) == 0
+    plugin = json.loads(capsys.readouterr().out)
+    assert main(["describe", JOBSET, "-f", "json"]) == 0
+    assert plugin == json.loads(capsys.readouterr().out)
+    assert kubectl_main(["describe", "-f", JOBSET, "-o", "name"]) == 2
+    assert "-o/--output must be one of" in capsys.readouterr().err
+    assert kubectl_main([]) == 2 and "usage: kubectl karta" in capsys.readouterr().err
+
+
+def _plugin_path(tmp_path):
+    """A PATH whose first folder holds `kubectl-karta` as the installed console script does."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "kubectl-karta"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m kartalint.cli.kubectl "$@"\n')
+    script.chmod(0o755)
+    return f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_real_kubectl_lists_and_runs_the_plugin(tmp_path):
+    env = dict(os.environ, PATH=_plugin_path(tmp_path), KUBECONFIG=str(tmp_path / "no-cluster"))
+    listed = subprocess.run(["kubectl", "plugin", "list"], capture_output=True, text=True, env=env, timeout=60)
+    assert str(tmp_path / "bin" / "kubectl-karta") in listed.stdout, listed.stdout + listed.stderr
+    with open(JOBSET, encoding="utf-8") as handle:
+        manifest = handle.read()
+    described = subprocess.run(
+        ["kubectl", "karta", "describe", "-f", "-", "-o", "json"],
+        input=manifest,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert described.returncode == 0, described.stderr
+    view = json.loads(described.stdout)
+    assert view["workload"]["kind"] == "JobSet" and view["components"]
+
+
+def test_krew_manifest_template_fills_in_to_a_plugin_manifest(tmp_path):
+    """What the release workflow does to plugins/karta.yaml gives a Krew manifest whose archive holds
+    the launcher, and the launcher runs kartalint's plugin."""
+    with open(os.path.join(ROOT, "plugins", "karta.yaml"), encoding="utf-8") as handle:
+        template = handle.read()
+    assert "{{VERSION}}" in template and "{{SHA256}}" in template
+    manifest = yaml.safe_load(template.replace("{{VERSION}}", "0.2.0").replace("{{SHA256}}", "0" * 64))
+    assert manifest["apiVersion"] == "krew.googlecontainertools.github.com/v1alpha2"
+    assert manifest["kind"] == "Plugin" and manifest["metadata"]["name"] == "karta"
+    assert manifest["spec"]["version"] == "v0.2.0"
+    (platform,) = manifest["spec"]["platforms"]
+    assert platform["bin"] == "kubectl-karta" and re.fullmatch(r"[0-9a-f]{64}", platform["sha256"])
+    assert platform["uri"].endswith("/v0.2.0/kubectl-karta-0.2.0.tar.gz")
+    shipped = {entry["from"] for entry in platform["files"]}
+    for name in shipped:
+        assert os.path.exists(os.path.join(ROOT, "plugins", name)) or os.path.exists(os.path.join(ROOT, name))
+    launcher = os.path.join(ROOT, "plugins", "kubectl-karta")
+    env = dict(os.environ, KARTALINT_PYTHON=sys.executable)
+    proc = subprocess.run([launcher, "--help"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: kubectl karta")
+    missing = subprocess.run(
+        [launcher, "--help"], capture_output=True, text=True, env={"PATH": str(tmp_path)}, timeout=60
+    )
+    assert missing.returncode == 2 and "kartalint is not installed" in missing.stderr
+
+
+# -- generated files and workflows ------------------------------------------------------------
+
+WORKFLOW_ACTIONS = {"actions/checkout": "v6", "actions/setup-python": "v6", "github/codeql-action/upload-sarif": "v4"}
+
+
+def _yamllint(*paths):
+    from yamllint import linter
+    from yamllint.config import YamlLintConfig
+
+    config = YamlLintConfig("{extends: default, rules: {line-length: disable}}")
+    problems = []
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            problems += [f"{path}:{p.line}:{p.column}: {p.message} ({p.rule})" for p in linter.run(handle, config)]
+    return problems
+
+
+def test_init_writes_files_that_pass_yamllint_and_the_workflow_schema(capsys, tmp_path):
+    from check_jsonschema import main as check_jsonschema
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    code, _, err = run(capsys, "init", "--root", str(tmp_path), "--rev", "v9.9.9")
+    assert code == 0, err
+    written = [tmp_path / ".kartalint.yaml", tmp_path / ".pre-commit-config.yaml"]
+    workflow = tmp_path / ".github" / "workflows" / "kartalint.yml"
+    assert _yamllint(*written, workflow) == []
+    data = yaml.safe_load(workflow.read_text())
+    assert "on" in data and True not in data, "`on` is quoted: a YAML 1.1 reader would see the key true"
+    [job] = data["jobs"].values()
+    assert 0 < job["timeout-minutes"] <= 60
+    with pytest.raises(SystemExit) as exit_:
+        check_jsonschema(["--builtin-schema", "vendor.github-workflows", str(workflow)])
+    assert exit_.value.code == 0, capsys.readouterr()
+    for step in job["steps"]:
+        name, _, ref = step["uses"].partition("@")
+        if name in WORKFLOW_ACTIONS:
+            assert ref == WORKFLOW_ACTIONS[name], step
+
+
+def test_the_repositorys_own_workflow_uses_current_inputs_and_uploads_the_junit_written(capsys):
+    from check_jsonschema import main as check_jsonschema
+
+    path = os.path.join(ROOT, ".github", "workflows", "kartalint.yml")
+    with pytest.raises(SystemExit) as exit_:
+        check_jsonschema(["--builtin-schema", "vendor.github-workflows", path])
+    assert exit_.value.code == 0, capsys.readouterr()
+    with open(path, encoding="utf-8") as handle:
+        workflow = yaml.safe_load(handle)
+    with open(os.path.join(ROOT, "action.yml"), encoding="utf-8") as handle:
+        action = yaml.safe_load(handle)
+    steps = workflow["jobs"]["catalog"]["steps"]
+    [ours] = [s for s in steps if s.get("uses") == "./"]
+    assert set(ours["with"]) <= set(action["inputs"]) and "paths" not in ours["with"], "deprecated input"
+    [upload] = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert upload["with"]["path"] == f"${{{{ steps.{ours['id']}.outputs.junit }}}}", "upload what the action wrote"
+    for job in workflow["jobs"].values():
+        assert job.get("timeout-minutes")
+        for step in job["steps"]:
+            name, _, ref = step.get("uses", "").partition("@")
+            if name in WORKFLOW_ACTIONS:
+                assert ref == WORKFLOW_ACTIONS[name], step
