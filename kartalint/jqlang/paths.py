@@ -12,6 +12,7 @@ from kartalint.jqlang.parser import Node
 from kartalint.jqlang.places import (
     COMPUTED,
     MAX_INLINE_DEPTH,
+    MAX_TESTED,
     PSEUDO,
     Path_,
     Scope,
@@ -84,6 +85,7 @@ class PathFacts:
     not_followed: list[NotFollowed] = field(default_factory=list)
     comparisons: list[tuple[tuple[str, ...], str, int, int]] = field(default_factory=list)  # P == "s" / P != "s"
     object_keys: list[PathRead] = field(default_factory=list)  # {(P): v}: P read as an object key
+    memo: dict = field(default_factory=dict, repr=False, compare=False)  # tested paths of `and` chains
 
 
 _FACTS: dict = {}  # id(tree) -> (tree, facts): parsed trees are cached and shared, so are their facts
@@ -100,6 +102,7 @@ def path_facts_of(root: Node) -> PathFacts:
         return cached[1]
     facts = PathFacts()
     _walk(root, Scope(base=((),)), facts)
+    facts.memo.clear()
     facts.reads = list(dict.fromkeys(facts.reads))  # an `if` or `//` may lead twice to one read
     facts.arithmetic = list({(id(op), read): (op, read) for op, read in facts.arithmetic}.values())
     if len(_FACTS) > 4096:
@@ -140,28 +143,24 @@ def unguarded_arithmetic(root: Node) -> list[tuple[Node, PathRead]]:
 
 def _read(node: Node, scope: Scope, path: Path_) -> PathRead:
     path = visible(path)
-    known = max((_common(path, t) for t in scope.tested), default=0)  # a tested path's ancestors exist too
+    known = next((i for i in range(len(path), 0, -1) if path[:i] in scope.tested), 0)
     exact = scope.guarded or node.kind == "optional" or _has_optional(node) or known == len(path)
     depth = min(known, len(path) - 1)
     return PathRead(path, node.start, node.end, exact, depth > 0, depth)
 
 
-def _common(path: Path_, other: Path_) -> int:
-    count = 0
-    for mine, theirs in zip(path, other, strict=False):
-        if mine != theirs:
-            break
-        count += 1
-    return count
-
-
-MAX_TESTED = 64  # paths known non-null at one place; more conditions than this add nothing
+def _with_ancestors(paths: frozenset) -> frozenset:
+    return frozenset(path[:i] for path in paths for i in range(1, len(path) + 1))
 
 
 def _also_tested(scope: Scope, more: frozenset) -> Scope:
-    if not more or len(scope.tested) >= MAX_TESTED:
+    """``scope`` where the paths ``more`` are known non-null, and so their ancestors (at most
+    ``MAX_TESTED`` paths are kept: a long chain of conditions adds nothing more)."""
+    room = MAX_TESTED - len(scope.tested)
+    if not more or room <= 0:
         return scope
-    return scope.but(tested=scope.tested | more)
+    added = _with_ancestors(more) - scope.tested
+    return scope.but(tested=scope.tested | (added if len(added) <= room else frozenset(list(added)[:room])))
 
 
 _CHAIN = ("field", "index", "iterate", "optional", "paren", "slice")
@@ -217,7 +216,7 @@ def _walk(node: Node | None, scope: Scope, facts: PathFacts) -> None:
         return
     if kind == "binop" and node.value == "and":
         _walk(node.children[0], scope, facts)
-        _walk(node.children[1], _also_tested(scope, tested(node.children[0], scope)), facts)
+        _walk(node.children[1], _also_tested(scope, tested(node.children[0], scope, facts.memo)), facts)
         return
     if kind == "binop" and node.value in ("==", "!="):
         _comparisons(node, scope, facts)
@@ -291,9 +290,9 @@ def _present_after_if(node: Node, scope: Scope) -> frozenset:
     pairs = node.value if isinstance(node.value, int) and node.value else 1
     seen: dict[Path_, bool] = {}
     for i, branch in enumerate(if_branches(node)):
-        known = tested(node.children[2 * i], scope) if i < pairs else frozenset()
+        known = _with_ancestors(tested(node.children[2 * i], scope)) if i < pairs else frozenset()
         for place in real(places_of(branch, scope)):
-            present = any(t[: len(place)] == place for t in known | scope.tested)
+            present = place in scope.tested or place in known
             seen[place] = seen.get(place, True) and present
     return frozenset(place for place, present in seen.items() if present)
 

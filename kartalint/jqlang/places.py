@@ -10,8 +10,7 @@ outputs that are computed values (a constant, arithmetic, a construct), not plac
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from kartalint.jqlang.syntax import COMPARE_OPS, Node
 
@@ -67,6 +66,8 @@ def single(places: Places) -> Path_ | None:
 
 
 def union(*groups: Places) -> Places:
+    if len(groups) == 1 and len(groups[0]) == 1:
+        return groups[0]
     out = tuple(dict.fromkeys(place for group in groups for place in group))
     return out if len(out) <= MAX_PLACES else COMPUTED
 
@@ -86,6 +87,8 @@ def step(path: Path_ | None, segment: str) -> Path_ | None:
 
 
 def extend(places: Places, segment: str) -> Places:
+    if len(places) == 1:
+        return (step(places[0], segment),)
     return union(tuple(step(place, segment) for place in places))
 
 
@@ -117,13 +120,12 @@ def collected(places: Places) -> Places:
     return union(tuple(_collected(place) for place in places))
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     base: Places  # the places of `.`
     env: tuple[tuple[str, Places], ...] = ()  # variables bound to input places
     funcs: tuple[tuple[str, Node], ...] = ()  # user functions of arity 0, inlined at their calls
     guarded: bool = False
-    tested: frozenset = frozenset()  # paths an enclosing select/if/and tests non-null
+    tested: frozenset = frozenset()  # paths an enclosing select/if/and proves non-null, with their ancestors
     depth: int = 0
 
     def var(self, name: str) -> Places:
@@ -139,7 +141,7 @@ class Scope:
         return None
 
     def but(self, **changes: Any) -> Scope:
-        return replace(self, **changes)
+        return self._replace(**changes)
 
 
 def places_of(node: Node | None, scope: Scope) -> Places:
@@ -366,7 +368,10 @@ def _strip(node: Node | None) -> Node | None:
     return node
 
 
-def tested(cond: Node | None, scope: Scope) -> frozenset:
+MAX_TESTED = 64  # paths known non-null at one place; more conditions than this add nothing
+
+
+def tested(cond: Node | None, scope: Scope, memo: dict | None = None) -> frozenset:
     """Paths that are non-null whenever ``cond`` is true: ``P``, ``P != null``, ``P == "x"``,
     ``P > 0``, ``(P // 0) > 0`` (when the default itself fails the test), ``has("k")``,
     ``P | type == "..."``, and conjunctions of these."""
@@ -374,7 +379,15 @@ def tested(cond: Node | None, scope: Scope) -> frozenset:
     if cond is None:
         return frozenset()
     if cond.kind == "binop" and cond.value == "and":
-        return tested(cond.children[0], scope) | tested(cond.children[1], scope)
+        # a long `and` chain is walked once per level: each level's answer is kept (linear, bounded)
+        memo_key = (id(cond), scope.base)
+        if memo is not None and memo_key in memo:
+            return memo[memo_key]
+        first = tested(cond.children[0], scope, memo)
+        both = first if len(first) >= MAX_TESTED else first | tested(cond.children[1], scope, memo)
+        if memo is not None:
+            memo[memo_key] = both
+        return both
     if cond.kind == "binop" and cond.value in COMPARE_OPS:
         left, right = cond.children
         op = str(cond.value)
