@@ -209,7 +209,7 @@ TEMPLATE_PATH = "podTemplateSpecPath: .spec.roles | keys[] as $k | .[$k].templat
         ),
         (
             "podSpecPath: .spec.roles | keys[] as $k | .[$k].template",
-            "is a PodTemplateSpec (metadata and spec)",
+            "is a PodTemplateSpec (its containers are under spec)",
             "write .spec.roles[].template.spec",
         ),
         (
@@ -235,6 +235,13 @@ def test_pod_template_at_the_wrong_level(config, written, what, hint):
     assert what in found.message and "Wrapper example.com/v1" in found.message
     assert hint in found.hint
     assert found.line == line_of(text, written.split(":")[0] + ":")
+
+
+def test_pod_template_in_a_block_scalar_is_reported_on_the_jq_text(config):
+    written = "podTemplateSpecPath: >-\n          .spec.roles | keys[] as $k\n          | .[$k].template.spec"
+    text, findings = lint(config, TEMPLATE_PATH, written)
+    [found] = only(findings, "pod-template-wrong-level")
+    assert text.splitlines()[found.line - 1].strip() == ".spec.roles | keys[] as $k"
 
 
 def test_pod_template_inside_a_free_form_wrapped_resource_gives_no_finding(config):
@@ -461,7 +468,7 @@ def test_arithmetic_on_optional_fields_in_any_expression(config):
     )
     [found] = only(findings, "crd-optional-arithmetic")
     assert found.message.startswith("'*' on .spec.resources.limits[\"nvidia.com/gpu\"], optional in Wrapper")
-    assert found.hint == 'write (.spec.resources.limits["nvidia.com/gpu"] // 1)'
+    assert found.hint == 'write (.spec.resources.limits["nvidia.com/gpu"] // 0)'
 
 
 @pytest.mark.parametrize(

@@ -185,6 +185,7 @@ def _arithmetic(ctx: Context, jq_field: Any, facts: Any, version: Any, where: st
             if isinstance(result.default, (int, float)) and not isinstance(result.default, bool)
             else None
         )
+        scale = jq_field.kind in karta.SCALE_PATHS
         text = jq_field.expression[read.start : read.end]
         if absent != read.path:
             note = f"{paths.path_text(absent)} is optional"
@@ -196,9 +197,10 @@ def _arithmetic(ctx: Context, jq_field: Any, facts: Any, version: Any, where: st
             "crd-optional-arithmetic",
             jq_field.path,
             f"'{operator.value}' on {read.text()}, optional in {where} ({note}): the {jq_field.kind} "
-            f"{'extraction' if jq_field.kind in karta.SCALE_PATHS else 'evaluation'} fails without it",
+            f"{'extraction' if scale else 'evaluation'} fails without it",
             scalar_range=(read.start, read.end),
-            hint=f"write ({text} // {default if default is not None else 1})",
+            # a count absent from a spec means one; from a status, none yet
+            hint=f"write ({text} // {default if default is not None else 1 if scale else 0})",
         )
 
 

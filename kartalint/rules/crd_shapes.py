@@ -110,6 +110,7 @@ def _pod_path(ctx: Context, field_path: tuple, key: str, expression: str, versio
                 field_path,
                 f"{key} {paths.path_text(place)} is {problem[0]} in {where}",
                 hint=problem[1],
+                scalar_range=(0, len(expression)),  # on the jq text, also in a block scalar
             )
             return
 
@@ -138,7 +139,7 @@ def _level_problem(key: str, schema: dict, place: tuple[str, ...]) -> tuple[str,
             f"{fix + ', or ' if fix else ''}use podSpecPath: {text}"
         )
     if not template and _is_pod_template(schema):
-        return "a PodTemplateSpec (metadata and spec), not a PodSpec", (
+        return "a PodTemplateSpec (its containers are under spec), not a PodSpec", (
             f"write {text}.spec (its containers are in spec), or use podTemplateSpecPath: {text}"
         )
     if schema.get("x-kubernetes-preserve-unknown-fields") or not _props(schema):
@@ -181,6 +182,7 @@ def _condition_fields(ctx: Context, root: karta.ComponentRef, version: Any, wher
             (*root.path, "statusDefinition", "conditionsDefinition", key),
             f"{key} '{name}': the conditions of {where} ({paths.path_text((*path, '[]'))}) have no field '{name}'",
             hint=(f"did you mean '{close[0]}'? " if close else "") + f"their fields: {', '.join(names)}",
+            scalar_range=(0, len(name)),
         )
 
 
@@ -239,6 +241,7 @@ def _actions(ctx: Context, comp: karta.ComponentRef, version: Any, where: str) -
                     f"{key}[{index}] writes {text} into {paths.path_text(path)}, {problem[0]} in {where}: "
                     "the API server refuses it",
                     hint=problem[1],
+                    scalar_range=(0, len(text)),
                 )
 
 
