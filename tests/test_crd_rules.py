@@ -527,3 +527,36 @@ def test_path_facts_through_constructs():
     assert {".status.x.y", ".spec.x.y"} <= set(reads("(.status.x // .spec.x) | .y"))
     assert ".status.conditions[].type" in reads('any(.status.conditions[]?; .type == "Ready")')
     assert reads(".spec.roles | to_entries[] | .key") == [".spec.roles", ".spec.roles[]"]
+
+
+def test_a_pod_template_one_level_too_high_in_the_real_jobset_crd(tmp_path):
+    import os
+
+    from conftest import REFERENCE, ROOT
+
+    with open(os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml"), encoding="utf-8") as handle:
+        text = handle.read()
+    good = ".spec.replicatedJobs[]?.template.spec.template"
+    assert good in text
+    config = Config(crds=[os.path.join(REFERENCE, "crds", "jobset.x-k8s.io_jobsets.yaml")])
+    assert not only(lint_text(text, config=config), "pod-template-wrong-level")
+    [found] = only(
+        lint_text(text.replace(good, ".spec.replicatedJobs[]?.template"), config=config), "pod-template-wrong-level"
+    )
+    assert "a wrapper around the PodTemplateSpec at .spec.replicatedJobs[].template.spec.template" in found.message
+    assert found.hint == "write .spec.replicatedJobs[].template.spec.template"
+
+
+def test_a_template_whose_spec_the_operator_completes_is_not_judged(config, tmp_path):
+    # a template with a spec that declares some pod fields but no containers (the operator adds them)
+    crd = yaml.safe_load(yaml.safe_dump(CRD))
+    role = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["roles"]
+    role["additionalProperties"]["properties"]["template"] = {
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {"nodeSelector": {"type": "object"}}}},
+    }
+    path = tmp_path / "crd.yaml"
+    path.write_text(yaml.safe_dump(crd))
+    for written in (TEMPLATE_PATH, "podSpecPath: .spec.roles | keys[] as $k | .[$k].template"):
+        _, findings = lint(Config(crds=[str(path)]), TEMPLATE_PATH, written)
+        assert not only(findings, "pod-template-wrong-level"), written

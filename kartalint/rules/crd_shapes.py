@@ -77,7 +77,8 @@ def _is_pod_spec(schema: dict) -> bool:
 
 def _is_pod_template(schema: dict) -> bool:
     spec = as_dict(_props(schema).get("spec"))
-    return bool(spec) and not _is_pod_spec(schema) and (_is_pod_spec(spec) or not _props(spec))
+    open_spec = not _props(spec) or bool(spec.get("x-kubernetes-preserve-unknown-fields"))
+    return bool(spec) and not _is_pod_spec(schema) and (_is_pod_spec(spec) or open_spec)
 
 
 def _search(schema: dict, want: Any) -> tuple[str, ...] | None:
@@ -142,14 +143,14 @@ def _level_problem(key: str, schema: dict, place: tuple[str, ...]) -> tuple[str,
         return "a PodTemplateSpec (its containers are under spec), not a PodSpec", (
             f"write {text}.spec (its containers are in spec), or use podTemplateSpecPath: {text}"
         )
-    if schema.get("x-kubernetes-preserve-unknown-fields") or not _props(schema):
-        return None  # undeclared fields may hold it: nothing can be said
     inner = _search(schema, _is_pod_template)
     if inner is not None and not template:
         inner = (*inner, "spec")
     if inner is not None:
         target = paths.path_text((*place, *inner))
         return f"a wrapper around the {'PodTemplateSpec' if template else 'PodSpec'} at {target}", f"write {target}"
+    if schema.get("x-kubernetes-preserve-unknown-fields") or not _props(schema) or "spec" in _props(schema):
+        return None  # undeclared fields may hold it, or a spec the operator completes: nothing can be said
     fields = ", ".join(sorted(_props(schema))[:8])
     return f"an object with no {'spec' if template else 'containers'} (its fields: {fields})", (
         f"point {key} at the {'PodTemplateSpec' if template else 'PodSpec'} of the role"
