@@ -314,6 +314,8 @@ def test_static_proof_is_sound_and_lint_findings_are_unchanged(monkeypatch):
         "break $nolabel",
         'import "a" as a; .',
         "reduce .[] as $x ($x; .)",
+        "{(1): .x}",  # libjq folds the constant key and refuses it: "Cannot use number (1) as object key"
+        "{([.a]): 1}",
     ],
 )
 def test_what_the_table_cannot_prove_is_left_to_libjq(program):
@@ -344,3 +346,31 @@ def test_programs_the_table_proves_do_compile(program):
     assert error is None
     if statically_compiles(tree):
         jq.compile(program)
+
+
+@pytest.mark.parametrize(
+    ("key", "rule", "message"),
+    [
+        ("(1)", "jq-compile-error", "Cannot use number (1) as object key"),
+        ("(null)", "jq-compile-error", "Cannot use null (null) as object key"),
+        ("(-1)", "object-key-not-string", "always a number"),
+        ("(.spec.roles | length)", "object-key-not-string", "always a number"),
+        ("(.spec.roles | keys)", "object-key-not-string", "always an array"),
+    ],
+)
+def test_an_object_key_that_is_never_a_string_is_found_by_lint(key, rule, message):
+    """A constant key jq refuses passed lint and failed at evaluation (issue 34, item 17)."""
+    from conftest import BASE_DEFINITION, lint_text
+
+    text = BASE_DEFINITION.replace(
+        "replicasPath: .spec.roles[] | (.replicas // 1)", f"replicasPath: '{{{key}: 1}} | length'"
+    )
+    [found] = [f for f in lint_text(text) if f.rule in ("jq-compile-error", "object-key-not-string")]
+    assert (found.rule, str(found.severity)) == (rule, "error") and message in found.message
+    line = text.splitlines()[found.line - 1]
+    assert key[1:-1] in line[found.column - 1 :]
+    for string_key in ['("a" + "b")', "(.spec.name)", '(.spec.roles | keys | join(","))', "(.x | tostring)"]:
+        text = BASE_DEFINITION.replace(
+            "replicasPath: .spec.roles[] | (.replicas // 1)", f"replicasPath: '{{{string_key}: 1}} | length'"
+        )
+        assert not [f for f in lint_text(text) if f.rule in ("jq-compile-error", "object-key-not-string")]

@@ -143,7 +143,7 @@ CASES = [
     ("reduce .spec.roles[] as $r (0; . + $r.replcas)", "path-not-in-crd", "$r.replcas"),
     ("(.spec.roles // []) | map(.sise) | length", "path-not-in-crd", ".sise"),
     (".inference.template.spec.containers | length", "crd-free-form", ".inference.template.spec.containers"),
-    (".spec | to_entries | map(.value.x) | length", "path-not-followed", None),
+    (".spec.roles | map({key: .name, value: .}) | from_entries | .worker.replicas", "path-not-followed", None),
 ]
 
 

@@ -260,6 +260,36 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
     ),
 }
 
+CASES.update(
+    {
+        # a computed key whose type the expression decides (no CRD needed)
+        "object-key-not-string": (
+            _set(child, "instanceIdPath", ".spec.roles[] | {(.replicas | length): .name} | .[]"),
+            _set(child, "instanceIdPath", ".spec.roles[] | {(.name | tostring): .name} | .[]"),
+        ),
+        # the same byPhase value under Running and Failed; near miss: Running with Degraded (they hold together)
+        "contradictory-matchers": (
+            lambda d: status(d)["statusMappings"].update(failed=[{"byPhase": "Running"}]),
+            lambda d: status(d)["statusMappings"].update(degraded=[{"byPhase": "Running"}]),
+        ),
+        # Failed's matcher is contained in Running's (earlier); near miss: the narrower one is the earlier
+        # status's only when it excludes the other (a condition that must be False)
+        "shadowed-matcher": (
+            lambda d: status(d)["statusMappings"].update(
+                failed=[{"byPhase": "Running", "byConditions": [{"type": "Failed", "status": "True"}]}]
+            ),
+            lambda d: status(d)["statusMappings"].update(
+                running=[{"byPhase": "Running", "byConditions": [{"type": "Failed", "status": "False"}]}],
+                failed=[{"byPhase": "Running", "byConditions": [{"type": "Failed", "status": "True"}]}],
+            ),
+        ),
+        "empty-status-mappings": (
+            _set(status, "statusMappings", {"running": [], "failed": []}),
+            _set(status, "statusMappings", {"running": [], "failed": [{"byPhase": "Failed"}]}),
+        ),
+    }
+)
+
 # Rules about reading files are tested in test_load.py; everything else must be in CASES.
 FILE_RULES = {
     r.id for r in rules.iter_rules(["yaml", "fixture", "test", "crd", "outcome"])

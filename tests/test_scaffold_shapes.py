@@ -46,7 +46,9 @@ def draft(tmp_path, capsys, document):
 
 
 def lints_clean_but_for_placeholders(tmp_path, capsys):
-    code = main(["lint", "--strict", "--disable", "draft-placeholder", str(tmp_path / "draft.yaml")])
+    # a draft of a CRD that names no status maps none (empty-status-mappings keeps --strict failing)
+    disable = ["--disable", "draft-placeholder", "--disable", "empty-status-mappings"]
+    code = main(["lint", "--strict", *disable, str(tmp_path / "draft.yaml")])
     out = capsys.readouterr().out
     assert code == 0, out
 

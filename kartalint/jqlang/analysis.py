@@ -6,7 +6,8 @@
 * ``safety``: constructs that read the environment, files or input, or never terminate;
 * ``first_non_path``: why an expression cannot be used as an assignable path;
 * ``path_facts``: the field paths an expression reads and whether each is guarded by ``//``;
-* ``unguarded_arithmetic``: arithmetic that fails when an operand path is absent (null).
+* ``unguarded_arithmetic``: arithmetic that fails when an operand path is absent (null);
+* ``object_keys``: computed object keys that are never strings.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from kartalint.jqlang.lexer import KEYWORDS
 from kartalint.jqlang.parser import ASSIGN_OPS, Node
+from kartalint.jqlang.types import static_type
 
 FORBIDDEN_DEL = "del"
 FORBIDDEN_EXCESSIVE = ("range", "paths", "recurse", "walk", "repeat")
@@ -215,6 +217,29 @@ def safety(root: Node) -> list[Problem]:
         elif node.kind == "directive":
             problems.append(Problem("jq-unsafe", f"'{node.value}' reads jq modules from files", node.start, node.end))
     problems.extend(unbounded_recursion(root))
+    return problems
+
+
+def object_keys(root: Node) -> list[Problem]:
+    """Computed object keys whose type the syntax decides and that are not strings (jq refuses
+    them: "Cannot use number (1) as object key")."""
+    problems = []
+    for node in root.walk():
+        if node.kind != "object":
+            continue
+        for entry in node.children:
+            key = entry.children[0] if entry is not None and entry.children else None
+            kind = static_type(key) if key is not None and key.kind == "paren" else None
+            if key is not None and kind not in (None, "string"):
+                problems.append(
+                    Problem(
+                        "object-key-not-string",
+                        f"this object key is always {'an' if kind in ('array', 'object') else 'a'} {kind}: "
+                        f"jq refuses it ('Cannot use {kind} as object key') on every object",
+                        key.start,
+                        key.end,
+                    )
+                )
     return problems
 
 

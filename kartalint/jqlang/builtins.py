@@ -11,6 +11,7 @@ libjq. A test holds the promise: wherever it says True, libjq compiles the progr
 from __future__ import annotations
 
 from kartalint.jqlang.syntax import Node
+from kartalint.jqlang.types import static_type
 
 BUILTINS: frozenset[tuple[str, int]] = frozenset(
     [
@@ -368,6 +369,9 @@ def _check(node: Node | None, functions: frozenset, variables: frozenset, labels
         for entry in node.children:  # libjq's object values are a narrower grammar than kartalint's
             if entry is not None and len(entry.children) > 1 and _binds_at_top(entry.children[1]):
                 raise _Unknown
+            key = entry.children[0] if entry is not None and entry.children else None
+            if key is not None and key.kind == "paren" and static_type(key) not in (None, "string"):
+                raise _Unknown  # libjq folds constant keys and refuses `{(1): .x}` when it compiles
     open_positions = _open_positions(node)
     for position, child in enumerate(node.children):
         _check(child, functions, variables, labels, position in open_positions)

@@ -9,8 +9,8 @@ import re
 
 from kartalint.jqlang.paths import PathRead
 
-# one path segment as written: .name, ."quoted", [], []?, .[] and [n]
-SEGMENT = re.compile(r"\.[A-Za-z_][A-Za-z0-9_]*|\.\"[^\"]*\"|\.?\[\]\??|\[\d+\]")
+# one path segment as written: .name, ."quoted", [], []?, .[], [n], ["key"] and [$var]
+SEGMENT = re.compile(r'\.[A-Za-z_][A-Za-z0-9_]*|\."[^"]*"|\.?\[(?:"[^"]*"|\$?[A-Za-z_][A-Za-z0-9_]*|-?\d+)?\]\??')
 
 
 def path_before(expression: str, read: PathRead, offset: int) -> tuple[str, ...]:

@@ -238,6 +238,28 @@ def lookup(root: dict[str, Any], path: tuple[str, ...]) -> Lookup:
     return Lookup(True, node, required=required, default=default)
 
 
+def may_be_absent(schema: dict[str, Any], path: tuple[str, ...], known: int = 0) -> tuple[str, ...] | None:
+    """The first key of ``path`` an object valid for the CRD may omit (optional in its parent), or
+    None when the CRD requires every one (or cannot tell). Only keys after the last list element or
+    map value the path takes (which exists when it is read) and after the first ``known`` segments
+    (tested non-null by the expression) count; ``metadata`` is never absent, nor is ``spec`` (a
+    workload always has one, though CRDs rarely say so; ``status`` is absent until the operator
+    writes it)."""
+    if not path or path[0] == "metadata":
+        return None
+    start = max(known, 1 if path[0] == "spec" else 0)
+    for index, part in enumerate(path):
+        if part.startswith("["):
+            start = max(start, index + 1)
+    for index in range(start + 1, len(path) + 1):
+        result = lookup(schema, path[:index])
+        if not result.found or result.schema is None:
+            return None
+        if not result.required:
+            return path[:index]
+    return None
+
+
 _COLUMN_TYPE = re.compile(r"""@\.type\s*==\s*["']([^"']+)["']""")
 
 

@@ -1,6 +1,9 @@
 """CRD-aware rules: every path a workload expression reads must exist in the CRD schema of the
-definition's root kind (``path-not-in-crd``), and arithmetic on optional fields needs a default
-(``crd-optional-arithmetic``, with the CRD's declared default in the hint).
+definition's root kind (``path-not-in-crd``); arithmetic, iteration and object keys on fields that
+may be absent need a default or a test (``crd-optional-arithmetic``, with the CRD's declared
+default in the hint, ``crd-optional-iteration``, ``crd-optional-object-key``); matchers must be
+able to match (``phase-never-matches``, ...). What pod paths, condition field names and suspend
+values point at is ``crd_shapes``'.
 
 Active only when the CRD of the root group/version/kind is known (``--crd`` or ``crds:`` in the
 configuration). Where the CRD proves a field present (required), the generic
@@ -17,6 +20,7 @@ from kartalint.jqlang import parse_cached, paths
 from kartalint.jqlang.segments import path_before
 from kartalint.karta import as_list
 from kartalint.model import Rule, Severity
+from kartalint.rules import crd_shapes
 from kartalint.rules.context import Context
 
 if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
@@ -36,9 +40,9 @@ RULES = (
         "crd-optional-arithmetic",
         Severity.WARNING,
         "crd",
-        "A scale path does arithmetic on a field the CRD marks optional, without a `//` default.",
+        "An expression does arithmetic (`-`, `*`, `/`, `%`) on a field the CRD marks optional (or under an optional parent), without a `//` default or a test.",
         "add the default the CRD declares, e.g. `(.parallelism // 1)`",
-        why="The CRD marks the field optional: objects without it make jq fail on null arithmetic, and the extraction fails.",
+        why="The CRD marks the field optional: objects without it make jq fail on null arithmetic, and the extraction (or the status match) fails.",
     ),
     Rule(
         "crd-optional-iteration",
@@ -52,9 +56,17 @@ RULES = (
         "path-not-followed",
         Severity.INFO,
         "crd",
-        "An expression passes its input through a construct that builds new values (`to_entries`, `keys`, an object, arithmetic), so the fields it reads after that cannot be checked against the CRD.",
+        "An expression passes its input through a construct that builds new values (an object or a list it builds, `keys`, arithmetic), so the fields it reads after that cannot be checked against the CRD (reads after `to_entries`, `with_entries`, `getpath` with a literal path, `//` defaults and `if` branches are followed).",
         "nothing to fix; check those fields by hand, or read them before the construct",
         why="After a construct that builds new values the reads cannot be mapped to the CRD's fields, so a typo there is not found by path-not-in-crd.",
+    ),
+    Rule(
+        "crd-optional-object-key",
+        Severity.WARNING,
+        "crd",
+        "An object key is computed from a field the CRD marks optional (`{(.gpu.name): ...}` where `gpu` is optional): on an object without it the key is null, and jq fails.",
+        'give the key a default (`(.gpu.name // "none")`) or keep the object for objects that have it (`select(.gpu != null)`)',
+        why="jq refuses a null object key ('Cannot use null (null) as object key'): every object that omits the optional field makes the whole expression fail.",
     ),
     Rule(
         "crd-free-form",
@@ -148,62 +160,114 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
                 hint=hint,
             )
         _iterations(ctx, jq_field, tree, facts, version, where)
-        if jq_field.kind not in karta.SCALE_PATHS:
-            continue
-        for operator, read in facts.arithmetic:
-            result = lookup(version.schema, read.path)
-            if not result.found or result.schema is None:
-                continue
-            superseded.add((tuple(jq_field.path), read.start))
-            if result.required:
-                continue
-            default = (
-                result.default
-                if isinstance(result.default, (int, float)) and not isinstance(result.default, bool)
-                else None
-            )
-            text = jq_field.expression[read.start : read.end]
-            note = (
-                f"the CRD declares default {default}, which the API server fills in, but objects from files and fixtures may omit it"
-                if default is not None
-                else "the CRD does not require it"
-            )
-            ctx.report(
-                "crd-optional-arithmetic",
-                jq_field.path,
-                f"'{operator.value}' on {read.text()}, optional in {where} ({note}): the {jq_field.kind} extraction fails without it",
-                scalar_range=(read.start, read.end),
-                hint=f"write ({text} // {default if default is not None else 1})",
-            )
+        _object_keys(ctx, jq_field, facts, version, where)
+        _arithmetic(ctx, jq_field, facts, version, where, superseded)
     _matchers(ctx, root, version, where)
+    crd_shapes.check(ctx, version)
     return superseded
+
+
+def _arithmetic(ctx: Context, jq_field: Any, facts: Any, version: Any, where: str, superseded: set) -> None:
+    """crd-optional-arithmetic: ``-``, ``*``, ``/``, ``%`` on a field that may be absent (optional in
+    the CRD, or under an optional parent), in any expression read from the workload."""
+    from kartalint.load.crds import lookup, may_be_absent
+
+    for operator, read in facts.arithmetic:
+        result = lookup(version.schema, read.path)
+        if not result.found or result.schema is None:
+            continue
+        superseded.add((tuple(jq_field.path), read.start))
+        absent = may_be_absent(version.schema, read.path, read.tested_depth)
+        if absent is None:
+            continue
+        default = (
+            result.default
+            if isinstance(result.default, (int, float)) and not isinstance(result.default, bool)
+            else None
+        )
+        scale = jq_field.kind in karta.SCALE_PATHS
+        text = jq_field.expression[read.start : read.end]
+        if absent != read.path:
+            note = f"{paths.path_text(absent)} is optional"
+        elif default is not None:
+            note = f"the CRD declares default {default}, which the API server fills in, but objects from files and fixtures may omit it"
+        else:
+            note = "the CRD does not require it"
+        ctx.report(
+            "crd-optional-arithmetic",
+            jq_field.path,
+            f"'{operator.value}' on {read.text()}, optional in {where} ({note}): the {jq_field.kind} "
+            f"{'extraction' if scale else 'evaluation'} fails without it",
+            scalar_range=(read.start, read.end),
+            # a count absent from a spec means one; from a status, none yet
+            hint=f"write ({text} // {default if default is not None else 1 if scale else 0})",
+        )
+
+
+def _object_keys(ctx: Context, jq_field: Any, facts: Any, version: Any, where: str) -> None:
+    """A computed object key read from a field of another type than string (always a jq error), or
+    from one that may be absent (a jq error on every object without it)."""
+    from kartalint.load.crds import lookup, may_be_absent
+
+    for read in facts.object_keys:
+        result = lookup(version.schema, read.path)
+        if not result.found or result.schema is None:
+            continue
+        kind = result.schema.get("type")
+        if kind in ("integer", "number", "boolean", "object", "array") and not result.schema.get(
+            "x-kubernetes-int-or-string"
+        ):
+            ctx.report(
+                "object-key-not-string",
+                jq_field.path,
+                f"{read.text()} is {'an' if kind in ('integer', 'object', 'array') else 'a'} {kind} in {where}: "
+                f"jq cannot use it as an object key (only strings are keys)",
+                scalar_range=(read.start, read.end),
+                hint=f"convert it: ({jq_field.expression[read.start : read.end]} | tostring)",
+            )
+            continue
+        absent = None if read.guarded else may_be_absent(version.schema, read.path, read.tested_depth)
+        if absent is None:
+            continue
+        text = jq_field.expression[read.start : read.end]
+        ctx.report(
+            "crd-optional-object-key",
+            jq_field.path,
+            f"{read.text()} is used as an object key, but {paths.path_text(absent)} is optional in {where}: "
+            "on an object without it the key is null and jq fails",
+            scalar_range=(read.start, read.end),
+            hint=f'give the key a default: ({text} // "none"), or select(... != null) first',
+        )
 
 
 def _iterations(ctx: Context, jq_field: Any, tree: Any, facts: Any, version: Any, where: str) -> None:
     """crd-optional-iteration: ``[]`` on a list that may be absent (optional in the CRD, or under an
-    optional parent), not protected by ``?``, ``try``, a ``//`` default or a test for non-null."""
-    from kartalint.load.crds import lookup
+    optional parent after the last list iterated), not protected by ``?``, ``try``, a ``//`` default
+    or a test for non-null."""
+    from kartalint.load.crds import may_be_absent
 
     for node in _unprotected_iterations(tree):
-        read = next((r for r in facts.reads if r.start <= node.start and node.end <= r.end), None)
-        if read is None or read.parent_tested:
+        if not jq_field.expression[: node.end].rstrip().endswith("]"):
             continue
-        full = path_before(jq_field.expression, read, node.end)
-        if not full or full[-1] != "[]" or not jq_field.expression[: node.end].rstrip().endswith("]"):
-            continue
-        target = full[:-1]
-        absent = _may_be_absent(version.schema, target, lookup)
-        if absent is None:
-            continue
-        bracket = jq_field.expression.rindex("[", 0, node.end)
-        ctx.report(
-            "crd-optional-iteration",
-            jq_field.path,
-            f"{paths.path_text(full)}: {paths.path_text(absent)} is optional in {where}; "
-            "iterating it fails on an object without it",
-            scalar_range=(bracket, node.end),
-            hint="write []? here (nothing is iterated when the list is absent)",
-        )
+        for read in facts.reads:
+            if not (read.start <= node.start and node.end <= read.end):
+                continue
+            full = path_before(jq_field.expression, read, node.end)
+            if not full or full[-1] != "[]":
+                continue
+            absent = may_be_absent(version.schema, full[:-1], read.tested_depth)
+            if absent is None:
+                continue
+            bracket = jq_field.expression.rindex("[", 0, node.end)
+            ctx.report(
+                "crd-optional-iteration",
+                jq_field.path,
+                f"{paths.path_text(full)}: {paths.path_text(absent)} is optional in {where}; "
+                "iterating it fails on an object without it",
+                scalar_range=(bracket, node.end),
+                hint="write []? here (nothing is iterated when the list is absent)",
+            )
+            break
 
 
 def _unprotected_iterations(tree: Any) -> list[Any]:
@@ -231,21 +295,6 @@ def _is_default(node: Any) -> bool:
     while node is not None and node.kind == "paren":
         node = node.children[0]
     return node is not None and node.kind == "binop" and node.value == "//"
-
-
-def _may_be_absent(schema: Any, target: tuple, lookup: Any) -> tuple | None:
-    """The first optional key on the way to the list (the list itself included), or None."""
-    if not target or target[0] == "metadata":
-        return None
-    for index in range(1, len(target) + 1):
-        if target[index - 1].startswith("["):
-            continue
-        result = lookup(schema, target[:index])
-        if not result.found or result.schema is None:
-            return None
-        if not result.required:
-            return target[:index]
-    return None
 
 
 def _enum_of(version: Any, path: tuple[str, ...] | None) -> list[str] | None:

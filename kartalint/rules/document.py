@@ -30,13 +30,14 @@ def _check(ctx: Context, crds: Any | None) -> list[Finding]:
     from kartalint.rules import expressions as jq
     from kartalint.rules import kai_gang as gang
     from kartalint.rules import karta_schema as schema
-    from kartalint.rules import practice, structure
+    from kartalint.rules import practice, status_mappings, structure
 
     schema.check(ctx)
     structure.check(ctx)
     ctx.superseded = crd.check(ctx, crds)  # before jq: the CRD may settle null-safety questions
     jq.check(ctx)
     practice.check(ctx)
+    status_mappings.check(ctx)
     gang.check(ctx)
     return _dedupe(ctx.findings)
 

@@ -81,6 +81,14 @@ RULES = (
         why="A recursive function without a base case never ends; consumers kill the evaluation after their time limit and report nothing.",
     ),
     Rule(
+        "object-key-not-string",
+        Severity.ERROR,
+        "jq",
+        "An object key is computed from a value that is never a string (a number, a boolean, null, a list or an object, known from the expression or from the CRD's type of the field it reads): jq refuses it on every object.",
+        "make the key a string (`tostring`), or use a field that holds one",
+        why="Only strings can be object keys: jq fails with 'Cannot use number (1) as object key', so the expression fails on every object, in every consumer.",
+    ),
+    Rule(
         "not-assignable-path",
         Severity.WARNING,
         "jq",
@@ -153,7 +161,7 @@ def check(ctx: Context) -> None:
         for found in analysis.restrictions(tree):
             message = found.message + (_UPSTREAM_MISSES if found.upstream_misses else "")
             ctx.report(found.rule, field.path, message, scalar_range=(found.start, found.end))
-        for found in analysis.safety(tree) + analysis.portability(tree, expr):
+        for found in analysis.safety(tree) + analysis.portability(tree, expr) + analysis.object_keys(tree):
             ctx.report(found.rule, field.path, found.message, scalar_range=(found.start, found.end))
         if field.assignable:
             bad = analysis.first_non_path(tree)
@@ -180,7 +188,10 @@ def check(ctx: Context) -> None:
 
 
 def _compile_hint(expression: str, message: str) -> str | None:
-    """A path written without its leading dot (``spec.x``) compiles as a call of ``spec/0``."""
+    """A path written without its leading dot (``spec.x``) compiles as a call of ``spec/0``; a
+    constant object key that is not a string (``{(1): .x}``) is refused when libjq folds it."""
+    if message.startswith("Cannot use ") and message.endswith(" as object key"):
+        return 'object keys are strings: write the key as one, e.g. {"1": ...} or {(1 | tostring): ...}'
     name = message.split("/", 1)[0]
     if (
         message.endswith("/0 is not defined")

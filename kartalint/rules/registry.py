@@ -33,12 +33,14 @@ from kartalint.load import documents
 from kartalint.model import Rule
 from kartalint.rules import (
     crd_paths,
+    crd_shapes,
     expressions,
     fixture_schema,
     kai_gang,
     karta_schema,
     outcomes,
     practice,
+    status_mappings,
     structure,
     test_time,
 )
@@ -52,8 +54,10 @@ _DECLARING = (
     structure,
     expressions,
     practice,
+    status_mappings,
     kai_gang,
     crd_paths,
+    crd_shapes,
     fixture_schema,
     test_time,
     outcomes,
