@@ -870,3 +870,85 @@ def test_odd_keyword_types_never_crash_the_drafting(tmp_path, capsys):
     code = main(["new", "--crd", str(path), "-o", str(tmp_path / "draft.yaml")])
     err = capsys.readouterr().err
     assert "Traceback" not in err and code in (0, 1, 2), err
+
+
+# -- `init --crd` and `new --crd` are one path (issue 31 item 7)
+
+
+def sizer_crd(tmp_path, cpu):
+    """A role described by fields whose `cpu` the CRD requires (the skeleton fills it in)."""
+    worker = {
+        "type": "object",
+        "required": ["cpu"],
+        "properties": {"cpu": cpu, "image": {"type": "string"}, "count": {"type": "integer", "default": 1}},
+    }
+    document = crd("Sizer", {"spec": {"type": "object", "required": ["worker"], "properties": {"worker": worker}}})
+    path = tmp_path / "sizer.yaml"
+    path.write_text(yaml.safe_dump(document))
+    return str(path)
+
+
+def run_init(tmp_path, capsys, crd_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    code = main(["init", "--root", str(root), "--crd", crd_path, "--rev", "v0.0.0"])
+    out, err = capsys.readouterr()
+    return code, root, out, err
+
+
+def test_init_and_new_write_the_same_draft_skeleton_and_review(tmp_path, capsys):
+    crd_path = shape("example.com_sparkjobs.yaml")
+    assert main(["new", "--crd", crd_path, "-o", str(tmp_path / "def.yaml")]) == 0
+    new_err = capsys.readouterr().err
+    code, root, _, init_err = run_init(tmp_path, capsys, crd_path)
+    assert code == 0, init_err
+    name = "example-com-sparkjob-v1beta2"
+    assert (root / "definitions" / f"{name}.yaml").read_text() == (tmp_path / "def.yaml").read_text()
+    by_new = yaml.safe_load((tmp_path / "def.fixture.yaml").read_text())
+    by_init = yaml.safe_load((root / "definitions" / name / "minimal.yaml").read_text())
+    assert by_new.pop("definition") == "def.yaml" and by_new == by_init
+    review = [line for line in new_err.splitlines() if "role(s) found" in line or line.startswith("kartalint:   ")]
+    assert len(review) == 3 and all(line in init_err.splitlines() for line in review)
+
+
+def test_init_refuses_a_skeleton_the_crd_refuses_as_new_does(tmp_path, capsys):
+    spec = {
+        "spec": {
+            "type": "object",
+            "required": ["mode", "template"],
+            "properties": {"mode": {"type": "string", "pattern": "^[A-Z]{3}$"}, "template": POD_TEMPLATE},
+        }
+    }
+    path = tmp_path / "crd.yaml"
+    path.write_text(yaml.safe_dump(crd("Strict", spec)))
+    code, root, _, err = run_init(tmp_path, capsys, str(path))
+    assert code == 1
+    assert (
+        "kartalint: error: the skeleton Strict object is not valid for its CRD: spec.mode: 'example' does not match"
+        in err
+    )
+    assert (root / "definitions" / "example-com-strict-v1.yaml").exists()
+    assert not (root / "definitions" / "example-com-strict-v1").exists(), "no fixture of an object the CRD refuses"
+
+
+def test_a_skeleton_the_draft_cannot_evaluate_is_written_without_expect(tmp_path, capsys):
+    # the CRD's `cpu` is a size class, not a quantity: the draft's guess fails on the skeleton
+    crd_path = sizer_crd(tmp_path, {"type": "string", "enum": ["small", "large"]})
+    assert main(["new", "--crd", crd_path, "-o", str(tmp_path / "def.yaml")]) == 1
+    err = capsys.readouterr().err
+    message = "kartalint: error: the draft cannot evaluate its skeleton Sizer object: worker: specDefinition"
+    assert message in err and "'small'" in err
+    fixture = yaml.safe_load((tmp_path / "def.fixture.yaml").read_text())
+    assert fixture["expect"] == {} and fixture["object"]["spec"]["worker"]["cpu"] == "small"
+    assert main(["test", str(tmp_path / "def.fixture.yaml")]) == 1  # needs expectations: not a pass
+    assert "expect is empty" in capsys.readouterr().out
+    code, root, _, init_err = run_init(tmp_path, capsys, crd_path)
+    assert code == 1 and message in init_err
+    by_init = yaml.safe_load((root / "definitions" / "example-com-sizer-v1" / "minimal.yaml").read_text())
+    assert by_init["expect"] == {} and by_init["object"] == fixture["object"]
+    # a quantity the skeleton can fill in is a number
+    crd_path = sizer_crd(tmp_path, {"type": "string"})
+    assert main(["new", "--crd", crd_path, "-o", str(tmp_path / "ok.yaml")]) == 0
+    capsys.readouterr()
+    fixture = yaml.safe_load((tmp_path / "ok.fixture.yaml").read_text())
+    assert fixture["object"]["spec"]["worker"]["cpu"] == "1" and fixture["expect"]["components"]

@@ -183,7 +183,11 @@ def _component(
             scale = {"replicasPath": f"{prefix}{' * '.join(factors)}" if iters else " * ".join(factors)}
             scale.update({k: (f"{prefix}{v}" if iters else v) for k, v in bounds.items()})
             comp["scaleDefinition"] = scale
-            notes.append("replicas: " + " * ".join(factors) + " (an absent count: the CRD's default, else its description's, else 1)")
+            notes.append(
+                "replicas: "
+                + " * ".join(factors)
+                + " (an absent count: the CRD's default, else its description's, else 1)"
+            )
         elif len(roles) > 1 or iters:
             # one result per instance (the zip rule): a constant after the entries' iteration
             comp["scaleDefinition"] = {"replicasPath": f"{prefix}1" if iters else "1"}

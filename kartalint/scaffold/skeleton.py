@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kartalint.scaffold.crd_roles import CPU_FIELDS, CPU_REQUEST_FIELDS, MEMORY_FIELDS
 from kartalint.scaffold.crd_schema import Role, identifier_field, properties_of, required_of, schema_at
 
 if TYPE_CHECKING:
@@ -18,9 +19,10 @@ if TYPE_CHECKING:
     from kartalint.load.crds import CrdVersion
 
 EXAMPLE_IMAGE = "registry.example.com/TODO:latest"
+QUANTITY_NAMES = {*CPU_REQUEST_FIELDS, *CPU_FIELDS, *MEMORY_FIELDS, "coreLimit", "cpuLimit", "memoryLimit"}
 
 
-def _minimal(node: Any, depth: int = 0) -> Any:
+def _minimal(node: Any, depth: int = 0, name: str = "") -> Any:
     if depth > 12 or not isinstance(node, dict):
         return None
     if "default" in node:
@@ -33,7 +35,7 @@ def _minimal(node: Any, depth: int = 0) -> Any:
         for key in required_of(node):
             child = properties_of(node).get(key)
             if child is not None:
-                out[key] = _minimal(child, depth + 1)
+                out[key] = _minimal(child, depth + 1, key)
         return out
     if kind == "array":
         return []
@@ -46,7 +48,9 @@ def _minimal(node: Any, depth: int = 0) -> Any:
         return False
     if kind == "string":
         enum = node.get("enum")
-        return enum[0] if isinstance(enum, list) and enum else "example"
+        if isinstance(enum, list) and enum:
+            return enum[0]
+        return "1" if name in QUANTITY_NAMES else "example"  # a CPU or memory amount must parse
     return None
 
 
