@@ -512,7 +512,7 @@ def test_a_phase_without_declared_values_gets_a_placeholder_per_status(tmp_path,
         key: [{"byPhase": f"TODO-{key}"}] for key in ("initializing", "running", "completed", "failed", "suspended")
     }, "suspended: the CRD has .spec.suspend"
     assert "replace each TODO-<status> with the values" in text
-    assert "(the CRD's .spec.suspend suspends it)" in comments_above(text, "suspended:")[0]
+    assert "(the CRD says .spec.suspend suspends it)" in comments_above(text, "suspended:")[0]
     findings = placeholder_findings(tmp_path, capsys, crd_file)
     placeholders = {f["message"].split(": ", 1)[1] for f in findings if "left in the definition" in f["message"]}
     assert {f"'TODO-{key}'" for key in ("initializing", "running", "completed", "failed", "suspended")} <= placeholders
@@ -952,3 +952,49 @@ def test_a_skeleton_the_draft_cannot_evaluate_is_written_without_expect(tmp_path
     capsys.readouterr()
     fixture = yaml.safe_load((tmp_path / "ok.fixture.yaml").read_text())
     assert fixture["object"]["spec"]["worker"]["cpu"] == "1" and fixture["expect"]["components"]
+
+
+def test_a_stop_annotation_the_crd_describes_is_a_todo_next_to_the_replicas(tmp_path, capsys):
+    spec = {
+        "type": "object",
+        "description": "The server. Set the annotation `example.com/stopped` to stop its pod; remove it to start again.",
+        "properties": {"replicas": {"type": "integer", "default": 1}, "template": POD_TEMPLATE},
+    }
+    path = tmp_path / "crd.yaml"
+    path.write_text(yaml.safe_dump(crd("Server", {"spec": spec})))
+    text, status, _, _ = draft_of(tmp_path, capsys, str(path))
+    assert comments_above(text, "replicasPath: (.spec.replicas // 1)") == [
+        "TODO: the annotation example.com/stopped suspends the workload (the CRD has it): while it is set the "
+        "operator runs no pod, which these replicas do not show"
+    ]
+    assert status["statusMappings"]["suspended"] == [
+        {"byExpression": {"expression": '"TODO-suspended"', "expectedResult": "true"}}
+    ]
+    assert "the CRD says the annotation example.com/stopped suspends it" in comments_above(text, "suspended:")[0]
+
+
+def test_a_transitional_value_the_crd_explains_is_mapped_as_it_says(tmp_path, capsys):
+    phase = {
+        "type": "string",
+        "enum": ["Running", "Completing", "Restarting"],
+        "description": "The phase.\n- Running: pods are up\n- Completing: all pods finished and the job succeeded\n"
+        "- Restarting: the job is restarting",
+    }
+    spec = {"spec": {"type": "object", "properties": {"template": POD_TEMPLATE}}}
+    text, status, _, _ = draft_of(
+        tmp_path, capsys, _write(tmp_path, crd("Explained", spec, {"type": "object", "properties": {"phase": phase}}))
+    )
+    assert status["statusMappings"] == {
+        "running": [{"byPhase": "Running"}],
+        "completed": [{"byPhase": "Completing"}],
+    }
+    assert comments_above(text, "completed:") == [
+        "Completing: the CRD says Completing: 'all pods finished and the job succeeded'"
+    ]
+    assert "TODO: Restarting is between two statuses" in comments_above(text, "statusMappings:")[0]
+
+
+def _write(tmp_path, document):
+    path = tmp_path / "crd.yaml"
+    path.write_text(yaml.safe_dump(document))
+    return str(path)

@@ -223,14 +223,35 @@ def phase_field(schema: dict[str, Any], columns: Sequence[PrinterColumn]) -> tup
     return None
 
 
-def suspend_fields(schema: dict[str, Any]) -> list[str]:
-    """Paths of the fields (booleans named suspend, stop, ...) that stop a workload's pods, and
-    notes on annotations the CRD describes for it."""
+_STOP_WORD = re.compile(r"\b(stop|stops|stopped|suspend|suspends|suspended|pause|pauses|paused)\b", re.I)
+_QUOTED_KEY = re.compile(r"[`\"']([A-Za-z0-9][-A-Za-z0-9_./]*)[`\"']")
+
+
+def suspend_fields(schema: dict[str, Any]) -> list[tuple[str, str]]:
+    """What stops a workload's pods, as the CRD says: (what, while when) for a boolean named
+    suspend, stop, ... under .spec, and for an annotation a description names for it."""
     found = []
     spec = _child(schema, "spec")
     for key, child in as_dict(spec.get("properties")).items():
         if isinstance(key, str) and key.lower() in SUSPEND_FIELDS and as_dict(child).get("type") == "boolean":
-            found.append(f".spec.{key}")
+            found.append((f".spec.{key}", "while it is true"))
+    stack: list[tuple[Any, int]] = [(schema, 0)]
+    seen = 0
+    while stack and seen < 5000:
+        node, depth = stack.pop()
+        seen += 1
+        text = text_of(node)
+        if "annotation" in text.lower() and _STOP_WORD.search(text):
+            quoted = _QUOTED_KEY.search(text)
+            what = f"the annotation {quoted.group(1)}" if quoted else f'an annotation (the CRD says: "{text[:100]}")'
+            if (what, "while it is set") not in found:
+                found.append((what, "while it is set"))
+        if depth < 12:
+            node = as_dict(node)
+            props = as_dict(node.get("properties"))
+            children = [v for k, v in props.items() if depth or k != "status"]
+            children += [node.get("items"), node.get("additionalProperties")]
+            stack.extend((child, depth + 1) for child in children if isinstance(child, dict))
     return found
 
 
@@ -360,7 +381,7 @@ def _placeholders(
     kind: str,
     conditions: dict[str, Any] | None,
     complete: bool,
-    suspends: list[str],
+    suspends: list[tuple[str, str]],
 ) -> None:
     """A `TODO-<status>` matcher for every core status nothing maps (and `suspended` when the CRD
     has a suspend field): `draft-placeholder` keeps `lint --strict` failing until each is
@@ -385,6 +406,6 @@ def _placeholders(
             matcher = {"byExpression": {"expression": f'"{placeholder}"', "expectedResult": "true"}}
             how = "an expression that is true when it is " + status
         if status == "suspended" and suspends:
-            how += f" (the CRD's {', '.join(suspends)} suspends it)"
+            how += f" (the CRD says {', '.join(what for what, _ in suspends)} suspends it)"
         mappings[status] = [matcher]
         draft.why[status] = [f"TODO: placeholder: write {how}, or delete it if the workload never is"]

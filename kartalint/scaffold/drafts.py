@@ -192,9 +192,9 @@ def _component(
             # one result per instance (the zip rule): a constant after the entries' iteration
             comp["scaleDefinition"] = {"replicasPath": f"{prefix}1" if iters else "1"}
             scale_notes.append("no count field next to this role: 1 pod per instance (TODO: confirm)")
-    for field_path in suspend_fields(schema):
+    for stopper, when in suspend_fields(schema):
         scale_notes.append(
-            f"TODO: {field_path} suspends the workload (the CRD has it): while it is true the operator runs no pod, "
+            f"TODO: {stopper} suspends the workload (the CRD has it): {when} the operator runs no pod, "
             "which these replicas do not show"
         )
     label = f'.metadata.labels["TODO/{role.name}"]'
