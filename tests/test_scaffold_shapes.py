@@ -695,15 +695,16 @@ def test_a_wrapped_resource_is_not_a_pod_template_its_pod_sets_are_the_roles(tmp
     crd_file = shape("example.com_wrappers.yaml")
     text, status, roles, _ = draft_of(tmp_path, capsys, crd_file)
     [component] = roles.values()
-    assert component["instanceIdPath"] == (
-        '(.spec.components // []) | to_entries[] | .key as $i | (.value.podSets // []) | to_entries[] | "\\($i)-\\(.key)"'
-    )
+    # one instance per pod set: those the status keeps per component first (the operator's validated
+    # or inferred sets), else the spec's
+    sets = "(.spec.components // []) | to_entries[] | .key as $i | ($o.status.componentStatus[$i].podSets // .value.podSets // [])"
+    assert component["instanceIdPath"] == f'. as $o | {sets} | to_entries[] | "\\($i)-\\(.key)"'
     assert component["specDefinition"] == {
-        "podTemplateSpecPath": "((.spec.components // []) | to_entries[] | .key as $i | .value.podSets // [] | .[] | "
+        "podTemplateSpecPath": f"(. as $o | {sets} | .[] | "
         '[$i, (.path | [splits("[.\\\\[\\\\]]+") | select(length > 0) | tonumber? // .])]) as [$i, $path] | '
         '.spec.components[$i] | if $path[0] == "template" then getpath($path) else .template | getpath($path) end'
     }
-    assert component["scaleDefinition"] == {"replicasPath": ".spec.components[]? | .podSets[]? | (.replicas // 1)"}
+    assert component["scaleDefinition"] == {"replicasPath": f". as $o | {sets} | .[] | (.replicas // 1)"}
     assert "optional for known GVKs whose PodSets can be automatically inferred" in text  # quoted in a TODO
     # running from a condition type the CRD's description names; the phase's values are placeholders
     assert status["statusMappings"]["running"] == [{"byConditions": [{"type": "PodsReady", "status": "True"}]}]
@@ -718,6 +719,15 @@ def test_a_wrapped_resource_is_not_a_pod_template_its_pod_sets_are_the_roles(tmp
         ("1-0", 1, 1),
     ]
     assert view.statuses == ["Running"]
+    # the pod sets the operator inferred for a wrapped Job declared without any, kept in the status
+    inferred = {
+        **WRAPPER_OBJECT,
+        "spec": {"components": [{"template": WRAPPER_OBJECT["spec"]["components"][1]["template"]}]},
+        "status": {"componentStatus": [{"name": "single", "podSets": [{"path": "template", "replicas": 2}]}]},
+    }
+    view = evaluate(yaml.safe_load(text), inferred)
+    [sets] = [c for c in view.components if c.name == component["name"]]
+    assert not view.all_errors and [(i.id, i.desired, i.resources.gpus) for i in sets.instances] == [("0-0", 2, 2)]
     assert main(["test", str(tmp_path / "draft.fixture.yaml")]) == 0  # the skeleton wraps a Job with one pod set
 
 

@@ -205,10 +205,30 @@ def fragments(base: str, fields: dict[str, str]) -> tuple[dict[str, str], list[s
 _SPLIT_PATH = '[splits("[.\\\\[\\\\]]+") | select(length > 0) | tonumber? // .]'
 
 
-def pod_set_paths(role_path: tuple, fields: dict[str, str], default: int) -> dict[str, str]:
+def status_pod_sets(schema: dict[str, Any], fields: dict[str, str]) -> str | None:
+    """The list under .status whose entries carry the same pod-set list as the spec's entries
+    (AppWrapper's ``.status.componentStatus[].podSets``: the pod sets the operator validated or
+    inferred, one entry per component), as a jq path; None when the status keeps none."""
+    status = properties_of(schema).get("status")
+    stack: list[tuple[Any, tuple[str, ...]]] = [(status, ("status",))]
+    while stack:
+        node, path = stack.pop(0)
+        for key, child in properties_of(node).items():
+            if type_of(child) == "array" and isinstance(child, dict):
+                sets = properties_of(child.get("items")).get(fields["list"])
+                item = properties_of(sets.get("items")) if isinstance(sets, dict) else {}
+                if type_of(sets) == "array" and type_of(item.get(fields["path"])) == "string":
+                    return jq_path((*path, key))
+            elif type_of(child) == "object" and len(path) < 3:
+                stack.append((child, (*path, key)))
+    return None
+
+
+def pod_set_paths(role_path: tuple, fields: dict[str, str], default: int, mirror: str | None = None) -> dict[str, str]:
     """instanceIdPath, podTemplateSpecPath and replicasPath of the pod sets of a wrapped resource:
     one instance per pod set, its template read with ``getpath`` over the set's parsed path
-    (``template.spec.replicatedJobs[0].template.spec.template``)."""
+    (``template.spec.replicatedJobs[0].template.spec.template``). With ``mirror`` (the status list
+    that keeps each entry's pod sets), those are read first and the spec's when it has none."""
     holder = role_path[: role_path.index(fields["list"])]  # the object holding the wrapped resource
     iters = [i for i, p in enumerate(holder) if p in ("[]", "{}")]
     wrapped, sets, path_field = fields["embedded"], fields["list"], fields["path"]
@@ -217,11 +237,15 @@ def pod_set_paths(role_path: tuple, fields: dict[str, str], default: int) -> dic
     read = f'if $path[0] == "{wrapped}" then getpath($path) else .{wrapped} | getpath($path) end'
     if iters:
         outer = jq_path(holder[: iters[0]])
+        start, entry_sets = f"({outer} // []) | to_entries[] | .key as $i", f"(.value.{sets} // [])"
+        if mirror:
+            start, entry_sets = f". as $o | {start}", f"($o{mirror}[$i].{sets} // .value.{sets} // [])"
         return {
-            "instanceIdPath": f'({outer} // []) | to_entries[] | .key as $i | (.value.{sets} // []) | to_entries[] | "\\($i)-\\(.key)"',
-            "podTemplateSpecPath": f"(({outer} // []) | to_entries[] | .key as $i | .value.{sets} // [] | .[] | [$i, {parse}])"
-            f" as [$i, $path] | {outer}[$i] | {read}",
-            "replicasPath": f"{outer}[]? | .{sets}[]? | {count}",
+            "instanceIdPath": f'{start} | {entry_sets} | to_entries[] | "\\($i)-\\(.key)"',
+            "podTemplateSpecPath": f"({start} | {entry_sets} | .[] | [$i, {parse}]) as [$i, $path] | {outer}[$i] | {read}",
+            "replicasPath": f"{start} | {entry_sets} | .[] | {count}"
+            if mirror
+            else f"{outer}[]? | .{sets}[]? | {count}",
         }
     parent = jq_path(holder)
     return {

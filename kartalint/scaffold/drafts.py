@@ -18,7 +18,7 @@ import yaml
 from kartalint.karta import as_dict
 from kartalint.load.crds import CrdIndex, CrdVersion
 from kartalint.load.documents import load_file
-from kartalint.scaffold.crd_roles import find_roles, fragments, pod_set_paths
+from kartalint.scaffold.crd_roles import find_roles, fragments, pod_set_paths, status_pod_sets
 from kartalint.scaffold.crd_schema import (
     LIBRARY_NAME,
     Role,
@@ -135,7 +135,8 @@ def _component(
     if role.shape == "podsets":
         count = as_dict(schema_at(schema, role.path).get("properties")).get(role.fields.get("count", ""))
         default, unstated = count_default(as_dict(count), role.fields.get("count", "replicas"))
-        paths = pod_set_paths(role.path, role.fields, default)
+        mirror = status_pod_sets(schema, role.fields) if "[]" in role.path[:-2] else None
+        paths = pod_set_paths(role.path, role.fields, default, mirror)
         comp["instanceIdPath"] = paths["instanceIdPath"]
         comp["specDefinition"] = {"podTemplateSpecPath": paths["podTemplateSpecPath"]}
         comp["scaleDefinition"] = {"replicasPath": paths["replicasPath"]}
@@ -144,8 +145,16 @@ def _component(
             f"getpath from the entry (or from .{role.fields['embedded']} when it does not start with it)"
         )
         comments[(role.name, "podTemplateSpecPath")] = [
-            f"TODO: entries that leave {jq_path(role.path[:-1])} out get no pod here (the CRD says: "
-            f'"{text_of(schema_at(schema, role.path[:-1]))[:120]}")'
+            *(
+                [
+                    f"pod sets from {mirror}[].{role.fields['list']} first (the status keeps them per entry of the "
+                    f"spec: the sets the operator validated or inferred), else from {jq_path(role.path[:-1])}"
+                ]
+                if mirror
+                else []
+            ),
+            f"TODO: entries with no pod set{' in either' if mirror else ''} get no pod here (the CRD says of "
+            f'{jq_path(role.path[:-1])}: "{text_of(schema_at(schema, role.path[:-1]))[:120]}")',
         ]
         if unstated:
             scale_notes.append(unstated)
