@@ -5,6 +5,8 @@ templates under x-kubernetes-preserve-unknown-fields are found, and no condition
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -952,6 +954,9 @@ def test_a_skeleton_the_draft_cannot_evaluate_is_written_without_expect(tmp_path
     assert fixture["expect"] == {} and fixture["object"]["spec"]["worker"]["cpu"] == "small"
     assert main(["test", str(tmp_path / "def.fixture.yaml")]) == 1  # needs expectations: not a pass
     assert "expect is empty" in capsys.readouterr().out
+    assert main(["new", "--crd", crd_path, "-f", "json"]) == 1
+    [problem] = json.loads(capsys.readouterr().out)["drafts"][0]["problems"]
+    assert problem.startswith("the draft cannot evaluate its skeleton Sizer object: worker: specDefinition")
     code, root, _, init_err = run_init(tmp_path, capsys, crd_path)
     assert code == 1 and message in init_err
     by_init = yaml.safe_load((root / "definitions" / "example-com-sizer-v1" / "minimal.yaml").read_text())
