@@ -133,8 +133,10 @@ def _component(
     iters = [i for i, p in enumerate(role.path) if p in ("[]", "{}")]
     prefix = ""
     if role.shape == "podsets":
-        count = as_dict(schema_at(schema, role.path).get("properties")).get(role.fields.get("count", ""))
-        default, unstated = count_default(as_dict(count), role.fields.get("count", "replicas"))
+        default, unstated = 1, None
+        if "count" in role.fields:
+            count = as_dict(schema_at(schema, role.path).get("properties")).get(role.fields["count"])
+            default, unstated = count_default(as_dict(count), role.fields["count"])
         mirror = status_pod_sets(schema, role.fields) if "[]" in role.path[:-2] else None
         paths = pod_set_paths(role.path, role.fields, default, mirror)
         comp["instanceIdPath"] = paths["instanceIdPath"]
