@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from kartalint.cli.common import EXIT_OK, EXIT_USAGE
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 
 HELP = "set a repository up: .kartalint.yaml, pre-commit hooks, GitHub workflow, drafts from CRDs"
 
@@ -47,9 +47,13 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         sys.stderr.write(f"kartalint: error: cannot write in {args.root}: {exc.strerror or exc}\n")
         return EXIT_USAGE
+    for line in result.review:  # the same review as `new --crd`
+        sys.stderr.write(f"kartalint: {line}\n")
+    for error in result.errors:
+        sys.stderr.write(f"kartalint: error: {error}\n")
     for path in written:
         sys.stdout.write(f"wrote {os.path.join(args.root, path) if args.root != '.' else path}\n")
     for note in result.notes:
         sys.stdout.write(f"note: {note}\n")
     sys.stdout.write(next_steps(result, args.layout))
-    return EXIT_OK
+    return EXIT_FAIL if result.errors else EXIT_OK

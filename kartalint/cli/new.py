@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _new_from_crd(args: argparse.Namespace) -> int:
     from kartalint.evaluation import Evaluator
-    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd
-    from kartalint.scaffold.fixture import fixture_text
+    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd, review_lines
+    from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
 
     if not os.path.isfile(args.crd):
         raise ConfigError(f"--crd {args.crd}: no such file")
@@ -90,47 +90,41 @@ def _new_from_crd(args: argparse.Namespace) -> int:
     except ScaffoldError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    if args.format == "json":
-        sys.stdout.write(json.dumps(_review_document(drafts), indent=2) + "\n")
-        if not args.output:
-            args.output = None
-    else:
-        _review_report(drafts, args.crd)
-    invalid = [d for d in drafts if d.problems]
-    for draft in invalid:  # the skeleton must be an object the API server would accept
-        for problem in draft.problems:
-            sys.stderr.write(
-                f"kartalint: error: the skeleton {draft.fixture_object.get('kind')} object is not valid for its CRD: {problem}\n"
-            )
     fixture_path = args.fixture or (
         os.path.splitext(args.output)[0] + ".fixture.yaml" if args.output and len(drafts) == 1 else None
     )
-    if invalid:
-        fixture_path = None  # never write a fixture of an object the CRD refuses
-    fixture_handle = open_output(fixture_path) if fixture_path else None
+    definition_ref = (
+        os.path.relpath(os.path.abspath(args.output), os.path.dirname(os.path.abspath(fixture_path)))
+        if args.output and fixture_path
+        else None
+    )
+    source = skeleton_source(args.crd)
+    with Evaluator() as evaluator:  # the same skeleton, checks and fixture as `init --crd`
+        skeletons = [skeleton_fixture(d, evaluator, source=source, definition=definition_ref) for d in drafts]
+    for draft, skeleton in zip(drafts, skeletons, strict=True):
+        if skeleton.text is not None:  # evaluated: its extraction errors are problems of the draft
+            draft.problems = list(draft.problems) + skeleton.errors
+    if args.format == "json":
+        sys.stdout.write(json.dumps(_review_document(drafts), indent=2) + "\n")
+    else:
+        for draft in drafts:
+            for line in review_lines(draft, args.crd):
+                sys.stderr.write(f"kartalint: {line}\n")
+    failed = False
+    for skeleton in skeletons:
+        for error in skeleton.errors:
+            failed = True
+            sys.stderr.write(f"kartalint: error: {error}\n")
+    first = skeletons[0] if fixture_path else None
+    fixture_handle = open_output(fixture_path) if fixture_path and first and first.text is not None else None
     if args.format != "json" or args.output:
         emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
-    if fixture_path and fixture_handle is not None:
-        draft = drafts[0]
-        with Evaluator() as evaluator:
-            view = evaluator.evaluate(draft.data, draft.fixture_object)
-        definition_ref = (
-            os.path.relpath(os.path.abspath(args.output), os.path.dirname(os.path.abspath(fixture_path)))
-            if args.output
-            else None
-        )
+    if fixture_handle is not None and first is not None and first.text is not None:
         with fixture_handle as handle:
-            handle.write(
-                fixture_text(
-                    draft.fixture_object,
-                    view,
-                    name=f"minimal {draft.name}",
-                    source=f"minimal object built from the CRD schema of {os.path.basename(args.crd)} (required fields and defaults)",
-                    definition=definition_ref,
-                )
-            )
-        sys.stderr.write(f"kartalint: wrote {fixture_path}: a minimal object of the CRD with its current evaluation\n")
-    return EXIT_FAIL if invalid else EXIT_OK
+            handle.write(first.text)
+        what = "its current evaluation" if not first.errors else "an empty expect (nothing pinned)"
+        sys.stderr.write(f"kartalint: wrote {fixture_path}: a minimal object of the CRD with {what}\n")
+    return EXIT_FAIL if failed else EXIT_OK
 
 
 def _review_document(drafts: Any) -> dict:
@@ -138,18 +132,6 @@ def _review_document(drafts: Any) -> dict:
     from kartalint.scaffold.drafts import review
 
     return {"schemaVersion": 1, "drafts": [review(d) for d in drafts]}
-
-
-def _review_report(drafts: Any, crd_path: str) -> None:
-    """What the drafts found and how sure each guess is, on stderr (the draft goes to stdout or -o)."""
-    from kartalint.scaffold.drafts import review
-
-    for draft in drafts:
-        sys.stderr.write(f"kartalint: {draft.name}: {len(draft.roles)} role(s) found in {crd_path}\n")
-        for role in review(draft)["roles"]:
-            sys.stderr.write(
-                f"kartalint:   {role['name']:<16} {role['path']:<44} {role['confidence']:<26} replicas: {role['replicas']}\n"
-            )
 
 
 def _new_fixture(args: argparse.Namespace, object_path: str) -> int:

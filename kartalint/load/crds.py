@@ -33,6 +33,7 @@ class CrdVersion:
     storage: bool
     source: str
     printer_columns: tuple[str, ...] = ()  # jsonPath of each additionalPrinterColumn
+    printer_details: tuple[tuple[str, str, str], ...] = ()  # (name, jsonPath, description) of each
 
     @property
     def gvk(self) -> GVK:
@@ -153,6 +154,14 @@ def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
             if problem:
                 raise problem
         columns = tuple(str(as_dict(c).get("jsonPath") or "") for c in as_list(version.get("additionalPrinterColumns")))
+        details = tuple(
+            (
+                str(as_dict(c).get("name") or ""),
+                str(as_dict(c).get("jsonPath") or ""),
+                str(as_dict(c).get("description") or ""),
+            )
+            for c in as_list(version.get("additionalPrinterColumns"))
+        )
         out.append(
             CrdVersion(
                 group,
@@ -164,6 +173,7 @@ def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
                 bool(version.get("storage", False)),
                 source,
                 columns,
+                details,
             )
         )
     return out

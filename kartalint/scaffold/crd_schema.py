@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
+
+from kartalint.scaffold.crd_status import text_of
 
 COUNT_FIELDS = ("replicas", "parallelism", "size", "numOfHosts", "numNodes", "instances", "count")
 
@@ -14,34 +15,30 @@ COUNT_FIELDS = ("replicas", "parallelism", "size", "numOfHosts", "numNodes", "in
 GENERIC_KEYS = {"template", "spec", "podTemplate", "podSpec"}
 
 
-COND_GUESSES = (
-    ("running", ("Running", "Ready", "Available")),
-    ("completed", ("Succeeded", "Complete", "Completed")),
-    ("failed", ("Failed",)),
-    ("suspended", ("Suspended",)),
-)
-
-
-PHASE_WORDS = {
-    "initializing": ("pending", "initializing", "creating", "starting", "provisioning", "new", "submitted"),
-    "running": ("running", "ready", "healthy", "active", "available"),
-    "completed": ("succeeded", "complete", "completed", "finished", "done"),
-    "failed": ("failed", "error", "errored"),
-    "suspended": ("suspended", "stopped"),
-}
-
-
 @dataclass
 class Role:
     name: str
     path: tuple  # schema path of the template (or fragment holder), "[]" / "{}" for iteration
-    shape: str  # "template", "podspec" or "fragments"
+    # "template", "podspec", "fragments" (a resources object), "fields" (cores, memory, gpu, ...),
+    # "podsets" (pod sets of a wrapped resource) or "wrapped" (a wrapped resource, not a role)
+    shape: str
     note: list[str] = dc_field(default_factory=list)
     pattern: str | None = None  # the optional object of a list entry this alternative lives in
+    fields: dict[str, str] = dc_field(default_factory=dict)  # "fields" and "podsets": what each field is
 
 
 def properties_of(node: Any) -> dict[str, Any]:
-    return (node or {}).get("properties") or {} if isinstance(node, dict) else {}
+    props = node.get("properties") if isinstance(node, dict) else None
+    return {k: v for k, v in props.items() if isinstance(k, str)} if isinstance(props, dict) else {}
+
+
+def type_of(node: Any) -> Any:
+    return node.get("type") if isinstance(node, dict) else None
+
+
+def embedded(node: Any) -> bool:
+    """A wrapped Kubernetes object (``x-kubernetes-embedded-resource``): a Job, a JobSet, ..., never a pod template."""
+    return isinstance(node, dict) and node.get("x-kubernetes-embedded-resource") is True
 
 
 _DERIVED = re.compile(
@@ -49,13 +46,13 @@ _DERIVED = re.compile(
 )
 
 
-_TEMPLATE_NAME = re.compile(r"^(template|podTemplate|.*Template)$")
+TEMPLATE_NAME = re.compile(r"^(template|podTemplate|.*Template)$")
 
 
 LIBRARY_NAME = re.compile(r"^.+Templates$")  # reusable fragments referenced by name (`roleTemplates`)
 
 
-def _free_form(node: Any) -> bool:
+def free_form(node: Any) -> bool:
     return (
         isinstance(node, dict)
         and not properties_of(node)
@@ -63,35 +60,6 @@ def _free_form(node: Any) -> bool:
         and "items" not in node
         and not isinstance(node.get("additionalProperties"), dict)
     )
-
-
-def find_roles(node: Any, path: tuple, out: list[Role]) -> None:
-    props = properties_of(node)
-    if "metadata" in props and "spec" in props and "containers" in properties_of(props["spec"]):
-        out.append(Role("", path, "template"))
-        return
-    if path and _TEMPLATE_NAME.match(str(path[-1])) and _free_form(node):
-        # a pod template the CRD does not describe (x-kubernetes-preserve-unknown-fields): by name
-        out.append(
-            Role("", path, "template", ["guessed by its name: the CRD does not declare its fields (TODO: confirm)"])
-        )
-        return
-    if "containers" in props and (props["containers"] or {}).get("type") == "array":
-        out.append(Role("", path, "podspec"))
-        return
-    resources = [
-        k for k in props if k.startswith("resources") and {"limits", "requests"} & set(properties_of(props[k]))
-    ]
-    counted = any((props.get(k) or {}).get("type") == "integer" for k in COUNT_FIELDS)
-    if resources and counted and (props.get("image") or {}).get("type") == "string":
-        out.append(Role("", path, "fragments", [resources[0]]))
-        return
-    for key, child in props.items():
-        find_roles(child, (*path, key), out)
-    if isinstance((node or {}).get("items"), dict):
-        find_roles(node["items"], (*path, "[]"), out)
-    if isinstance((node or {}).get("additionalProperties"), dict):
-        find_roles(node["additionalProperties"], (*path, "{}"), out)
 
 
 def is_base(role: Role, found: list[Role]) -> bool:
@@ -114,15 +82,17 @@ def is_base(role: Role, found: list[Role]) -> bool:
 
 
 def schema_at(schema: dict[str, Any], path: tuple) -> dict[str, Any]:
-    node = schema
+    node: Any = schema
     for part in path:
+        if not isinstance(node, dict):
+            return {}
         if part == "[]":
-            node = node.get("items") or {}
+            node = node.get("items")
         elif part == "{}":
-            node = node.get("additionalProperties") or {}
+            node = node.get("additionalProperties")
         else:
-            node = properties_of(node).get(part) or {}
-    return node
+            node = properties_of(node).get(part)
+    return node if isinstance(node, dict) else {}
 
 
 def jq_path(parts: tuple) -> str:
@@ -137,7 +107,8 @@ def jq_path(parts: tuple) -> str:
 
 def role_name(path: tuple, used: set) -> str:
     iters = [i for i, p in enumerate(path) if p in ("[]", "{}")]
-    base = path[iters[0] - 1] if iters else next((p for p in reversed(path) if p not in GENERIC_KEYS), path[-1])
+    # a path of generic keys only (Notebook's .spec.template.spec) names no role: its pods are "pod"
+    base = path[iters[0] - 1] if iters else next((p for p in reversed(path) if p not in GENERIC_KEYS), "pod")
     name = (
         "replica"
         if base.endswith("ReplicaSpecs")
@@ -155,12 +126,40 @@ def role_name(path: tuple, used: set) -> str:
 
 def identifier_field(item: dict[str, Any]) -> str | None:
     props = properties_of(item)
-    if "name" in props:
+    if type_of(props.get("name")) == "string":
         return "name"
-    for key in item.get("required") or []:
-        if key.lower().endswith("name") and (props.get(key) or {}).get("type") == "string":
+    for key in required_of(item):
+        if key.lower().endswith("name") and type_of(props.get(key)) == "string":
             return key
     return None
+
+
+def required_of(node: Any) -> list[str]:
+    required = node.get("required") if isinstance(node, dict) else None
+    return [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+
+
+_STATED_DEFAULT = re.compile(
+    r"\bdefaults?\s*(?:to|is|value is|:|=)\s*(\d+|zero|one)\b|\b(\d+|zero|one)\s+(?:by default|if (?:not set|unset|unspecified|omitted))\b",
+    re.I,
+)
+
+
+def count_default(spec: dict[str, Any], key: str) -> tuple[int, str | None]:
+    """The count an absent field stands for, and a note when the CRD does not say it: the CRD's
+    ``default``, else the default its description states ("If unspecified, defaults to 1"),
+    else 1 with a TODO (an int32 the operator leaves unset means 0 pods: only its code tells)."""
+    default = spec.get("default")
+    if isinstance(default, int) and not isinstance(default, bool):
+        return default, None
+    stated = _STATED_DEFAULT.search(text_of(spec))
+    if stated:
+        word = (stated.group(1) or stated.group(2)).lower()
+        return {"zero": 0, "one": 1}.get(word, int(word) if word.isdigit() else 1), None
+    return 1, (
+        f"TODO: the CRD states no default for {key}: an absent {key} is read as 1; write // 0 if the operator "
+        "creates no pod without it (an int32 left unset)"
+    )
 
 
 def count_factors(
@@ -172,17 +171,19 @@ def count_factors(
     iters = [i for i, p in enumerate(path) if p in ("[]", "{}")]
     start = iters[0] + 1 if iters else 0
     factors, bounds, notes = [], {}, []
-    stop = len(path) if role.shape != "fragments" else len(path) + 1
+    stop = len(path) + 1 if role.shape in ("fragments", "fields") else len(path)
     for depth in range(start, stop):
         level = path[start:depth]
         node = schema_at(schema, path[:depth])
         props = properties_of(node)
         for key in COUNT_FIELDS:
             spec = props.get(key)
-            if not spec or spec.get("type") != "integer":
+            if not isinstance(spec, dict) or type_of(spec) != "integer":
                 continue
-            default = spec.get("default", 1)
-            description = " ".join(str(spec.get("description") or "").split())
+            default, unstated = count_default(spec, key)
+            if unstated:
+                notes.append(unstated)
+            description = text_of(spec)
             if _DERIVED.search(description):  # the operator computes it when it is left out
                 notes.append(
                     f'TODO: the operator may derive {key} when it is not set; the CRD says: "{description[:160]}"'
@@ -201,65 +202,10 @@ def count_factors(
                     ("minReplicasPath", ("minReplicas", "minAvailable")),
                     ("maxReplicasPath", ("maxReplicas",)),
                 ):
-                    found = next((n for n in names if (props.get(n) or {}).get("type") == "integer"), None)
+                    found = next((n for n in names if type_of(props.get(n)) == "integer"), None)
                     if found:
                         bound_default = props[found].get("default")
+                        bound_default = bound_default if isinstance(bound_default, int) else None
                         ref = jq_path((*level, found)) if level or iters else jq_path((*path[:depth], found))
                         bounds[bound] = f"{ref} // {bound_default}" if bound_default is not None else ref
     return factors, bounds, notes
-
-
-def status_mappings(schema: dict[str, Any], printer_types: Sequence[str] = ()) -> tuple[dict[str, Any], list[str]]:
-    status = properties_of(schema).get("status") or {}
-    props = properties_of(status)
-    definition: dict[str, Any] = {}
-    mappings: dict[str, Any] = {}
-    notes = []
-    if (props.get("conditions") or {}).get("type") == "array":
-        definition["conditionsDefinition"] = {
-            "path": ".status.conditions // []",
-            "typeFieldName": "type",
-            "statusFieldName": "status",
-            "reasonFieldName": "reason",
-            "messageFieldName": "message",
-        }
-        item = (props.get("conditions") or {}).get("items") or {}
-        declared = [t for t in (properties_of(item).get("type") or {}).get("enum") or [] if isinstance(t, str)]
-        declared += [t for t in printer_types if t not in declared]
-        unmapped = []
-        for kind in declared:  # only types the CRD names (an enum, printer columns): nothing invented
-            key = next((k for k, types in COND_GUESSES if kind in types), None)
-            if key is None:
-                unmapped.append(kind)
-            else:
-                mappings.setdefault(key, []).append({"byConditions": [{"type": kind, "status": "True"}]})
-        if declared:
-            notes.append(
-                f"condition types named by the CRD: {', '.join(declared)}"
-                + (f"; TODO: map {', '.join(unmapped)} to a status if it means one" if unmapped else "")
-            )
-        else:
-            notes.append(
-                "TODO: the CRD does not name its condition types; add byConditions matchers for the ones the controller writes"
-            )
-    for name in ("phase", "state", "status"):
-        spec = props.get(name) or {}
-        if spec.get("type") == "string":
-            definition["phaseDefinition"] = {"path": f".status.{name}"}
-            values = [v for v in spec.get("enum") or [] if isinstance(v, str)]
-            for key, words in PHASE_WORDS.items():
-                hits = [v for v in values if v.lower() in words]
-                if hits:
-                    mappings.setdefault(key, []).extend({"byPhase": v} for v in hits)
-            known = {w for words in PHASE_WORDS.values() for w in words}
-            unmapped = [v for v in values if v.lower() not in known]
-            notes.append(
-                f".status.{name} read as the phase"
-                + ("" if values else "; TODO: its values are not declared in the CRD, add byPhase matchers")
-                + (f"; TODO: map {', '.join(unmapped)} to a status if it means one" if unmapped else "")
-            )
-            break
-    if not definition:
-        notes.append("TODO: the CRD declares no status conditions or phase; write byExpression matchers")
-    definition["statusMappings"] = mappings
-    return definition, notes

@@ -1,8 +1,8 @@
-"""``kartalint new``: drafts of fixtures and, from CRDs, of definitions.
+"""``kartalint new --crd``: drafts of definitions from CRDs.
 
-``fixture_text(obj, view, ...)`` renders a fixture whose ``expect`` block is what the definition
-makes of the object now: a snapshot to review, not a truth. ``drafts_from_crd(path, version)``
-drafts one definition per kind of a CRD file (see docs/crd.md for the heuristics).
+``drafts_from_crd(path, version)`` drafts one definition per kind of a CRD file (see docs/crd.md
+for the rules); ``review(draft)`` is what it found and how sure each guess is. The skeleton
+object and its fixture are in ``skeleton``.
 """
 
 from __future__ import annotations
@@ -13,25 +13,34 @@ from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
 
+import yaml
+
 from kartalint.karta import as_dict
 from kartalint.load.crds import CrdIndex, CrdVersion
 from kartalint.load.documents import load_file
+from kartalint.scaffold.crd_roles import find_roles, fragments, pod_set_paths, status_pod_sets
 from kartalint.scaffold.crd_schema import (
     LIBRARY_NAME,
     Role,
+    count_default,
     count_factors,
-    find_roles,
     identifier_field,
     is_base,
     jq_path,
-    properties_of,
+    required_of,
     role_name,
     schema_at,
-    status_mappings,
+    text_of,
 )
-from kartalint.scaffold.fixture import dump
+from kartalint.scaffold.crd_status import PrinterColumn, draft_status, suspend_fields
+from kartalint.scaffold.fixture import QuotingDumper
+from kartalint.scaffold.skeleton import minimal_object, skeleton_problems
 
-# -- drafts from CRDs (`kartalint new --crd`) -------------------------------------------------------
+Comments = dict[tuple[str, str | None], list[str]]  # (component, field or None) -> comment lines
+SUPPRESS_BUILT = (
+    "kartalint: disable=not-assignable-path -- built from the role's fields: consumers read it; "
+    "a write-back goes to the fields themselves"
+)
 
 
 @dataclass
@@ -42,69 +51,121 @@ class Draft:
     fixture_object: dict[str, Any]
     roles: list[Role] = dc_field(default_factory=list)
     problems: list[str] = dc_field(default_factory=list)  # why the skeleton object is not valid for its CRD
+    todo: list[str] = dc_field(default_factory=list)  # the status TODOs written inside statusMappings
 
 
-def draft_definition(version: CrdVersion) -> Draft:
-    schema = version.schema
-    name = f"{(version.group or 'core').replace('.', '-')}-{version.kind.lower()}-{version.version}"
-    found: list[Role] = []
-    for key, child in properties_of(schema).items():  # roles may live outside spec (KAITO's `inference`, `tuning`)
-        if key not in ("apiVersion", "kind", "metadata", "status"):
-            find_roles(child, (key,), found)
-    skipped = [r for r in found if sum(p in ("[]", "{}") for p in r.path) > 1]
-    libraries = [r for r in found if r not in skipped and any(LIBRARY_NAME.match(str(p)) for p in r.path)]
-    bases = [r for r in found if r not in skipped and r not in libraries and is_base(r, found)]
-    roles = [r for r in found if r not in skipped and r not in libraries and r not in bases]
-    root_name = version.kind.lower()
-    used = {root_name}
-    for role in roles:
-        role.name = role_name(role.path, used)
-    comments: dict[str, list[str]] = {}
-    children = []
-    pod_roles = len(roles)
-    for role in roles:
-        iters = [i for i, p in enumerate(role.path) if p in ("[]", "{}")]
-        comp: dict[str, Any] = {
-            "name": role.name,
-            "kind": {"group": "", "version": "v1", "kind": "Pod"},
-            "ownerRef": root_name,
-        }
-        notes = [
-            f"pod {'template' if role.shape == 'template' else 'spec' if role.shape == 'podspec' else 'fields'} found at {jq_path(role.path)}"
+def _iterations(role: Role) -> int:
+    return sum(p in ("[]", "{}") for p in role.path)
+
+
+def _may_be_empty(node: dict[str, Any]) -> bool:
+    """Whether the CRD lets a string field be "" (no minLength, no pattern refusing it)."""
+    minimum = node.get("minLength")
+    if isinstance(minimum, int) and minimum >= 1:
+        return False
+    pattern = node.get("pattern")
+    if isinstance(pattern, str):
+        try:
+            return re.search(pattern, "") is not None
+        except re.error:
+            return True
+    return True
+
+
+def _instances(schema: dict[str, Any], role: Role, roles: list[Role], notes: list[str]) -> tuple[str, str]:
+    """(instanceIdPath, the prefix of every other path) of a role inside one list or map."""
+    iters = [i for i, p in enumerate(role.path) if p in ("[]", "{}")]
+    coll = jq_path(role.path[: iters[0]])
+    if role.path[iters[0]] == "{}":
+        notes.append(f"one instance per key of the map {coll} (walked in `keys` order so that every path lines up)")
+        return f"{coll} | keys[]", f"{coll} | keys[] as $key | .[$key] | "
+    item = schema_at(schema, (*role.path[: iters[0]], "[]"))
+    rel = role.path[iters[0] + 1 :]
+    guard = ""
+    pattern = rel[0] if len(rel) > 1 else None
+    prefix_len = iters[0] + 1
+    others = {
+        r.path[prefix_len]
+        for r in roles
+        if r is not role and r.path[:prefix_len] == role.path[:prefix_len] and len(r.path) > prefix_len + 1
+    }
+    if pattern and pattern not in required_of(item) and others - {pattern}:
+        # alternatives (RoleBasedGroup's leaderWorkerPattern / standalonePattern): an entry is an
+        # instance of this component only when it uses this pattern
+        guard = f"select(.{pattern} != null) | "
+        role.pattern = pattern
+        stem = re.sub(r"\d+$", "", role.name)
+        role.name = f"{stem}-{re.sub(r'Pattern$', '', pattern).lower() or pattern.lower()}"
+        notes.append(f"only entries that set .{pattern} (the entry's other patterns are other components)")
+    prefix = f"{coll}[]? | {guard}"
+    id_field = identifier_field(item)
+    if id_field and id_field in required_of(item):
+        notes.append(f"one instance per entry of {coll}, identified by .{id_field}")
+        return f"{prefix}.{id_field}", prefix
+    entries = f"({coll} // []) | to_entries[] | " + (f"select(.value.{pattern} != null) | " if guard else "")
+    if id_field is None:
+        notes.append(f"one instance per entry of {coll}; entries have no name: identified by their index")
+        return f'{entries}"{role.name}-\\(.key)"', prefix
+    name = f".value.{id_field}"
+    notes.append(
+        f"one instance per entry of {coll}, identified by .{id_field}; the CRD lets it be absent, so an entry "
+        f'without it is "default<index>" (TODO: confirm how the operator names such entries; an empty id is an '
+        "extraction error)"
+    )
+    if _may_be_empty(as_dict(as_dict(item.get("properties")).get(id_field))):
+        return f'{entries}({name} // "") as $name | if $name == "" then "default\\(.key)" else $name end', prefix
+    return f'{entries}{name} // "default\\(.key)"', prefix
+
+
+def _component(
+    schema: dict[str, Any], role: Role, roles: list[Role], root_name: str, comments: Comments
+) -> dict[str, Any]:
+    comp: dict[str, Any] = {
+        "name": role.name,
+        "kind": {"group": "", "version": "v1", "kind": "Pod"},
+        "ownerRef": root_name,
+    }
+    what = {"template": "pod template", "podspec": "pod spec", "podsets": "pod sets of a wrapped resource"}
+    notes = [f"{what.get(role.shape, 'pod fields')} found at {jq_path(role.path)}"]
+    if role.shape in ("template", "podspec", "fields"):
+        notes.extend(role.note)  # how sure the guess is, what else makes the pod
+    scale_notes: list[str] = []
+    iters = [i for i, p in enumerate(role.path) if p in ("[]", "{}")]
+    prefix = ""
+    if role.shape == "podsets":
+        default, unstated = 1, None
+        if "count" in role.fields:
+            count = as_dict(schema_at(schema, role.path).get("properties")).get(role.fields["count"])
+            default, unstated = count_default(as_dict(count), role.fields["count"])
+        mirror = status_pod_sets(schema, role.fields) if "[]" in role.path[:-2] else None
+        paths = pod_set_paths(role.path, role.fields, default, mirror)
+        comp["instanceIdPath"] = paths["instanceIdPath"]
+        comp["specDefinition"] = {"podTemplateSpecPath": paths["podTemplateSpecPath"]}
+        comp["scaleDefinition"] = {"replicasPath": paths["replicasPath"]}
+        notes.append(
+            f"one instance per entry of {jq_path(role.path[:-1])}: its .{role.fields['path']} is parsed and read with "
+            f"getpath from the entry (or from .{role.fields['embedded']} when it does not start with it)"
+        )
+        comments[(role.name, "podTemplateSpecPath")] = [
+            *(
+                [
+                    f"pod sets from {mirror}[].{role.fields['list']} first (the status keeps them per entry of the "
+                    f"spec: the sets the operator validated or inferred), else from {jq_path(role.path[:-1])}"
+                ]
+                if mirror
+                else []
+            ),
+            f"TODO: entries with no pod set{' in either' if mirror else ''} get no pod here (the CRD says of "
+            f'{jq_path(role.path[:-1])}: "{text_of(schema_at(schema, role.path[:-1]))[:120]}")',
         ]
-        if role.shape != "fragments":
-            notes.extend(role.note)  # how sure the guess is
-        prefix = ""
+        if unstated:
+            scale_notes.append(unstated)
+        iters = [0]
+    else:
         if iters:
-            coll = role.path[: iters[0]]
+            comp["instanceIdPath"], prefix = _instances(schema, role, roles, notes)
+            comp["name"] = role.name
             rel = role.path[iters[0] + 1 :]
-            if role.path[iters[0]] == "[]":
-                item = schema_at(schema, (*coll, "[]"))
-                id_field = identifier_field(item) or "name"
-                guard = ""
-                pattern = rel[0] if len(rel) > 1 else None
-                others = {
-                    r.path[len(coll) + 1]
-                    for r in roles
-                    if r is not role and r.path[: len(coll) + 1] == (*coll, "[]") and len(r.path) > len(coll) + 2
-                }
-                if pattern and pattern not in (item.get("required") or []) and others - {pattern}:
-                    # alternatives (RoleBasedGroup's leaderWorkerPattern / standalonePattern): an entry is an
-                    # instance of this component only when it uses this pattern
-                    guard = f"select(.{pattern} != null) | "
-                    role.pattern = pattern
-                    stem = re.sub(r"\d+$", "", role.name)
-                    role.name = comp["name"] = f"{stem}-{re.sub(r'Pattern$', '', pattern).lower() or pattern.lower()}"
-                    notes.append(f"only entries that set .{pattern} (the entry's other patterns are other components)")
-                comp["instanceIdPath"] = f"{jq_path(coll)}[]? | {guard}.{id_field}"
-                prefix = f"{jq_path(coll)}[]? | {guard}"
-                notes.append(f"one instance per entry of {jq_path(coll)}, identified by .{id_field}")
-            else:
-                comp["instanceIdPath"] = f"{jq_path(coll)} | keys[]"
-                prefix = f"{jq_path(coll)} | keys[] as $key | .[$key] | "
-                notes.append(
-                    f"one instance per key of the map {jq_path(coll)} (walked in `keys` order so that every path lines up)"
-                )
             spec_path = f"{prefix}{jq_path(rel)}" if rel else prefix.rstrip(" |")
         else:
             spec_path = jq_path(role.path)
@@ -112,38 +173,89 @@ def draft_definition(version: CrdVersion) -> Draft:
             comp["specDefinition"] = {"podTemplateSpecPath": spec_path}
         elif role.shape == "podspec":
             comp["specDefinition"] = {"podSpecPath": spec_path}
-        else:
-            base = spec_path
+        elif role.shape == "fragments":
             comp["specDefinition"] = {
-                "fragmentedPodSpecDefinition": {"resourcesPath": f"{base}.{role.note[0]}", "imagePath": f"{base}.image"}
+                "fragmentedPodSpecDefinition": {
+                    "resourcesPath": f"{spec_path}.{role.note[0]}",
+                    "imagePath": f"{spec_path}.image",
+                }
             }
+        else:
+            definition, resource_notes = fragments(spec_path, role.fields)
+            comp["specDefinition"] = {"fragmentedPodSpecDefinition": definition}
+            comments[(role.name, "resourcesPath")] = [
+                "resources built from the role's fields, so that consumers count its GPUs and CPU:",
+                *(f"  {n}" for n in resource_notes),
+                SUPPRESS_BUILT,
+            ]
         factors, bounds, count_notes = count_factors(schema, role, roles)
-        notes.extend(count_notes)
+        scale_notes.extend(count_notes)
         if factors:
             scale = {"replicasPath": f"{prefix}{' * '.join(factors)}" if iters else " * ".join(factors)}
             scale.update({k: (f"{prefix}{v}" if iters else v) for k, v in bounds.items()})
             comp["scaleDefinition"] = scale
-            notes.append("replicas: " + " * ".join(factors) + " (defaults: the CRD's, else 1)")
-        elif pod_roles > 1 or iters:
-            comp["scaleDefinition"] = {"replicasPath": "1"}
-            notes.append("no count field next to this template: 1 pod (TODO: confirm)")
-        if pod_roles > 1 or iters:
-            label = f'.metadata.labels["TODO/{role.name}"]'
-            comp["podSelector"] = {"componentTypeSelector": {"keyPath": label}}
-            if iters:
-                comp["podSelector"]["componentInstanceSelector"] = {"idPath": label}
             notes.append(
-                "TODO: podSelector: the pod label that carries this role is not in the CRD; replace TODO/... with it"
+                "replicas: "
+                + " * ".join(factors)
+                + " (an absent count: the CRD's default, else its description's, else 1)"
             )
-        comments[role.name] = notes
-        children.append(comp)
-    from kartalint.load.crds import printer_condition_types
+        elif len(roles) > 1 or iters:
+            # one result per instance (the zip rule): a constant after the entries' iteration
+            comp["scaleDefinition"] = {"replicasPath": f"{prefix}1" if iters else "1"}
+            scale_notes.append("no count field next to this role: 1 pod per instance (TODO: confirm)")
+    for stopper, when in suspend_fields(schema):
+        scale_notes.append(
+            f"TODO: {stopper} suspends the workload (the CRD has it): {when} the operator runs no pod, "
+            "which these replicas do not show"
+        )
+    label = f'.metadata.labels["TODO/{role.name}"]'
+    comp["podSelector"] = {"componentTypeSelector": {"keyPath": label}}
+    if iters:
+        comp["podSelector"]["componentInstanceSelector"] = {"idPath": label}
+    comments[(role.name, "podSelector")] = [
+        "TODO: the pod label that carries this role (and its instance) is not in the CRD; replace TODO/... with it"
+    ]
+    if scale_notes:
+        key = (role.name, "replicasPath") if "scaleDefinition" in comp else (role.name, None)
+        comments.setdefault(key, []).extend(scale_notes)
+    comments[(role.name, None)] = notes + comments.get((role.name, None), [])
+    return comp
 
-    status, status_notes = status_mappings(schema, printer_condition_types(version))
+
+def draft_definition(version: CrdVersion) -> Draft:
+    schema = version.schema
+    name = f"{(version.group or 'core').replace('.', '-')}-{version.kind.lower()}-{version.version}"
+    found: list[Role] = []
+    for key, child in as_dict(schema.get("properties")).items():  # roles may live outside spec (KAITO's `inference`)
+        if isinstance(key, str) and key not in ("apiVersion", "kind", "metadata", "status"):
+            find_roles(child, (key,), found)
+    wrapped = [r for r in found if r.shape == "wrapped"]
+    found = [r for r in found if r.shape != "wrapped"]
+    skipped = [
+        r
+        for r in found
+        if _iterations(r) > (2 if r.shape == "podsets" else 1)
+        or (r.shape == "podsets" and "{}" in r.path[: r.path.index(r.fields["list"])])
+    ]
+    libraries = [r for r in found if r not in skipped and any(LIBRARY_NAME.match(str(p)) for p in r.path)]
+    bases = [r for r in found if r not in skipped and r not in libraries and is_base(r, found)]
+    roles = [r for r in found if r not in skipped and r not in libraries and r not in bases]
+    root_name = version.kind.lower()
+    used = {root_name}
+    for role in roles:
+        role.name = role_name(role.path, used)
+    comments: Comments = {}
+    children = [_component(schema, role, roles, root_name, comments) for role in roles]
+    columns = [PrinterColumn(*details) for details in version.printer_details]
+    status = draft_status(schema, columns)
+    for key, why in status.why.items():
+        comments[(root_name, key)] = why
+    if status.todo:
+        comments[(root_name, "statusMappings")] = status.todo
     root: dict[str, Any] = {
         "name": root_name,
         "kind": {"group": version.group, "version": version.version, "kind": version.kind},
-        "statusDefinition": status,
+        "statusDefinition": status.definition,
     }
     data: dict[str, Any] = {
         "apiVersion": "run.ai/v1alpha1",
@@ -155,7 +267,7 @@ def draft_definition(version: CrdVersion) -> Draft:
         data["spec"]["structureDefinition"]["childComponents"] = children
     data["spec"]["optimizationInstructions"] = (
         {"gangScheduling": {"podGroup": {"name": root_name}}}
-        if (pod_roles > 1 or any("instanceIdPath" in c for c in children))
+        if (len(roles) > 1 or any("instanceIdPath" in c for c in children))
         else {}
     )
     header = [
@@ -164,10 +276,15 @@ def draft_definition(version: CrdVersion) -> Draft:
         f"# Roles: {', '.join(r.name for r in roles) or 'none found (TODO: no pod template or pod spec in the CRD schema)'}.",
         f"# Reads: {', '.join(sorted({jq_path(r.path[:2]) for r in roles} | {'.status'}))}.",
     ]
-    header += [f"# Status: {n}" for n in status_notes]
+    header += [f"# Status: {n}" for n in status.notes]
     header += [
         f"# Skipped {jq_path(r.path)}: templates nested in two lists or maps are not modelled (TODO if they are pods of this workload)."
         for r in skipped
+    ]
+    header += [
+        f"# Not a role: {jq_path(r.path)} is a wrapped resource (x-kubernetes-embedded-resource), not a pod template; "
+        "TODO: the CRD does not say where its pods are (no pod sets): add components for them by hand."
+        for r in wrapped
     ]
     header += [
         f"# Not a role: {jq_path(r.path)} is a template library (entries referenced by name from the roles)."
@@ -180,8 +297,9 @@ def draft_definition(version: CrdVersion) -> Draft:
     ]
     if not roles:
         header.append("# TODO: no pod-bearing field was found; add components by hand.")
-    text = "\n".join(header) + "\n" + _render(data, comments)
-    return Draft(name, text, data, minimal_object(version, roles), roles)
+    text = "\n".join(header) + "\n" + render(data, comments)
+    todo = [f"Status: {line}" for line in status.todo if "TODO" in line]
+    return Draft(name, text, data, minimal_object(version, roles), roles, todo=todo)
 
 
 def review(draft: Draft) -> dict[str, Any]:
@@ -197,7 +315,7 @@ def review(draft: Draft) -> dict[str, Any]:
                 "path": jq_path(role.path),
                 "shape": role.shape,
                 "confidence": "guessed by name"
-                if role.note and role.shape != "fragments"
+                if role.note and role.shape in ("template", "podspec")
                 else f"schema shape ({role.shape})",
                 "instanceIdPath": component.get("instanceIdPath"),
                 "replicas": scale.get("replicasPath", "1"),
@@ -213,120 +331,55 @@ def review(draft: Draft) -> dict[str, Any]:
             line[2:]
             for line in draft.text.splitlines()[2:]
             if line.startswith("# ") and ("Not a role" in line or "Skipped" in line or "TODO" in line)
-        ],
+        ]
+        + draft.todo,
         "problems": list(draft.problems),
     }
 
 
-def skeleton_problems(crd: dict[str, Any], version: str, obj: dict[str, Any]) -> list[str]:
-    """Why ``obj`` is not valid for the CRD's schema (with the CEL rules kartalint translates)."""
-    import jsonschema
-
-    from kartalint.schema.convert import crd_to_json_schema
-
-    schema = crd_to_json_schema(crd, version)
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(obj), key=lambda e: [str(p) for p in e.path])
-    return [f"{'.'.join(str(p) for p in e.path) or '.'}: {e.message}" for e in errors]
+def review_lines(draft: Draft, crd_path: str) -> list[str]:
+    """The review report of `new --crd` and `init --crd`: the roles found, where, how sure, and replicas."""
+    lines = [f"{draft.name}: {len(draft.roles)} role(s) found in {crd_path}"]
+    for role in review(draft)["roles"]:
+        lines.append(f"  {role['name']:<16} {role['path']:<44} {role['confidence']:<26} replicas: {role['replicas']}")
+    return lines
 
 
-def _render(data: dict[str, Any], comments: dict[str, list[str]]) -> str:
-    text = dump(data)
-    for name, notes in comments.items():
-        marker = f"    - name: {name}\n"
-        if marker in text:
-            block = "".join(f"    # {n}\n" for n in notes)
-            text = text.replace(marker, block + marker, 1)
-    return text
-
-
-def _minimal(node: dict[str, Any], depth: int = 0) -> Any:
-    if depth > 12:
-        return None
-    if "default" in node:
-        return node["default"]
-    kind = node.get("type")
-    if node.get("x-kubernetes-int-or-string"):
-        return 1
-    if kind == "object" or "properties" in node:
-        out = {}
-        for key in node.get("required") or []:
-            child = properties_of(node).get(key)
-            if child is not None:
-                out[key] = _minimal(child, depth + 1)
-        return out
-    if kind == "array":
-        return []
-    if kind == "integer":
-        return max(1, int(node.get("minimum", 1)))
-    if kind == "number":
-        return 1
-    if kind == "boolean":
-        return False
-    if kind == "string":
-        enum = node.get("enum")
-        return enum[0] if enum else "example"
-    return None
-
-
-def minimal_object(version: CrdVersion, roles: list[Role]) -> dict[str, Any]:
-    """A minimal object of the CRD: required fields and defaults, plus one entry on every path
-    that leads to a pod template, with one container."""
-    schema = version.schema
-    obj: dict[str, Any] = {
-        "apiVersion": f"{version.group}/{version.version}" if version.group else version.version,
-        "kind": version.kind,
-        "metadata": {"name": f"example-{version.kind.lower()}", "namespace": "default"},
-    }
-    for key in schema.get("required") or []:  # required top-level fields (KAITO's `resource`)
-        if key not in ("apiVersion", "kind", "metadata", "status") and key in properties_of(schema):
-            obj[key] = _minimal(properties_of(schema)[key])
-    if "spec" in properties_of(schema):  # only when the CRD has one (KAITO's Workspace has none)
-        spec = _minimal(properties_of(schema).get("spec") or {})
-        obj["spec"] = spec if isinstance(spec, dict) else {}
-    for role in roles:
-        node_schema: dict[str, Any] = schema
-        cursor: Any = obj
-        parts = role.path
-        for i, part in enumerate(parts):
-            child_schema = schema_at(node_schema, (part,))
-            if part == "[]":
-                if role.pattern and i == parts.index("[]"):
-                    # an alternative: an entry of its own that sets only this pattern (never two at once)
-                    entry = next((e for e in cursor if isinstance(e, dict) and role.pattern in e), None)
-                    if entry is None:
-                        entry = _minimal(child_schema) or {}
-                        id_field = identifier_field(child_schema)
-                        if id_field:
-                            entry[id_field] = f"example-{role.pattern.lower()}"
-                        entry[role.pattern] = {}
-                        cursor.append(entry)
-                    cursor = entry
-                else:
-                    if not cursor:
-                        item = _minimal(child_schema) or {}
-                        id_field = identifier_field(child_schema)
-                        if id_field:
-                            item[id_field] = "example"
-                        cursor.append(item)
-                    cursor = cursor[0]
-            elif part == "{}":
-                if not cursor:
-                    cursor["Example"] = _minimal(child_schema) or {}
-                cursor = next(iter(cursor.values()))
-            else:
-                if not isinstance(cursor.get(part), (dict, list)):
-                    value = _minimal(child_schema)
-                    cursor[part] = value if isinstance(value, (dict, list)) else {}
-                cursor = cursor[part]
-            node_schema = child_schema
-        container = {"name": "main", "image": "registry.example.com/TODO:latest"}
-        if role.shape == "template":
-            cursor.setdefault("spec", {}).setdefault("containers", [container])
-        elif role.shape == "podspec":
-            cursor.setdefault("containers", [container])
-        else:
-            cursor.setdefault("image", container["image"])
-    return obj
+def render(data: dict[str, Any], comments: Comments) -> str:
+    """The definition as YAML (expressions on one line each) with ``comments`` above the lines
+    they explain: a component's first line, or a field inside its block."""
+    text = yaml.dump(
+        data, Dumper=QuotingDumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=4096
+    )
+    lines = text.splitlines(keepends=True)
+    blocks: dict[str, tuple[int, int]] = {}
+    starts = []
+    for i, line in enumerate(lines):
+        if line.startswith("    rootComponent:"):
+            starts.append((i, str(as_dict(data["spec"]["structureDefinition"]["rootComponent"]).get("name"))))
+        elif line.startswith("    - name: "):
+            starts.append((i, line[len("    - name: ") :].strip().strip("'\"")))
+        elif not line.startswith("    ") and starts:
+            starts.append((i, ""))
+    for (start, name), (end, _) in zip(starts, [*starts[1:], (len(lines), "")], strict=True):
+        if name:
+            blocks.setdefault(name, (start, end))
+    inserts = []
+    for (name, key), notes in comments.items():
+        if name not in blocks or not notes:
+            continue
+        start, end = blocks[name]
+        index, indent = (start, "    ") if key is None else (None, "")
+        for i in range(start, end) if key is not None else ():
+            stripped = lines[i].lstrip(" ")
+            if stripped.startswith((f"{key}:", f"- {key}:")):
+                index, indent = i, lines[i][: len(lines[i]) - len(stripped)]
+                break
+        if index is not None:
+            inserts.append((index, indent, notes))
+    for index, indent, notes in sorted(inserts, key=lambda entry: entry[0], reverse=True):
+        lines[index:index] = [f"{indent}# {note}\n" for note in notes]
+    return "".join(lines)
 
 
 class ScaffoldError(Exception):

@@ -57,7 +57,10 @@ def fixture_text(
     pods: list[Any] | None = None,
     lint_rules: list[str] | None = None,
     description: str | None = None,
+    expect: bool = True,
 ) -> str:
+    """The fixture document; ``expect=False`` leaves ``expect`` empty (`kartalint test` reports
+    the case as needing expectations) for an evaluation that must not be pinned."""
     doc: dict[str, Any] = {"apiVersion": FIXTURE_API_VERSION, "kind": FIXTURE_KIND, "name": name}
     if description:
         doc["description"] = description
@@ -67,9 +70,12 @@ def fixture_text(
     doc["object"] = trim_object(obj)
     if pods is not None:
         doc["pods"] = [trim_object(p) for p in pods]
-    doc["expect"] = snapshot(view, lint_rules)
+    doc["expect"] = snapshot(view, lint_rules) if expect else {}
     header = (
         "# kartalint fixture (docs/fixtures.md). The expect block was generated from what the definition\n"
         "# computed: review every value against the object before committing.\n"
+        if expect
+        else "# kartalint fixture (docs/fixtures.md). expect is empty: the definition could not evaluate the\n"
+        "# object without errors, so nothing was pinned. Fix the definition, then `kartalint test --update`.\n"
     )
     return header + dump(doc)

@@ -15,6 +15,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kartalint.scaffold.release import ACTION, REPOSITORY, pinned_revision
 
@@ -31,6 +32,8 @@ class Plan:
     files: list[tuple] = field(default_factory=list)  # (relative path, text)
     copies: list[tuple] = field(default_factory=list)  # (source, relative path)
     notes: list[str] = field(default_factory=list)
+    review: list[str] = field(default_factory=list)  # what the drafts found (as `new --crd` reports it)
+    errors: list[str] = field(default_factory=list)  # skeletons the CRD refuses or the draft cannot evaluate
 
 
 def _config(layout: str, crds: Sequence[str]) -> str:
@@ -126,8 +129,8 @@ def plan(
 ) -> Plan:
     """What ``init`` would write under ``root`` (nothing is written)."""
     from kartalint.evaluation import Evaluator
-    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd
-    from kartalint.scaffold.fixture import fixture_text
+    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd, review_lines
+    from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
 
     if layout not in LAYOUTS:
         raise InitError(f"unknown layout {layout!r} (choose from {', '.join(LAYOUTS)})")
@@ -137,7 +140,7 @@ def plan(
     root = os.path.abspath(root)
     result = Plan(root)
     crd_refs: list[str] = []
-    drafts = []
+    drafts: list[tuple[str, Any]] = []
     for crd in crd_paths:
         if not os.path.isfile(crd):
             raise InitError(f"--crd {crd}: no such file")
@@ -152,7 +155,9 @@ def plan(
             target = os.path.join("crds", os.path.basename(crd))
             result.copies.append((absolute, target))
             crd_refs.append(target)
-        drafts.extend(found)
+        drafts.extend((crd, draft) for draft in found)
+        for draft in found:
+            result.review.extend(review_lines(draft, crd))
     definitions_dir, fixtures_dir = LAYOUTS[layout]
     result.files.append((".kartalint.yaml", _config(layout, crd_refs)))
     result.files.append((".pre-commit-config.yaml", _precommit(repository or REPOSITORY, revision, how)))
@@ -160,23 +165,13 @@ def plan(
         (os.path.join(".github", "workflows", "kartalint.yml"), _workflow(action or ACTION, revision, how))
     )
     if drafts:
-        with Evaluator() as evaluator:
-            for draft in drafts:
-                definition = os.path.join(definitions_dir, f"{draft.name}.yaml")
-                fixture = os.path.join(fixtures_dir, draft.name, "minimal.yaml")
-                view = evaluator.evaluate(draft.data, draft.fixture_object)
-                result.files.append((definition, draft.text))
-                result.files.append(
-                    (
-                        fixture,
-                        fixture_text(
-                            draft.fixture_object,
-                            view,
-                            name=f"minimal {draft.name}",
-                            source="minimal object built from the CRD schema (required fields and defaults)",
-                        ),
-                    )
-                )
+        with Evaluator() as evaluator:  # the same skeleton, checks and fixture as `new --crd`
+            for crd, draft in drafts:
+                result.files.append((os.path.join(definitions_dir, f"{draft.name}.yaml"), draft.text))
+                skeleton = skeleton_fixture(draft, evaluator, source=skeleton_source(crd))
+                result.errors.extend(skeleton.errors)
+                if skeleton.text is not None:
+                    result.files.append((os.path.join(fixtures_dir, draft.name, "minimal.yaml"), skeleton.text))
     result.notes.append(f"hooks and Action pinned to {revision} ({how})")
     return result
 
