@@ -4,9 +4,11 @@ the configuration and the command line, the limit and the seed, configuration er
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 import yaml
+from conftest import ROOT
 from test_ci_outputs import assert_valid_sarif, junitparser
 from test_mutation import DEFINITION, trainer
 
@@ -209,3 +211,23 @@ def test_a_project_without_definitions_of_its_own_has_nothing_to_mutate(tmp_path
     code, out, err = run(capsys, "test", "--mutants")
     assert code == 0 and "--mutants has nothing to mutate" in err
     assert "mutation score -: 0 killed, 0 survived of 0 in" in out
+
+
+def test_mutants_hook_entry_fails_below_the_configured_score(tmp_path, monkeypatch, capsys):
+    """What the kartalint-mutants hook runs, in a project whose one fixture pins little."""
+    with open(os.path.join(ROOT, ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
+        entry = next(h["entry"] for h in yaml.safe_load(handle) if h["id"] == "kartalint-mutants").split()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "def.yaml").write_text(DEFINITION)
+    (tmp_path / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
+    fixture = {
+        "apiVersion": "kartalint/v1",
+        "kind": "KartaFixture",
+        "object": trainer(),
+        "expect": {"statuses": ["Running"]},
+    }
+    (tmp_path / "fixtures" / "example-com-trainer-v1" / "running.yaml").write_text(yaml.safe_dump(fixture))
+    (tmp_path / ".kartalint.yaml").write_text("definitions: [def.yaml]\nmutants: {min-score: 0.2}\n")
+    assert main(entry[1:]) == 0 and "mutation score 0.25" in capsys.readouterr().out
+    (tmp_path / ".kartalint.yaml").write_text("definitions: [def.yaml]\nmutants: {min-score: 0.5}\n")
+    assert main(entry[1:]) == 1 and "(below the minimum 0.5)" in capsys.readouterr().out
