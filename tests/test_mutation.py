@@ -334,3 +334,10 @@ def test_results_are_deterministic_and_json_ready(tmp_path):
     assert json.dumps(first) == json.dumps(again)
     assert first["belowMinimum"] is True and first["score"] < 0.5
     assert {r["outcome"] for r in first["results"]} <= {"killed", "survived", "equivalent", "invalid", "untested"}
+
+
+def test_the_fixtures_doc_lists_every_operator_in_its_family():
+    with open(os.path.join(ROOT, "docs", "fixtures.md"), encoding="utf-8") as handle:
+        rows = [line for line in handle if line.startswith("| ") and "` |" in line]
+    listed = {(row.split("|")[1].strip(), row.split("|")[2].strip().strip("`")) for row in rows}
+    assert {(op.family, op.name) for op in OPERATORS} <= listed
