@@ -27,7 +27,7 @@ class Perturbation:
     an input path (a field path as ``jqlang.paths`` writes it, ``[]`` for every element) or ``set``
     it to a value, and how a person says it ("without .spec.replicas")."""
 
-    steps: tuple[tuple[str, tuple[str, ...], Any], ...]  # (action, path, value)
+    steps: tuple[tuple[str, tuple[str, ...], Any], ...]  # (action, path, value); set-number: only over a number
     text: str
 
 
@@ -177,7 +177,11 @@ def jq_trees(subject: Subject, kinds: Sequence[str] | None = None) -> Iterator[t
 
 
 def jq_mutant(subject: Subject, operator: str, family: str, jq_field: karta.JqField, edit: JqEdit) -> Mutant:
+    """A mutant of a jq field; besides the edit's own perturbations, objects where each number
+    the changed part reads is 3 (a count of 0 or 1 hides most arithmetic)."""
     expression = apply_edit(jq_field.expression, edit)
+    tree, _ = parse_cached(jq_field.expression)
+    numbers = settings(tree, edit.start, edit.end, 3, action="set-number") if tree is not None else ()
     return subject.mutant(
         operator,
         family,
@@ -186,7 +190,7 @@ def jq_mutant(subject: Subject, operator: str, family: str, jq_field: karta.JqFi
         edit.after,
         with_value(subject.definition, jq_field.path, expression),
         span=(edit.start, edit.end),
-        perturbations=edit.perturbations,
+        perturbations=(*edit.perturbations, *numbers),
         pods_only=jq_field.target == "pod",
     )
 
@@ -218,8 +222,9 @@ def removals(tree: Node, start: int, end: int, lists: bool = False) -> tuple[Per
     return tuple(out.values())
 
 
-def settings(tree: Node, start: int, end: int, value: Any) -> tuple[Perturbation, ...]:
-    """Objects where each input path read between ``start`` and ``end`` holds ``value``."""
+def settings(tree: Node, start: int, end: int, value: Any, action: str = "set") -> tuple[Perturbation, ...]:
+    """Objects where each input path read between ``start`` and ``end`` holds ``value``
+    (``set-number``: only where the object holds a number there)."""
     from kartalint.jqlang.paths import path_facts, path_text
 
     out: dict[tuple[str, ...], Perturbation] = {}
@@ -227,5 +232,5 @@ def settings(tree: Node, start: int, end: int, value: Any) -> tuple[Perturbation
         if read.start >= end or read.end <= start or not read.path or read.path[-1].startswith("["):
             continue
         if read.path not in out:
-            out[read.path] = Perturbation((("set", read.path, value),), f"with {path_text(read.path)} = {show(value)}")
+            out[read.path] = Perturbation(((action, read.path, value),), f"with {path_text(read.path)} = {show(value)}")
     return tuple(out.values())

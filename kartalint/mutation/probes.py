@@ -38,16 +38,21 @@ def _apply(node: Any, path: tuple[str, ...], action: str, value: Any) -> bool:
     if not rest:
         if action == "remove":
             return node.pop(head, _MISSING) is not _MISSING
-        if node.get(head, _MISSING) == value:
+        current = node.get(head, _MISSING)
+        if current == value or (action == "set-number" and not _number(current)):
             return False
         node[head] = copy.deepcopy(value)
         return True
-    if head not in node and action == "set" and not rest[0].startswith("["):
+    if head not in node and action == "set" and not rest[0].startswith("["):  # set-number never creates
         node[head] = {}
     return _apply(node.get(head), rest, action, value)
 
 
 _MISSING = object()
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def perturbed(obj: Any, perturbation: Perturbation) -> Any | None:

@@ -7,8 +7,8 @@ objects with ``Evaluator.evaluate_many`` (one jq worker, the objects of a defini
 one batch per mutant). A mutant is **killed** when a case fails or errors on it; otherwise it
 **survived** when its view differs from the original's on a case's object in a way no ``expect``
 pins, or on a probe object (``probes``: a fixture object without a field, with a status's
-conditions), and is **equivalent** when nothing tells it apart (or the configuration lists it
-with a reason). Score = killed / (killed + survived).
+conditions), or when it changes a component no case has an instance of (nothing evaluates it);
+it is **equivalent** when nothing tells it apart (or the configuration lists it with a reason). Score = killed / (killed + survived).
 """
 
 from __future__ import annotations
@@ -115,6 +115,8 @@ class _Session:
         self.expectations = [full_expectation(r.view) for r in results if r.view is not None]
         self.original_fields = {f.expression for f in Subject(definition.data).jq_fields}
         self.probe_expectations: dict[str, dict[str, Any]] = {}
+        # components with at least one instance on some case's object (a mutant of any other is not reached)
+        self.covered = {c.name for r in results if r.view is not None for c in r.view.components if c.instances}
         self.document = _document(definition)
 
     def judge(self, mutant: Mutant) -> MutantResult:
@@ -147,6 +149,10 @@ class _Session:
         reached = self.probe(mutant)
         if reached is not None:
             result.detail, result.hint = reached
+            return result
+        if mutant.component is not None and mutant.component not in self.covered:
+            result.detail = f"no case's object has an instance of {mutant.component}: no case evaluates what changed"
+            result.hint = f"add a fixture from a real object that has a {mutant.component}"
             return result
         result.outcome, result.detail = "equivalent", "the same view on every case's object and every probe object"
         return result

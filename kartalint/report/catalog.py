@@ -1,6 +1,7 @@
-"""``kartalint catalog``: the bundled (or given) definitions as a table, with fixture coverage.
+"""``kartalint catalog``: the bundled (or given) definitions as a table, with fixture coverage
+(and, with ``--mutants``, each definition's mutation score).
 
-docs/catalog.md is ``kartalint catalog --format markdown`` (a test keeps it in sync).
+docs/catalog.md is ``kartalint catalog --format markdown --mutants`` (tests keep it in sync).
 """
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ def _gang(definition: dict[str, Any]) -> str:
     return "-"
 
 
-def rows(index: DefinitionIndex, fixtures: str | None) -> list[dict[str, Any]]:
+def rows(index: DefinitionIndex, fixtures: str | None, mutants: Any = None) -> list[dict[str, Any]]:
+    """One row per definition; ``mutants`` (``MutationOptions``): run the mutants of each too."""
     coverage: dict[str, Any] = {}
     counts: dict[str, int] = {}
+    scores: dict[str, dict[str, Any]] = {}
     if fixtures and os.path.isdir(fixtures):
         from kartalint.evaluation import Evaluator
         from kartalint.testing.cases import discover
@@ -61,6 +64,8 @@ def rows(index: DefinitionIndex, fixtures: str | None) -> list[dict[str, Any]]:
         ]
         with Evaluator() as evaluator:
             report = run(cases, evaluator)
+            if mutants is not None:
+                scores = _mutation(report, evaluator, index, mutants)
         for case in cases:
             counts[case.definition.path] = counts.get(case.definition.path, 0) + 1  # type: ignore[union-attr]
         coverage = {path: cov.percent for path, cov in report.coverage.items()}
@@ -80,7 +85,63 @@ def rows(index: DefinitionIndex, fixtures: str | None) -> list[dict[str, Any]]:
                 "coverage": round(coverage[entry.path]) if entry.path in coverage else None,
             }
         )
+        if mutants is not None:
+            out[-1]["mutation"] = scores.get(entry.path)
     return out
+
+
+def _mutation(report: Any, evaluator: Any, index: DefinitionIndex, options: Any) -> dict[str, dict[str, Any]]:
+    from kartalint.mutation.run import run_mutants
+    from kartalint.mutation.score import OUTCOMES
+
+    run = run_mutants(report, evaluator, index.definitions, options)
+    return {
+        item.definition.path: {
+            "mutants": len(item.results),
+            **{outcome: item.counts[outcome] for outcome in OUTCOMES},
+            "score": None if item.score is None else round(item.score, 4),
+        }
+        for item in run.definitions
+        if not item.note
+    }
+
+
+MUTATION_HEADING = "## Mutation score"
+
+
+def _mutation_markdown(table: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "",
+        MUTATION_HEADING,
+        "",
+        "Each definition changed in small ways (`kartalint test fixtures --mutants`, docs/fixtures.md),",
+        "its fixtures run against every change. Score = killed / (killed + survived). Equivalent",
+        "mutants (the same view on every fixture object and probe object, or listed in `.kartalint.yaml`",
+        "with the reason no valid object tells them apart) and untested ones (selector changes, which",
+        "only fixtures with pods test) are counted apart.",
+        "",
+        "| definition | mutants | killed | survived | equivalent | untested | invalid | score |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    total = dict.fromkeys(("mutants", "killed", "survived", "equivalent", "untested", "invalid"), 0)
+    for row in table:
+        found = row.get("mutation")
+        if not found:
+            continue
+        for key in total:
+            total[key] += found[key]
+        score = "-" if found["score"] is None else f"{found['score']:.2f}"
+        lines.append(
+            f"| `{row['name']}` | {found['mutants']} | {found['killed']} | {found['survived']} | "
+            f"{found['equivalent']} | {found['untested']} | {found['invalid']} | {score} |"
+        )
+    judged = total["killed"] + total["survived"]
+    score = f"{total['killed'] / judged:.2f}" if judged else "-"
+    lines.append(
+        f"| **all** | {total['mutants']} | {total['killed']} | {total['survived']} | {total['equivalent']} | "
+        f"{total['untested']} | {total['invalid']} | **{score}** |"
+    )
+    return lines
 
 
 def render_markdown(table: list[dict[str, Any]]) -> str:
@@ -104,6 +165,8 @@ def render_markdown(table: list[dict[str, Any]]) -> str:
             f"| {row['kind']} | {row['groupVersion']} | [`{row['name']}`](../catalog/{row['file']}) | {row['roles']} | "
             f"{', '.join(row['statusMappings'])} | {row['gangScheduling']} | {row['fixtures']} | {cov} |"
         )
+    if any("mutation" in row for row in table):
+        lines.extend(_mutation_markdown(table))
     lines.append("")
     return "\n".join(lines)
 
@@ -113,11 +176,16 @@ def render_text(table: list[dict[str, Any]]) -> str:
     for row in table:
         widths["kind"] = max(widths["kind"], len(row["kind"]))
         widths["groupVersion"] = max(widths["groupVersion"], len(row["groupVersion"]))
-    out = [f"{'KIND':<{widths['kind']}}  {'GROUP/VERSION':<{widths['groupVersion']}}  FIXTURES  COVERAGE  NAME"]
+    mutants = any("mutation" in row for row in table)
+    head = "  MUTANTS" if mutants else ""
+    out = [f"{'KIND':<{widths['kind']}}  {'GROUP/VERSION':<{widths['groupVersion']}}  FIXTURES  COVERAGE{head}  NAME"]
     for row in table:
         cov = "-" if row["coverage"] is None else f"{row['coverage']}%"
+        found = row.get("mutation") or {}
+        score = (f"{found['score']:.2f}" if found.get("score") is not None else "-") if mutants else ""
+        score = f"  {score:<7}" if mutants else ""
         out.append(
-            f"{row['kind']:<{widths['kind']}}  {row['groupVersion']:<{widths['groupVersion']}}  {row['fixtures']:<8}  {cov:<8}  {row['name']}"
+            f"{row['kind']:<{widths['kind']}}  {row['groupVersion']:<{widths['groupVersion']}}  {row['fixtures']:<8}  {cov:<8}{score}  {row['name']}"
         )
     return "\n".join(out) + "\n"
 
