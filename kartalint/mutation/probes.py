@@ -16,8 +16,8 @@ from typing import Any
 
 from kartalint.mutation.mutant import Perturbation
 
-MAX_PROBES = 12  # per mutant
-OBJECTS_PER_PERTURBATION = 2
+MAX_PROBES = 16  # per mutant
+OBJECTS_PER_PERTURBATION = 3
 
 
 def _apply(node: Any, path: tuple[str, ...], action: str, value: Any) -> bool:
@@ -64,14 +64,19 @@ def perturbed(obj: Any, perturbation: Perturbation) -> Any | None:
     return out if changed else None
 
 
-def probes(perturbations: Sequence[Perturbation], objects: Sequence[Any]) -> list[tuple[Any, Perturbation, int]]:
+def probes(
+    perturbations: Sequence[Perturbation], objects: Sequence[Any], first: Sequence[int] = ()
+) -> list[tuple[Any, Perturbation, int]]:
     """(probe object, perturbation, index of the object it came from), at most ``MAX_PROBES``,
-    without duplicates, in a fixed order."""
+    without duplicates, in a fixed order; the objects at the indexes ``first`` are tried first
+    (those where what the mutant changes is evaluated)."""
     out: list[tuple[Any, Perturbation, int]] = []
     seen: set[str] = set()
+    order = [*dict.fromkeys(first), *(i for i in range(len(objects)) if i not in set(first))]
     for perturbation in perturbations:
         used = 0
-        for index, obj in enumerate(objects):
+        for index in order:
+            obj = objects[index]
             if used >= OBJECTS_PER_PERTURBATION or len(out) >= MAX_PROBES:
                 break
             probe = perturbed(obj, perturbation)

@@ -173,7 +173,7 @@ class _Session:
 
     def probe(self, mutant: Mutant) -> tuple[str, str] | None:
         """(detail, hint) when a probe object tells the mutant apart, else None."""
-        found = probes(mutant.perturbations, self.objects)
+        found = probes(mutant.perturbations, self.objects, self.reaching(mutant.component))
         if not found:
             return None
         keys = [json.dumps(obj, sort_keys=True, default=str) for obj, _, _ in found]
@@ -197,6 +197,16 @@ class _Session:
                     )
                 return detail, f"add a fixture from a real object {perturbation.text}, pinning {pin_hint(diffs[0])}"
         return None
+
+    def reaching(self, component: str | None) -> list[int]:
+        """Indexes of the cases whose object has an instance of ``component``."""
+        if component is None:
+            return []
+        return [
+            i
+            for i, r in enumerate(self.results)
+            if r.view is not None and any(c.name == component and c.instances for c in r.view.components)
+        ]
 
     def locate(self, mutant: Mutant) -> tuple[int, int, int, int]:
         if self.document is None:
