@@ -341,3 +341,67 @@ def test_the_fixtures_doc_lists_every_operator_in_its_family():
         rows = [line for line in handle if line.startswith("| ") and "` |" in line]
     listed = {(row.split("|")[1].strip(), row.split("|")[2].strip().strip("`")) for row in rows}
     assert {(op.family, op.name) for op in OPERATORS} <= listed
+
+
+def test_a_mutant_of_a_component_no_case_reaches_survives(tmp_path):
+    """Every object has a Running trainer and no roles: the worker role's mutants are never
+    evaluated, so they are survivors (no coverage), not equivalent."""
+    definition = DEFINITION + (
+        "    childComponents:\n"
+        "    - name: worker\n"
+        "      ownerRef: trainer\n"
+        "      kind: {group: '', version: v1, kind: Pod}\n"
+        "      instanceIdPath: '.spec.roles[]?.name'\n"
+        "      specDefinition: {podTemplateSpecPath: '.spec.roles[]?.template'}\n"
+        "      scaleDefinition: {replicasPath: '.spec.roles[]? | (.replicas // 1) * 2'}\n"
+        "      podSelector:\n"
+        "        componentTypeSelector: {keyPath: '.metadata.labels.role'}\n"
+        "        componentInstanceSelector: {idPath: '.metadata.labels.role'}\n"
+    )
+    result = mutation_of(tmp_path, STRONG, definition)
+    worker = [r for r in result.results if r.mutant.component == "worker"]
+    assert worker and all(r.outcome in ("killed", "survived") for r in worker), "none is taken as equivalent"
+    unreached = next(r for r in worker if r.mutant.operator == "scale-arithmetic")
+    assert unreached.detail == "no case's object has an instance of worker: no case evaluates what changed"
+    assert unreached.hint == "add a fixture from a real object that has a worker"
+
+
+def test_numbers_a_changed_expression_reads_are_probed_with_3(tmp_path):
+    """Every object has replicas 0: `* 2` hides behind it until a probe sets 3."""
+    cases = [
+        (trainer(replicas=0), {"statuses": ["Running"], "components": {"trainer": {"replicas": 0, "cpuMillis": 0}}}),
+        (trainer(replicas=0, condition="Failed"), {"statuses": ["Failed"]}),
+    ]
+    result = mutation_of(tmp_path, cases)
+    doubled = next(r for r in result.results if r.mutant.after == "(.spec.replicas // 1) * 2")
+    assert doubled.outcome == "survived" and "with .spec.replicas = 3" in doubled.detail
+    assert "trainer.replicas is 6 instead of 3" in doubled.detail
+    found = probes(
+        [Perturbation((("set-number", ("spec", "replicas"), 3),), "with")], [trainer(), trainer(replicas=None)]
+    )
+    assert [p["spec"]["replicas"] for p, _, _ in found] == [3], "set-number changes numbers only, never adds one"
+
+
+def test_catalog_mutants_adds_the_score_of_each_definition(tmp_path, monkeypatch, capsys):
+    from kartalint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".kartalint.yaml").write_text("definitions: [def.yaml]\nfixtures: [fixtures]\n")
+    (tmp_path / "def.yaml").write_text(DEFINITION)
+    folder = tmp_path / "fixtures" / "example-com-trainer-v1"
+    folder.mkdir(parents=True)
+    fixture = {
+        "apiVersion": "kartalint/v1",
+        "kind": "KartaFixture",
+        "object": trainer(),
+        "expect": {"statuses": ["Running"]},
+    }
+    (folder / "running.yaml").write_text(yaml.safe_dump(fixture))
+    assert main(["catalog", "--format", "json", "--mutants"]) == 0
+    [row] = json.loads(capsys.readouterr().out)["definitions"]
+    assert row["mutation"]["score"] == 0.25 and row["mutation"]["survived"] == 9
+    assert main(["catalog", "--format", "markdown", "--mutants"]) == 0
+    out = capsys.readouterr().out
+    assert "| `example-com-trainer-v1` | 14 | 3 | 9 | 2 | 0 | 0 | 0.25 |" in out and "| **all** | 14 |" in out
+    assert main(["catalog"]) == 0 and "MUTANTS" not in capsys.readouterr().out
+    assert main(["catalog", "--mutants"]) == 0 and "0.25" in capsys.readouterr().out
