@@ -405,3 +405,23 @@ def test_catalog_mutants_adds_the_score_of_each_definition(tmp_path, monkeypatch
     assert "| `example-com-trainer-v1` | 14 | 3 | 9 | 2 | 0 | 0 | 0.25 |" in out and "| **all** | 14 |" in out
     assert main(["catalog"]) == 0 and "MUTANTS" not in capsys.readouterr().out
     assert main(["catalog", "--mutants"]) == 0 and "0.25" in capsys.readouterr().out
+
+
+def test_one_real_running_jobset_pins_little_of_the_catalog_definition():
+    """The catalog's JobSet definition with one recorded Running frame as its only fixture: most of
+    the definition is unpinned, and the survivors name the lines (the whole folder scores 1.0:
+    docs/catalog.md, tests/test_catalog.py)."""
+    name = "jobset-x-k8s-io-jobset-v1alpha2"
+    index = DefinitionIndex.from_paths([os.path.join(ROOT, "catalog", f"{name}.yaml")])
+    found = discover([os.path.join(ROOT, "fixtures", name, "running-running-v0_12_0.yaml")], index)
+    with Evaluator() as evaluator:
+        report = run(found.cases, evaluator)
+        result = run_mutants(report, evaluator, index.definitions, MutationOptions()).definitions[0]
+    assert result.score is not None and result.score < 0.6
+    lines = {r.location[0] for r in result.survivors}
+    # the completed, failed and suspended mappings (lines 45, 49, 53) and the replicas path (74)
+    assert {45, 49, 53, 74} <= lines
+    swap = next(
+        r for r in result.survivors if r.mutant.operator == "swap-status-matchers" and "failed" in r.mutant.before
+    )
+    assert swap.hint.startswith("add a fixture from a real object with .status.conditions")
