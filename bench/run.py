@@ -15,6 +15,10 @@
 
 5. the language server (issue 20): diagnostics within 300 ms of a change.
 
+6. mutation testing (issue 32): every mutant of the catalog against its fixtures in under 60 s,
+   one definition with 10 fixtures in under 3 s (``bench/mutants.py``), next to the same runs
+   without ``--mutants``.
+
 ``--quick`` uses fewer repeats and sizes (for a smoke run; the figures in docs/performance.md
 come from the full run). Prints one line per target: measured, target, met or not.
 """
@@ -31,6 +35,7 @@ import evaluate
 import hook
 import lint_vs_check_jsonschema
 import lsp
+import mutants
 import scaling
 
 
@@ -89,6 +94,17 @@ def main() -> int:
     server = lsp.measure(10 if args.quick else 20)
     change = server["change"] * 1000
     row("lsp: diagnostics after a change, ms", f"{change:.0f}", "< 300", change < 300)
+
+    print("6. mutation testing ...", flush=True)
+    mut = mutants.measure(1 if args.quick else 3)
+    row(
+        "catalog --mutants, s (mutants run)",
+        f"{mut['catalog']:.1f} ({mut['catalog_mutants']:.0f})",
+        "< 60",
+        mut["catalog"] < 60,
+    )
+    row("catalog --mutants / plain fixture run", f"{mut['catalog'] / mut['catalog_peer']:.1f}", "-", True)
+    row("one definition, 10 fixtures, --mutants, s", f"{mut['one']:.2f}", "< 3", mut["one"] < 3)
 
     print("\nsummary")
     width = max(len(r[0]) for r in rows)

@@ -408,3 +408,34 @@ def test_real_install_step_uses_its_own_environment(sample, tmp_path):
     for line in frozen.lower().splitlines():
         if "==" in line and not line.startswith("kartalint"):
             assert line.replace("_", "-") in {p.replace("_", "-") for p in pinned}, line
+
+
+def test_opt_in_mutants_annotate_survivors_and_fail_below_the_configured_score(tmp_path):
+    """mutants: "true" runs `kartalint test --mutants`: survivors are notices, SARIF notes and a JUnit
+    case per definition; the configuration's mutants: {min-score} fails the run below it."""
+    from test_mutation import DEFINITION, trainer
+
+    repo = tmp_path / "user"
+    (repo / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
+    (repo / "def.yaml").write_text(DEFINITION)
+    fixture = dict(FIXTURE, object=trainer(), expect={"statuses": ["Running"]})
+    fixture.pop("definition", None)
+    (repo / "fixtures" / "example-com-trainer-v1" / "running.yaml").write_text(yaml.safe_dump(fixture))
+    (repo / ".kartalint.yaml").write_text("definitions: [def.yaml]\nfixtures: [fixtures]\n")
+    git(repo, "init", "-q", "-b", "main")
+    code, logs, outputs = run_action(repo, {"mutants": "true"}, tmp_path / "summary.md")
+    notices = [line for line in logs["test"].splitlines() if line.startswith("::notice file=def.yaml,")]
+    assert code == 0 and outputs["failed"] == "false" and len(notices) == 9, logs["test"]
+    assert "mutation score 0.25" in logs["test"]
+    cases = ET.parse(outputs["junit"]).getroot().findall(".//testcase[@name='mutation score']")
+    assert len(cases) == 1 and cases[0].get("classname") == "example-com-trainer-v1"
+    with open(outputs["sarif"], encoding="utf-8") as handle:
+        runs = {run["automationDetails"]["id"]: run for run in json.load(handle)["runs"]}
+    notes = [r for r in runs["kartalint/test/"]["results"] if r["ruleId"] == "mutant-survived"]
+    assert len(notes) == 9 and {r["level"] for r in notes} == {"note"}
+    (repo / ".kartalint.yaml").write_text("definitions: [def.yaml]\nfixtures: [fixtures]\nmutants: {min-score: 0.8}\n")
+    code, logs, outputs = run_action(repo, {"mutants": "true", "sarif": "none"}, tmp_path / "summary.md")
+    assert code == 1 and outputs["failed"] == "true" and "kartalint test" in logs["verdict"]
+    assert "::error file=def.yaml,line=1,col=1,title=kartalint test%3A --min-mutation-score::" in logs["test"]
+    code, logs, outputs = run_action(repo, {"sarif": "none"}, tmp_path / "summary.md")  # off by default
+    assert code == 0 and "::notice" not in logs["test"] and "mutation score" not in logs["test"]

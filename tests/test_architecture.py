@@ -19,6 +19,7 @@ STAGE_ORDER = [
     "diff",
     "scaffold",
     "explore",
+    "mutation",
     "report",
     "lsp",
     "cli",
@@ -110,7 +111,8 @@ def test_modules_are_small_and_the_root_holds_few():
 
 
 def test_stage_packages_do_not_reach_upwards():
-    """The pipeline runs one way: load -> rules -> evaluation -> testing, diff, scaffold -> report -> cli.
+    """The pipeline runs one way: load -> rules -> evaluation -> testing, diff, scaffold, explore ->
+    mutation -> report -> cli.
     A lower stage never imports a higher one (the CLI imports everything; nothing imports it)."""
     rank = {stage: i for i, stage in enumerate(STAGE_ORDER)}
     modules = _modules()

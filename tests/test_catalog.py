@@ -15,7 +15,7 @@ from kartalint.evaluation import Evaluator
 from kartalint.karta import as_dict, gang_scheduling, gvk_of, structure
 from kartalint.load.definitions import DefinitionIndex
 from kartalint.model import Severity
-from kartalint.report.catalog import render_markdown, rows
+from kartalint.report.catalog import MUTATION_HEADING, render_markdown, rows
 from kartalint.rules.config import Config
 from kartalint.rules.lint import lint_paths
 from kartalint.testing.cases import discover
@@ -169,9 +169,39 @@ def test_our_catalog_reproduces_every_recorded_state():
     assert [r.case.id for r in report.results if r.outcome != "passed"] == []
 
 
+REGENERATE = "run `kartalint catalog --format markdown --mutants > docs/catalog.md`"
+
+
+def _docs_catalog() -> str:
+    with open(os.path.join(ROOT, "docs", "catalog.md"), encoding="utf-8") as handle:
+        return handle.read()
+
+
 def test_docs_catalog_is_generated_from_the_catalog():
     index = DefinitionIndex.from_paths([CATALOG])
-    with open(os.path.join(ROOT, "docs", "catalog.md"), encoding="utf-8") as handle:
-        assert handle.read() == render_markdown(rows(index, FIXTURES)), (
-            "run `kartalint catalog --format markdown > docs/catalog.md`"
-        )
+    table, _, _ = _docs_catalog().partition("\n" + MUTATION_HEADING)
+    assert table == render_markdown(rows(index, FIXTURES)), REGENERATE
+
+
+def test_docs_catalog_records_the_mutation_score_of_every_definition():
+    """The mutation section lists every definition; a sample of rows is recomputed here (the whole
+    catalog takes about a minute: bench/mutants.py)."""
+    from kartalint.mutation.run import MutationOptions
+    from kartalint.rules.config import read_config
+
+    _, heading, section = _docs_catalog().partition("\n" + MUTATION_HEADING)
+    assert heading, REGENERATE
+    recorded = {
+        line.split("|")[1].strip().strip("`"): [cell.strip() for cell in line.split("|")[2:-1]]
+        for line in section.splitlines()
+        if line.startswith("| `")
+    }
+    index = DefinitionIndex.from_paths([CATALOG])
+    assert set(recorded) == {d.name for d in index.definitions}
+    options = MutationOptions(equivalent=read_config(os.path.join(ROOT, ".kartalint.yaml")).mutants_equivalent)
+    for name in ("jobset-x-k8s-io-jobset-v1alpha2", "batch-job-v1"):
+        one = DefinitionIndex.from_paths([os.path.join(CATALOG, f"{name}.yaml")])
+        [row] = rows(one, os.path.join(FIXTURES, name), options)
+        found = row["mutation"]
+        expected = [found[k] for k in ("mutants", "killed", "survived", "equivalent", "untested", "invalid")]
+        assert recorded[name] == [*map(str, expected), f"{found['score']:.2f}"], REGENERATE

@@ -75,6 +75,10 @@ def test_hook_definitions_are_valid():
     explore = hooks["kartalint-explore"]
     assert explore["entry"] == "kartalint explore" and explore["pass_filenames"] is False
     assert any(dep.startswith("hypothesis") for dep in explore["additional_dependencies"])
+    # opt-in: mutants runs the project's fixtures, then its definitions' mutants (min-score of the configuration)
+    mutants = hooks["kartalint-mutants"]
+    assert mutants["entry"] == "kartalint test --mutants" and mutants["pass_filenames"] is False
+    assert mutants["require_serial"] is True and mutants["types_or"] == ["yaml"]
 
 
 def test_lint_hook_passes_good_fails_broken(sample, precommit_home):

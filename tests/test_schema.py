@@ -101,7 +101,7 @@ def test_pyproject_lists_every_package():
 
     with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as handle:
         section = handle.read().split("[tool.setuptools]")[1].split("[tool.setuptools.package-dir]")[0]
-    listed = set(re.findall(r'"(kartalint(?:\.[a-z_]+)?)"', section))
+    listed = set(re.findall(r'"(kartalint(?:\.[a-z_]+)*)"', section))
     found = {"kartalint.catalog"}
     for root, dirs, files in os.walk(os.path.join(ROOT, "kartalint")):
         dirs[:] = [d for d in dirs if d != "__pycache__"]

@@ -24,6 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_config_option(parser)
     parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
+    parser.add_argument(
+        "--mutants",
+        action="store_true",
+        help="also run each definition's mutants against its fixtures and show the mutation score (docs/fixtures.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,6 +52,11 @@ def run(args: argparse.Namespace) -> int:
     if fixtures is None:
         found = project.fixture_paths()
         fixtures = found[0] if len(found) == 1 and os.path.isdir(found[0]) else "fixtures"
-    table = rows(index, fixtures)
+    options = None
+    if args.mutants:
+        from kartalint.mutation.run import MutationOptions
+
+        options = MutationOptions(equivalent=dict(project.config.mutants_equivalent))
+    table = rows(index, fixtures, options)
     sys.stdout.write(render_document("catalog", args.format, table))
     return EXIT_OK

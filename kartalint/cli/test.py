@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from kartalint.cli.common import (
     EXIT_FAIL,
@@ -83,6 +84,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PERCENT",
         help="fail when a definition's status-mapping coverage is below PERCENT",
     )
+    parser.add_argument(
+        "--mutants",
+        action="store_true",
+        help="after the cases, mutation testing: change each project definition in small ways and report the "
+        "changes no case notices (mutant-survived) and the mutation score (docs/fixtures.md)",
+    )
+    parser.add_argument(
+        "--mutants-limit", type=_positive, metavar="N", help="with --mutants: at most N mutants per definition"
+    )
+    parser.add_argument(
+        "--mutants-seed",
+        type=int,
+        metavar="SEED",
+        help="with --mutants-limit: a random sample drawn with SEED (default: evenly spaced, no randomness)",
+    )
+    parser.add_argument(
+        "--min-mutation-score",
+        type=_share,
+        metavar="SCORE",
+        help="fail when a definition's mutation score (0 to 1) is below SCORE (implies --mutants; "
+        "default: `mutants: {min-score}` of the configuration)",
+    )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
     add_allow_outside_option(parser)
     parser.add_argument(
@@ -90,6 +113,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="YAML list of {id, reason}: cases (id suffix) expected to fail, e.g. upstream definitions on recordings",
     )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 up, not {text!r}")
+    return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1 (a share of killed mutants), not {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -146,9 +189,12 @@ def run(args: argparse.Namespace) -> int:
     stream = open_output(args.output) if args.output else sys.stdout
     extra = [(name, open_output(path)) for name, path in (("junit", args.junit_xml), ("sarif", args.sarif)) if path]
     lint_cache = LintCache()
+    judged = index.of_origin("explicit", "project")  # never the bundled catalog: the user's definitions
+    mutation = None
     with Evaluator(timeout=args.timeout) as evaluator:
         report = run(cases, evaluator, lint_cache)
-    judged = index.of_origin("explicit", "project")  # never the bundled catalog: the user's definitions
+        if args.mutants or args.min_mutation_score is not None:
+            mutation = _mutants(args, project, judged, report, evaluator)
     if (args.require_fixtures or args.min_coverage is not None) and not judged:
         sys.stderr.write(
             f"kartalint: note: the project at {project.root} has no definitions of its own: "
@@ -166,9 +212,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"kartalint: --check: {len(pending)} fixture(s) would be updated; nothing was written\n")
     for name, extra_stream in extra:  # files first: a closed stdout (`| head`) must not leave them empty
         with extra_stream:
-            TEST_REPORTERS[name](extra_stream, root=project.root).report(report)
+            TEST_REPORTERS[name](extra_stream, root=project.root, mutation=mutation).report(report)
     try:
-        TEST_REPORTERS[args.format](stream, verbose=args.verbose, root=project.root).report(report)
+        TEST_REPORTERS[args.format](stream, verbose=args.verbose, root=project.root, mutation=mutation).report(report)
     finally:
         if args.output:
             stream.close()
@@ -176,4 +222,29 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"kartalint: error: {problem}\n")
     if update_problems:
         return EXIT_USAGE
-    return EXIT_OK if report.ok else EXIT_FAIL
+    return EXIT_OK if report.ok and (mutation is None or mutation.ok) else EXIT_FAIL
+
+
+def _mutants(args: argparse.Namespace, project: Any, judged: list, report: Any, evaluator: Any) -> Any:
+    """``--mutants``: the mutation results of the project's definitions (never the bundled catalog)."""
+    from kartalint.mutation.run import MutationOptions, run_mutants
+
+    config = project.config
+    options = MutationOptions(
+        limit=args.mutants_limit,
+        seed=args.mutants_seed,
+        min_score=args.min_mutation_score if args.min_mutation_score is not None else config.mutants_min_score,
+        equivalent=dict(config.mutants_equivalent),
+    )
+    if not judged:
+        sys.stderr.write(
+            f"kartalint: note: the project at {project.root} has no definitions of its own: --mutants has nothing to mutate\n"
+        )
+    mutation = run_mutants(report, evaluator, judged, options)
+    for item in mutation.definitions:
+        for mutant_id in item.stale:
+            sys.stderr.write(
+                f"kartalint: warning: {project.config.source}: the equivalent mutant {mutant_id!r} of {item.definition.name} "
+                "is no longer a surviving mutant: remove the entry\n"
+            )
+    return mutation

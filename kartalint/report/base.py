@@ -83,12 +83,14 @@ LABELS = {
 
 
 class TestReporter(Lifecycle):
-    """Test formats: the items are the case results of a run, in order."""
+    """Test formats: the items are the case results of a run, in order; ``mutation`` holds the
+    results of ``--mutants`` (``kartalint.mutation.score.MutationRun``), reported after the cases."""
 
-    def __init__(self, stream: IO[str], verbose: bool = False, root: str | None = None) -> None:
+    def __init__(self, stream: IO[str], verbose: bool = False, root: str | None = None, mutation: Any = None) -> None:
         self.stream = stream
         self.verbose = verbose
         self.root = root  # the project root: where SARIF locations start
+        self.mutation = mutation
 
     def case(self, result: Any) -> None:
         """Called for each case result."""

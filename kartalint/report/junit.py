@@ -64,6 +64,8 @@ class JUnitTestReporter(TestReporter):
             suite_of(cov.definition.name or cov.definition.path, cov.definition.path)["cases"].append(
                 ("below-coverage", cov)
             )
+        for item in self.mutation.definitions if self.mutation is not None else ():
+            suite_of(item.definition.name, item.definition.path)["cases"].append(("mutants", item))
 
         names = Counter(group["name"] for group in grouped.values())
         for group in grouped.values():  # two definitions of one name: each suite says which file
@@ -80,6 +82,8 @@ class JUnitTestReporter(TestReporter):
                 counts["tests"] += 1
                 if kind == "case":
                     self._case(suite, item, counts)
+                elif kind == "mutants":
+                    self._mutants(suite, item, counts)
                 elif kind == "without-fixture":
                     case = _element(
                         suite,
@@ -126,6 +130,22 @@ class JUnitTestReporter(TestReporter):
         suites.set("time", f"{run.seconds:.3f}")
         ET.indent(suites)
         self.stream.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")
+
+    def _mutants(self, suite: Any, item: Any, counts: Counter) -> None:
+        """The definition's ``mutation score`` case: a failure below the minimum score."""
+        from kartalint.report.mutants import junit_detail, score_text
+
+        case = _element(
+            suite, "testcase", classname=item.definition.name, name="mutation score", file=item.definition.path, line=1
+        )
+        case.set("time", "0.000")
+        detail = junit_detail(item)
+        if item in self.mutation.below_minimum:
+            message = f"mutation score {score_text(item.score)} is below {self.mutation.min_score:g}"
+            _element(case, "failure", detail, message=message, type="mutation-score-below-minimum")
+            counts["failures"] += 1
+        else:
+            _element(case, "system-out", detail)
 
     @staticmethod
     def _case(suite: Any, result: Any, counts: Counter) -> None:

@@ -1,4 +1,5 @@
-"""Output of ``kartalint test``: text, JSON (``schemaVersion`` 1) and JUnit XML.
+"""Output of ``kartalint test``: text, JSON (``schemaVersion`` 1), JUnit XML, GitHub, SARIF (with
+the results of ``--mutants`` when there are: ``kartalint.report.mutants``).
 
 Same lifecycle as the lint reporters: ``start`` -> ``case`` for each result -> ``finish`` with
 the whole run (summary and coverage).
@@ -11,6 +12,7 @@ import os
 from collections import OrderedDict
 from typing import Any
 
+from kartalint.report import mutants
 from kartalint.report.base import LABELS, TestReporter, detail_lines
 from kartalint.report.junit import JUnitTestReporter
 from kartalint.rules import outcomes
@@ -72,6 +74,8 @@ class TextTestReporter(TestReporter):
         self.stream.write(
             f"\n{s['passed']} passed{up}, {s['failed']} failed, {s['errors']} error(s){xf} in {run.seconds:.2f} s\n"
         )
+        if self.mutation is not None:
+            self.stream.write("".join(line + "\n" for line in mutants.text_lines(self.mutation, self.verbose)))
 
 
 class JsonTestReporter(TestReporter):
@@ -86,6 +90,8 @@ class JsonTestReporter(TestReporter):
             "definitionsWithoutFixtures": [d.path for d in run.without_fixtures],
             "belowCoverage": [dict(c.to_dict(), minimum=run.min_coverage) for c in run.below_coverage],
         }
+        if self.mutation is not None:
+            doc["mutation"] = mutants.json_document(self.mutation)
         self.stream.write(json.dumps(doc, indent=2) + "\n")
 
 
@@ -120,9 +126,9 @@ class GithubTestReporter(TestReporter):
     def finish(self, run: Any) -> None:
         from kartalint.report.github import escape_data, escape_property, workflow_file
 
-        def emit(file: str, line: int, col: int, title: str, message: str) -> None:
+        def emit(file: str, line: int, col: int, title: str, message: str, command: str = "error") -> None:
             props = f"file={escape_property(workflow_file(file))},line={line},col={col},title={escape_property(title)}"
-            self.stream.write(f"::error {props}::{escape_data(message)}\n")
+            self.stream.write(f"::{command} {props}::{escape_data(message)}\n")
 
         for result in run.results:
             title = f"kartalint test: {result.case.name or result.case.id}"
@@ -148,10 +154,16 @@ class GithubTestReporter(TestReporter):
                 f"status-mapping coverage of {cov.definition.name} is {cov.percent:.0f}% (below {run.min_coverage:g}%): "
                 f"never matched {', '.join(cov.unmatched)}",
             )
+        if self.mutation is not None:
+            mutants.github_lines(
+                self.mutation, lambda cmd, file, line, col, title, text: emit(file, line, col, title, text, cmd)
+            )
         s = run.summary
         self.stream.write(
             f"{s['passed']} passed, {s['failed']} failed, {s['errors']} error(s) in {run.seconds:.2f} s\n"
         )
+        if self.mutation is not None:
+            self.stream.write(mutants.text_lines(self.mutation, False)[-1] + "\n")
 
 
 class SarifTestReporter(TestReporter):
@@ -229,6 +241,8 @@ class SarifTestReporter(TestReporter):
                 cov.definition.path,
                 cov.definition.name,
             )
+        if self.mutation is not None:
+            mutants.sarif_results(log, self.mutation)
         self.stream.write(log.render())
 
 

@@ -11,6 +11,10 @@
     crds: []                    # CRD files or directories for CRD-aware checks
     definitions: [catalog]      # the project's definitions: files, folders or globs
     fixtures: [fixtures]        # folders of fixtures, recordings and predictions
+    mutants:                    # kartalint test --mutants
+      min-score: 0.8            # fail when a definition's mutation score is lower
+      equivalent:               # surviving mutants judged equivalent, each with its reason
+        - {definition: NAME, mutant: ID, reason: why no object can tell it apart}
 
 The first of ``.kartalint.yaml``, ``.kartalint.yml`` and ``pyproject.toml`` (with a
 ``[tool.kartalint]`` table) found in the working directory or a parent is used, unless
@@ -46,6 +50,8 @@ class Config:
     crds: list[str] = field(default_factory=list)
     definitions: list[str] = field(default_factory=list)
     fixtures: list[str] = field(default_factory=list)
+    mutants_min_score: float | None = None
+    mutants_equivalent: dict[tuple[str, str], str] = field(default_factory=dict)  # (definition, mutant id) -> reason
     source: str | None = None
 
     def severity(self, rule_id: str) -> Severity | None:
@@ -64,7 +70,7 @@ def parse_config(data: Any, source: str) -> Config:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the configuration must be a mapping")
-    known = {"rules", "exclude", "max-file-size", "crds", "definitions", "fixtures"}
+    known = {"rules", "exclude", "max-file-size", "crds", "definitions", "fixtures", "mutants"}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise ConfigError(
@@ -103,7 +109,30 @@ def parse_config(data: Any, source: str) -> Config:
         if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
             raise ConfigError(f"{source}: '{key}' must be a list of paths")
         setattr(config, key, [p if os.path.isabs(p) else os.path.join(base, p) for p in paths])
+    config.mutants_min_score, config.mutants_equivalent = _mutants(data.get("mutants"), source)
     return config
+
+
+def _mutants(data: Any, source: str) -> tuple[float | None, dict[tuple[str, str], str]]:
+    """``mutants: {min-score: 0.8, equivalent: [{definition, mutant, reason}]}``."""
+    data = {} if data is None else data
+    if not isinstance(data, dict) or set(data) - {"min-score", "equivalent"}:
+        raise ConfigError(f"{source}: 'mutants' must be a mapping with min-score and equivalent")
+    score = data.get("min-score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1):
+        raise ConfigError(f"{source}: 'mutants.min-score' must be a number from 0 to 1 (a share of killed mutants)")
+    if not isinstance(data.get("equivalent") or [], list):
+        raise ConfigError(f"{source}: 'mutants.equivalent' must be a list")
+    listed: dict[tuple[str, str], str] = {}
+    for entry in data.get("equivalent") or []:
+        fields = [entry.get(k) if isinstance(entry, dict) else None for k in ("definition", "mutant", "reason")]
+        name, mutant, reason = (str(f) for f in fields)
+        if not all(isinstance(f, str) and f.strip() for f in fields):
+            raise ConfigError(
+                f"{source}: each 'mutants.equivalent' entry needs definition, mutant (an id) and a reason: {entry!r}"
+            )
+        listed[(name, mutant)] = reason
+    return (float(score) if score is not None else None), listed
 
 
 def read_config(path: str) -> Config:

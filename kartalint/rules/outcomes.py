@@ -1,6 +1,6 @@
 """Outcome rules: the names SARIF, JUnit and annotations give to the results of ``kartalint test``
 (a case that fails, one that cannot run, a refused file, ``--require-fixtures``,
-``--min-coverage``)."""
+``--min-coverage``, a mutant no fixture kills, a mutation score below the minimum)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,22 @@ RULES = (
         "A project definition that no test case exercises (`--require-fixtures`).",
         "add a fixture for it (`kartalint new fixture OBJECT`)",
         why="A definition no fixture exercises can break without any test noticing.",
+    ),
+    Rule(
+        "mutant-survived",
+        Severity.INFO,
+        "outcome",
+        "A small change of the definition (a mutant, `kartalint test --mutants`) that no fixture notices, though some object would tell it apart: the fixtures do not pin this part of the definition.",
+        "add the fixture the hint names (an object like it, from a real workload where one exists), or pin the value the hint names in the fixture it names",
+        why="A fixture suite that passes on a broken definition proves nothing about the broken part; each surviving mutant is a mistake that would ship unnoticed.",
+    ),
+    Rule(
+        "mutation-score-below-minimum",
+        Severity.ERROR,
+        "outcome",
+        "A definition's mutation score (killed / (killed + survived) mutants) is below `mutants: {min-score}` or `--min-mutation-score`.",
+        "kill the surviving mutants with fixtures (each `mutant-survived` says which), or list the equivalent ones with a reason",
+        why="The score says how much of the definition the fixtures pin; below the project's threshold, changes to the definition can ship unnoticed.",
     ),
     Rule(
         "coverage-below-minimum",

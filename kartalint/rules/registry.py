@@ -20,7 +20,7 @@ Categories:
 * ``fixture``: fixture files of ``kartalint test`` (checked by ``kartalint lint`` too);
 * ``test``: test-time rules, which need objects and pods: reported by ``kartalint test``;
 * ``outcome``: the outcomes of ``kartalint test`` cases (a mismatch, a case that cannot run, a
-  refused file, ``--require-fixtures``, ``--min-coverage``), named in SARIF and JUnit.
+  refused file, ``--require-fixtures``, ``--min-coverage``, ``--mutants``), named in SARIF and JUnit.
 """
 
 from __future__ import annotations

@@ -203,20 +203,12 @@ def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache, view: Work
     if view is None:
         view = evaluator.evaluate(case.definition.data, case.object, case.pods)
     result = CaseResult(case, "passed", view=view)
-    if case.kind == "recording":
-        status_errors = [e for e in (view.root.errors if view.root else []) if e.field.startswith("statusDefinition")]
-        if case.recorded_state not in view.statuses or status_errors:
-            note = status_errors[0].message if status_errors else ""
-            result.diffs.append(Diff("statuses", f"to contain {case.recorded_state}", list(view.statuses), note))
-    elif case.kind == "prediction":
-        result.diffs = compare_prediction(case.expect, view)
-    elif not case.expect:
+    if case.kind == "fixture" and not case.expect:
         result.outcome = "error"
         result.messages.append("expect is empty: the fixture compares nothing (`kartalint test --update` fills it)")
         return result
-    else:
-        lint_ids = lint_cache.rule_ids(case.definition) if "lint" in case.expect else None
-        result.diffs = compare(case.expect, view, lint_ids)
+    lint_ids = lint_cache.rule_ids(case.definition) if case.kind == "fixture" and "lint" in case.expect else None
+    result.diffs = view_diffs(case, view, lint_ids)
     result.findings = test_time.findings(case.file, case.line, view)
     if result.diffs:
         result.hints = _hints(case.definition, view, result.diffs, lint_cache)
@@ -230,6 +222,20 @@ def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache, view: Work
     elif result.diffs:
         result.outcome = "failed"
     return result
+
+
+def view_diffs(case: Case, view: WorkloadView, lint_ids: Sequence[str] | None = None) -> list[Diff]:
+    """What does not hold of a case on a view: a recording's state, a prediction, a fixture's
+    ``expect`` (``expect.lint`` only when ``lint_ids``, the definition's lint rule ids, are given)."""
+    if case.kind == "recording":
+        status_errors = [e for e in (view.root.errors if view.root else []) if e.field.startswith("statusDefinition")]
+        if case.recorded_state not in view.statuses or status_errors:
+            note = status_errors[0].message if status_errors else ""
+            return [Diff("statuses", f"to contain {case.recorded_state}", list(view.statuses), note)]
+        return []
+    if case.kind == "prediction":
+        return compare_prediction(case.expect, view)
+    return compare(case.expect, view, lint_ids)
 
 
 def invalid_definition_problems(definition: DefinitionFile, lint_cache: LintCache) -> list[str]:

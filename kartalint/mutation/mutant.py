@@ -1,0 +1,236 @@
+"""A mutant: one small change of a definition, where it is, and how to write it out.
+
+Operators (``kartalint.mutation.operators``) see a definition through a ``Subject`` (its data,
+components, jq fields and a few sample objects) and yield ``Mutant`` records. A mutant carries the
+mutated definition (a copy; the original is never changed), the place of the change (the YAML path
+of the field and, inside a jq string, the characters), the text before and after, and the
+``Perturbation`` records that say which objects would tell it apart from the original (used when no
+fixture object does: ``kartalint.mutation.probes``).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kartalint import karta
+from kartalint.jqlang import Node, parse_cached
+from kartalint.model import Path
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """A change of an object that may tell a mutant from its original: steps that each ``remove``
+    an input path (a field path as ``jqlang.paths`` writes it, ``[]`` for every element) or ``set``
+    it to a value, and how a person says it ("without .spec.replicas")."""
+
+    steps: tuple[tuple[str, tuple[str, ...], Any], ...]  # (action, path, value); set-number: only over a number
+    text: str
+
+
+@dataclass
+class Mutant:
+    operator: str
+    family: str
+    component: str | None  # the component whose field changed (None: not a component's field)
+    field: str  # the field, relative to the component ("scaleDefinition.replicasPath") or to spec
+    path: Path  # where the change is in the definition document
+    before: str
+    after: str
+    definition: dict[str, Any] = dataclasses.field(repr=False)
+    span: tuple[int, int] | None = None  # characters of the jq string at ``path`` that changed
+    perturbations: tuple[Perturbation, ...] = ()
+    pods_only: bool = False  # only what is evaluated on pods changed: no object without pods tells
+    occurrence: int = 1  # the same change at a second place of the same field is #2
+
+    @property
+    def id(self) -> str:
+        """Stable while the definition's text at the place is unchanged (listed equivalents use it)."""
+        where = f"{self.component}.{self.field}" if self.component is not None else self.field
+        again = f" #{self.occurrence}" if self.occurrence > 1 else ""
+        return f"{where}: {self.operator}: {self.before} -> {self.after}{again}"
+
+
+@dataclass
+class Subject:
+    """What operators read: the definition, its components and jq fields, sample objects."""
+
+    definition: dict[str, Any]
+    objects: Sequence[Any] = ()
+
+    def __post_init__(self) -> None:
+        self.components = karta.components(self.definition)
+        self.jq_fields = list(karta.jq_fields(self.definition))
+
+    def component_at(self, path: Path) -> tuple[str | None, str]:
+        """(component name, field relative to it) of a document path."""
+        for ref in self.components:
+            prefix = tuple(ref.path)
+            if tuple(path[: len(prefix)]) == prefix and isinstance(ref.name, str):
+                return ref.name, _dotted(path[len(prefix) :])
+        return None, _dotted(path[1:] if path and path[0] == "spec" else path)
+
+    def mutant(
+        self,
+        operator: str,
+        family: str,
+        path: Path,
+        before: str,
+        after: str,
+        definition: dict[str, Any],
+        span: tuple[int, int] | None = None,
+        perturbations: Sequence[Perturbation] = (),
+        pods_only: bool = False,
+    ) -> Mutant:
+        component, field_name = self.component_at(path)
+        return Mutant(
+            operator,
+            family,
+            component,
+            field_name,
+            tuple(path),
+            before,
+            after,
+            definition,
+            span,
+            tuple(perturbations),
+            pods_only,
+        )
+
+
+def _dotted(path: Sequence[Any]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+# -- changing a copy ---------------------------------------------------------------------------------
+
+
+def get_at(data: Any, path: Path) -> Any:
+    for part in path:
+        if isinstance(data, dict):
+            if part not in data:
+                return None
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
+
+
+def with_value(definition: dict[str, Any], path: Path, value: Any) -> dict[str, Any]:
+    """A copy of ``definition`` with ``value`` at ``path`` (which must exist up to its parent)."""
+    out = copy.deepcopy(definition)
+    parent = get_at(out, path[:-1])
+    parent[path[-1]] = value
+    return out
+
+
+def without(definition: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A copy of ``definition`` without the mapping key or list item at ``path``."""
+    out = copy.deepcopy(definition)
+    parent = get_at(out, path[:-1])
+    del parent[path[-1]]
+    return out
+
+
+# -- jq text -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JqEdit:
+    """Characters ``start:end`` of an expression replaced by ``text``; ``before``/``after`` show the
+    smallest part that reads well (the node that changed, as written and as mutated)."""
+
+    start: int
+    end: int
+    text: str
+    before: str
+    after: str
+    perturbations: tuple[Perturbation, ...] = ()
+
+
+def node_edit(expression: str, node: Node, text: str, perturbations: Sequence[Perturbation] = ()) -> JqEdit:
+    """Replace ``node`` by ``text``."""
+    return JqEdit(node.start, node.end, text, node.source(expression), text, tuple(perturbations))
+
+
+def apply_edit(expression: str, edit: JqEdit) -> str:
+    return expression[: edit.start] + edit.text + expression[edit.end :]
+
+
+def jq_trees(subject: Subject, kinds: Sequence[str] | None = None) -> Iterator[tuple[karta.JqField, Node]]:
+    """The parsed jq fields of the definition (of the given kinds), in document order; write-back
+    paths (suspend actions) are left out: evaluation never reads them."""
+    for jq_field in subject.jq_fields:
+        if jq_field.kind == "actionPath" or (kinds is not None and jq_field.kind not in kinds):
+            continue
+        tree, _ = parse_cached(jq_field.expression)
+        if tree is not None:
+            yield jq_field, tree
+
+
+def jq_mutant(subject: Subject, operator: str, family: str, jq_field: karta.JqField, edit: JqEdit) -> Mutant:
+    """A mutant of a jq field; besides the edit's own perturbations, objects where each number
+    the changed part reads is 3 (a count of 0 or 1 hides most arithmetic)."""
+    expression = apply_edit(jq_field.expression, edit)
+    tree, _ = parse_cached(jq_field.expression)
+    numbers = settings(tree, edit.start, edit.end, 3, action="set-number") if tree is not None else ()
+    return subject.mutant(
+        operator,
+        family,
+        jq_field.path,
+        edit.before,
+        edit.after,
+        with_value(subject.definition, jq_field.path, expression),
+        span=(edit.start, edit.end),
+        perturbations=(*edit.perturbations, *numbers),
+        pods_only=jq_field.target == "pod",
+    )
+
+
+def show(value: Any) -> str:
+    """A YAML value written inline for a message."""
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def removals(tree: Node, start: int, end: int, lists: bool = False) -> tuple[Perturbation, ...]:
+    """Objects without the input paths read between characters ``start`` and ``end`` of the
+    expression (an iterated list: without the list; ``lists``: without the first list a path
+    iterates)."""
+    from kartalint.jqlang.paths import path_facts, path_text
+
+    out: dict[tuple[str, ...], Perturbation] = {}
+    for read in path_facts(tree):
+        if read.start >= end or read.end <= start or not read.path:
+            continue
+        path = read.path
+        if lists and "[]" in path:
+            path = path[: path.index("[]")]
+        elif path[-1] == "[]":
+            path = path[:-1]
+        if path and path[-1] not in ("[?]",) and path not in out:
+            out[path] = Perturbation((("remove", path, None),), f"without {path_text(path)}")
+    return tuple(out.values())
+
+
+def settings(tree: Node, start: int, end: int, value: Any, action: str = "set") -> tuple[Perturbation, ...]:
+    """Objects where each input path read between ``start`` and ``end`` holds ``value``
+    (``set-number``: only where the object holds a number there)."""
+    from kartalint.jqlang.paths import path_facts, path_text
+
+    out: dict[tuple[str, ...], Perturbation] = {}
+    for read in path_facts(tree):
+        if read.start >= end or read.end <= start or not read.path or read.path[-1].startswith("["):
+            continue
+        if read.path not in out:
+            out[read.path] = Perturbation(((action, read.path, value),), f"with {path_text(read.path)} = {show(value)}")
+    return tuple(out.values())
