@@ -15,6 +15,10 @@
 
 5. the language server (issue 20): diagnostics within 300 ms of a change.
 
+6. fleet accounting (issue 35): ``describe --summary`` of 10,000 mixed recorded workloads, peak
+   memory under 120 MB and time at most 1.5x ``evaluate_many`` alone on the same objects (as
+   ``kubectl get -o json`` and ``-o yaml`` print the List).
+
 ``--quick`` uses fewer repeats and sizes (for a smoke run; the figures in docs/performance.md
 come from the full run). Prints one line per target: measured, target, met or not.
 """
@@ -32,6 +36,7 @@ import hook
 import lint_vs_check_jsonschema
 import lsp
 import scaling
+import summary
 
 
 def main() -> int:
@@ -89,6 +94,14 @@ def main() -> int:
     server = lsp.measure(10 if args.quick else 20)
     change = server["change"] * 1000
     row("lsp: diagnostics after a change, ms", f"{change:.0f}", "< 300", change < 300)
+
+    print("6. fleet accounting ...", flush=True)
+    fleet = summary.measure(2000 if args.quick else 10000, 1 if args.quick else 3)
+    for fmt in ("json", "yaml"):
+        ratio = fleet[fmt]["summary"] / fleet["evaluate_many"]
+        row(f"describe --summary (-o {fmt} List) / evaluate_many", f"{ratio:.2f}", "<= 1.5", ratio <= 1.5)
+        peak = fleet[fmt]["peak_mb"]
+        row(f"describe --summary (-o {fmt} List), peak MB", f"{peak:.0f}", "< 120", peak < 120)
 
     print("\nsummary")
     width = max(len(r[0]) for r in rows)

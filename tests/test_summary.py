@@ -400,3 +400,11 @@ def test_nothing_to_count_is_not_a_silent_success(tmp_path, monkeypatch, capsys)
     assert "kartalint: note: not covered by any definition: 1 object(s): Secret (v1) 1" in err
     code, _out, err = run(capsys, "describe", "missing.yaml", "--summary")
     assert code == 2 and "kartalint: error: missing.yaml: no such file" in err.lower()
+
+
+def test_the_documented_json_example_is_valid_against_the_schema():
+    with open(os.path.join(ROOT, "docs", "fleet.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    example = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
+    validate(example)
+    assert example["totals"]["all"]["resources"]["gpus"] == 116  # the figures the page shows

@@ -20,7 +20,6 @@ from kartalint.cli.common import (
     check_timeout,
     open_output,
     project_of,
-    read_pods,
     say_index,
 )
 from kartalint.rules.config import ConfigError
@@ -83,7 +82,7 @@ def run_summary(args: argparse.Namespace, fmt: str | None, output: str | None) -
     if choose is None:
         return EXIT_USAGE
     with Evaluator(timeout=args.timeout, force=args.force).start() as evaluator:  # forked while small
-        pods = PodIndex(read_pods(args.pods) or []) if args.pods else None
+        pods = PodIndex(_pods(args.pods, project.config.max_file_size)) if args.pods else None
         objects = (item for path in paths for item in stream_objects(path, project.config.max_file_size))
         summary = FleetSummary(
             summarise(objects, choose, evaluator, pods),
@@ -94,6 +93,21 @@ def run_summary(args: argparse.Namespace, fmt: str | None, output: str | None) -
         with _stream(output) as stream:
             make_summary_reporter(fmt, stream, comparison).report(summary)
     return _exit_code(summary.totals, comparison, fmt, paths)
+
+
+def _pods(path: str, max_bytes: int) -> list[Any]:
+    """The pods (and their owners) of a pods file of any size; a problem is a usage error."""
+    from kartalint.load.objects import LoadedObject, stream_objects
+
+    found, problems = [], []
+    for item in stream_objects(path, max_bytes):
+        if isinstance(item, LoadedObject):
+            found.append(item.data)
+        else:
+            problems.append(item.message)
+    if problems:
+        raise ConfigError("; ".join(problems))
+    return found
 
 
 def _chooser(args: argparse.Namespace, project: Any) -> Any:
