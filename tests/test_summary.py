@@ -408,3 +408,33 @@ def test_the_documented_json_example_is_valid_against_the_schema():
     example = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
     validate(example)
     assert example["totals"]["all"]["resources"]["gpus"] == 116  # the figures the page shows
+
+
+def test_a_definition_upstream_refuses_fails_its_objects_unless_forced(tmp_path, monkeypatch, capsys, workloads):
+    from conftest import BASE_DEFINITION
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "trainer.yaml").write_text(BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody"))
+    trainers = [
+        {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": f"t{i}", "namespace": "ml"},
+         "spec": {"roles": [{"name": "w", "replicas": 2, "template": {"spec": {"containers": [
+             {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}}}]}}
+        for i in range(3)
+    ]  # fmt: skip
+    (tmp_path / "fleet.yaml").write_text(as_list([*trainers, workloads[0]]))
+    code, doc, _ = summary_json(capsys, "fleet.yaml", "--definition", "trainer.yaml")
+    assert code == 1
+    outcomes = [(r["name"], r["outcome"]) for r in doc["rows"]]
+    assert outcomes == [
+        ("t0", "failed"),
+        ("t1", "failed"),
+        ("t2", "failed"),
+        (workloads[0]["metadata"]["name"], "counted"),
+    ]
+    assert (
+        "trainer.yaml is invalid (upstream refuses it): child component 'worker' has owner ref"
+        in doc["rows"][0]["errors"][0]
+    )
+    code, doc, _ = summary_json(capsys, "fleet.yaml", "--definition", "trainer.yaml", "--force")
+    assert [r["outcome"] for r in doc["rows"]] == ["failed"] * 3 + ["counted"]  # the view keeps "invalid karta"
+    assert "invalid karta" in doc["rows"][0]["errors"][0]

@@ -152,17 +152,22 @@ def summarise(
 ) -> Iterator[Entry]:
     """One entry per item, in order, each batch evaluated together (see the module's docstring)."""
     pending: list[LoadedObject | LoadProblem] = []
+    invalid: dict[int, list[str]] = {}  # id of a definition's data -> why upstream refuses it
     for item in items:
         pending.append(item)
         if len(pending) >= batch:
-            yield from _evaluate(pending, choose, evaluator, pods)
+            yield from _evaluate(pending, choose, evaluator, pods, invalid)
             pending = []
     if pending:
-        yield from _evaluate(pending, choose, evaluator, pods)
+        yield from _evaluate(pending, choose, evaluator, pods, invalid)
 
 
 def _evaluate(
-    batch: list[LoadedObject | LoadProblem], choose: Choose, evaluator: Evaluator, pods: PodIndex | None
+    batch: list[LoadedObject | LoadProblem],
+    choose: Choose,
+    evaluator: Evaluator,
+    pods: PodIndex | None,
+    invalid: dict[int, list[str]],
 ) -> list[Entry]:
     entries: list[Entry | None] = [None] * len(batch)
     work: list[tuple[int, LoadedObject, DefinitionFile]] = []
@@ -174,10 +179,12 @@ def _evaluate(
         if definition is None:
             entries[index] = _entry("uncovered", item.origin, item.data)
             continue
-        prepared = evaluator.prepare(definition.data)
-        if prepared.invalid and not evaluator.force:
+        if id(definition.data) not in invalid:  # prepared once per definition, not per object
+            invalid[id(definition.data)] = evaluator.prepare(definition.data).invalid
+        problems = invalid[id(definition.data)]
+        if problems and not evaluator.force:
             reason = (
-                f"the definition {definition.path} is invalid (upstream refuses it): {prepared.invalid[0]}; "
+                f"the definition {definition.path} is invalid (upstream refuses it): {problems[0]}; "
                 "nothing was evaluated (--force evaluates it anyway)"
             )
             entries[index] = _entry(

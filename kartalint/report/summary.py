@@ -125,7 +125,7 @@ def _row_cells(entry: Entry, pods_given: bool) -> list[str]:
         str(entry.replicas),
         *ready,
         str(resources.gpus),
-        quantity.format_cpu(resources.cpu_millis) if resources.cpu_millis else "0",
+        quantity.format_cpu(resources.cpu_millis),
         quantity.format_memory(resources.memory_bytes),
     ]
 
