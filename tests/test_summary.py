@@ -235,6 +235,11 @@ def test_compare_says_why_a_key_differs_and_writes_each_format(tmp_path, monkeyp
     assert code == 1
     assert "no definition covers apiextensions.k8s.io/v1 CustomResourceDefinition" in out
     assert re.search(r"JobSet\s+gone\s+gpus\s+-\s+2\s+not in the input", out)
+    # figures that agree are not a difference, though an object of the key is not covered
+    _, doc, _ = summary_json(capsys, "fleet.yaml")
+    (tmp_path / "agree.csv").write_text(f"gpus\n{doc['totals']['all']['resources']['gpus']}\n")  # the fleet's total
+    code, out, _ = run(capsys, "describe", "fleet.yaml", "--summary", "--compare", "agree.csv")
+    assert code == 0 and "the same figures" in out and "not covered by any definition: 1 object(s)" in out
     for fmt in ("csv", "json", "markdown"):
         code, out, _ = run(capsys, "describe", "fleet.yaml", "--summary", "--compare", "costs.csv", "-f", fmt)
         assert code == 1, fmt

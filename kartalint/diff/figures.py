@@ -113,7 +113,8 @@ def figures_of(entry: Entry) -> dict[str, int]:
 
 @dataclass
 class Difference:
-    """A key whose figures differ (or cannot be compared), with why when it is known."""
+    """A key whose figures differ, with why when it is known (an object of the key that no
+    definition covers, or whose evaluation failed, is not counted)."""
 
     key: tuple[str, ...]
     values: dict[str, tuple[int | None, Fraction | None]]  # column -> (summary, file); None: no figure
@@ -167,7 +168,7 @@ class Comparison:
             notes = self.notes.get(key, [])
             if values and mine is None and not notes:
                 notes = ["not in the input"]
-            if values or (notes and theirs is not None):
+            if values:  # an object not counted where the figures agree is said by the summary's own lines
                 out.append(Difference(key, values, "; ".join(notes)))
         return out
 

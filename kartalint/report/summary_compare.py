@@ -32,8 +32,6 @@ def difference_rows(comparison: Comparison) -> list[list[str]]:
     rows = [[k.upper() for k in keys] + ["COLUMN", "SUMMARY", "FILE", "NOTE"]]
     for difference in comparison.differences():
         cells = [v or "<none>" for v in difference.key]
-        if not difference.values:
-            rows.append([*cells, "", "", "", difference.note])
         for i, (column, (mine, theirs)) in enumerate(difference.values.items()):
             rows.append([*cells, column, _number(mine), _number(theirs), difference.note if i == 0 else ""])
     if keys:  # without keys the one row is the total
@@ -86,8 +84,7 @@ class CsvComparison(ComparisonReporter):
         keys = list(self.comparison.expected.keys)
         writer.writerow(["scope", *keys, "column", "summary", "file", "note"])
         for difference in self.comparison.differences():
-            values = difference.values.items() or [("", (None, None))]
-            for column, (mine, theirs) in values:
+            for column, (mine, theirs) in difference.values.items():
                 mine_text = "" if mine is None else _number(mine)
                 theirs_text = "" if theirs is None else _number(theirs)
                 writer.writerow(["row", *difference.key, column, mine_text, theirs_text, difference.note])
