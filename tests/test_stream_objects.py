@@ -179,3 +179,8 @@ def test_describe_of_a_scalar_safe_loading_cannot_construct_says_where_instead_o
     code = main(["describe", str(tmp_path / "eq.yaml")])
     err = capsys.readouterr().err
     assert code == 2 and f"{tmp_path}/eq.yaml:4:11:" in err and "Traceback" not in err
+
+
+def test_a_folder_or_a_missing_file_is_said(tmp_path):
+    assert streamed(tmp_path) == ([], [f"{tmp_path}: a folder: give the files in it (e.g. folder/*.yaml)"])
+    assert streamed(tmp_path / "none.yaml") == ([], [f"{tmp_path}/none.yaml: no such file or directory"])

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import sys
 import tempfile
@@ -123,6 +124,9 @@ def _opened(path: str) -> Iterator[tuple[IO[bytes] | None, str]]:
             shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
             spool.seek(0)
             yield spool, ""
+        return
+    if os.path.isdir(path):
+        yield None, "a folder: give the files in it (e.g. folder/*.yaml)"
         return
     if not is_regular_file(path):
         yield None, missing_reason(path).split(": ", 1)[-1]
