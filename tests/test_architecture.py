@@ -133,7 +133,15 @@ def test_every_output_format_is_a_lifecycle_and_registered():
     import io
 
     from kartalint.cli import build_parser
-    from kartalint.report import DOCUMENTS, REPORTERS, make_document_reporter, reporter_class
+    from kartalint.report import (
+        COMPARISONS,
+        DOCUMENTS,
+        REPORTERS,
+        SUMMARIES,
+        make_document_reporter,
+        make_summary_reporter,
+        reporter_class,
+    )
     from kartalint.report.base import Lifecycle
     from kartalint.report.tests import TEST_REPORTERS
 
@@ -145,4 +153,12 @@ def test_every_output_format_is_a_lifecycle_and_registered():
         for fmt in formats:
             assert callable(make_document_reporter(kind, fmt, io.StringIO()).render)
         offered = next(a for a in commands[kind]._actions if a.dest == "format").choices
-        assert set(offered) == set(formats), kind
+        extra = set(SUMMARIES) if kind == "describe" else set()  # describe --summary's formats
+        assert set(offered) == set(formats) | extra, kind
+    from kartalint.diff.figures import Comparison, Expected
+
+    assert set(COMPARISONS) == set(SUMMARIES)
+    for fmt in SUMMARIES:
+        assert isinstance(make_summary_reporter(fmt, io.StringIO()), Lifecycle)
+        comparison = Comparison(Expected("x.csv", ("name",), ("gpus",)))
+        assert isinstance(make_summary_reporter(fmt, io.StringIO(), comparison), Lifecycle)

@@ -165,7 +165,7 @@ def test_our_catalog_reproduces_every_recorded_state():
     found = discover([os.path.join(REFERENCE, "real-data"), os.path.join(REFERENCE, "recorded_data")], index)
     with Evaluator() as evaluator:
         report = run(found.cases, evaluator)
-    assert len(report.results) == (242 if HAVE_SHARED_REFERENCE else 50)  # every frame: the full set, or the subset
+    assert len(report.results) == (242 if HAVE_SHARED_REFERENCE else 55)  # every frame: the full set, or the subset
     assert [r.case.id for r in report.results if r.outcome != "passed"] == []
 
 

@@ -121,6 +121,27 @@ def setup_reference(tmp):
     return ROOT
 
 
+def setup_fleet(tmp):
+    """``bin/kubectl`` (put first on the PATH) prints the recorded JobSets, PyTorchJobs, RayClusters
+    and LeaderWorkerSets of the reference data as one List, in JSON or (with ``yaml`` among its
+    arguments) YAML, whatever resources it is asked for."""
+    import json
+
+    from test_summary import recorded_workloads, renamed
+
+    document = {"apiVersion": "v1", "items": renamed(recorded_workloads()), "kind": "List"}
+    (tmp / "recorded-list.json").write_text(json.dumps(document))
+    (tmp / "bin").mkdir()
+    kubectl = tmp / "bin" / "kubectl"
+    kubectl.write_text(
+        f"#!{sys.executable}\nimport json, sys, yaml\n"
+        f"document = json.load(open({str(tmp / 'recorded-list.json')!r}))\n"
+        "if 'yaml' in sys.argv: yaml.safe_dump(document, sys.stdout)\n"
+        "else: json.dump(document, sys.stdout, indent=4)\n"
+    )
+    kubectl.chmod(0o755)
+
+
 SETUPS = {
     "repo": setup_repo,
     "empty-repo": setup_empty_repo,
@@ -129,6 +150,7 @@ SETUPS = {
     "shared": setup_shared,
     "wheel": setup_wheel,
     "reference": setup_reference,
+    "fleet": setup_fleet,
 }
 
 
@@ -158,6 +180,8 @@ def test_shell_block_runs(note, body, tmp_path):
     if setup == "reference" and not HAVE_SHARED_REFERENCE:
         script = script.replace("../shared/reference", os.path.relpath(REFERENCE, ROOT))
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    if (tmp_path / "bin").is_dir():  # the setup's stand-ins for other tools (kubectl)
+        env["PATH"] = str(tmp_path / "bin") + os.pathsep + env["PATH"]
     env.pop("CI", None)
     proc = subprocess.run(
         ["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, capture_output=True, text=True, env=env, timeout=300

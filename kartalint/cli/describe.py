@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="OBJECT",
         help="workload manifest (YAML/JSON; a List or several documents describe each; '-' for stdin)",
     )
+    parser.add_argument("more", nargs="*", metavar="OBJECT", help="more manifests (with --summary)")
     parser.add_argument(
         "-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)"
     )
@@ -45,7 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="more definitions to choose from, searched before the project's and the bundled catalog (repeatable)",
     )
     add_config_option(parser)
-    parser.add_argument("-f", "--format", choices=["tree", "json", "yaml"], help="output format (default: tree)")
+    parser.add_argument(
+        "-f",
+        "--format",
+        choices=["tree", "json", "yaml", "table", "csv", "markdown"],
+        help="output format (default: tree; with --summary: table, csv, json or markdown, default table)",
+    )
     parser.add_argument(
         "-o",
         "--output",
@@ -60,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="evaluate a definition that breaks the Karta schema or upstream's validator (as far as it can be)",
     )
+    from kartalint.cli.describe_summary import add_summary_arguments
+
+    add_summary_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,7 +80,13 @@ def run(args: argparse.Namespace) -> int:
             f"kartalint: warning: `describe -o {output}` is deprecated: use `-f {output}` (-o names an output file)\n"
         )
         fmt, output = output, None
+    if args.summary or args.more or args.group_by or args.compare:
+        from kartalint.cli.describe_summary import run_summary
+
+        return run_summary(args, fmt, output)
     fmt = fmt or "tree"
+    if fmt not in ("tree", "json", "yaml"):
+        raise ConfigError(f"-f {fmt} is a format of --summary (describe of an object: tree, json or yaml)")
     check_timeout(args.timeout)
     if args.object == "-" and args.pods == "-":
         raise ConfigError("OBJECT and --pods cannot both be read from stdin")

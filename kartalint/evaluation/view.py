@@ -216,6 +216,28 @@ class WorkloadView:
         return self.root.resources if self.root else ZERO
 
     @property
+    def table_components(self) -> list[Component]:
+        """The components of describe's Resources table, as kli lists them: every non-grouping
+        component with a pod definition or a replica count."""
+        return [
+            c
+            for c in self.components
+            if not c.logical and (c.has_pod_definition or any(i.scale is not None for i in c.instances))
+        ]
+
+    @property
+    def replicas(self) -> int:
+        """The REPLICAS of describe's TOTAL row: the desired replicas of ``table_components``."""
+        return sum(c.desired for c in self.table_components)
+
+    @property
+    def ready_pods(self) -> int | None:
+        """How many distinct pods placed under a component are ready (None when no pods were given)."""
+        if not self.pods_given:
+            return None
+        return len({p.name for c in self.components for p in c.pods if p.ready})
+
+    @property
     def all_errors(self) -> list[tuple]:
         """(component or None, FieldError) for every problem in the view."""
         out: list[tuple[str | None, FieldError]] = [(None, e) for e in self.errors]

@@ -1,12 +1,26 @@
-"""Kubernetes objects from a file: a List, several documents or one object, for describe, fixtures and pods."""
+"""Kubernetes objects from a file: a List, several documents or one object, for describe, fixtures and pods.
+
+``load_objects`` reads a file whole; ``stream_objects`` hands out one object at a time
+(``describe --summary`` over a cluster dump), holding only the object being read.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
+import yaml
+
+from kartalint.load.discovery import is_regular_file, missing_reason
 from kartalint.load.documents import MAX_FILE_BYTES, load_file, load_text, read_text
-from kartalint.load.plain import load_plain
+from kartalint.load.plain import TOO_LARGE, NotPlain, Piece, iter_plain, load_plain
+from kartalint.load.plain_json import iter_json
 from kartalint.model import Severity
 
 
@@ -63,3 +77,151 @@ def _objects(
             continue
         objects.append(LoadedObject(origin, data))
     return objects, errors
+
+
+@dataclass
+class LoadProblem:
+    """Why an object (or the rest of a file) could not be read, with its place."""
+
+    message: str
+
+
+def stream_objects(path: str, max_bytes: int = MAX_FILE_BYTES) -> Iterator[LoadedObject | LoadProblem]:
+    """The objects of a YAML/JSON file (``-``: stdin) one at a time, as ``load_objects`` finds them
+    (Lists and multi-document streams expanded), each with its origin ``file:line``. The file may
+    be of any size: ``max_bytes`` limits each object instead. What the plain reader does not take
+    (anchors, tags, repeated keys, a syntax error) is read by the full loader, which reports it
+    with its position, when the file is within ``max_bytes``."""
+    name = "<stdin>" if path == "-" else path
+    with _opened(path) as (handle, problem):
+        if handle is None:
+            yield LoadProblem(f"{name}: {problem}")
+            return
+        given: tuple[int, int] = (0, 0)  # (document, items of it handed out) where the reading is
+        pieces = iter_json if _starts_json(handle) else iter_plain
+        try:
+            for piece in pieces(handle, max_bytes):
+                given = (piece.document + 1, 0) if piece.item is None else (piece.document, piece.item + 1)
+                yield from _from_piece(name, piece, max_bytes)
+        except (NotPlain, yaml.YAMLError) as exc:
+            yield from _rest(handle, name, max_bytes, given, exc)
+
+
+def _starts_json(handle: IO[bytes]) -> bool:
+    """Whether the stream starts with ``{``: JSON (``kubectl get -o json``), read by the json module
+    (a repeated key keeps its last value, as in Kubernetes' JSON decoding); what is not JSON there
+    goes to the full loader."""
+    first = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    handle.seek(0)
+    return first == b"{"
+
+
+@contextlib.contextmanager
+def _opened(path: str) -> Iterator[tuple[IO[bytes] | None, str]]:
+    """A seekable binary handle on the file (stdin is copied to a temporary file first)."""
+    if path == "-":
+        with tempfile.TemporaryFile() as spool:
+            shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
+            spool.seek(0)
+            yield spool, ""
+        return
+    if os.path.isdir(path):
+        yield None, "a folder: give the files in it (e.g. folder/*.yaml)"
+        return
+    if not is_regular_file(path):
+        yield None, missing_reason(path).split(": ", 1)[-1]
+        return
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        yield None, f"cannot read file: {exc.strerror or exc}"
+        return
+    with handle:
+        yield handle, ""
+
+
+def _from_piece(name: str, piece: Piece, max_bytes: int) -> Iterator[LoadedObject | LoadProblem]:
+    where = f"{name}:{piece.line}"
+    data = piece.data
+    if data is TOO_LARGE:
+        yield LoadProblem(
+            f"{where}:{piece.column}: object is over the {max_bytes}-byte limit (max-file-size): not read"
+        )
+    elif piece.item is not None:
+        if isinstance(data, dict):
+            yield LoadedObject(where, data)
+        else:
+            yield LoadProblem(f"{where}:{piece.column}: items[{piece.item}] is not a Kubernetes object")
+    elif isinstance(data, dict):
+        kind = data.get("kind")
+        is_list = isinstance(kind, str) and kind.endswith("List")
+        if piece.streamed_items is None or (piece.streamed_items == 0 and not is_list):
+            if piece.streamed_items == 0:
+                data["items"] = []
+            yield LoadedObject(where, data)
+        elif not is_list:
+            yield LoadProblem(
+                f"{where}:{piece.column}: a document of kind {kind!r} with a top-level items list: "
+                "its entries were read as objects of a List"
+            )
+    elif data is not None:
+        yield LoadProblem(
+            f"{where}:{piece.column}: expected a Kubernetes object (a mapping), got {type(data).__name__}"
+        )
+
+
+def _rest(
+    handle: IO[bytes], name: str, max_bytes: int, given: tuple[int, int], exc: Exception
+) -> Iterator[LoadedObject | LoadProblem]:
+    """The objects after ``given`` and the problems, read by the full loader (which says where and
+    what), or, in a file over ``max_bytes``, what stopped the reading."""
+    handle.seek(0)
+    raw = handle.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        yield LoadProblem(_stopped(name, max_bytes, exc))
+        return
+    try:
+        text = raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
+    except UnicodeDecodeError as bad:
+        line = raw.count(b"\n", 0, bad.start) + 1
+        yield LoadProblem(f"{name}:{line}: file is not valid UTF-8: byte 0x{raw[bad.start]:02x} at offset {bad.start}")
+        return
+    source = load_text(text, name)
+    document, skip = given
+    for found in source.findings:
+        if found.severity == Severity.ERROR:
+            yield LoadProblem(f"{found.file}:{found.line}:{found.column}: {found.message}")
+    for doc in source.documents:
+        if doc.index < document or doc.data is None:
+            continue
+        line = doc.node.start_mark.line + 1
+        if not isinstance(doc.data, dict):
+            yield LoadProblem(
+                f"{name}:{line}:1: expected a Kubernetes object (a mapping), got {type(doc.data).__name__}"
+            )
+            continue
+        kind, items = doc.data.get("kind"), doc.data.get("items")
+        if not (isinstance(kind, str) and kind.endswith("List") and isinstance(items, list)):
+            yield LoadedObject(f"{name}:{line}", doc.data)
+            continue
+        for i, item in enumerate(items):
+            if doc.index == document and i < skip:
+                continue
+            item_line = doc.span(("items", i)).line
+            if isinstance(item, dict):
+                yield LoadedObject(f"{name}:{item_line}", item)
+            else:
+                yield LoadProblem(f"{name}:{item_line}: items[{i}] is not a Kubernetes object")
+
+
+def _stopped(name: str, max_bytes: int, exc: Exception) -> str:
+    if isinstance(exc, NotPlain):
+        return (
+            f"{name}:{exc.line}:{exc.column}: this document uses anchors, aliases, merge keys, explicit tags or "
+            f"repeated keys, which are read only in files up to max-file-size ({max_bytes} bytes); "
+            "nothing from here on is read"
+        )
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f"{mark.line + 1}:{mark.column + 1}" if mark is not None else "1:1"
+    problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+    return f"{name}:{where}: YAML syntax error: {problem}; nothing from here on is read"

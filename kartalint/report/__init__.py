@@ -2,7 +2,8 @@
 
 ``REPORTERS``: the lint formats by name, over the findings model. ``DOCUMENTS``: the formats of
 the other commands' documents (``diff``, ``describe``, ``catalog``, ``rules``), each a render
-function loaded when used (so a one-file lint does not import them).
+function loaded when used (so a one-file lint does not import them). ``SUMMARIES`` and
+``COMPARISONS``: the streamed formats of ``describe --summary`` (and ``--compare``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import io
 import os
 from typing import IO, Any
 
-from kartalint.report.base import DocumentReporter, Reporter
+from kartalint.report.base import DocumentReporter, Lifecycle, Reporter
 
 # The lint formats: name -> "module:class", loaded when used (SARIF's imports are not free).
 REPORTERS: dict[str, str] = {
@@ -58,6 +59,31 @@ DOCUMENTS: dict[str, dict[str, str]] = {
         "markdown": "kartalint.report.rules_doc:render_markdown",
     },
 }
+
+
+# `describe --summary`: lifecycles over a FleetSummary that write each row as it is evaluated, and
+# with `--compare FILE` what differs from the user's figures; name -> "module:class".
+SUMMARIES: dict[str, str] = {
+    "table": "kartalint.report.summary:TableSummary",
+    "csv": "kartalint.report.summary:CsvSummary",
+    "json": "kartalint.report.summary:JsonSummary",
+    "markdown": "kartalint.report.summary:MarkdownSummary",
+}
+COMPARISONS: dict[str, str] = {
+    "table": "kartalint.report.summary_compare:TableComparison",
+    "csv": "kartalint.report.summary_compare:CsvComparison",
+    "json": "kartalint.report.summary_compare:JsonComparison",
+    "markdown": "kartalint.report.summary_compare:MarkdownComparison",
+}
+
+
+def make_summary_reporter(fmt: str, stream: IO[str], comparison: Any = None) -> Lifecycle:
+    """The summary format ``fmt``, or with ``comparison`` (a ``diff.figures.Comparison``) the
+    format of what differs."""
+    module, _, cls = (COMPARISONS if comparison is not None else SUMMARIES)[fmt].partition(":")
+    found = getattr(importlib.import_module(module), cls)
+    reporter: Lifecycle = found(stream, comparison) if comparison is not None else found(stream)
+    return reporter
 
 
 def make_document_reporter(kind: str, fmt: str, stream: IO[str]) -> DocumentReporter:

@@ -141,16 +141,9 @@ def render_tree(
     if view.unmatched_pods:
         lines.append(f"pods matched by no component: {', '.join(view.unmatched_pods)}")
     lines += ["", f"Phase: {','.join(view.statuses) if view.statuses else '<no status definition>'}", "", "Resources:"]
-    rows_data = []
-    total_replicas = 0
-    for comp in view.components:
-        # as kli: one row per non-grouping component, including one with replicas and no pod spec
-        if comp.logical or not (comp.has_pod_definition or any(i.scale is not None for i in comp.instances)):
-            continue
-        own = comp.own_resources
-        total_replicas += comp.desired
-        rows_data.append((comp.name, str(comp.desired), own))
-    rows_data.append(("TOTAL", str(total_replicas), view.resources))
+    # as kli: one row per non-grouping component, including one with replicas and no pod spec
+    rows_data = [(comp.name, str(comp.desired), comp.own_resources) for comp in view.table_components]
+    rows_data.append(("TOTAL", str(view.replicas), view.resources))
     # one unit per column (4096Gi and 4100Gi, not 4Ti and 4100Gi), so the column reads at a glance
     cpus = quantity.cpu_column([r[2].cpu_millis for r in rows_data])
     memories = quantity.memory_column([r[2].memory_bytes for r in rows_data])
