@@ -229,13 +229,26 @@ def _yamllint(*paths):
     return problems
 
 
-def test_init_writes_files_that_pass_yamllint_and_the_workflow_schema(capsys, tmp_path):
+@pytest.mark.parametrize("crd", ["kubeflow.org_pytorchjobs.yaml", "jobset.x-k8s.io_jobsets.yaml"])
+def test_init_and_new_write_files_that_pass_yamllint_and_the_workflow_schema(capsys, tmp_path, crd):
+    """Everything `init --crd` and `new` write (configuration, hooks, workflow, draft definition,
+    fixture skeleton, a fixture from a real object) passes yamllint's default rules but line-length."""
     from check_jsonschema import main as check_jsonschema
 
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    code, _, err = run(capsys, "init", "--root", str(tmp_path), "--rev", "v9.9.9")
+    crd_path = os.path.join(REFERENCE, "crds", crd)
+    code, _, err = run(capsys, "init", "--root", str(tmp_path), "--rev", "v9.9.9", "--crd", crd_path)
     assert code == 0, err
-    written = [tmp_path / ".kartalint.yaml", tmp_path / ".pre-commit-config.yaml"]
+    code, _, err = run(capsys, "new", "--crd", crd_path, "-o", str(tmp_path / "draft.yaml"))
+    assert code in (0, 1), err  # 1: the draft's review lists what to confirm
+    code, _, err = run(
+        capsys, "new", "fixture", JOBSET, "-o", str(tmp_path / "fixture.yaml"), "--source", "the docs' example"
+    )
+    assert code == 0, err
+    drafted = [p for p in (tmp_path / "definitions").rglob("*.yaml")]
+    assert len(drafted) >= 2, drafted  # the definition and its fixture skeleton
+    written = [tmp_path / ".kartalint.yaml", tmp_path / ".pre-commit-config.yaml", *drafted]
+    written += [p for p in tmp_path.glob("*.yaml")]
     workflow = tmp_path / ".github" / "workflows" / "kartalint.yml"
     assert _yamllint(*written, workflow) == []
     data = yaml.safe_load(workflow.read_text())

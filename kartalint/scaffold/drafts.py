@@ -297,7 +297,7 @@ def draft_definition(version: CrdVersion) -> Draft:
     ]
     if not roles:
         header.append("# TODO: no pod-bearing field was found; add components by hand.")
-    text = "\n".join(header) + "\n" + render(data, comments)
+    text = "\n".join(header) + "\n---\n" + render(data, comments)
     todo = [f"Status: {line}" for line in status.todo if "TODO" in line]
     return Draft(name, text, data, minimal_object(version, roles), roles, todo=todo)
 
@@ -345,6 +345,9 @@ def review_lines(draft: Draft, crd_path: str) -> list[str]:
     return lines
 
 
+_CHILD = "      - name: "  # an entry of childComponents (sequences are indented under their key)
+
+
 def render(data: dict[str, Any], comments: Comments) -> str:
     """The definition as YAML (expressions on one line each) with ``comments`` above the lines
     they explain: a component's first line, or a field inside its block."""
@@ -357,8 +360,8 @@ def render(data: dict[str, Any], comments: Comments) -> str:
     for i, line in enumerate(lines):
         if line.startswith("    rootComponent:"):
             starts.append((i, str(as_dict(data["spec"]["structureDefinition"]["rootComponent"]).get("name"))))
-        elif line.startswith("    - name: "):
-            starts.append((i, line[len("    - name: ") :].strip().strip("'\"")))
+        elif line.startswith(_CHILD):
+            starts.append((i, line[len(_CHILD) :].strip().strip("'\"")))
         elif not line.startswith("    ") and starts:
             starts.append((i, ""))
     for (start, name), (end, _) in zip(starts, [*starts[1:], (len(lines), "")], strict=True):
@@ -369,7 +372,7 @@ def render(data: dict[str, Any], comments: Comments) -> str:
         if name not in blocks or not notes:
             continue
         start, end = blocks[name]
-        index, indent = (start, "    ") if key is None else (None, "")
+        index, indent = (start, _CHILD[: -len("- name: ")]) if key is None else (None, "")
         for i in range(start, end) if key is not None else ():
             stripped = lines[i].lstrip(" ")
             if stripped.startswith((f"{key}:", f"- {key}:")):

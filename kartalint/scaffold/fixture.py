@@ -30,7 +30,11 @@ def trim_object(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 class QuotingDumper(yaml.SafeDumper):
-    pass
+    """What ``init`` and ``new`` write: block style, multi-line strings as literal blocks, and
+    sequences indented under their key (yamllint's default ``indentation`` rule)."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        return super().increase_indent(flow, False)
 
 
 def represent_str(dumper: yaml.SafeDumper, value: str) -> Any:
@@ -78,4 +82,4 @@ def fixture_text(
         else "# kartalint fixture (docs/fixtures.md). expect is empty: the definition could not evaluate the\n"
         "# object without errors, so nothing was pinned. Fix the definition, then `kartalint test --update`.\n"
     )
-    return header + dump(doc)
+    return header + "---\n" + dump(doc)
