@@ -13,10 +13,11 @@ from conftest import HAVE_SHARED_REFERENCE, REFERENCE, ROOT
 
 from kartalint.evaluation import Evaluator
 from kartalint.karta import as_dict, gang_scheduling, gvk_of, structure
+from kartalint.load.confinement import Confinement
 from kartalint.load.definitions import DefinitionIndex
 from kartalint.model import Severity
+from kartalint.project import Config
 from kartalint.report.catalog import render_markdown, rows
-from kartalint.rules.config import Config
 from kartalint.rules.lint import lint_paths
 from kartalint.testing.cases import discover
 from kartalint.testing.run import run
@@ -172,6 +173,6 @@ def test_our_catalog_reproduces_every_recorded_state():
 def test_docs_catalog_is_generated_from_the_catalog():
     index = DefinitionIndex.from_paths([CATALOG])
     with open(os.path.join(ROOT, "docs", "catalog.md"), encoding="utf-8") as handle:
-        assert handle.read() == render_markdown(rows(index, FIXTURES)), (
+        assert handle.read() == render_markdown(rows(index, [FIXTURES], Confinement([ROOT]))), (
             "run `kartalint catalog --format markdown > docs/catalog.md`"
         )

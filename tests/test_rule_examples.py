@@ -17,8 +17,8 @@ import shutil
 import pytest
 
 from kartalint.cli import main
+from kartalint.project import Config
 from kartalint.rules import registry
-from kartalint.rules.config import Config
 from kartalint.rules.lint import lint_paths
 
 # Rules whose example cannot be a file in the repository (each has its own tests).

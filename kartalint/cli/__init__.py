@@ -17,7 +17,7 @@ from typing import Any
 
 from kartalint import __version__
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser
-from kartalint.rules.config import ConfigError
+from kartalint.errors import UsageError
 
 COMMAND_NAMES = ("lint", "describe", "test", "diff", "explore", "new", "init", "catalog", "rules", "schema", "lsp")
 
@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return int(command(args.command).run(args))
-    except ConfigError as exc:
+    except UsageError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head

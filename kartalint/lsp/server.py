@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pathlib
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -17,6 +18,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from kartalint import __version__
+from kartalint.load.configfile import CONFIG_NAMES
 from kartalint.lsp import completion, diagnostics, hover, navigation
 from kartalint.lsp.document import OpenFile, lint
 from kartalint.lsp.project import LspProject
@@ -32,12 +34,40 @@ class KartaServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
 
     def project_for(self, path: str) -> LspProject:
-        from kartalint.rules.config import find_config
+        from kartalint.load.configfile import find_config
 
         key = find_config(os.path.dirname(os.path.abspath(path))) or os.path.dirname(os.path.abspath(path))
         if key not in self.projects:
-            self.projects[key] = LspProject.around(path)
+            project = self.projects[key] = LspProject.around(path)
+            if project.config_error is not None:
+                self.report_config_error(project)
         return self.projects[key]
+
+    def report_config_error(self, project: LspProject) -> None:
+        """A configuration that cannot be used: said once as a message, and as a diagnostic on the
+        configuration file (open or not); the project goes on with the default configuration."""
+        config_file = project.project.config_file
+        self.window_show_message(
+            types.ShowMessageParams(
+                types.MessageType.Error,
+                f"kartalint: {project.config_error} (the default configuration applies until it is fixed)",
+            )
+        )
+        if config_file and not config_file.endswith(".toml"):
+            from kartalint.lsp.project import config_findings
+
+            with open(config_file, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+            found = config_findings(config_file, text, project.project.root)
+            opened = OpenFile(config_file, text)
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=pathlib.Path(config_file).as_uri(),
+                    diagnostics=[
+                        diagnostics.diagnostic(opened, finding, pathlib.Path(config_file).as_uri()) for finding in found
+                    ],
+                )
+            )
 
     def open_file(self, uri: str) -> tuple[OpenFile, LspProject]:
         """The current text of ``uri`` parsed (cached per version)."""
@@ -48,6 +78,8 @@ class KartaServer(LanguageServer):
         if cached is None or cached.text != document.source:
             cached = OpenFile(path, document.source, project.config)
             cached.excluded = project.project.excluded(path)
+            if os.path.basename(path) in (".kartalint.yaml", ".kartalint.yml"):
+                cached.config_root = os.path.dirname(os.path.abspath(path))
             self.files[uri] = cached
         return cached, project
 
@@ -98,6 +130,14 @@ def did_change(ls: KartaServer, params: types.DidChangeTextDocumentParams) -> No
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: KartaServer, params: types.DidSaveTextDocumentParams) -> None:
+    if os.path.basename(path_of(params.text_document.uri)) in CONFIG_NAMES:  # a new configuration: read it again
+        for project in ls.projects.values():
+            project.close()
+        ls.projects.clear()
+        ls.files.clear()
+        for uri in list(ls.workspace.text_documents):
+            _schedule(ls, uri, 0)
+        return
     for project in ls.projects.values():
         project.refresh()
     _schedule(ls, params.text_document.uri, 0)
