@@ -105,11 +105,12 @@ class Config:
         return out
 
 
-def _rule_setting(config: ConfigFile, rule_id: Any, setting: Any) -> Severity | None:
+def _rule_setting(config: ConfigFile, rule_id: Any, setting: Any, where: tuple = ()) -> Severity | None:
     from kartalint.rules import registry
 
     if not isinstance(rule_id, str) or rule_id not in registry.RULES:
-        raise config.error(f"unknown rule '{rule_id}' (see `kartalint rules`)", ("rules", rule_id), key=True)
+        place, key = (where, False) if where else (("rules", rule_id), True)
+        raise config.error(f"unknown rule '{rule_id}' (see `kartalint rules`)", place, key=key)
     text = str(setting).lower() if not isinstance(setting, bool) else ("on" if setting else "off")
     if text in _OFF:
         return None
@@ -153,7 +154,7 @@ def _apply(config: Config, layer: ConfigFile, root: str) -> None:
         for index, rule_id in enumerate(ids):
             if not isinstance(rule_id, str):
                 raise layer.error("a rule id must be a string", ("per-file-ignores", pattern, index))
-            _rule_setting(layer, rule_id, "off")
+            _rule_setting(layer, rule_id, "off", ("per-file-ignores", pattern, index))
         config.per_file_ignores[pattern] = list(ids)
     if "max-file-size" in data:
         size = data["max-file-size"]

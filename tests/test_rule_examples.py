@@ -25,6 +25,7 @@ from kartalint.rules.lint import lint_paths
 WITHOUT_EXAMPLES = {
     "yaml-too-large": "a file over 5 MiB (tests/test_hostile_inputs.py, tests/test_load.py)",
     "file-unreadable": "a file the system refuses to read (tests/test_hostile_inputs.py)",
+    "config-invalid": "a configuration file, shown in the editor (tests/test_lsp.py, tests/test_user_repository.py)",
 }
 RULE_IDS = [rule.id for rule in registry.iter_rules()]
 

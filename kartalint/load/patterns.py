@@ -16,6 +16,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from kartalint.errors import UsageError
+
 _WILD = re.compile(r"[*?/\\!\[\]]+")
 
 
@@ -31,6 +33,14 @@ class PatternSet:
     def __init__(self, patterns: Sequence[str]) -> None:
         self.patterns = [p for p in patterns if p.strip() and not p.lstrip().startswith("#")]
         self._pieces = [_pieces(p) for p in self.patterns]
+        # each pattern filed under its longest literal piece: one substring search per distinct piece
+        self._by_piece: dict[str, list[int]] = {}
+        self._always: list[int] = []  # patterns without a literal piece (`*`, `**/`)
+        for index, pieces in enumerate(self._pieces):
+            if pieces:
+                self._by_piece.setdefault(max(pieces, key=len), []).append(index)
+            else:
+                self._always.append(index)
         self._compiled: dict[int, Any] = {}
         self._specs: dict[tuple[int, ...], Any] = {}
 
@@ -47,7 +57,11 @@ class PatternSet:
         """Whether the pattern list selects ``relative`` (a path relative to the root, ``/``-separated)."""
         if not self.patterns or not relative or relative.startswith("../") or relative == "..":
             return False
-        candidates = tuple(i for i, pieces in enumerate(self._pieces) if all(piece in relative for piece in pieces))
+        found = list(self._always)
+        for piece, indexes in self._by_piece.items():
+            if piece in relative:
+                found.extend(i for i in indexes if all(p in relative for p in self._pieces[i]))
+        candidates = tuple(sorted(found))  # in the configuration's order: the last match decides
         if not candidates:
             return False
         spec = self._specs.get(candidates)
@@ -61,16 +75,28 @@ class PatternSet:
         if index not in self._compiled:
             import pathspec
 
-            self._compiled[index] = pathspec.GitIgnoreSpec.from_lines([self.patterns[index]]).patterns[0]
+            try:
+                self._compiled[index] = pathspec.GitIgnoreSpec.from_lines([self.patterns[index]]).patterns[0]
+            except Exception as exc:  # what check_pattern could not tell without compiling
+                raise UsageError(f"pattern {self.patterns[index]!r} cannot be used: {exc}") from None
         return self._compiled[index]
 
 
-def check_pattern(pattern: str) -> str | None:
-    """Why a gitignore pattern cannot be used (None when it can)."""
-    import pathspec
+_CLASS = re.compile(r"\[[!^]?\]?[^\]]*\]")
 
-    try:
-        pathspec.GitIgnoreSpec.from_lines([pattern])
-    except Exception as exc:  # pathspec raises several types for a bad pattern
-        return str(exc) or type(exc).__name__
+
+def check_pattern(pattern: str) -> str | None:
+    """Why a gitignore pattern cannot be used (None when it can), without compiling it (a
+    configuration may hold tens of thousands)."""
+    text = pattern.rstrip()
+    trailing = len(text) - len(text.rstrip("\\"))
+    if trailing % 2:
+        return "it ends with an escaping backslash"
+    if text == "!":
+        return "a lone '!' negates nothing"
+    for match in _CLASS.finditer(text):
+        body = match.group()[1:-1].lstrip("!^")
+        for low, high in re.findall(r"(.)-([^\]])", body):
+            if low > high:
+                return f"bad character range {low}-{high}"
     return None

@@ -11,14 +11,14 @@ from typing import Any
 def config_schema(rule_ids: Sequence[str], max_bytes: int) -> dict[str, Any]:
     """The JSON Schema of ``.kartalint.yaml`` (``kartalint schema --config``), given the rule ids
     that exist and the largest ``max-file-size``."""
-    setting = {"enum": ["off", "on", "error", "warning", "info", True, False]}
+    setting = {"enum": ["off", "on", "error", "warning", "info", "disable", "disabled", "false", "no", True, False]}
     paths = {
         "oneOf": [{"type": "string", "minLength": 1}, {"type": "array", "items": {"type": "string", "minLength": 1}}]
     }
     ids = sorted(rule_ids)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://github.com/kartalint/kartalint/docs/configuration.md",
+        "$id": "https://github.com/kartalint/kartalint/blob/main/docs/configuration.md",
         "title": "kartalint configuration (.kartalint.yaml, [tool.kartalint])",
         "type": "object",
         "additionalProperties": False,
