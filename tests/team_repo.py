@@ -117,7 +117,8 @@ def team_crd() -> str:
 def fixture(expect: dict | None = None, **fields) -> str:
     doc = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "mnist running", "source": "kubectl get"}
     doc.update(fields)
-    doc["object"] = OBJECT
+    if "objectFile" not in fields:
+        doc["object"] = OBJECT
     doc["expect"] = expect or {"statuses": ["Running"], "components": {"worker": {"replicas": 6}}}
     return yaml.safe_dump(doc, sort_keys=False)
 

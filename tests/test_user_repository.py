@@ -381,10 +381,11 @@ def test_fifty_thousand_exclude_patterns_are_read_once(team, capsys, monkeypatch
         compiled.extend(lines)
         return real(cls, lines, *args, **kwargs)
 
-    def one_by_one(*args, _real=fnmatch.fnmatchcase):  # matching every pattern against every path
-        matched.append(args)
-        assert len(matched) < 10_000, "every pattern is matched against every path"
-        return _real(*args)
+    def one_by_one(name, pattern, _real=fnmatch.fnmatchcase):  # matching every pattern against every path
+        if pattern.startswith("generated/"):
+            matched.append((name, pattern))
+            assert len(matched) < 10_000, "every pattern is matched against every path"
+        return _real(name, pattern)
 
     monkeypatch.setattr(pathspec.GitIgnoreSpec, "from_lines", classmethod(counting))
     monkeypatch.setattr(fnmatch, "fnmatch", one_by_one)
