@@ -332,7 +332,12 @@ class Project:
     def fixture_paths(self) -> list[str]:
         """Where ``kartalint test`` and ``diff`` look for cases without a PATH (none outside a project)."""
         if self.config.fixtures:
-            return self._expand(self.config.fixtures)
+            found = self._expand(self.config.fixtures)
+            for path in found:
+                note = f"the configured fixtures folder {path} does not exist (yet)"
+                if not os.path.exists(path) and note not in self.notes:
+                    self.notes.append(note)
+            return [path for path in found if os.path.exists(path)]
         if not self.in_project:
             return []
         default = os.path.join(self.root, "fixtures")

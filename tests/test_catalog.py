@@ -5,7 +5,9 @@ every reference recording."""
 from __future__ import annotations
 
 import glob
+import json
 import os
+import shutil
 
 import pytest
 import yaml
@@ -176,3 +178,76 @@ def test_docs_catalog_is_generated_from_the_catalog():
         assert handle.read() == render_markdown(rows(index, [FIXTURES], Confinement([ROOT]))), (
             "run `kartalint catalog --format markdown > docs/catalog.md`"
         )
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_catalog_with_its_fixtures(tmp_path):
+    """Issue 28 item 10: from a regular (non-editable) install, `kartalint catalog` shows every
+    definition's fixtures and coverage and `kartalint test --catalog` runs them. The wheel is built
+    from the tracked files in a temporary folder, and used from there, never from the checkout."""
+    import subprocess
+    import sys
+    import zipfile
+
+    source = tmp_path / "source"
+    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        if os.path.isfile(os.path.join(ROOT, name)):
+            os.makedirs(os.path.dirname(source / name), exist_ok=True)
+            shutil.copyfile(os.path.join(ROOT, name), source / name)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stderr
+    [wheel] = tmp_path.glob("kartalint-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        archive.extractall(site)
+    shipped = {n for n in names if n.startswith("kartalint/fixtures/")}
+    assert len(shipped) == len(glob.glob(os.path.join(ROOT, "fixtures", "**", "*.yaml"), recursive=True))
+    elsewhere = tmp_path / "elsewhere"  # not a project, not the checkout
+    elsewhere.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(site))
+    env.pop("CI", None)
+
+    def kartalint(*argv):
+        return subprocess.run(
+            [sys.executable, "-m", "kartalint", *argv],
+            cwd=elsewhere,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    where = subprocess.run(
+        [sys.executable, "-c", "import kartalint; print(kartalint.__file__)"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert where.stdout.startswith(str(site)), where.stdout
+    proc = kartalint("catalog", "-f", "json")
+    rows = json.loads(proc.stdout)["definitions"]
+    assert proc.returncode == 0 and len(rows) == len(glob.glob(os.path.join(ROOT, "catalog", "*.yaml")))
+    assert all(row["fixtures"] > 0 and row["coverage"] == 100 for row in rows), [r for r in rows if not r["fixtures"]]
+    proc = kartalint("test", "--catalog")
+    assert proc.returncode == 0 and " 0 failed, 0 error(s)" in proc.stdout, proc.stdout[-2000:] + proc.stderr

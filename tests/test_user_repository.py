@@ -145,6 +145,12 @@ def test_the_first_day_without_fixtures_passes_with_a_note(tmp_path, monkeypatch
     (repo / "empty").mkdir()
     assert run(capsys, "test", "empty")[0] == 2
     assert run(capsys, "test", "empty", "--allow-empty")[0] == 0
+    # the Action agrees with the hook: a warning, not a failure
+    from test_action import run_action
+
+    code, logs, outputs = run_action(repo, {}, tmp_path / "summary.md")
+    assert code == 0 and outputs["failed"] == "false", logs
+    assert "::warning title=kartalint::no fixtures in this repository yet" in logs["test"]
 
 
 # -- 5. outside a project nothing is searched; inside, notes are said once ---------------------------------

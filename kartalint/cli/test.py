@@ -134,9 +134,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         if not paths:
             paths = project.fixture_paths()
-            for folder in [p for p in paths if not os.path.exists(p)]:  # `fixtures: [fixtures]`, none written yet
-                sys.stderr.write(f"kartalint: note: the configured fixtures folder {folder} does not exist (yet)\n")
-                paths.remove(folder)
             if not project.in_project and not args.allow_empty:
                 raise UsageError(
                     "no PATH given and not inside a project (no .kartalint.yaml, not a git work tree): "
