@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,10 +70,11 @@ class Config:
         return rule.severity if rule else Severity.ERROR
 
     def relative(self, path: str) -> str | None:
-        """``path`` relative to the root, ``/``-separated (None outside the root or without one)."""
-        if self.root is None or path in ("-", "<stdin>"):
+        """``path`` relative to the root (the current folder for a ``Config`` made without one),
+        ``/``-separated; None outside the root."""
+        if path in ("-", "<stdin>"):
             return None
-        rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+        rel = os.path.relpath(os.path.abspath(path), self.root or os.getcwd()).replace(os.sep, "/")
         return None if rel == ".." or rel.startswith("../") else rel
 
     def excluded(self, path: str) -> bool:
@@ -267,6 +267,8 @@ class Project:
         if not self.in_project:
             names = []
         elif git_toplevel(self.root):
+            import subprocess
+
             try:
                 proc = subprocess.run(
                     ["git", "ls-files", "-z", "-co", "--exclude-standard"],
