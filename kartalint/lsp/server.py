@@ -32,6 +32,7 @@ class KartaServer(LanguageServer):
         self.projects: dict[str, LspProject] = {}
         self.files: dict[str, OpenFile] = {}
         self.pending: dict[str, asyncio.Task] = {}
+        self.outbox: list[tuple[types.ShowMessageParams, types.PublishDiagnosticsParams | None]] = []
 
     def project_for(self, path: str) -> LspProject:
         from kartalint.load.configfile import find_config
@@ -45,29 +46,34 @@ class KartaServer(LanguageServer):
 
     def report_config_error(self, project: LspProject) -> None:
         """A configuration that cannot be used: said once as a message, and as a diagnostic on the
-        configuration file (open or not); the project goes on with the default configuration."""
+        configuration file (open or not); the project goes on with the default configuration.
+        Called from worker threads: the notifications wait in ``outbox`` for the event loop."""
         config_file = project.project.config_file
-        self.window_show_message(
-            types.ShowMessageParams(
-                types.MessageType.Error,
-                f"kartalint: {project.config_error} (the default configuration applies until it is fixed)",
-            )
-        )
+        message = f"kartalint: {project.config_error} (the default configuration applies until it is fixed)"
+        published = None
         if config_file and not config_file.endswith(".toml"):
             from kartalint.lsp.project import config_findings
 
-            with open(config_file, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
-            found = config_findings(config_file, text, project.project.root)
+            try:
+                with open(config_file, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                text = ""
+            uri = pathlib.Path(config_file).as_uri()
             opened = OpenFile(config_file, text)
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=pathlib.Path(config_file).as_uri(),
-                    diagnostics=[
-                        diagnostics.diagnostic(opened, finding, pathlib.Path(config_file).as_uri()) for finding in found
-                    ],
-                )
+            found = config_findings(config_file, text, project.project.root)
+            published = types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=[diagnostics.diagnostic(opened, finding, uri) for finding in found]
             )
+        self.outbox.append((types.ShowMessageParams(types.MessageType.Error, message), published))
+
+    def flush(self) -> None:
+        """Send what worker threads left in ``outbox`` (on the event loop)."""
+        while self.outbox:
+            shown, published = self.outbox.pop(0)
+            self.window_show_message(shown)
+            if published is not None:
+                self.text_document_publish_diagnostics(published)
 
     def open_file(self, uri: str) -> tuple[OpenFile, LspProject]:
         """The current text of ``uri`` parsed (cached per version)."""
@@ -104,6 +110,7 @@ async def _publish(ls: KartaServer, uri: str, delay: float) -> None:
         return diagnostics.diagnostics(open_file, uri)
 
     found = await asyncio.to_thread(work)
+    ls.flush()
     current = ls.workspace.get_text_document(uri)
     if current.version == version and current.source == text:  # else a newer lint is on its way
         ls.text_document_publish_diagnostics(
@@ -161,6 +168,7 @@ async def on_hover(ls: KartaServer, params: types.HoverParams) -> types.Hover | 
             return hover.hover(open_file, project, _position(params))
 
     text = await asyncio.to_thread(work)
+    ls.flush()
     if not text:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
