@@ -1,35 +1,243 @@
-"""The user's project: its root, configuration, definitions and fixtures.
+"""The user's project: its root, configuration, definitions, fixtures, CRDs, excluded files and
+where fixtures may read files. Built once per run (``load_project``) and handed to every stage.
 
 * Root: the folder holding the configuration file (``.kartalint.yaml`` or ``pyproject.toml`` with
-  ``[tool.kartalint]``), else the top of the git work tree, else the current folder.
-* Definitions: the configuration's ``definitions:`` (files, folders or globs, relative to the
-  root); without it, every Karta document under the root (``exclude`` and ``.gitignore``
-  honoured, hidden folders skipped).
-* Fixtures: the configuration's ``fixtures:`` (folders); without it ``fixtures/`` under the root
-  when it exists, else the whole root.
+  ``[tool.kartalint]``), else the top of the git work tree. Outside both there is no project:
+  only the paths given and the bundled catalog are used, nothing is searched.
+* Configuration (``Config``): rules, ``exclude`` and ``per-file-ignores`` (gitignore patterns
+  relative to the root), ``max-file-size``, ``crds``, ``definitions``, ``fixtures``, ``extends``.
+  Its paths must resolve inside the root: only the command line (a PATH, ``--allow-outside``)
+  widens what is read.
+* Definitions: ``definitions:`` (files, folders or globs); without it, every Karta document under
+  the root (``exclude`` and ``.gitignore`` honoured, hidden folders and templates skipped).
+* Fixtures: ``fixtures:``; without it ``fixtures/`` under the root when it exists, else every
+  fixture, recording and prediction under the root.
 
 Definitions are resolved in layers: explicit flags first, then the project's definitions, then the
-bundled catalog. A later layer never replaces an earlier one; a project definition that takes the
-place of a bundled one (same GVK or name) is noted once.
+bundled catalog. A later layer never replaces an earlier one.
 """
 
 from __future__ import annotations
 
-import glob
 import os
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from kartalint.errors import ConfigError
+from kartalint.load.configfile import CONFIG_NAMES, ConfigFile, find_config, mutants_section, read_chain
+from kartalint.load.confinement import Confinement, inside
 from kartalint.load.definitions import DefinitionIndex, bundled_catalog
-from kartalint.load.documents import display_path
-from kartalint.rules.config import Config, find_config, load_config
+from kartalint.load.discovery import glob_inside, template_marker
+from kartalint.load.documents import MAX_FILE_BYTES, display_path
+from kartalint.load.patterns import PatternSet, check_pattern
+from kartalint.model import Severity
 
+__all__ = ["CONFIG_NAMES", "Config", "ConfigError", "Project", "find_config", "load_config", "load_project"]
+
+MAX_CONFIGURABLE_BYTES = 1 << 30
+_OFF = {"off", "disable", "disabled", "false", "no"}
+_PATH_KEYS = ("crds", "definitions", "fixtures")
+KEYS = ("extends", "rules", "exclude", "per-file-ignores", "max-file-size", *_PATH_KEYS, "mutants")
 _KARTA_TEXT = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Karta["']?\s*,?\s*$|structureDefinition""", re.M)
 _FIXTURE_TEXT = re.compile(r"KartaFixture|^\s*events\s*:|^schemaVersion\s*:", re.M)
 MAX_SCANNED_FILES = 20_000
 _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
+
+
+@dataclass
+class Config:
+    severities: dict[str, Severity | None] = field(default_factory=dict)  # None = disabled
+    exclude: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)  # gitignore pattern -> rule ids
+    max_file_size: int = MAX_FILE_BYTES
+    crds: list[str] = field(default_factory=list)
+    definitions: list[str] = field(default_factory=list)
+    fixtures: list[str] = field(default_factory=list)
+    mutants_min_score: float | None = None  # `mutants: {min-score}` (kartalint test --mutants)
+    mutants_equivalent: dict[tuple[str, str], str] = field(default_factory=dict)  # (definition, mutant id) -> reason
+    source: str | None = None
+    root: str | None = None  # patterns are relative to it (the project root)
+    files: list[str] = field(default_factory=list)  # every file read, the most basic first
+    _excluded: PatternSet | None = field(default=None, init=False, repr=False, compare=False)
+    _ignores: list[tuple[PatternSet, set[str]]] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def severity(self, rule_id: str) -> Severity | None:
+        if rule_id in self.severities:
+            return self.severities[rule_id]
+        from kartalint.rules import registry
+
+        rule = registry.RULES.get(rule_id)
+        return rule.severity if rule else Severity.ERROR
+
+    def relative(self, path: str) -> str | None:
+        """``path`` relative to the root (the current folder for a ``Config`` made without one),
+        ``/``-separated; None outside the root."""
+        if path in ("-", "<stdin>"):
+            return None
+        rel = os.path.relpath(os.path.abspath(path), self.root or os.getcwd()).replace(os.sep, "/")
+        return None if rel == ".." or rel.startswith("../") else rel
+
+    def excluded(self, path: str) -> bool:
+        """Whether ``exclude`` selects ``path`` (gitignore patterns relative to the root only: a
+        pattern never matches a folder above the root, such as the checkout's own name)."""
+        if not self.exclude:
+            return False
+        rel = self.relative(path)
+        if rel is None:
+            return False
+        if self._excluded is None:
+            self._excluded = PatternSet(self.exclude)
+        return self._excluded.match(rel)
+
+    def ignored_rules(self, path: str) -> set[str]:
+        """The rules ``per-file-ignores`` turns off for ``path``."""
+        if not self.per_file_ignores:
+            return set()
+        rel = self.relative(path)
+        if rel is None:
+            return set()
+        if self._ignores is None:
+            self._ignores = [(PatternSet([p]), set(ids)) for p, ids in self.per_file_ignores.items()]
+        out: set[str] = set()
+        for patterns, ids in self._ignores:
+            if patterns.match(rel):
+                out |= ids
+        return out
+
+
+def _rule_setting(config: ConfigFile, rule_id: Any, setting: Any, where: tuple = ()) -> Severity | None:
+    from kartalint.rules import registry
+
+    if not isinstance(rule_id, str) or rule_id not in registry.RULES:
+        place, key = (where, False) if where else (("rules", rule_id), True)
+        raise config.error(f"unknown rule '{rule_id}' (see `kartalint rules`)", place, key=key)
+    text = str(setting).lower() if not isinstance(setting, bool) else ("on" if setting else "off")
+    if text in _OFF:
+        return None
+    if text == "on":
+        return registry.get(rule_id).severity
+    try:
+        return Severity.parse(text)
+    except ValueError as exc:
+        raise config.error(f"rule '{rule_id}': {exc}", ("rules", rule_id)) from None
+
+
+def _apply(config: Config, layer: ConfigFile, root: str) -> None:
+    """Merge one file into ``config`` (later files override earlier ones)."""
+    data = layer.data
+    unknown = sorted(str(k) for k in data if k not in KEYS)
+    if unknown:
+        raise layer.error(
+            f"unknown configuration key(s) {', '.join(unknown)} (known: {', '.join(sorted(KEYS))})",
+            (unknown[0],),
+            key=True,
+        )
+    rules = data.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise layer.error("'rules' must map rule ids to off|error|warning|info", ("rules",))
+    for rule_id, setting in rules.items():
+        config.severities[rule_id] = _rule_setting(layer, rule_id, setting)
+    exclude = data.get("exclude") or []
+    if not isinstance(exclude, list):
+        raise layer.error("'exclude' must be a list of gitignore patterns", ("exclude",))
+    for index, pattern in enumerate(exclude):
+        _check_pattern(layer, pattern, ("exclude", index))
+    config.exclude.extend(exclude)
+    ignores = data.get("per-file-ignores") or {}
+    if not isinstance(ignores, dict):
+        raise layer.error("'per-file-ignores' must map gitignore patterns to lists of rule ids", ("per-file-ignores",))
+    for pattern, ids in ignores.items():
+        _check_pattern(layer, pattern, ("per-file-ignores", pattern), key=True)
+        ids = [ids] if isinstance(ids, str) else ids
+        if not isinstance(ids, list) or not ids:
+            raise layer.error(f"per-file-ignores '{pattern}': give a list of rule ids", ("per-file-ignores", pattern))
+        for index, rule_id in enumerate(ids):
+            if not isinstance(rule_id, str):
+                raise layer.error("a rule id must be a string", ("per-file-ignores", pattern, index))
+            _rule_setting(layer, rule_id, "off", ("per-file-ignores", pattern, index))
+        config.per_file_ignores[pattern] = list(ids)
+    if "max-file-size" in data:
+        size = data["max-file-size"]
+        if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= MAX_CONFIGURABLE_BYTES:
+            raise layer.error(
+                f"'max-file-size' must be a number of bytes from 1 to {MAX_CONFIGURABLE_BYTES}", ("max-file-size",)
+            )
+        config.max_file_size = size
+    if "mutants" in data:
+        score, equivalent = mutants_section(layer, data["mutants"])
+        if score is not None:
+            config.mutants_min_score = score
+        config.mutants_equivalent.update(equivalent)
+    for key in _PATH_KEYS:
+        if key not in data:
+            continue
+        paths = data.get(key) or []
+        paths = [paths] if isinstance(paths, str) else paths
+        if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
+            raise layer.error(f"'{key}' must be a list of paths", (key,))
+        resolved = []
+        for index, entry in enumerate(paths):
+            absolute = os.path.normpath(os.path.join(layer.folder, entry))
+            literal = _literal_prefix(absolute)
+            if not inside(literal, root):
+                raise layer.error(
+                    f"'{key}' entry {entry} resolves to {os.path.realpath(literal)}, outside the project root {root}: "
+                    "configuration paths must stay inside the project (give the path on the command line, or "
+                    "`--allow-outside DIR`, to read elsewhere deliberately)",
+                    (key, index),
+                )
+            resolved.append(absolute)
+        setattr(config, key, resolved)
+
+
+def _check_pattern(layer: ConfigFile, pattern: Any, where: tuple, key: bool = False) -> None:
+    if not isinstance(pattern, str) or not pattern:
+        raise layer.error("a pattern must be a non-empty string", where, key=key)
+    problem = check_pattern(pattern)
+    if problem:
+        raise layer.error(f"bad pattern {pattern!r}: {problem}", where, key=key)
+
+
+def _literal_prefix(path: str) -> str:
+    """The part of a path before its first glob character (the folder a glob searches)."""
+    if not any(ch in path for ch in "*?["):
+        return path
+    head = re.split(r"[*?\[]", path, maxsplit=1)[0]
+    return head if head.endswith(os.sep) else os.path.dirname(head)
+
+
+def read_config(path: str, text: str | None = None, root: str | None = None) -> Config:
+    """The configuration at ``path`` with what it extends (``text``: the file's content when in
+    hand). Paths must resolve inside ``root`` (default: the file's folder)."""
+    root = os.path.abspath(root or os.path.dirname(os.path.abspath(path)))
+    chain = read_chain(path, git_toplevel(root) or root, text)
+    config = Config(source=path, root=root, files=[c.path for c in chain])
+    for layer in chain:
+        _apply(config, layer, root)
+    return config
+
+
+def parse_config(data: Any, source: str) -> Config:
+    """A configuration from data already read (``source`` names it in errors)."""
+    layer = ConfigFile(source, {})
+    if data is not None and not isinstance(data, dict):
+        raise layer.error("the configuration must be a mapping")
+    layer.data = dict(data or {})
+    if "extends" in layer.data:
+        raise layer.error("'extends' needs a configuration file", ("extends",))
+    root = os.path.dirname(os.path.abspath(source)) if os.path.exists(source) else os.getcwd()
+    config = Config(source=source, root=root)
+    _apply(config, layer, root)
+    return config
+
+
+def load_config(explicit: str | None = None) -> Config:
+    if explicit:
+        return read_config(explicit)
+    found = find_config()
+    return read_config(found) if found else Config()
 
 
 def git_toplevel(start: str) -> str | None:
@@ -49,18 +257,25 @@ class Project:
     config: Config
     config_file: str | None = None
     notes: list[str] = field(default_factory=list)
+    in_project: bool = True  # False: no configuration, not in a git work tree (nothing is searched)
+    allowed: list[str] = field(default_factory=list)  # folders the command line allows reads in
+    _files: list[str] | None = field(default=None, init=False, repr=False)
+    _definitions: PatternSet | None = field(default=None, init=False, repr=False)
 
     # -- files ------------------------------------------------------------------------------
-    def _rel(self, path: str) -> str:
-        return os.path.relpath(os.path.abspath(path), self.root)
-
     def excluded(self, path: str) -> bool:
-        return self.config.excluded(path) or self.config.excluded(self._rel(path))
+        return self.config.excluded(path)
 
     def yaml_files(self) -> list[str]:
         """Every YAML file of the project (git's view when the root is in a work tree)."""
+        if self._files is not None:
+            return self._files
         names: list[str] | None = None
-        if git_toplevel(self.root):
+        if not self.in_project:
+            names = []
+        elif git_toplevel(self.root):
+            import subprocess
+
             try:
                 proc = subprocess.run(
                     ["git", "ls-files", "-z", "-co", "--exclude-standard"],
@@ -93,10 +308,12 @@ class Project:
             path = os.path.join(self.root, name)
             if os.path.isfile(path) and not os.path.islink(path) and not self.excluded(path):
                 out.append(path)
+        self._files = out
         return out
 
     def _matching(self, pattern: re.Pattern) -> list[str]:
-        out = []
+        out: list[str] = []
+        templates: list[str] = []
         for path in self.yaml_files():
             try:
                 if os.path.getsize(path) > self.config.max_file_size:
@@ -106,19 +323,32 @@ class Project:
             except OSError:
                 continue
             if pattern.search(text):
-                out.append(path)
+                (templates if template_marker(text) else out).append(path)
+        if templates:
+            note = f"{len(templates)} Go/Helm template(s) skipped (not definitions; check the rendered output)"
+            if note not in self.notes:
+                self.notes.append(note)
         return out
 
     def definition_paths(self) -> list[str]:
-        """Files and folders holding the project's definitions."""
+        """Files and folders holding the project's definitions (none outside a project)."""
         if self.config.definitions:
-            return _expand(self.config.definitions, self.root)
+            return self._expand(self.config.definitions)
+        if not self.in_project:
+            return []
         return [display_path(p) for p in self._matching(_KARTA_TEXT)]
 
     def fixture_paths(self) -> list[str]:
-        """Where ``kartalint test`` and ``diff`` look for cases without a PATH."""
+        """Where ``kartalint test`` and ``diff`` look for cases without a PATH (none outside a project)."""
         if self.config.fixtures:
-            return _expand(self.config.fixtures, self.root)
+            found = self._expand(self.config.fixtures)
+            for path in found:
+                note = f"the configured fixtures folder {path} does not exist (yet)"
+                if not os.path.exists(path) and note not in self.notes:
+                    self.notes.append(note)
+            return [path for path in found if os.path.exists(path)]
+        if not self.in_project:
+            return []
         default = os.path.join(self.root, "fixtures")
         if os.path.isdir(default):
             return [display_path(default)]
@@ -128,8 +358,44 @@ class Project:
     def fixture_roots(self) -> list[str]:
         """Folders whose fixtures may be matched to a definition by group/version/kind (no folder name needed)."""
         roots = [self.root, os.path.join(self.root, "fixtures")]
-        roots += [p for p in _expand(self.config.fixtures, self.root) if os.path.isdir(p)]
+        roots += [p for p in self._expand(self.config.fixtures) if os.path.isdir(p)]
         return [os.path.abspath(r) for r in roots]
+
+    def _expand(self, entries: Sequence[str]) -> list[str]:
+        out: list[str] = []
+        for entry in entries:
+            path = entry if os.path.isabs(entry) else os.path.join(self.root, entry)
+            if any(ch in entry for ch in "*?["):
+                base = _literal_prefix(path)
+                out.extend(glob_inside(base, os.path.relpath(path, base), self.root))
+            else:
+                out.append(path)
+        return [display_path(p) for p in out]
+
+    def selects_definition(self, path: str) -> bool:
+        """Whether a file at ``path`` (it need not exist: a file at a git revision) is one of the
+        project's definition files by its place: under the root, not excluded, and inside
+        ``definitions:`` when it is set."""
+        rel = self.config.relative(path)
+        if rel is None or self.excluded(path):
+            return False
+        if not self.config.definitions:
+            return True
+        if self._definitions is None:
+            relative = [self.config.relative(entry) for entry in self.config.definitions]
+            self._definitions = PatternSet(["/" + r.rstrip("/") for r in relative if r])
+        return self._definitions.match(rel)
+
+    # -- reading files ------------------------------------------------------------------------
+    def confinement(self, paths: Sequence[str] = (), allow_outside: Sequence[str] = ()) -> Confinement:
+        """Where fixtures may read files: the project root, the folders given on the command line
+        (and the folders of files given by name), and each ``--allow-outside`` folder; never a
+        folder only the configuration names."""
+        for folder in allow_outside:
+            if not os.path.isdir(folder):
+                raise ConfigError(f"--allow-outside {folder}: not a folder")
+        given = [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in paths if p != "-"]
+        return Confinement([self.root, *self.allowed, *given, *allow_outside])
 
     # -- definitions ------------------------------------------------------------------------
     def index(self, explicit: Sequence[str] = (), bundled: bool = True) -> DefinitionIndex:
@@ -145,23 +411,16 @@ class Project:
         return index
 
 
-def _expand(entries: Sequence[str], root: str) -> list[str]:
-    out: list[str] = []
-    for entry in entries:
-        path = entry if os.path.isabs(entry) else os.path.join(root, entry)
-        if any(ch in entry for ch in "*?["):
-            out.extend(sorted(glob.glob(path, recursive=True)))
-        else:
-            out.append(path)
-    return [display_path(p) for p in out]
-
-
-def load_project(config_path: str | None = None, start: str | None = None) -> Project:
-    """The project around ``start`` (default: the current folder)."""
+def load_project(config_path: str | None = None, start: str | None = None, text: str | None = None) -> Project:
+    """The project around ``start`` (default: the current folder); ``text``: the configuration's
+    content when in hand (an editor's buffer)."""
+    start = os.path.abspath(start or os.getcwd())
     found = config_path or find_config(start)
-    config = load_config(found) if found else Config()
+    git_top = git_toplevel(start)
     if found:
         root = os.path.dirname(os.path.abspath(found))
+        config = read_config(found, text)
     else:
-        root = git_toplevel(start or os.getcwd()) or os.path.abspath(start or os.getcwd())
-    return Project(root=root, config=config, config_file=found)
+        root = git_top or start
+        config = Config(root=root)
+    return Project(root=root, config=config, config_file=found, in_project=bool(found or git_top))

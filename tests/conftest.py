@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from kartalint.load.documents import load_text
-from kartalint.rules.config import Config
+from kartalint.project import Config
 from kartalint.rules.lint import lint_source
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -5,7 +5,9 @@ every reference recording."""
 from __future__ import annotations
 
 import glob
+import json
 import os
+import shutil
 
 import pytest
 import yaml
@@ -13,10 +15,11 @@ from conftest import HAVE_SHARED_REFERENCE, REFERENCE, ROOT
 
 from kartalint.evaluation import Evaluator
 from kartalint.karta import as_dict, gang_scheduling, gvk_of, structure
+from kartalint.load.confinement import Confinement
 from kartalint.load.definitions import DefinitionIndex
 from kartalint.model import Severity
+from kartalint.project import Config
 from kartalint.report.catalog import MUTATION_HEADING, render_markdown, rows
-from kartalint.rules.config import Config
 from kartalint.rules.lint import lint_paths
 from kartalint.testing.cases import discover
 from kartalint.testing.run import run
@@ -180,14 +183,14 @@ def _docs_catalog() -> str:
 def test_docs_catalog_is_generated_from_the_catalog():
     index = DefinitionIndex.from_paths([CATALOG])
     table, _, _ = _docs_catalog().partition("\n" + MUTATION_HEADING)
-    assert table == render_markdown(rows(index, FIXTURES)), REGENERATE
+    assert table == render_markdown(rows(index, [FIXTURES], Confinement([ROOT]))), REGENERATE
 
 
 def test_docs_catalog_records_the_mutation_score_of_every_definition():
     """The mutation section lists every definition; a sample of rows is recomputed here (the whole
     catalog takes about a minute: bench/mutants.py)."""
     from kartalint.mutation.run import MutationOptions
-    from kartalint.rules.config import read_config
+    from kartalint.project import read_config
 
     _, heading, section = _docs_catalog().partition("\n" + MUTATION_HEADING)
     assert heading, REGENERATE
@@ -201,7 +204,80 @@ def test_docs_catalog_records_the_mutation_score_of_every_definition():
     options = MutationOptions(equivalent=read_config(os.path.join(ROOT, ".kartalint.yaml")).mutants_equivalent)
     for name in ("jobset-x-k8s-io-jobset-v1alpha2", "batch-job-v1"):
         one = DefinitionIndex.from_paths([os.path.join(CATALOG, f"{name}.yaml")])
-        [row] = rows(one, os.path.join(FIXTURES, name), options)
+        [row] = rows(one, [os.path.join(FIXTURES, name)], Confinement([ROOT]), mutants=options)
         found = row["mutation"]
         expected = [found[k] for k in ("mutants", "killed", "survived", "equivalent", "untested", "invalid")]
         assert recorded[name] == [*map(str, expected), f"{found['score']:.2f}"], REGENERATE
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_catalog_with_its_fixtures(tmp_path):
+    """Issue 28 item 10: from a regular (non-editable) install, `kartalint catalog` shows every
+    definition's fixtures and coverage and `kartalint test --catalog` runs them. The wheel is built
+    from the tracked files in a temporary folder, and used from there, never from the checkout."""
+    import subprocess
+    import sys
+    import zipfile
+
+    source = tmp_path / "source"
+    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        if os.path.isfile(os.path.join(ROOT, name)):
+            os.makedirs(os.path.dirname(source / name), exist_ok=True)
+            shutil.copyfile(os.path.join(ROOT, name), source / name)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stderr
+    [wheel] = tmp_path.glob("kartalint-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        archive.extractall(site)
+    shipped = {n for n in names if n.startswith("kartalint/fixtures/")}
+    assert len(shipped) == len(glob.glob(os.path.join(ROOT, "fixtures", "**", "*.yaml"), recursive=True))
+    elsewhere = tmp_path / "elsewhere"  # not a project, not the checkout
+    elsewhere.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(site))
+    env.pop("CI", None)
+
+    def kartalint(*argv):
+        return subprocess.run(
+            [sys.executable, "-m", "kartalint", *argv],
+            cwd=elsewhere,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    where = subprocess.run(
+        [sys.executable, "-c", "import kartalint; print(kartalint.__file__)"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert where.stdout.startswith(str(site)), where.stdout
+    proc = kartalint("catalog", "-f", "json")
+    rows = json.loads(proc.stdout)["definitions"]
+    assert proc.returncode == 0 and len(rows) == len(glob.glob(os.path.join(ROOT, "catalog", "*.yaml")))
+    assert all(row["fixtures"] > 0 and row["coverage"] == 100 for row in rows), [r for r in rows if not r["fixtures"]]
+    proc = kartalint("test", "--catalog")
+    assert proc.returncode == 0 and " 0 failed, 0 error(s)" in proc.stdout, proc.stdout[-2000:] + proc.stderr

@@ -208,7 +208,7 @@ def test_catalog_lints_clean_under_strict(capsys, monkeypatch):
 
 
 def test_lint_jobs_gives_the_same_output_in_the_same_order(capsys, tmp_path):
-    from kartalint.rules.config import Config
+    from kartalint.project import Config
     from kartalint.rules.lint import lint_paths
 
     paths = [os.path.join(ROOT, "catalog"), os.path.join(ROOT, "fixtures")]

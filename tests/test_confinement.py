@@ -134,3 +134,15 @@ def test_diff_refuses_the_same_files(layout, capsys):
         capsys, "diff", "--base", "main", "-f", "json", "--allow-outside", str(layout.parent / "outside")
     )
     assert code == 0, out + err
+
+
+def test_catalog_runs_the_fixtures_through_the_same_confinement(layout, capsys):
+    """The COVERAGE column must not tell anything about a file outside the project (issue 34 item 2)."""
+    write_fixture(layout, "f.yaml", objectFile="../../../outside/secret.yaml")
+    code, out, err = run(capsys, "catalog", "-f", "json")
+    [row] = json.loads(out)["definitions"]
+    assert code == 0, err
+    assert row["name"] == "example-com-trainer-v1" and row["fixtures"] == 0 and row["coverage"] is None, row
+    code, out, _ = run(capsys, "catalog", "-f", "json", "--allow-outside", str(layout.parent / "outside"))
+    [row] = json.loads(out)["definitions"]
+    assert row["fixtures"] == 1 and row["coverage"] == 50, row

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 from conftest import REFERENCE, ROOT
@@ -61,9 +62,15 @@ def test_silent_on_the_whole_catalog(capsys):
 
 
 def test_crds_from_configuration(typo, tmp_path, capsys, monkeypatch):
-    (tmp_path / ".kartalint.yaml").write_text(f"crds:\n  - {CRDS}\n")
+    shutil.copytree(CRDS, tmp_path / "crds")  # configuration paths stay inside the project
+    (tmp_path / ".kartalint.yaml").write_text("crds:\n  - crds\n")
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(capsys, "lint", "jobset.yaml")
+    assert code == 1 and "path-not-in-crd" in out
+    (tmp_path / ".kartalint.yaml").write_text(f"crds:\n  - {CRDS}\n")  # outside: only the command line may
+    code, _, err = run(capsys, "lint", "jobset.yaml")
+    assert code == 2 and "outside the project root" in err
+    code, out, _ = run(capsys, "lint", "--config", "/dev/null", "--crd", CRDS, "jobset.yaml")
     assert code == 1 and "path-not-in-crd" in out
 
 

@@ -61,6 +61,7 @@ def setup_kubectl(tmp):
 
 
 def setup_my_def(tmp):
+    git(tmp, "init", "-q")  # a project (a git work tree): its definitions are found without flags
     (tmp / "catalog").mkdir()
     (tmp / "docs").mkdir()
     (tmp / "catalog" / "my-def.yaml").write_text(

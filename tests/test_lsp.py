@@ -516,3 +516,103 @@ async def test_completion_in_a_fixture_offers_the_fixture_fields(client: Languag
         types.CompletionParams(types.TextDocumentIdentifier(uri_of(path)), types.Position(len(lines) - 1, 0))
     )
     assert "xfail" in {item.label for item in top.items}  # a top-level fixture field not used here
+
+
+# -- the editor sees what the hook sees (issue 28 item 9; issue 34 items 1 and 15) --------------------------
+
+
+async def diagnostics_of(client: LanguageClient, path: pathlib.Path, timeout: float = 20.0) -> list:
+    """The diagnostics published for ``path`` (open or not), waiting until some are."""
+    import asyncio
+
+    uri = uri_of(path)
+    for _ in range(int(timeout / 0.05)):
+        if uri in client.diagnostics:
+            return list(client.diagnostics[uri])
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no diagnostics published for {path}")
+
+
+@pytest.mark.asyncio
+async def test_the_editor_judges_only_what_lint_judges(client: LanguageClient, tmp_path):
+    from team_repo import CONFIG, make_team_repo
+
+    repo = make_team_repo(tmp_path / "team", commit=False)
+    # CloudFormation (`!Ref`), a GitHub workflow, Helm values: not definitions, nothing to say
+    for name in ("infra/stack.yaml", ".github/workflows/deploy.yml", "charts/trainer/values.yaml"):
+        assert await open_and_wait(client, repo / name) == [], name
+    # the chart's templated Karta is excluded by the configuration: nothing either
+    chart = repo / "charts" / "trainer" / "templates" / "karta.yaml"
+    assert await open_and_wait(client, chart) == []
+    # the team's definition, with the project's rules and CRDs: clean, as `kartalint lint` says
+    definition = repo / "definitions" / "trainer.yaml"
+    assert await open_and_wait(client, definition) == [] and lint_json(definition, repo) == []
+    # without the exclude, the template gets the note lint gives it, never a syntax error
+    other = make_team_repo(tmp_path / "other", config=CONFIG.replace("exclude:\n  - charts/\n", ""), commit=False)
+    [note] = await open_and_wait(client, other / "charts" / "trainer" / "templates" / "karta.yaml")
+    assert note.code == "yaml-template" and note.severity == types.DiagnosticSeverity.Information
+    assert note.range.start.line == 0 and "helm template" in note.related_information[0].message
+    # the configuration file gets the configuration's problems, at their place
+    text = (repo / ".kartalint.yaml").read_text().replace("crd-optional-iteration: off", "crd-optional-iteraton: off")
+    [problem] = await open_and_wait(client, repo / ".kartalint.yaml", text)
+    line = text.split("\n").index("  crd-optional-iteraton: off   # our objects always have a spec")
+    assert problem.code == "config-invalid" and "unknown rule 'crd-optional-iteraton'" in problem.message
+    assert (problem.range.start.line, problem.range.start.character) == (line, 2)
+
+
+@pytest.mark.asyncio
+async def test_a_bad_configuration_is_shown_and_the_server_goes_on(client: LanguageClient, tmp_path):
+    from team_repo import CONFIG, TEAM_DEFINITION, make_team_repo
+
+    repo = make_team_repo(tmp_path / "team", config=CONFIG + "max-file-size: lots\n", commit=False)
+    definition = repo / "definitions" / "trainer.yaml"
+    broken = TEAM_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
+    definition.write_text(broken)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri_of(definition), "yaml", 1, broken))
+    )
+    diagnostics = await diagnostics_of(client, definition)
+    assert "unknown-owner-ref" in {d.code for d in diagnostics}  # linted, with the default configuration
+    [problem] = await diagnostics_of(client, repo / ".kartalint.yaml")
+    assert problem.code == "config-invalid" and "'max-file-size' must be a number of bytes" in problem.message
+    assert problem.range.start.line == CONFIG.count("\n")
+    shown = [m.message for m in client.messages if "max-file-size" in m.message]
+    assert len(shown) == 1 and "default configuration" in shown[0]
+    where = position_of(broken, "instanceIdPath: ", len("instanceIdPath: ") + 2)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri_of(definition)), where)
+    )
+    assert hover is not None and "On the fixtures" in hover.contents.value
+    await open_and_wait(client, repo / "definitions" / "second.yaml", broken)  # the same project: said once
+    assert len([m for m in client.messages if "max-file-size" in m.message]) == 1
+
+
+@pytest.mark.asyncio
+async def test_hover_and_code_lens_read_no_file_outside_the_project(client: LanguageClient, tmp_path):
+    from team_repo import OBJECT, fixture, make_team_repo
+
+    token = "tok-77c1e"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    leaked = {**OBJECT, "spec": {"roles": [{**OBJECT["spec"]["roles"][0], "name": token}]}}
+    (outside / "secret.yaml").write_text(yaml.safe_dump(leaked))
+    repo = make_team_repo(tmp_path / "team", commit=False)
+    folder = repo / "fixtures" / "example-com-trainer-v1"
+    (folder / "running.yaml").unlink()
+    (folder / "relative.yaml").write_text(fixture(objectFile="../../../outside/secret.yaml"))
+    (folder / "absolute.yaml").write_text(fixture(objectFile=str(outside / "secret.yaml")))
+    os.symlink(outside / "secret.yaml", folder / "linked-object.yaml")
+    (folder / "linked.yaml").write_text(fixture(objectFile="linked-object.yaml"))
+    definition = repo / "definitions" / "trainer.yaml"
+    text = definition.read_text()
+    await open_and_wait(client, definition)
+    where = position_of(text, "instanceIdPath: ", len("instanceIdPath: ") + 2)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri_of(definition)), where)
+    )
+    assert hover is not None and token not in hover.contents.value
+    assert "no fixture uses this definition" in hover.contents.value
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(uri_of(definition)))
+    )
+    assert lenses[0].command.title == "no fixture uses this definition" and token not in lenses[0].command.title

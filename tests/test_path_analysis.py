@@ -11,7 +11,7 @@ from conftest import BASE_DEFINITION, lint_text
 
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.paths import path_facts_of
-from kartalint.rules.config import Config
+from kartalint.project import Config
 
 # A small CRD shaped like SGLang's RoleBasedGroup (roles under preserve-unknown-fields, with
 # declared properties) and KAITO's Workspace (top-level `inference` with a free-form template).

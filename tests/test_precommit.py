@@ -241,3 +241,73 @@ def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit
     )
     code, out = commit(repo, precommit_home, "unrelated YAML")
     assert code == 0, out
+
+
+@pytest.mark.slow
+def test_a_teams_repository_hooks_diff_and_action_agree(tmp_path, kartalint_clone, precommit_home):
+    """Issue 28: in a team's repository (definitions, fixtures, a Helm chart rendering a Karta,
+    CloudFormation, a GitHub workflow, a rule off, an exclude), real pre-commit on every file, `kartalint
+    diff` and the Action's steps agree: no red for a file excluded or not a definition, no finding
+    the configuration turned off. (The language server on the same repository: tests/test_lsp.py.)"""
+    from team_repo import CONFIG, TEAM_DEFINITION, make_team_repo
+    from test_action import run_action
+
+    clone, rev = kartalint_clone
+    repo = make_team_repo(tmp_path / "team", commit=False)
+    (repo / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "repos": [
+                    {
+                        "repo": clone,
+                        "rev": rev,
+                        "hooks": [{"id": "kartalint-lint", "args": ["--strict"]}, {"id": "kartalint-test"}],
+                    }
+                ]
+            }
+        )
+    )
+    git(repo, "add", "-A")
+    env = dict(os.environ, PRE_COMMIT_HOME=precommit_home)
+    env.pop("CI", None)
+
+    def pre_commit_all():
+        proc = subprocess.run(
+            [sys.executable, "-m", "pre_commit", "run", "--all-files", "--verbose"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=900,
+        )
+        return proc.returncode, proc.stdout + proc.stderr
+
+    code, out = pre_commit_all()
+    assert code == 0, out
+    assert out.count("Passed") == 2 and "Failed" not in out
+    assert "yaml-syntax-error" not in out and "crd-optional-iteration" not in out and "scale-path" not in out
+    assert commit(repo, precommit_home, "the team's repository")[0] == 0
+    # a change of the definition: diff and the Action's steps see the same files as the hooks
+    definition = repo / "definitions" / "trainer.yaml"
+    definition.write_text(TEAM_DEFINITION.replace(".replicas * 2", ".replicas * 3"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "kartalint", "diff", "--base", "HEAD", "-f", "json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [d["path"] for d in doc["definitions"]] == ["definitions/trainer.yaml"] and doc["problems"] == []
+    assert doc["definitions"][0]["lint"] == {"new": [], "fixed": []}
+    assert doc["changes"][0]["workload"] == "fixtures/example-com-trainer-v1/running.yaml"
+    definition.write_text(TEAM_DEFINITION)
+    code, logs, outputs = run_action(repo, {"diff-base": "HEAD"}, tmp_path / "summary.md")
+    assert code == 0 and outputs["failed"] == "false", logs
+    assert "::error" not in "".join(logs.values())
+    # without the exclude, the chart's template is a note, not a failure, for the hook and the Action
+    (repo / ".kartalint.yaml").write_text(CONFIG.replace("exclude:\n  - charts/\n", ""))
+    code, out = pre_commit_all()
+    assert code == 0 and "yaml-template" in out, out
+    code, logs, outputs = run_action(repo, {"diff-base": "HEAD"}, tmp_path / "summary2.md")
+    assert code == 0 and outputs["failed"] == "false", logs

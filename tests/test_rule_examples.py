@@ -17,14 +17,15 @@ import shutil
 import pytest
 
 from kartalint.cli import main
+from kartalint.project import Config
 from kartalint.rules import registry
-from kartalint.rules.config import Config
 from kartalint.rules.lint import lint_paths
 
 # Rules whose example cannot be a file in the repository (each has its own tests).
 WITHOUT_EXAMPLES = {
     "yaml-too-large": "a file over 5 MiB (tests/test_hostile_inputs.py, tests/test_load.py)",
     "file-unreadable": "a file the system refuses to read (tests/test_hostile_inputs.py)",
+    "config-invalid": "a configuration file, shown in the editor (tests/test_lsp.py, tests/test_user_repository.py)",
 }
 RULE_IDS = [rule.id for rule in registry.iter_rules()]
 

@@ -292,8 +292,8 @@ CASES.update(
 
 # Rules about reading files are tested in test_load.py; everything else must be in CASES.
 FILE_RULES = {
-    r.id for r in rules.iter_rules(["yaml", "fixture", "test", "crd", "outcome"])
-}  # tested in test_load.py / test_testing.py
+    r.id for r in rules.iter_rules(["yaml", "fixture", "test", "crd", "outcome", "config"])
+}  # tested in test_load.py / test_testing.py / test_user_repository.py
 
 
 def test_base_definition_is_clean():

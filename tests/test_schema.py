@@ -94,7 +94,8 @@ def test_condition_field_defaults_are_in_the_schema():
 
 
 def test_pyproject_lists_every_package():
-    """pyproject.toml lists packages explicitly (to ship catalog/ as kartalint.catalog)."""
+    """pyproject.toml lists packages explicitly (to ship catalog/ and fixtures/ as kartalint.catalog and
+    kartalint.fixtures)."""
     import re
 
     from conftest import ROOT
@@ -102,7 +103,7 @@ def test_pyproject_lists_every_package():
     with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as handle:
         section = handle.read().split("[tool.setuptools]")[1].split("[tool.setuptools.package-dir]")[0]
     listed = set(re.findall(r'"(kartalint(?:\.[a-z_]+)*)"', section))
-    found = {"kartalint.catalog"}
+    found = {"kartalint.catalog", "kartalint.fixtures"}
     for root, dirs, files in os.walk(os.path.join(ROOT, "kartalint")):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
         if "__init__.py" in files:

@@ -36,6 +36,7 @@ def doc(name: str, expect: str = "expect:\n  statuses: [Failed]\n  gpus: 1\n") -
 def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("CI", raising=False)
+    (tmp_path / ".git").mkdir()  # a project (a git work tree): `test` without PATH runs its fixtures/
     (tmp_path / "defs").mkdir()
     (tmp_path / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
     (tmp_path / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)

@@ -27,8 +27,8 @@ from kartalint.evaluation import Evaluator
 from kartalint.jqlang import parse_cached
 from kartalint.karta import jq_fields
 from kartalint.load.documents import load_file
+from kartalint.project import Config
 from kartalint.rules import registry as rules
-from kartalint.rules.config import Config
 from kartalint.rules.lint import lint_paths
 from kartalint.testing.recording import definition_basename, is_recording, state_events
 

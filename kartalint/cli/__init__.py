@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser
-from kartalint.rules.config import ConfigError
+from kartalint.errors import UsageError
 
 COMMAND_NAMES = (
     "lint",
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return int(command(args.command).run(args))
-    except ConfigError as exc:
+    except UsageError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from kartalint.cli.common import EXIT_OK, EXIT_USAGE, add_config_option, project_of, say_index
+from kartalint.cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    add_allow_outside_option,
+    add_config_option,
+    add_verbose_option,
+    project_of,
+    say_index,
+)
 
 HELP = "list the bundled definitions (types, roles, status mappings, fixtures, coverage)"
 
@@ -29,14 +36,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also run each definition's mutants against its fixtures and show the mutation score (docs/fixtures.md)",
     )
+    add_allow_outside_option(parser)
+    add_verbose_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.load.definitions import DefinitionIndex
+    from kartalint.load.definitions import DefinitionIndex, bundled_fixtures
     from kartalint.report import render_document
     from kartalint.report.catalog import rows
+    from kartalint.testing.run import LintCache
 
     project = project_of(args)
+    bundled = False
     if args.definitions:
         index = DefinitionIndex.from_paths(args.definitions)
     else:
@@ -44,19 +55,26 @@ def run(args: argparse.Namespace) -> int:
         own = index.of_origin("project")
         if own:  # the project's definitions; the bundled catalog only when it has none
             index = DefinitionIndex.from_paths([d.path for d in own], origin="project")
-    say_index(index)
+        else:
+            bundled = True
+    say_index(index, project=project, verbose=args.verbose)
     if not index.definitions:
         sys.stderr.write(f"kartalint: error: no definition found; {index.describe_search()}\n")
         return EXIT_USAGE
-    fixtures = args.fixtures
-    if fixtures is None:
-        found = project.fixture_paths()
-        fixtures = found[0] if len(found) == 1 and os.path.isdir(found[0]) else "fixtures"
+    if args.fixtures is not None:
+        fixtures = [args.fixtures]
+        given = fixtures
+    else:
+        fixtures, given = project.fixture_paths(), []
+        if bundled and not fixtures:  # the bundled catalog with its own fixtures
+            shipped = bundled_fixtures()
+            fixtures = given = [shipped] if shipped else []
+    confinement = project.confinement(given, args.allow_outside)
     options = None
     if args.mutants:
         from kartalint.mutation.run import MutationOptions
 
         options = MutationOptions(equivalent=dict(project.config.mutants_equivalent))
-    table = rows(index, fixtures, options)
+    table = rows(index, fixtures, confinement, LintCache(project.config), options)
     sys.stdout.write(render_document("catalog", args.format, table))
     return EXIT_OK

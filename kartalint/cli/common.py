@@ -7,7 +7,7 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from kartalint.rules.config import ConfigError
+from kartalint.errors import UsageError
 
 if TYPE_CHECKING:
     from kartalint.load.definitions import DefinitionIndex
@@ -46,7 +46,7 @@ def open_output(path: str) -> IO[str]:
         os.makedirs(parent, exist_ok=True)
         return open(path, "w", encoding="utf-8", newline="")
     except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def emit(text: str, output: str | None, note: str = "") -> None:
@@ -61,18 +61,56 @@ def emit(text: str, output: str | None, note: str = "") -> None:
 
 
 def project_of(args: argparse.Namespace) -> Project:
+    """The run's project, built once and handed to every stage: the configuration (``--config``,
+    else the one found upwards) with the command line's ``--disable``."""
+    cached = getattr(args, "_project", None)
+    if cached is not None:
+        return cached
     from kartalint.project import load_project
+    from kartalint.rules import registry
 
-    return load_project(getattr(args, "config", None))
+    project = load_project(getattr(args, "config", None))
+    for rule_id in getattr(args, "disable", None) or ():
+        if rule_id not in registry.RULES:
+            raise UsageError(f"--disable {rule_id}: unknown rule (see `kartalint rules`)")
+        project.config.severities[rule_id] = None
+    args._project = project
+    return project
 
 
-def say_index(index: DefinitionIndex, level: str = "warning", project: Project | None = None) -> None:
+def add_verbose_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="say more: every shadowed definition, every unreadable file"
+    )
+
+
+def say_index(
+    index: DefinitionIndex,
+    level: str = "warning",
+    project: Project | None = None,
+    verbose: bool = False,
+    problems: bool = True,
+) -> None:
+    """The notes of a definition search, each said once: shadowed bundled definitions as one count
+    (listed with ``verbose``), files that cannot be read (with ``problems`` False only those of
+    paths given explicitly: a command whose subject is one object does not talk about the
+    project's other files, unless ``verbose``)."""
     for note in project.notes if project is not None else ():
         sys.stderr.write(f"kartalint: note: {note}\n")
-    for problem in index.problems:
+    for problem in index.problems if problems or verbose else index.explicit_problems:
         sys.stderr.write(f"kartalint: {level}: {problem}\n")
+    shadowing = [n for n in index.notes if "shadows the bundled" in n]
+    if len(shadowing) > 1 and not verbose:
+        sys.stderr.write(
+            f"kartalint: note: {len(shadowing)} project definitions shadow bundled ones (same group/version/kind "
+            "or name; -v lists them)\n"
+        )
+    else:
+        for note in shadowing:
+            sys.stderr.write(f"kartalint: note: {note}\n")
     for note in index.notes:
-        sys.stderr.write(f"kartalint: note: {note}\n")
+        if note not in shadowing:
+            sys.stderr.write(f"kartalint: note: {note}\n")
 
 
 def use_color(choice: str, stream: object) -> bool:
@@ -92,16 +130,16 @@ def read_pods(path: str | None) -> list[dict] | None:
         return None
     pod_objects, pod_errors = load_objects(path)
     if pod_errors:
-        raise ConfigError("; ".join(pod_errors))
+        raise UsageError("; ".join(pod_errors))
     return [p.data for p in pod_objects]
 
 
-def invalid_definition_lines(entry: Any) -> list[str]:
+def invalid_definition_lines(entry: Any, project: Project) -> list[str]:
     """Why a definition is refused, each problem at its place, and what to do."""
     from kartalint.testing.run import LintCache, invalid_definition_problems
 
     return [
-        *invalid_definition_problems(entry, LintCache()),
+        *invalid_definition_problems(entry, LintCache(project.config)),
         f"{entry.path}: the definition is invalid (upstream refuses it): nothing was evaluated; "
         "fix it, or add --force to see what it makes of the object anyway",
     ]
@@ -111,7 +149,7 @@ def check_timeout(value: float) -> None:
     import math
 
     if not (math.isfinite(value) and 0 < value <= 3600):
-        raise ConfigError(f"--timeout must be a number of seconds above 0 and at most 3600 (got {value})")
+        raise UsageError(f"--timeout must be a number of seconds above 0 and at most 3600 (got {value})")
 
 
 def usage_reports(args: argparse.Namespace, root: str, problems: list[str]) -> None:
@@ -130,15 +168,3 @@ def usage_reports(args: argparse.Namespace, root: str, problems: list[str]) -> N
             log.notify("error", problem)
         with open_output(args.sarif) as handle:
             handle.write(log.render())
-
-
-def fixture_confinement(project: Any, paths: list[str], allow_outside: list[str]) -> Any:
-    """Where fixtures may read files: the project, the folders given on the command line (and the
-    folders of files given by name), and each ``--allow-outside`` folder."""
-    from kartalint.testing.cases import Confinement
-
-    for folder in allow_outside:
-        if not os.path.isdir(folder):
-            raise ConfigError(f"--allow-outside {folder}: not a folder")
-    given = [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in paths if p != "-"]
-    return Confinement([project.root, *given, *allow_outside])

@@ -11,6 +11,7 @@ from kartalint.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_config_option,
+    add_verbose_option,
     check_timeout,
     emit,
     invalid_definition_lines,
@@ -18,7 +19,7 @@ from kartalint.cli.common import (
     read_pods,
     say_index,
 )
-from kartalint.rules.config import ConfigError
+from kartalint.errors import ConfigError
 
 if TYPE_CHECKING:
     from kartalint.evaluation import Evaluator
@@ -66,6 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="evaluate a definition that breaks the Karta schema or upstream's validator (as far as it can be)",
     )
+    add_verbose_option(parser)
     from kartalint.cli.describe_summary import add_summary_arguments
 
     add_summary_arguments(parser)
@@ -122,22 +124,28 @@ def _describe(args: argparse.Namespace, fmt: str, output: str | None, project: P
         fixed = candidates[0]
     else:
         index = project.index(args.catalog)
-        say_index(index, project=project)
+        say_index(index, project=project, verbose=args.verbose, problems=False)
     chosen, exit_code = [], EXIT_FAIL if errors else EXIT_OK
     refused: set = set()
     for item in objects:
         gvk = object_gvk(item.data)
         entry = fixed or index.find(gvk)
         if entry is None:
+            unread = (
+                f"; {len(index.problems) - len(index.explicit_problems)} other file(s) could not be read (-v lists them)"
+                if len(index.problems) > len(index.explicit_problems) and not args.verbose and not fixed
+                else ""
+            )
             sys.stderr.write(
-                f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; {index.describe_search(gvk)}\n"
+                f"kartalint: error: {item.origin}: no definition for {format_gvk(gvk)}; "
+                f"{index.describe_search(gvk)}{unread}\n"
             )
             exit_code = EXIT_USAGE
             continue
         if not args.force and evaluator.prepare(entry.data).invalid:
             if entry.path not in refused:  # say it once per definition, at its places
                 refused.add(entry.path)
-                for line in invalid_definition_lines(entry):
+                for line in invalid_definition_lines(entry, project):
                     sys.stderr.write(f"kartalint: error: {line}\n")
             exit_code = EXIT_FAIL
             continue

@@ -12,7 +12,6 @@ from kartalint.cli.common import (
     add_allow_outside_option,
     add_config_option,
     check_timeout,
-    fixture_confinement,
     open_output,
     project_of,
 )
@@ -61,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             paths,
             args.timeout,
             project,
-            fixture_confinement(project, paths, args.allow_outside),
+            project.confinement(args.paths, args.allow_outside),
         )
     except GitError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
@@ -72,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
             output.write(text)
     else:
         sys.stdout.write(text)
+    for note in report.notes:
+        sys.stderr.write(f"kartalint: note: {note}\n")
     for warning in report.warnings:
         sys.stderr.write(f"kartalint: warning: {warning}\n")
     for problem in report.problems:

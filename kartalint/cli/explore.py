@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from kartalint.cli.common import EXIT_FAIL, EXIT_OK, add_config_option, emit, project_of
-from kartalint.rules.config import ConfigError
+from kartalint.errors import ConfigError
 
 HELP = "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)"
 SCHEMA_VERSION = 1
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                 evaluator=evaluator,
             )
             for failure in found.failures:
-                failure.hint = _hint(definition, failure.to_dict()["field"])
+                failure.hint = _hint(definition, failure.to_dict()["field"], project.config)
             failed = failed or bool(found.failures)
             report = {
                 "definition": name,
@@ -141,8 +141,9 @@ def object_gvk_of(definition: Any) -> Any:
     return karta.gvk_of(refs[0].data.get("kind")) if refs and refs[0].is_root else None
 
 
-def _hint(definition: Any, field_path: str) -> str:
-    """The lint hint for the failing field, when lint has one there."""
+def _hint(definition: Any, field_path: str, config: Any) -> str:
+    """The lint hint for the failing field, when lint has one there (a rule the configuration
+    turned off gives none)."""
     from kartalint import karta
     from kartalint.rules.document import lint_definition_data
 
@@ -152,7 +153,7 @@ def _hint(definition: Any, field_path: str) -> str:
         return ""
     where = (*refs[component], *rest.split("."))
     for finding in lint_definition_data(definition.data):
-        if tuple(finding.path[: len(where)]) == where and finding.hint:
+        if tuple(finding.path[: len(where)]) == where and finding.hint and config.severity(finding.rule) is not None:
             return f"{finding.hint} ({finding.rule})"
     return ""
 

@@ -7,9 +7,8 @@ import os
 import sys
 
 from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, open_output, project_of, use_color
+from kartalint.errors import ConfigError, UsageError
 from kartalint.report import REPORTERS, make_reporter
-from kartalint.rules import registry as rules
-from kartalint.rules.config import ConfigError, load_config
 
 HELP = "check definitions (schema, upstream validator, jq, best practices)"
 
@@ -57,7 +56,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--strict-files",
         action="store_true",
         help="report load problems of every file; by default files that hold neither a Karta nor a fixture "
-        "document (and do not mention kind: Karta) are skipped and counted",
+        "document (and do not mention kind: Karta), and Go/Helm templates, are skipped and counted",
+    )
+    parser.add_argument(
+        "--baseline", metavar="FILE", help="report only findings that are not in this baseline (--write-baseline)"
+    )
+    parser.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        help="record today's findings in FILE (by fingerprint, positions left out) and exit 0",
     )
 
 
@@ -65,11 +72,10 @@ def run(args: argparse.Namespace) -> int:
     from kartalint.load.discovery import missing_reason
     from kartalint.rules.lint import lint_paths
 
-    config = load_config(args.config)
-    for rule_id in args.disable:
-        if rule_id not in rules.RULES:
-            raise ConfigError(f"unknown rule '{rule_id}' (see `kartalint rules`)")
-        config.severities[rule_id] = None
+    if args.baseline and args.write_baseline:
+        raise UsageError("--baseline and --write-baseline: give one")
+    project = project_of(args)
+    config = project.config
     for path in args.crd:
         if not os.path.exists(path):
             raise ConfigError(f"--crd {path}: no such file or directory")
@@ -84,20 +90,44 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     paths = list(args.paths)
     if not paths:
-        project = project_of(args)
         paths = project.definition_paths() + [p for p in project.fixture_paths() if p not in project.definition_paths()]
+        for note in project.notes if not args.quiet else ():
+            sys.stderr.write(f"kartalint: note: {note}\n")
         if not paths:
-            raise ConfigError(f"no PATH given and no Karta definition found in the project at {project.root}")
+            where = (
+                f"in the project at {project.root}"
+                if project.in_project
+                else "here: not inside a project (no .kartalint.yaml, not a git work tree), so nothing is searched"
+            )
+            if args.allow_empty:
+                sys.stderr.write(f"kartalint: note: no PATH given and no Karta definition found {where}\n")
+                return EXIT_OK
+            raise ConfigError(f"no PATH given and no Karta definition found {where}")
+    baseline = None
+    if args.baseline:
+        from kartalint.rules.baseline import Baseline
+
+        baseline = Baseline.read(args.baseline)
     stream = open_output(args.output) if args.output else sys.stdout
     if args.jobs is not None and args.jobs < 1:
         raise ConfigError("--jobs must be 1 or more")
     result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
+    baselined = stale = 0
+    if baseline is not None:
+        result.findings, baselined, stale = baseline.filter(
+            result.findings, project.root, [*result.checked, *result.templates]
+        )
+    if args.write_baseline:
+        from kartalint.rules.baseline import render
+
+        with open_output(args.write_baseline) as handle:
+            handle.write(render(result.findings, project.root))
     for path in result.missing:
         sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
     for message in result.skipped_paths:
         sys.stderr.write(f"kartalint: warning: {message}\n")
     try:
-        root = project_of(args).root if args.format == "sarif" else None  # SARIF locations start at the project root
+        root = project.root if args.format == "sarif" else None  # SARIF locations start at the project root
         reporter = make_reporter(
             args.format, stream, color=use_color(args.color, stream) if not args.output else False, root=root
         )
@@ -110,12 +140,24 @@ def run(args: argparse.Namespace) -> int:
         skipped = f", {result.skipped_documents} other document(s) skipped" if result.skipped_documents else ""
         if result.skipped_files:
             skipped += f", {len(result.skipped_files)} file(s) without Karta skipped"
+        if result.templates:
+            skipped += f", {len(result.templates)} template(s) skipped"
         suppressed = f", {result.suppressed} suppressed" if result.suppressed else ""
+        if baseline is not None:
+            suppressed += f", {baselined} in the baseline" + (
+                f", {stale} stale baseline entr{'y' if stale == 1 else 'ies'} (fixed since: rewrite it with "
+                "--write-baseline)"
+                if stale
+                else ""
+            )
         fixtures = f", {result.fixture_documents} fixture(s)" if result.fixture_documents else ""
         sys.stderr.write(
             f"kartalint: {len(result.checked)} file(s), {result.karta_documents} Karta definition(s){fixtures}{skipped}: "
             f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info{suppressed}\n"
         )
+    if args.write_baseline:
+        sys.stderr.write(f"kartalint: wrote {args.write_baseline}: {len(result.findings)} finding(s) recorded\n")
+        return EXIT_USAGE if result.missing else EXIT_OK
     if result.karta_documents == 0 and result.fixture_documents == 0 and not result.missing:
         if result.exit_code(strict=args.strict) == EXIT_FAIL:  # the findings already say why nothing was checked
             return result.exit_code(strict=args.strict)

@@ -13,13 +13,14 @@ from kartalint.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_config_option,
+    add_verbose_option,
     emit,
     open_output,
     project_of,
     read_pods,
     say_index,
 )
-from kartalint.rules.config import ConfigError
+from kartalint.errors import ConfigError
 
 HELP = "draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)"
 
@@ -66,6 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", help="fixture name (default: the object's name)")
     parser.add_argument("--source", help="where the object comes from (default: the object file)")
     parser.add_argument("-o", "--output", help="write to this file instead of stdout")
+    add_verbose_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -154,13 +156,14 @@ def _new_fixture(args: argparse.Namespace, object_path: str) -> int:
         return EXIT_USAGE
     obj = objects[0].data
     pods = read_pods(args.pods)
+    project = project_of(args)
     if args.definition:
         index = DefinitionIndex.from_paths([args.definition])
         entry = index.definitions[0] if index.definitions else None
     else:
-        index = project_of(args).index(args.catalog)
+        index = project.index(args.catalog)
         entry = index.find(object_gvk(obj))
-    say_index(index)
+    say_index(index, project=project, verbose=args.verbose, problems=entry is None)
     if entry is None:
         sys.stderr.write(
             f"kartalint: error: no definition for {format_gvk(object_gvk(obj))}; {index.describe_search(object_gvk(obj))}\n"
@@ -182,7 +185,7 @@ def _new_fixture(args: argparse.Namespace, object_path: str) -> int:
         source=source,
         definition=definition_ref,
         pods=pods,
-        lint_rules=LintCache().rule_ids(entry) or None,
+        lint_rules=LintCache(project.config).rule_ids(entry) or None,
     )
     emit(text, args.output, f"review the expect block before committing (definition: {entry.path})")
     return EXIT_OK

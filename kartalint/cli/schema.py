@@ -7,7 +7,7 @@ import sys
 
 from kartalint.cli.common import EXIT_FAIL, EXIT_OK, open_output
 
-HELP = "print the Karta JSON Schema (for editors)"
+HELP = "print the Karta JSON Schema (for editors; --fixture, --config: the fixture and configuration schemas)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,6 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--check", action="store_true", help="exit 1 if the shipped schema differs from the vendored CRD"
     )
     parser.add_argument("--fixture", action="store_true", help="print the JSON Schema of fixture files instead")
+    parser.add_argument(
+        "--config", action="store_true", help="print the JSON Schema of the configuration (.kartalint.yaml) instead"
+    )
     parser.add_argument(
         "--regenerate",
         action="store_true",
@@ -25,6 +28,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from kartalint import schema
 
+    if args.config:
+        import json
+
+        from kartalint.project import MAX_CONFIGURABLE_BYTES
+        from kartalint.rules import registry
+        from kartalint.schema.config import config_schema
+
+        sys.stdout.write(json.dumps(config_schema(list(registry.RULES), MAX_CONFIGURABLE_BYTES), indent=2) + "\n")
+        return EXIT_OK
     if args.fixture:
         from kartalint.rules.fixture_schema import SCHEMA_FILE as FIXTURE_SCHEMA
 

@@ -14,13 +14,12 @@ from kartalint.cli.common import (
     add_allow_outside_option,
     add_config_option,
     check_timeout,
-    fixture_confinement,
     open_output,
     project_of,
     say_index,
     usage_reports,
 )
-from kartalint.rules.config import ConfigError
+from kartalint.errors import ConfigError, UsageError
 
 HELP = "run definitions against fixtures, recordings and predictions; diff statuses, roles, replicas, GPUs"
 
@@ -76,7 +75,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --update: write nothing, fail on every fixture --update would rewrite",
     )
     parser.add_argument(
-        "--require-fixtures", action="store_true", help="fail for every definition that no case exercises"
+        "--require-fixtures",
+        action="store_true",
+        help="fail for every definition that no case exercises (without it, a project with no fixture yet passes with a note)",
+    )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="exit 0 when the given paths hold no test case (as `lint --allow-empty`)",
+    )
+    parser.add_argument(
+        "--catalog",
+        action="store_true",
+        help="run the bundled catalog's own fixtures against the bundled catalog (what ships in the package)",
     )
     parser.add_argument(
         "--min-coverage",
@@ -154,20 +165,38 @@ def run(args: argparse.Namespace) -> int:
         args.check = True
     check_timeout(args.timeout)
     project = project_of(args)
-    if not paths:
-        paths = project.fixture_paths()
+    defaults = not paths and not args.catalog  # the project's fixtures, not paths given
+    if args.catalog:
+        from kartalint.load.definitions import DefinitionIndex, bundled_catalog, bundled_fixtures
+
+        catalog, fixtures = bundled_catalog(), bundled_fixtures()
+        if catalog is None or fixtures is None:
+            raise UsageError("this installation of kartalint holds no catalog fixtures")
+        paths = paths or [fixtures]
+        index = DefinitionIndex.from_paths([catalog], origin="bundled")
+    else:
         if not paths:
-            raise ConfigError(
-                f"no PATH given and no fixture found in the project at {project.root} "
-                "(set `fixtures:` in .kartalint.yaml, see docs/fixtures.md)"
-            )
-    index = project.index(args.definitions)
-    say_index(index, project=project)
-    found = discover(paths, index, project.fixture_roots(), fixture_confinement(project, paths, args.allow_outside))
+            paths = project.fixture_paths()
+            if not project.in_project and not args.allow_empty:
+                raise UsageError(
+                    "no PATH given and not inside a project (no .kartalint.yaml, not a git work tree): "
+                    "give the fixtures to run"
+                )
+        index = project.index(args.definitions)
+    say_index(index, project=project, verbose=args.verbose)
+    found = discover(
+        paths,
+        index,
+        project.fixture_roots(),
+        project.confinement(paths, args.allow_outside),
+        excluded=project.excluded,
+    )
     for path in found.missing:
         sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
     for message in found.skipped:
         sys.stderr.write(f"kartalint: warning: {message}\n")
+    for message in found.notes:
+        sys.stderr.write(f"kartalint: note: {message}\n")
     if found.missing:
         usage_reports(args, project.root, [missing_reason(path) for path in found.missing])
         return EXIT_USAGE
@@ -177,7 +206,9 @@ def run(args: argparse.Namespace) -> int:
             mark_known_failures(cases, args.known_failures)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-    if not cases:
+    # the first day of a project: definitions, no fixture yet (a note, not a failure, unless --require-fixtures)
+    first_day = defaults and not found.cases
+    if not cases and not first_day and not args.allow_empty:
         what = f" matching -k {args.pattern!r}" if args.pattern and found.cases else ""
         message = (
             f"no test case found in {', '.join(paths)}{what} "
@@ -186,9 +217,18 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"kartalint: error: {message}\n")
         usage_reports(args, project.root, [message])
         return EXIT_USAGE
+    if not cases:
+        judged_count = len(index.of_origin("explicit", "project"))
+        where = f"the project at {project.root}" if first_day else ", ".join(paths) or "the given paths"
+        sys.stderr.write(
+            f"kartalint: note: no fixture found in {where}: nothing was tested"
+            + (f"; {judged_count} definition(s) have no fixture (definition-without-fixture)" if judged_count else "")
+            + ("" if args.require_fixtures else " (--require-fixtures makes that a failure; docs/fixtures.md)")
+            + "\n"
+        )
     stream = open_output(args.output) if args.output else sys.stdout
     extra = [(name, open_output(path)) for name, path in (("junit", args.junit_xml), ("sarif", args.sarif)) if path]
-    lint_cache = LintCache()
+    lint_cache = LintCache(project.config)
     judged = index.of_origin("explicit", "project")  # never the bundled catalog: the user's definitions
     mutation = None
     with Evaluator(timeout=args.timeout) as evaluator:

@@ -20,7 +20,7 @@ from kartalint.load.discovery import missing_reason
 from kartalint.load.documents import load_text
 from kartalint.load.git import Revision, renames
 from kartalint.model import Severity, format_path
-from kartalint.rules.config import Config
+from kartalint.project import Config
 from kartalint.rules.lint import lint_source
 from kartalint.testing.cases import Case, Confinement, discover
 
@@ -30,25 +30,32 @@ SCHEMA_VERSION = 1
 @dataclass
 class RevisionDefinitions:
     """The definitions of one revision: texts by repo path, and a ``DefinitionIndex`` of them
-    (entries carry absolute paths, as in the working tree, so cases resolve against it)."""
+    (entries carry absolute paths, as in the working tree, so cases resolve against it).
+    ``named``: definition files outside the project's selection that a fixture names by
+    ``definition:`` (read at this revision, never found by name or GVK)."""
 
     revision: Revision
     files: dict[str, tuple[str, dict]]  # repo path -> (text, data)
-    indexed: list[str] | None = None  # the paths found by name or GVK (default: all)
+    named: dict[str, tuple[str, dict]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         root = self.revision.root
         self.index = DefinitionIndex(searched=[f"{self.revision.label} of {root}"])
         for path, (_, data) in self.files.items():
-            if self.indexed is None or path in self.indexed:
-                self.index.add_definition(os.path.join(root, path), data, self.revision.label)
+            self.index.add_definition(os.path.join(root, path), data, self.revision.label)
+
+    def data(self, path: str) -> dict:
+        return (self.files.get(path) or self.named[path])[1]
+
+    def has(self, path: str) -> bool:
+        return path in self.files or path in self.named
 
     def repo_path(self, entry: DefinitionFile | None) -> str | None:
         return os.path.relpath(entry.path, self.revision.root) if entry is not None else None
 
 
-def lint_keys(path: str, text: str) -> list[tuple[str, str, str]]:
-    findings = lint_source(load_text(text, path), Config()).findings
+def lint_keys(path: str, text: str, config: Config | None = None) -> list[tuple[str, str, str]]:
+    findings = lint_source(load_text(text, path), config or Config()).findings
     return sorted({(f.rule, format_path(f.path), f.message) for f in findings if f.severity >= Severity.WARNING})
 
 
@@ -61,6 +68,7 @@ class DiffReport:
     cases: int = 0
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # Go/Helm templates skipped
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,23 +80,8 @@ class DiffReport:
             "definitions": self.definitions,
             "problems": self.problems,
             "warnings": self.warnings,
+            "notes": self.notes,
         }
-
-
-def _project_files(files: dict[str, tuple[str, dict]], root: str, project: Any) -> list[str] | None:
-    """The definition files of a revision that belong to the project (its ``definitions:`` and
-    ``exclude``): only these are found by name or GVK; a fixture's ``definition:`` reaches any."""
-    if project is None:
-        return None
-    wanted = [os.path.abspath(p) for p in project.definition_paths()] if project.config.definitions else None
-
-    def keep(path: str) -> bool:
-        absolute = os.path.join(root, path)
-        if project.excluded(absolute):
-            return False
-        return wanted is None or any(absolute == w or absolute.startswith(w.rstrip(os.sep) + os.sep) for w in wanted)
-
-    return [path for path in files if keep(path)]
 
 
 def run_diff(
@@ -100,19 +93,37 @@ def run_diff(
     project: Any = None,
     confinement: Confinement | None = None,
 ) -> DiffReport:
+    """Evaluate the cases under ``paths`` with the definitions at both revisions. With a
+    ``project``, only its definition files count (``definitions:``, ``exclude``, templates
+    skipped), as for lint and test; a file outside them is never read, so never a problem."""
     base_rev, head_rev = Revision(root, base_ref), Revision(root, head_ref)
-    base_files, head_files = base_rev.definitions(), head_rev.definitions()
-    base = RevisionDefinitions(base_rev, base_files, _project_files(base_files, root, project))
-    head = RevisionDefinitions(head_rev, head_files, _project_files(head_files, root, project))
+    select = None if project is None else (lambda rel: bool(project.selects_definition(os.path.join(root, rel))))
+    base = RevisionDefinitions(base_rev, base_rev.definitions(select))
+    head = RevisionDefinitions(head_rev, head_rev.definitions(select))
     moved = renames(root, base.revision, head.revision)  # base path -> head path
     moved_back = {v: k for k, v in moved.items()}
     report = DiffReport(base=base.revision.label, head=head.revision.label)
+    config = project.config if project is not None else None
+    report.definitions = _definition_changes(base, head, moved, root, config)
+    found = discover(
+        paths,
+        head.index,
+        project.fixture_roots() if project is not None else (),
+        confinement,
+        excluded=project.excluded if project is not None else None,
+    )  # against the head definitions
+    named = {
+        os.path.relpath(os.path.abspath(c.definition.path), root)
+        for c in found.cases
+        if c.definition is not None and c.definition.origin == "explicit"
+    }
+    for revision in (base, head):  # what fixtures name by `definition:`, outside the selection
+        wanted = {p for p in named if not revision.has(p)}
+        if wanted:
+            revision.named = revision.revision.definitions(wanted.__contains__)
     report.problems.extend(base_rev.problems + head_rev.problems)  # an unreadable definition never looks deleted
     report.warnings.extend(base_rev.warnings + head_rev.warnings)
-    report.definitions = _definition_changes(base, head, moved)
-    found = discover(
-        paths, head.index, project.fixture_roots() if project is not None else (), confinement
-    )  # against the head definitions
+    report.notes.extend(dict.fromkeys([*base_rev.notes, *head_rev.notes, *found.notes]))
     report.problems.extend(missing_reason(p) for p in found.missing)
     report.cases = len(found.cases)
     readable = []
@@ -122,7 +133,7 @@ def run_diff(
             continue
         readable.append((case, _resolve(case, base, root, moved_back), _resolve(case, head, root, {})))
     runs = [
-        (revision.files[path][1], case.object, case.pods)
+        (revision.data(path), case.object, case.pods)
         for case, base_path, head_path in readable
         for revision, path in ((base, base_path), (head, head_path))
         if path
@@ -151,7 +162,7 @@ def _resolve(case: Case, revision: RevisionDefinitions, root: str, moved_back: d
     if case.definition is not None:
         rel = os.path.relpath(os.path.abspath(case.definition.path), root)
         rel = moved_back.get(rel, rel)
-        if rel in revision.files:
+        if revision.has(rel):
             return rel
         if case.kind == "recording":
             return revision.repo_path(revision.index.by_basename.get(os.path.basename(rel)))
@@ -161,7 +172,7 @@ def _resolve(case: Case, revision: RevisionDefinitions, root: str, moved_back: d
 
 
 def _definition_changes(
-    base: RevisionDefinitions, head: RevisionDefinitions, moved: dict[str, str]
+    base: RevisionDefinitions, head: RevisionDefinitions, moved: dict[str, str], root: str, config: Config | None
 ) -> list[dict[str, Any]]:
     out = []
     for path in sorted(set(base.files) | set(head.files)):
@@ -178,8 +189,8 @@ def _definition_changes(
             status, head_path = ("modified" if base.files[path][1] != head.files[path][1] else "unchanged"), path
         if status == "unchanged":
             continue
-        base_lint = lint_keys(path, base.files[path][0]) if path in base.files else []
-        head_lint = lint_keys(head_path, head.files[head_path][0]) if head_path else []
+        base_lint = lint_keys(os.path.join(root, path), base.files[path][0], config) if path in base.files else []
+        head_lint = lint_keys(os.path.join(root, head_path), head.files[head_path][0], config) if head_path else []
         out.append(
             {
                 "path": path,

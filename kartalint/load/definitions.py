@@ -2,7 +2,8 @@
 
 The bundled catalog is the repository's ``catalog/`` directory; installed, it ships as the
 package ``kartalint.catalog`` (see pyproject.toml), so ``describe`` and ``test`` find it without
-options.
+options. Its fixtures (the repository's ``fixtures/``) ship as ``kartalint.fixtures``, so
+``kartalint catalog`` shows their coverage and ``kartalint test --catalog`` runs them.
 """
 
 from __future__ import annotations
@@ -13,20 +14,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.karta import as_dict, gvk_of, structure
-from kartalint.load.discovery import iter_yaml_files, missing_reason
+from kartalint.load.discovery import iter_yaml_files, mentions_karta, missing_reason, template_marker, template_note
 from kartalint.load.documents import display_path, load_file
 
 GVK = tuple[str, str, str]
 
 
-def bundled_catalog() -> str | None:
-    """Directory of the bundled catalog (source checkout first, then the installed package)."""
+def _bundled(name: str) -> str | None:
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the kartalint package
-    checkout = os.path.join(os.path.dirname(here), "catalog")
+    checkout = os.path.join(os.path.dirname(here), name)
     if os.path.isdir(checkout) and os.path.isfile(os.path.join(os.path.dirname(here), "pyproject.toml")):
         return checkout
-    installed = os.path.join(here, "catalog")  # package data kartalint.catalog
+    installed = os.path.join(here, name)  # package data kartalint.<name>
     return installed if os.path.isdir(installed) else None
+
+
+def bundled_catalog() -> str | None:
+    """Directory of the bundled catalog (source checkout first, then the installed package)."""
+    return _bundled("catalog")
+
+
+def bundled_fixtures() -> str | None:
+    """Directory of the bundled catalog's fixtures (source checkout first, then the installed package)."""
+    return _bundled("fixtures")
 
 
 def object_gvk(obj: Any) -> GVK | None:
@@ -70,6 +80,7 @@ class DefinitionIndex:
     by_basename: dict[str, DefinitionFile] = field(default_factory=dict)
     by_name: dict[str, DefinitionFile] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    explicit_problems: list[str] = field(default_factory=list)  # those of the paths given explicitly
     notes: list[str] = field(default_factory=list)  # shadowing and ambiguity, said once
     _real: dict[str, str] = field(default_factory=dict)  # realpath -> origin already indexed
 
@@ -88,8 +99,10 @@ class DefinitionIndex:
         self.searched.append(path)
         skipped: list[str] = []
         files, missing = iter_yaml_files([path], skipped)
-        self.problems.extend(missing_reason(item) for item in missing)
-        self.problems.extend(skipped)
+        problems = self.explicit_problems if origin == "explicit" else []
+        for problem in [*(missing_reason(item) for item in missing), *skipped]:
+            self.problems.append(problem)
+            problems.append(problem)
         for file_path in files:
             if excluded is not None and excluded(file_path):
                 continue
@@ -98,9 +111,14 @@ class DefinitionIndex:
                 continue  # the same file through two layers (kartalint's own catalog/)
             self._real[real] = origin
             source = load_file(file_path)
+            template = template_marker(source.text)
+            if template is not None and mentions_karta(file_path, source.text):
+                self.notes.append(template_note(file_path, template))
+                continue
             bad = [f for f in source.findings if f.severity.name == "ERROR"]
             if bad:
                 self.problems.append(f"{file_path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
+                problems.append(self.problems[-1])
                 continue
             for document in source.karta_documents:
                 self.add_definition(file_path, document.data, origin)

@@ -84,3 +84,125 @@ def mentions_karta(path: str, text: str | None) -> bool:
                 tail = chunk[-64:]
     except OSError:
         return True  # unreadable: cannot tell, report it
+
+
+# A Go/Helm template action: ``{{`` (or ``{{-``) followed by a space, ``.``, ``$`` or a ``/*``
+# comment. Argo's ``{{inputs.parameters.x}}`` and ``{{=expr}}`` are values of real objects, not
+# template actions.
+_TEMPLATE_ACTION = re.compile(r"\{\{-?(?:\s|[.$]|/\*)")
+_SCALAR_START = ":-[{,?"  # after one of these (and spaces) a quoted scalar may open
+
+
+def template_marker(text: str | None) -> tuple[int, int] | None:
+    """(line, column) of the first Go/Helm template action outside a quoted scalar and outside a
+    comment, or None. ``name: "{{ .Release.Name }}"`` is a valid YAML string, not a marker;
+    ``name: {{ .Release.Name }}`` and ``{{- if .Values.x }}`` are."""
+    if not text or "{{" not in text:
+        return None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "{{" not in line:
+            continue
+        match = _TEMPLATE_ACTION.search(_unquoted(line))
+        if match:
+            return number, match.start() + 1
+    return None
+
+
+def _unquoted(line: str) -> str:
+    """The line with quoted scalars blanked out and its comment cut (columns kept)."""
+    out: list[str] = []
+    i, n = 0, len(line)
+    may_open = True  # a quoted scalar may open here (line start, after ': ', '- ', '[', '{', ',')
+    while i < n:
+        char = line[i]
+        if char in "'\"" and may_open:
+            j = i + 1
+            while j < n:
+                if char == '"' and line[j] == "\\":
+                    j += 2
+                    continue
+                if line[j] == char:
+                    if char == "'" and j + 1 < n and line[j + 1] == "'":
+                        j += 2
+                        continue
+                    break
+                j += 1
+            end = min(j + 1, n)
+            out.append(" " * (end - i))
+            i, may_open = end, False
+            continue
+        if char == "#" and (i == 0 or line[i - 1] in " \t"):
+            break
+        out.append(char)
+        if char not in " \t":
+            may_open = char in _SCALAR_START
+        i += 1
+    return "".join(out)
+
+
+TEMPLATE_HINT = "check the rendered output instead: helm template CHART | kartalint lint -"
+
+
+def template_note(path: str, where: tuple[int, int]) -> str:
+    """What is said of a templated file that is skipped."""
+    return (
+        f"{path}:{where[0]}:{where[1]}: a Go/Helm template (it holds {{{{ }}}} template actions), not a definition: "
+        f"not checked; {TEMPLATE_HINT}"
+    )
+
+
+def glob_inside(base: str, pattern: str, boundary: str, limit: int = 20_000) -> list[str]:
+    """Files and folders under ``base`` matching a glob (``*``, ``?``, ``[...]`` within a name,
+    ``**`` for any depth), sorted; never outside ``boundary``, never into a folder twice (a
+    symbolic-link loop ends), hidden names only when the pattern names them. At most ``limit``."""
+    import fnmatch
+
+    segments = [s for s in pattern.replace(os.sep, "/").split("/") if s and s != "."]
+    found: list[str] = []
+    visited: set[tuple[str, int]] = set()
+
+    def allowed(path: str) -> bool:
+        real, top = os.path.realpath(path), os.path.realpath(boundary)
+        return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+    def names(folder: str) -> list[str]:
+        try:
+            return sorted(os.listdir(folder))
+        except OSError:
+            return []
+
+    def walk(folder: str, index: int) -> None:
+        if len(found) >= limit:
+            return
+        key = (os.path.realpath(folder), index)
+        if key in visited:
+            return
+        visited.add(key)
+        if index == len(segments):
+            found.append(folder)
+            return
+        segment = segments[index]
+        if segment == "**":
+            walk(folder, index + 1)
+            for name in names(folder):
+                full = os.path.join(folder, name)
+                if not name.startswith(".") and os.path.isdir(full) and allowed(full):
+                    walk(full, index)
+            return
+        if not any(ch in segment for ch in "*?["):
+            full = os.path.join(folder, segment)
+            if os.path.lexists(full) and allowed(full):
+                walk(full, index + 1)
+            return
+        for name in names(folder):
+            if name.startswith(".") and not segment.startswith("."):
+                continue
+            full = os.path.join(folder, name)
+            if fnmatch.fnmatchcase(name, segment) and allowed(full):
+                if index + 1 < len(segments) and not os.path.isdir(full):
+                    continue
+                walk(full, index + 1)
+
+    if allowed(base):
+        walk(base, 0)
+    return sorted(found)

@@ -98,6 +98,14 @@ RULES = (
         why="Documents nested that deeply exhaust parsers' stacks; no Karta definition needs them.",
     ),
     Rule(
+        "yaml-template",
+        Severity.INFO,
+        "yaml",
+        "The file is a Go/Helm template (`{{ .Values.x }}`, `{{- if ... }}` outside quoted strings): it is skipped, not checked.",
+        "check the rendered output instead: helm template CHART | kartalint lint -",
+        why="A template is not YAML until it is rendered; reporting its template actions as syntax errors would fail CI for a file that is fine. `--strict-files` checks it as it is.",
+    ),
+    Rule(
         "file-unreadable",
         Severity.ERROR,
         "yaml",

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 
-from kartalint.load.discovery import mentions_karta
+from kartalint.load.discovery import mentions_karta, template_marker, template_note
 from kartalint.load.documents import MAX_FILE_BYTES, load_text, read_text
 from kartalint.model import Severity
 
@@ -61,6 +62,7 @@ class Revision:
         self.max_bytes = max_bytes
         self.problems: list[str] = []
         self.warnings: list[str] = []
+        self.notes: list[str] = []  # Go/Helm templates skipped
         self.commit: str | None = None
         if ref is not None:
             try:
@@ -72,7 +74,11 @@ class Revision:
     def label(self) -> str:
         return self.ref if self.ref is not None else "working tree"
 
-    def yaml_files(self) -> list[str]:
+    def yaml_files(self, select: Callable[[str], bool] | None = None) -> list[str]:
+        """The YAML files of the revision (repo-relative), those ``select`` keeps when given."""
+        return [n for n in self._yaml_files() if select is None or select(n)]
+
+    def _yaml_files(self) -> list[str]:
         if self.ref is None:
             names = _names(_git_bytes(self.root, "ls-files", "-z", "-co", "--exclude-standard"))
             names = [n for n in names if os.path.isfile(os.path.join(self.root, n))]
@@ -107,18 +113,19 @@ class Revision:
             self.problems.append(f"{path} at {self.label}: {message}")
         return None
 
-    def texts(self) -> dict[str, str]:
-        """Every YAML file's text: the working tree from disk, a commit through ``git cat-file``
-        (sizes first, then one ``--batch`` process for the blobs within the limit)."""
+    def texts(self, select: Callable[[str], bool] | None = None) -> dict[str, str]:
+        """Every YAML file's text (those ``select`` keeps): the working tree from disk, a commit
+        through ``git cat-file`` (sizes first, then one ``--batch`` process for the blobs within
+        the limit). A file not selected is never read."""
         if self.ref is None:
-            return {p: t for p in self.yaml_files() for t in [self._read_file(p)] if t is not None}
+            return {p: t for p in self.yaml_files(select) for t in [self._read_file(p)] if t is not None}
         listing = _git_bytes(self.root, "ls-tree", "-r", "-z", "--full-tree", self.commit or self.ref)
         blobs: dict[str, str] = {}
         for entry in listing.split(b"\0"):
             meta, _, name = entry.partition(b"\t")
             parts = meta.split()
             path = os.fsdecode(name)
-            if len(parts) == 3 and parts[1] == b"blob" and _is_yaml(path):
+            if len(parts) == 3 and parts[1] == b"blob" and _is_yaml(path) and (select is None or select(path)):
                 blobs[path] = parts[2].decode("ascii")
         if not blobs:
             return {}
@@ -164,11 +171,16 @@ class Revision:
                 sizes[parts[0]] = int(parts[2])
         return sizes
 
-    def definitions(self) -> dict[str, tuple[str, dict]]:
-        """``{repo-relative path: (text, first Karta document)}`` of every definition file."""
+    def definitions(self, select: Callable[[str], bool] | None = None) -> dict[str, tuple[str, dict]]:
+        """``{repo-relative path: (text, first Karta document)}`` of every definition file (among
+        those ``select`` keeps); Go/Helm templates are skipped with a note."""
         out: dict[str, tuple[str, dict]] = {}
-        for path, text in sorted(self.texts().items()):
+        for path, text in sorted(self.texts(select).items()):
             if "Karta" not in text:
+                continue
+            marker = template_marker(text)
+            if marker is not None and mentions_karta(path, text):
+                self.notes.append(f"{template_note(path, marker)} (at {self.label})")
                 continue
             source = load_text(text, path)
             kartas = source.karta_documents

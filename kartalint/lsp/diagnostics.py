@@ -39,27 +39,26 @@ def to_range(open_file: OpenFile, finding: Finding) -> types.Range:
 
 
 def diagnostics(open_file: OpenFile, uri: str) -> list[types.Diagnostic]:
-    out = []
-    for finding in open_file.findings:
-        where = to_range(open_file, finding)
-        related = (
-            [types.DiagnosticRelatedInformation(types.Location(uri, where), f"fix: {finding.hint}")]
-            if finding.hint
-            else None
-        )
-        out.append(
-            types.Diagnostic(
-                range=where,
-                message=finding.message,
-                severity=SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning),
-                code=finding.rule,
-                code_description=types.CodeDescription(href=f"{RULES_DOC}#{finding.rule}"),
-                source="kartalint",
-                related_information=related,
-                data={"rule": finding.rule, "hint": finding.hint, "message": finding.message},
-            )
-        )
-    return out
+    return [diagnostic(open_file, finding, uri) for finding in open_file.findings]
+
+
+def diagnostic(open_file: OpenFile, finding: Finding, uri: str) -> types.Diagnostic:
+    where = to_range(open_file, finding)
+    related = (
+        [types.DiagnosticRelatedInformation(types.Location(uri, where), f"fix: {finding.hint}")]
+        if finding.hint
+        else None
+    )
+    return types.Diagnostic(
+        range=where,
+        message=finding.message,
+        severity=SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning),
+        code=finding.rule,
+        code_description=types.CodeDescription(href=f"{RULES_DOC}#{finding.rule}"),
+        source="kartalint",
+        related_information=related,
+        data={"rule": finding.rule, "hint": finding.hint, "message": finding.message},
+    )
 
 
 def code_actions(open_file: OpenFile, uri: str, wanted: list[types.Diagnostic]) -> list[types.CodeAction]:

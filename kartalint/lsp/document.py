@@ -15,7 +15,7 @@ import yaml
 from kartalint import karta
 from kartalint.load.documents import Document, SourceFile, load_text
 from kartalint.model import Finding, Span
-from kartalint.rules.config import Config
+from kartalint.project import Config
 
 Position = tuple[int, int]  # (line from 0, UTF-16 character from 0)
 
@@ -47,6 +47,7 @@ class OpenFile:
     findings: list[Finding] = field(default_factory=list)
     excluded: bool = False
     too_large: Finding | None = None
+    config_root: str | None = None  # set when the file is the project's configuration (its root)
 
     def __post_init__(self) -> None:
         self._lines = self.text.split("\n")
@@ -146,14 +147,30 @@ def jq_field_at(document: Document, path: tuple) -> karta.JqField | None:
 
 
 def lint(open_file: OpenFile) -> list[Finding]:
-    """Lint findings of the file with its project's configuration (none for an excluded file)."""
-    from kartalint.rules.lint import lint_source
+    """Lint findings of the file with its project's configuration, for the files ``kartalint lint``
+    would judge, with the same selection: none for a file the project excludes or one that holds
+    neither a Karta nor a fixture document (CloudFormation, a workflow, Helm values), the
+    ``yaml-template`` note for a Go/Helm template, the configuration's problems on the
+    configuration file."""
+    from kartalint.load.discovery import mentions_karta
+    from kartalint.rules.lint import lint_source, template_outcome
 
-    if open_file.excluded:  # the project's `exclude` (see LspProject.excluded)
+    if open_file.config_root is not None:
+        from kartalint.lsp.project import config_findings
+
+        open_file.findings = config_findings(open_file.path, open_file.text, open_file.config_root)
+        return open_file.findings
+    if open_file.excluded:  # the project's `exclude`
         open_file.findings = []
         return []
     if open_file.too_large is not None:
         open_file.findings = [open_file.too_large]
         return open_file.findings
-    open_file.findings = lint_source(open_file.source, open_file.config).findings  # the parse done on open
+    template = template_outcome(open_file.source, open_file.config)
+    if template is not None:
+        open_file.findings = template.findings
+        return open_file.findings
+    outcome = lint_source(open_file.source, open_file.config)  # the parse done on open
+    judged = outcome.kartas or outcome.fixtures or mentions_karta(open_file.path, open_file.text)
+    open_file.findings = outcome.findings if judged else []
     return open_file.findings

@@ -87,7 +87,7 @@ def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any) -
     import dataclasses
 
     from kartalint.evaluation import Evaluator
-    from kartalint.testing.run import run
+    from kartalint.testing.run import LintCache, run
 
     cases = [
         dataclasses.replace(case, definition=dataclasses.replace(case.definition, data=definition))
@@ -97,7 +97,7 @@ def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any) -
         return "no fixture uses this definition"
 
     with Evaluator(runner=project.runner()) as evaluator:  # the project's worker: bounded, never forked from a thread
-        report = run(cases, evaluator)
+        report = run(cases, evaluator, LintCache(project.config))
     counts: dict[str, int] = {}
     for result in report.results:
         counts[result.outcome] = counts.get(result.outcome, 0) + 1

@@ -1,6 +1,10 @@
 """The project around an open file, as kartalint's commands see it: its configuration (rules,
-exclude, crds, definitions, fixtures), the fixtures of each definition, the CRDs, and a bounded
-jq runner for hover values. Built once per project root and refreshed when a file is saved."""
+exclude, crds, definitions, fixtures), the fixtures of each definition (read through the same
+confinement as ``kartalint test``), the CRDs, and a bounded jq runner for hover values. Built once
+per project root and refreshed when a file is saved.
+
+A configuration that cannot be used does not stop the server: the project goes on with the
+default configuration, and the error is shown on the configuration file (``config_error``)."""
 
 from __future__ import annotations
 
@@ -9,16 +13,20 @@ import threading
 from typing import Any
 
 from kartalint import karta
+from kartalint.errors import ConfigError
 from kartalint.jqlang.runner import BoundedRunner
-from kartalint.project import Project, load_project
+from kartalint.load.configfile import find_config
+from kartalint.model import Finding, Span
+from kartalint.project import Config, Project, git_toplevel, load_project, read_config
 
 HOVER_TIMEOUT = 2.0  # seconds per jq run behind a hover: an editor must not wait for a runaway
 
 
 class LspProject:
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, config_error: ConfigError | None = None) -> None:
         self.project = project
         self.config = project.config
+        self.config_error = config_error  # the configuration could not be used: the default one applies
         self._cases: list[Any] | None = None
         self._crds: Any = None
         self._runner: BoundedRunner | None = None
@@ -26,7 +34,14 @@ class LspProject:
 
     @classmethod
     def around(cls, path: str) -> LspProject:
-        return cls(load_project(start=os.path.dirname(os.path.abspath(path))))
+        start = os.path.dirname(os.path.abspath(path))
+        try:
+            return cls(load_project(start=start))
+        except ConfigError as exc:
+            found = find_config(start)
+            root = os.path.dirname(found) if found else git_toplevel(start) or start
+            project = Project(root=root, config=Config(root=root), config_file=found, in_project=True)
+            return cls(project, exc)
 
     def refresh(self) -> None:
         """Forget what was read from disk (fixtures, CRDs): a file was saved."""
@@ -49,8 +64,18 @@ class LspProject:
 
             paths = self.project.fixture_paths()
             index = self.project.index()
-            found = discover(paths, index, self.project.fixture_roots()) if paths else None
-            self._cases = [c for c in found.cases if c.object is not None] if found else []
+            found = (
+                discover(
+                    paths,
+                    index,
+                    self.project.fixture_roots(),
+                    self.project.confinement(),  # as `kartalint test`: no file outside the project is read
+                    excluded=self.project.excluded,
+                )
+                if paths
+                else None
+            )
+            self._cases = [c for c in found.cases if c.object is not None and not c.problems] if found else []
         return self._cases
 
     def cases_for(self, path: str) -> list[Any]:
@@ -69,3 +94,26 @@ class LspProject:
         root = karta.as_dict(karta.structure(definition).get("rootComponent"))
         version = self._crds.get(karta.gvk_of(root.get("kind")))
         return version if version is not None and version.schema else None
+
+
+def config_findings(path: str, text: str, root: str | None = None) -> list[Finding]:
+    """The problems of a configuration file being edited (``text``, saved or not): none, or one
+    ``config-invalid`` finding at the place the error names (at the top when it is in a file
+    this one extends)."""
+    from kartalint.load.configfile import RULES
+
+    try:
+        read_config(path, text, root)
+    except ConfigError as exc:
+        here = exc.file is None or os.path.abspath(exc.file) == os.path.abspath(path)
+        line, column = (exc.line, exc.column) if here and exc.line else (1, 1)
+        message = str(exc)
+        prefix = f"{exc.file}:{exc.line}:{exc.column}: " if exc.line else f"{exc.file}: "
+        if here and message.startswith(prefix):
+            message = message[len(prefix) :]
+        rule = RULES[0]
+        span = Span.point(line, column)
+        return [
+            Finding(path, line, column, span.end_line, span.end_column, rule.id, rule.severity, message, (), rule.hint)
+        ]
+    return []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pathlib
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -17,6 +18,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from kartalint import __version__
+from kartalint.load.configfile import CONFIG_NAMES
 from kartalint.lsp import completion, diagnostics, hover, navigation
 from kartalint.lsp.document import OpenFile, lint
 from kartalint.lsp.project import LspProject
@@ -30,14 +32,48 @@ class KartaServer(LanguageServer):
         self.projects: dict[str, LspProject] = {}
         self.files: dict[str, OpenFile] = {}
         self.pending: dict[str, asyncio.Task] = {}
+        self.outbox: list[tuple[types.ShowMessageParams, types.PublishDiagnosticsParams | None]] = []
 
     def project_for(self, path: str) -> LspProject:
-        from kartalint.rules.config import find_config
+        from kartalint.load.configfile import find_config
 
         key = find_config(os.path.dirname(os.path.abspath(path))) or os.path.dirname(os.path.abspath(path))
         if key not in self.projects:
-            self.projects[key] = LspProject.around(path)
+            project = self.projects[key] = LspProject.around(path)
+            if project.config_error is not None:
+                self.report_config_error(project)
         return self.projects[key]
+
+    def report_config_error(self, project: LspProject) -> None:
+        """A configuration that cannot be used: said once as a message, and as a diagnostic on the
+        configuration file (open or not); the project goes on with the default configuration.
+        Called from worker threads: the notifications wait in ``outbox`` for the event loop."""
+        config_file = project.project.config_file
+        message = f"kartalint: {project.config_error} (the default configuration applies until it is fixed)"
+        published = None
+        if config_file and not config_file.endswith(".toml"):
+            from kartalint.lsp.project import config_findings
+
+            try:
+                with open(config_file, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                text = ""
+            uri = pathlib.Path(config_file).as_uri()
+            opened = OpenFile(config_file, text)
+            found = config_findings(config_file, text, project.project.root)
+            published = types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=[diagnostics.diagnostic(opened, finding, uri) for finding in found]
+            )
+        self.outbox.append((types.ShowMessageParams(types.MessageType.Error, message), published))
+
+    def flush(self) -> None:
+        """Send what worker threads left in ``outbox`` (on the event loop)."""
+        while self.outbox:
+            shown, published = self.outbox.pop(0)
+            self.window_show_message(shown)
+            if published is not None:
+                self.text_document_publish_diagnostics(published)
 
     def open_file(self, uri: str) -> tuple[OpenFile, LspProject]:
         """The current text of ``uri`` parsed (cached per version)."""
@@ -48,6 +84,8 @@ class KartaServer(LanguageServer):
         if cached is None or cached.text != document.source:
             cached = OpenFile(path, document.source, project.config)
             cached.excluded = project.project.excluded(path)
+            if os.path.basename(path) in (".kartalint.yaml", ".kartalint.yml"):
+                cached.config_root = os.path.dirname(os.path.abspath(path))
             self.files[uri] = cached
         return cached, project
 
@@ -72,6 +110,7 @@ async def _publish(ls: KartaServer, uri: str, delay: float) -> None:
         return diagnostics.diagnostics(open_file, uri)
 
     found = await asyncio.to_thread(work)
+    ls.flush()
     current = ls.workspace.get_text_document(uri)
     if current.version == version and current.source == text:  # else a newer lint is on its way
         ls.text_document_publish_diagnostics(
@@ -98,6 +137,14 @@ def did_change(ls: KartaServer, params: types.DidChangeTextDocumentParams) -> No
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: KartaServer, params: types.DidSaveTextDocumentParams) -> None:
+    if os.path.basename(path_of(params.text_document.uri)) in CONFIG_NAMES:  # a new configuration: read it again
+        for project in ls.projects.values():
+            project.close()
+        ls.projects.clear()
+        ls.files.clear()
+        for uri in list(ls.workspace.text_documents):
+            _schedule(ls, uri, 0)
+        return
     for project in ls.projects.values():
         project.refresh()
     _schedule(ls, params.text_document.uri, 0)
@@ -121,6 +168,7 @@ async def on_hover(ls: KartaServer, params: types.HoverParams) -> types.Hover | 
             return hover.hover(open_file, project, _position(params))
 
     text = await asyncio.to_thread(work)
+    ls.flush()
     if not text:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))

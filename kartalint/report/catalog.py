@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint import karta
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex
+
+if TYPE_CHECKING:
+    from kartalint.load.confinement import Confinement
+    from kartalint.testing.run import LintCache
 
 
 def _roles(definition: dict[str, Any]) -> str:
@@ -46,24 +50,34 @@ def _gang(definition: dict[str, Any]) -> str:
     return "-"
 
 
-def rows(index: DefinitionIndex, fixtures: str | None, mutants: Any = None) -> list[dict[str, Any]]:
-    """One row per definition; ``mutants`` (``MutationOptions``): run the mutants of each too."""
+def rows(
+    index: DefinitionIndex,
+    fixtures: list[str],
+    confinement: Confinement,
+    lint_cache: LintCache | None = None,
+    mutants: Any = None,
+) -> list[dict[str, Any]]:
+    """One row per definition; the fixtures under ``fixtures`` run for coverage, reading files only
+    inside ``confinement`` (as ``kartalint test``: a fixture's outside ``objectFile`` is refused,
+    and a refused case counts for nothing); ``mutants`` (``MutationOptions``): run the mutants of
+    each too."""
     coverage: dict[str, Any] = {}
     counts: dict[str, int] = {}
     scores: dict[str, dict[str, Any]] = {}
-    if fixtures and os.path.isdir(fixtures):
+    fixtures = [f for f in fixtures if os.path.exists(f)]
+    if fixtures:
         from kartalint.evaluation import Evaluator
         from kartalint.testing.cases import discover
         from kartalint.testing.run import run
 
-        found = discover([fixtures], index)
+        found = discover(fixtures, index, confinement=confinement)
         cases = [
             c
             for c in found.cases
-            if c.definition is not None and c.definition.path in {d.path for d in index.definitions}
+            if c.definition is not None and not c.problems and c.definition.path in {d.path for d in index.definitions}
         ]
         with Evaluator() as evaluator:
-            report = run(cases, evaluator)
+            report = run(cases, evaluator, lint_cache)
             if mutants is not None:
                 scores = _mutation(report, evaluator, index, mutants)
         for case in cases:

@@ -22,6 +22,7 @@ TITLES = {
     "fixture": "Fixture files",
     "test": "Test-time rules (reported by `kartalint test`)",
     "outcome": "Outcomes of `kartalint test` (named in SARIF, JUnit and annotations)",
+    "config": "Configuration and inline suppressions",
 }
 NO_EXAMPLE = "No example file: it takes a file over the size limit or one the system refuses to read (see tests/test_hostile_inputs.py)."
 
@@ -44,7 +45,12 @@ def rule_section(rule: Rule) -> list[str]:
         "",
     ]
     found = rules.examples(rule.id)
-    if found is None:
+    if found is None and rule.category == "config":
+        lines += [
+            "No example file: it is reported on `.kartalint.yaml` in the editor (`kartalint lsp`); every command stops on it with exit 2 and the same message.",
+            "",
+        ]
+    elif found is None:
         lines += [NO_EXAMPLE, ""]
     else:
         if rule.category in ("test", "outcome"):

@@ -8,13 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kartalint.load.discovery import iter_yaml_files, mentions_karta
+from kartalint.load.discovery import TEMPLATE_HINT, iter_yaml_files, mentions_karta, template_marker
 from kartalint.load.documents import SourceFile, load_file
-from kartalint.model import Finding, Severity
+from kartalint.model import Finding, Severity, Span
+from kartalint.project import Config
 from kartalint.rules import registry as rules
-from kartalint.rules.config import Config
+from kartalint.rules import suppress
 from kartalint.rules.document import check_document
-from kartalint.rules.suppress import split
 
 if TYPE_CHECKING:
     from kartalint.load.crds import CrdIndex
@@ -28,10 +28,9 @@ class LintResult:
     karta_documents: int = 0
     fixture_documents: int = 0
     skipped_documents: int = 0
-    skipped_files: list[str] = field(default_factory=list)
-    skipped_paths: list[str] = field(
-        default_factory=list
-    )  # FIFOs, devices, unreadable folders met in a walk  # neither Karta nor fixture (not with --strict-files)
+    skipped_files: list[str] = field(default_factory=list)  # neither Karta nor fixture (not with --strict-files)
+    skipped_paths: list[str] = field(default_factory=list)  # FIFOs, devices, unreadable folders met in a walk
+    templates: list[str] = field(default_factory=list)  # Go/Helm templates skipped (a yaml-template note each)
     suppressed: int = 0
 
     def count(self, severity: Severity) -> int:
@@ -56,11 +55,19 @@ class LintResult:
 
 
 def apply_config(findings: Iterable[Finding], config: Config) -> list[Finding]:
+    """Findings with the configured severities; rules turned off (``rules:``, and
+    ``per-file-ignores`` for the finding's file) left out."""
     out = []
+    ignored: dict[str, set[str]] = {}
     for finding in findings:
         severity = config.severity(finding.rule)
         if severity is None:
             continue
+        if config.per_file_ignores:
+            if finding.file not in ignored:
+                ignored[finding.file] = config.ignored_rules(finding.file)
+            if finding.rule in ignored[finding.file]:
+                continue
         out.append(finding if severity == finding.severity else dataclasses.replace(finding, severity=severity))
     return out
 
@@ -77,6 +84,7 @@ class FileOutcome:
     suppressed: int
     fixtures: int
     skipped: bool = False  # holds neither a Karta nor a fixture document (and is not reported)
+    template: bool = False  # a Go/Helm template: skipped, its one finding a yaml-template note
 
 
 def lint_source(source: SourceFile, config: Config) -> FileOutcome:
@@ -95,9 +103,33 @@ def lint_source(source: SourceFile, config: Config) -> FileOutcome:
             fixtures += 1
         else:
             others += 1
-    findings = apply_config([*source.findings, *found], config)
-    findings, suppressed = split(findings, source.text)
+    return _configured(source, [*source.findings, *found], config, kartas, others, fixtures)
+
+
+def _configured(
+    source: SourceFile, found: list[Finding], config: Config, kartas: int, others: int, fixtures: int
+) -> FileOutcome:
+    """Configure and suppress a file's findings; judge its suppression directives."""
+    findings = apply_config(found, config)
+    findings, suppressed, directives = suppress.apply(findings, source.text, source.path, rules.RULES)
+    findings.extend(apply_config(directives, config))
     return FileOutcome(source.path, findings, kartas, others, suppressed, fixtures)
+
+
+def template_outcome(source: SourceFile, config: Config) -> FileOutcome | None:
+    """A Go/Helm template that mentions a Karta or a fixture is skipped with a ``yaml-template``
+    note at its first template action (None when the file is not one)."""
+    where = template_marker(source.text)
+    if where is None or not mentions_karta(source.path, source.text):
+        return None
+    note = source.finding(
+        "yaml-template",
+        "a Go/Helm template (it holds {{ }} template actions outside quoted strings): not checked",
+        Span(where[0], where[1], where[0], where[1] + 2),
+        hint=TEMPLATE_HINT,
+    )
+    outcome = _configured(source, [note], config, 0, 0, 0)
+    return dataclasses.replace(outcome, skipped=True, template=True)
 
 
 _CRD_INDEXES: dict = {}
@@ -118,6 +150,10 @@ PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs mo
 
 def lint_file(path: str, config: Config, strict_files: bool) -> FileOutcome:
     source = load_file(path, config.max_file_size, keep=False)
+    if not strict_files:
+        template = template_outcome(source, config)
+        if template is not None:
+            return template
     outcome = lint_source(source, config)
     skipped = not strict_files and not outcome.kartas and not outcome.fixtures and not mentions_karta(path, source.text)
     return dataclasses.replace(outcome, skipped=skipped)
@@ -154,6 +190,11 @@ def lint_paths(
         wanted.append(path)
     jobs = default_jobs(len(wanted)) if jobs is None else max(1, jobs)
     for outcome in _outcomes(wanted, config, strict_files, jobs):
+        if outcome.template:
+            result.templates.append(outcome.path)
+            result.findings.extend(outcome.findings)
+            result.suppressed += outcome.suppressed
+            continue
         if outcome.skipped:
             result.skipped_files.append(outcome.path)
             result.skipped_documents += outcome.others

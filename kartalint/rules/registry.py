@@ -20,7 +20,8 @@ Categories:
 * ``fixture``: fixture files of ``kartalint test`` (checked by ``kartalint lint`` too);
 * ``test``: test-time rules, which need objects and pods: reported by ``kartalint test``;
 * ``outcome``: the outcomes of ``kartalint test`` cases (a mismatch, a case that cannot run, a
-  refused file, ``--require-fixtures``, ``--min-coverage``, ``--mutants``), named in SARIF and JUnit.
+  refused file, ``--require-fixtures``, ``--min-coverage``, ``--mutants``), named in SARIF and JUnit;
+* ``config``: the configuration (``.kartalint.yaml``, in the editor) and inline suppressions.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kartalint.load import documents
+from kartalint.load import configfile, documents
 from kartalint.model import Rule
 from kartalint.rules import (
     crd_paths,
@@ -42,12 +43,13 @@ from kartalint.rules import (
     practice,
     status_mappings,
     structure,
+    suppress,
     test_time,
 )
 
 __all__ = ["CATEGORIES", "EXAMPLES_DIR", "RULES", "Examples", "Rule", "examples", "get", "iter_rules"]
 
-CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "crd", "fixture", "test", "outcome")
+CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "crd", "fixture", "test", "outcome", "config")
 _DECLARING = (
     documents,
     karta_schema,
@@ -61,6 +63,8 @@ _DECLARING = (
     fixture_schema,
     test_time,
     outcomes,
+    configfile,
+    suppress,
 )
 
 

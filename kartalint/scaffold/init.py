@@ -55,7 +55,11 @@ def _config(layout: str, crds: Sequence[str]) -> str:
     if crds:
         lines += ["crds:  # CRD-aware lint: every path an expression reads is checked against these"]
         lines += [f"  - {c}" for c in crds]
-    lines += ["rules: {}  # rule-id: off | error | warning | info (`kartalint rules`)", "exclude: []", ""]
+    lines += [
+        "rules: {}  # rule-id: off | error | warning | info (`kartalint rules`)",
+        "exclude: []  # gitignore patterns relative to this folder: files never read (charts/, vendor/)",
+        "",
+    ]
     return "\n".join(lines)
 
 

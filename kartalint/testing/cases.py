@@ -13,13 +13,14 @@ kept on the case and make it an error, never a silent pass.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.karta import as_dict
+from kartalint.load.confinement import Confinement
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, format_gvk, object_gvk
-from kartalint.load.discovery import iter_yaml_files
+from kartalint.load.discovery import iter_yaml_files, mentions_karta, template_marker, template_note
 from kartalint.load.documents import load_file
 from kartalint.load.objects import load_objects
 from kartalint.rules.fixture_schema import check_fixture, is_fixture
@@ -46,40 +47,12 @@ class Case:
     refused: bool = False  # a file the case names resolves outside the allowed folders
 
 
-class Confinement:
-    """The folders a fixture may read files from (``objectFile``, ``podsFile``, ``definition``, a
-    prediction's workload, a symbolic link's target). A pull request's fixture must not print a
-    file of the CI machine (``objectFile: /run/secrets/token``, ``../../.ssh/id_rsa``): paths are
-    resolved (``..`` and symbolic links) and must stay inside one of the folders."""
-
-    def __init__(self, folders: Sequence[str]) -> None:
-        self.folders = sorted({os.path.realpath(f) for f in folders})
-        self.issued: set = set()  # every refusal message given (cases carrying one are marked ``refused``)
-
-    def outside(self, path: str) -> str | None:
-        """None when ``path`` resolves inside a folder, else the resolved path."""
-        real = os.path.realpath(path)
-        if any(real == f or real.startswith(f.rstrip(os.sep) + os.sep) for f in self.folders):
-            return None
-        return real
-
-    def refusal(self, what: str, path: str) -> str | None:
-        real = self.outside(path)
-        if real is None:
-            return None
-        message = (
-            f"{what} resolves to {real}, outside {' and '.join(self.folders)}: refused (a fixture reads files only "
-            "inside the project; `--allow-outside DIR` allows a folder deliberately)"
-        )
-        self.issued.add(message)
-        return message
-
-
 @dataclass
 class Discovery:
     cases: list[Case] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # Go/Helm templates skipped
     files: int = 0
 
 
@@ -128,14 +101,21 @@ class _Definitions:
 
 
 def discover(
-    paths: Sequence[str], index: DefinitionIndex, roots: Sequence[str] = (), confinement: Confinement | None = None
+    paths: Sequence[str],
+    index: DefinitionIndex,
+    roots: Sequence[str] = (),
+    confinement: Confinement | None = None,
+    excluded: Callable[[str], bool] | None = None,
 ) -> Discovery:
     """Cases under ``paths``. A fixture without ``definition:`` takes the definition named like its
     folder; only fixtures directly in ``roots`` (or in the given folders) fall back to the object's GVK.
     With a ``confinement``, files found in folders and every file a fixture names must resolve
-    inside its folders (files given by name are read wherever they are)."""
+    inside its folders (files given by name are read wherever they are). Files ``excluded`` (the
+    project's ``exclude``) and Go/Helm templates are skipped, as lint skips them."""
     out = Discovery()
     files, out.missing = iter_yaml_files(paths, out.skipped)
+    if excluded is not None:
+        files = [f for f in files if f == "-" or not excluded(f)]
     given = [p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"]
     definitions = _Definitions(index, list(roots) + given)
     definitions.confinement = confinement
@@ -156,6 +136,10 @@ def discover(
             out.cases.append(_prediction(path, definitions))
             continue
         source = load_file(path)
+        marker = template_marker(source.text)
+        if marker is not None and mentions_karta(path, source.text):
+            out.notes.append(template_note(path, marker))
+            continue
         bad = [f for f in source.findings if f.severity.name == "ERROR"]
         load_errors = [f"{path}:{f.line}:{f.column}: {f.message} ({f.rule})" for f in bad]
         for document in source.documents:

@@ -18,6 +18,7 @@ from kartalint.evaluation import Evaluator, WorkloadView
 from kartalint.load.definitions import DefinitionFile, field_location
 from kartalint.load.documents import display_path
 from kartalint.model import Finding, Severity
+from kartalint.project import Config
 from kartalint.rules import registry as rules
 from kartalint.rules import test_time
 from kartalint.testing.cases import Case
@@ -148,17 +149,21 @@ def select(cases: Sequence[Case], pattern: str | None) -> list[Case]:
 
 
 class LintCache:
-    """Lint findings of definition files (for ``expect.lint`` and fix hints), computed once."""
+    """Lint findings of definition files (for ``expect.lint`` and fix hints), computed once, with
+    the project's configuration: its rules and severities, ``per-file-ignores``, its CRDs and the
+    files' suppression comments, exactly as ``kartalint lint`` reports them. A definition a fixture
+    names is linted even when ``exclude`` leaves it out of the project's files."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config if config is not None else Config()
         self._cache: dict[str, list[Finding]] = {}
 
     def findings(self, definition: DefinitionFile) -> list[Finding]:
         if definition.path not in self._cache:
-            from kartalint.rules.lint import lint_paths
+            from kartalint.rules.lint import lint_file
 
-            result = lint_paths([definition.path])
-            self._cache[definition.path] = [f for f in result.findings if f.severity >= Severity.WARNING]
+            outcome = lint_file(definition.path, self.config, strict_files=True)
+            self._cache[definition.path] = [f for f in outcome.findings if f.severity >= Severity.WARNING]
         return self._cache[definition.path]
 
     def rule_ids(self, definition: DefinitionFile) -> list[str]:

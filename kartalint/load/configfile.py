@@ -1,0 +1,206 @@
+"""Reading configuration files: ``.kartalint.yaml``, ``.kartalint.yml`` or ``pyproject.toml``
+(``[tool.kartalint]``), and the files they ``extends:``.
+
+This module reads and places; ``kartalint.project`` gives the values their meaning. A
+configuration is untrusted input (a pull request may change it): files are capped at
+``MAX_FILE_BYTES``, ``extends:`` must stay inside the repository and may not come back to a file
+already read, and every error names its file, line and column.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kartalint.errors import ConfigError
+from kartalint.load.documents import MAX_FILE_BYTES
+from kartalint.model import Path, Rule, Severity
+
+# The rule this module reports (in the editor, on the configuration file being edited).
+RULES = (
+    Rule(
+        "config-invalid",
+        Severity.ERROR,
+        "config",
+        "The configuration (`.kartalint.yaml`, `[tool.kartalint]`) cannot be used: an unknown key or rule, a value of the wrong type, a bad pattern, a path outside the project, an `extends` cycle.",
+        "fix the value at the place shown (`kartalint schema --config` is the configuration's JSON Schema)",
+        why="Every command stops with exit 2 on a configuration it cannot use; the language server goes on with the default configuration and shows the problem here.",
+    ),
+)
+
+CONFIG_NAMES = (".kartalint.yaml", ".kartalint.yml", "pyproject.toml")
+MAX_EXTENDS = 16  # files in one chain of extends:
+
+
+def _no_place(path: Path, key: bool = False) -> tuple[int, int]:
+    return 0, 0
+
+
+@dataclass
+class ConfigFile:
+    """One configuration file as read: its data (the mapping) and where each value is."""
+
+    path: str
+    data: dict[str, Any]
+    locate: Callable[..., tuple[int, int]] = _no_place  # (path, key=False) -> (line, column), 0 when unknown
+
+    @property
+    def folder(self) -> str:
+        return os.path.dirname(os.path.abspath(self.path))
+
+    def error(self, message: str, path: Path = (), key: bool = False) -> ConfigError:
+        """A ``ConfigError`` placed at the value (or key) at ``path``."""
+        line, column = self.locate(path, key) if path else (0, 0)
+        if self.path.endswith(".toml"):
+            return ConfigError(f"{self.path}: [tool.kartalint] {message}", self.path)
+        where = f"{self.path}:{line}:{column}" if line else self.path
+        return ConfigError(f"{where}: {message}", self.path, line, column)
+
+
+def find_config(start: str | None = None) -> str | None:
+    """The first configuration file in ``start`` (default: the current folder) or a parent."""
+    directory = os.path.abspath(start or os.getcwd())
+    while True:
+        for name in CONFIG_NAMES:
+            candidate = os.path.join(directory, name)
+            if os.path.isfile(candidate):
+                if name != "pyproject.toml":
+                    return candidate
+                try:
+                    with open(candidate, "rb") as handle:
+                        if b"[tool.kartalint" in handle.read(MAX_FILE_BYTES):
+                            return candidate
+                except OSError:
+                    pass
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def read_text(path: str, text: str | None = None) -> ConfigFile:
+    """One configuration file (``text``: its content when already in hand, as in an editor)."""
+    if text is None:
+        try:
+            size = os.path.getsize(path)
+            if size > MAX_FILE_BYTES:
+                raise ConfigError(
+                    f"{path}: the configuration is {size} bytes, over the {MAX_FILE_BYTES}-byte limit", path
+                )
+            with open(path, "rb") as handle:
+                raw = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise ConfigError(f"cannot read configuration {path}: {exc.strerror or exc}", path) from None
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})", path) from None
+    if len(text) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: the configuration is over the {MAX_FILE_BYTES}-byte limit", path)
+    if path.endswith(".toml"):
+        tool = _toml(text, path).get("tool", {})
+        data = tool.get("kartalint", {}) if isinstance(tool, dict) else {}
+        config = ConfigFile(path, {})
+        if not isinstance(data, dict):
+            raise config.error("must be a table")
+        config.data = data
+        return config
+    from kartalint.load.documents import load_text
+
+    source = load_text(text, path)
+    bad = [f for f in source.findings if f.severity == Severity.ERROR]
+    if bad:
+        raise ConfigError(f"{path}:{bad[0].line}:{bad[0].column}: {bad[0].message}", path, bad[0].line, bad[0].column)
+    if len(source.documents) > 1:
+        raise ConfigError(f"{path}: the configuration must be one YAML document", path)
+    document = source.documents[0] if source.documents else None
+    data = document.data if document is not None else None
+    if data is None:
+        data = {}
+
+    def locate(where: Path, key: bool = False) -> tuple[int, int]:
+        if document is None:
+            return 0, 0
+        span = document.span(where, key=key)
+        return span.line, span.column
+
+    config = ConfigFile(path, {}, locate)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}:1:1: the configuration must be a mapping", path, 1, 1)
+    config.data = data
+    return config
+
+
+def _toml(text: str, path: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}", path) from None
+
+
+def read_chain(path: str, boundary: str, text: str | None = None) -> list[ConfigFile]:
+    """The configuration at ``path`` and every file it extends, the most basic first. ``extends:``
+    is a path relative to the file that says it; it must resolve inside ``boundary`` (the
+    repository) and never come back to a file of the chain."""
+    chain: list[ConfigFile] = []
+    seen: list[str] = []
+    current, current_text = path, text
+    while True:
+        config = read_text(current, current_text)
+        seen.append(os.path.realpath(current))
+        chain.append(config)
+        target = config.data.get("extends")
+        if target is None:
+            break
+        if not isinstance(target, str) or not target:
+            raise config.error("'extends' must be the path of another configuration file", ("extends",))
+        resolved = os.path.normpath(os.path.join(config.folder, target))
+        real = os.path.realpath(resolved)
+        top = os.path.realpath(boundary)
+        if not (real == top or real.startswith(top.rstrip(os.sep) + os.sep)):
+            raise config.error(
+                f"'extends' {target} resolves to {real}, outside the repository {top}: refused", ("extends",)
+            )
+        if real in seen:
+            cycle = " -> ".join([*seen[seen.index(real) :], real])
+            raise config.error(f"'extends' makes a cycle: {cycle}", ("extends",))
+        if not os.path.isfile(resolved):
+            raise config.error(f"'extends' {target}: no such configuration file", ("extends",))
+        if len(chain) >= MAX_EXTENDS:
+            raise config.error(f"'extends' goes deeper than {MAX_EXTENDS} files", ("extends",))
+        current, current_text = resolved, None
+    return list(reversed(chain))
+
+
+def mutants_section(layer: ConfigFile, data: Any) -> tuple[float | None, dict[tuple[str, str], str]]:
+    """``mutants: {min-score: 0.8, equivalent: [{definition, mutant, reason}]}`` (``kartalint test
+    --mutants``): the lowest score a definition may have, and the surviving mutants judged
+    equivalent, each with its reason."""
+    data = {} if data is None else data
+    if not isinstance(data, dict) or set(data) - {"min-score", "equivalent"}:
+        raise layer.error("'mutants' must be a mapping with min-score and equivalent", ("mutants",))
+    score = data.get("min-score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1):
+        raise layer.error(
+            "'mutants.min-score' must be a number from 0 to 1 (a share of killed mutants)", ("mutants", "min-score")
+        )
+    entries = data.get("equivalent") or []
+    if not isinstance(entries, list):
+        raise layer.error("'mutants.equivalent' must be a list", ("mutants", "equivalent"))
+    listed: dict[tuple[str, str], str] = {}
+    for index, entry in enumerate(entries):
+        fields = [entry.get(k) if isinstance(entry, dict) else None for k in ("definition", "mutant", "reason")]
+        if not all(isinstance(f, str) and f.strip() for f in fields):
+            raise layer.error(
+                "each 'mutants.equivalent' entry needs definition, mutant (an id) and a reason",
+                ("mutants", "equivalent", index),
+            )
+        listed[(str(fields[0]), str(fields[1]))] = str(fields[2])
+    return (float(score) if score is not None else None), listed

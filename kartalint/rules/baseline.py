@@ -1,0 +1,96 @@
+"""A baseline of lint findings, for adopting kartalint in a repository that already has some:
+``kartalint lint --write-baseline FILE`` records today's findings, ``--baseline FILE`` reports
+only the findings that are not in it.
+
+A finding is recorded by a fingerprint that survives edits elsewhere in the file: its rule, its
+file relative to the project root, the YAML path of the value it is about and its message, never
+its line. The same fingerprint may be recorded several times (two identical findings); each
+recorded entry absorbs one finding. Entries of a checked file that no finding matches any more
+are *stale* (fixed since): counted, so the baseline can be rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kartalint.errors import UsageError
+from kartalint.model import Finding, format_path
+
+SCHEMA_VERSION = 1
+
+
+def _relative(path: str, root: str) -> str:
+    rel = os.path.relpath(os.path.abspath(path), root) if path not in ("-", "<stdin>") else path
+    return rel.replace(os.sep, "/")
+
+
+def fingerprint(finding: Finding, root: str) -> str:
+    key = "\0".join((finding.rule, _relative(finding.file, root), format_path(finding.path), finding.message))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def render(findings: Sequence[Finding], root: str) -> str:
+    """The baseline document of ``findings`` (JSON, ``schemaVersion`` 1)."""
+    entries = sorted(
+        (
+            {
+                "fingerprint": fingerprint(f, root),
+                "rule": f.rule,
+                "file": _relative(f.file, root),
+                "line": f.line,
+                "message": f.message,
+            }
+            for f in findings
+        ),
+        key=lambda e: (e["file"], e["line"], e["rule"], e["fingerprint"]),
+    )
+    return json.dumps({"schemaVersion": SCHEMA_VERSION, "tool": "kartalint", "findings": entries}, indent=2) + "\n"
+
+
+@dataclass
+class Baseline:
+    counts: Counter  # fingerprint -> entries
+    files: dict[str, str]  # fingerprint -> file (relative to the root)
+
+    @classmethod
+    def read(cls, path: str) -> Baseline:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except OSError as exc:
+            raise UsageError(f"--baseline {path}: cannot read ({exc.strerror or exc})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            where = f"{path}:{exc.lineno}:{exc.colno}" if isinstance(exc, json.JSONDecodeError) else path
+            raise UsageError(f"{where}: not a kartalint baseline (invalid JSON)") from None
+        entries = data.get("findings") if isinstance(data, dict) else None
+        if (
+            not isinstance(data, dict)
+            or data.get("schemaVersion") != SCHEMA_VERSION
+            or not isinstance(entries, list)
+            or not all(isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in entries)
+        ):
+            raise UsageError(
+                f"{path}: not a kartalint baseline (schemaVersion {SCHEMA_VERSION} with a list of findings, "
+                "each with a fingerprint; `kartalint lint --write-baseline FILE` writes one)"
+            )
+        return cls(Counter(e["fingerprint"] for e in entries), {e["fingerprint"]: str(e.get("file")) for e in entries})
+
+    def filter(self, findings: Sequence[Finding], root: str, checked: Sequence[str]) -> tuple[list[Finding], int, int]:
+        """(findings not in the baseline, findings absorbed by it, stale entries of the checked files)."""
+        left = Counter(self.counts)
+        new, absorbed = [], 0
+        for finding in findings:
+            key = fingerprint(finding, root)
+            if left[key] > 0:
+                left[key] -= 1
+                absorbed += 1
+            else:
+                new.append(finding)
+        files = {_relative(path, root) for path in checked}
+        stale = sum(n for key, n in left.items() if n > 0 and self.files.get(key) in files)
+        return new, absorbed, stale
