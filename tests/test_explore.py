@@ -155,11 +155,11 @@ def test_a_replica_default_other_than_the_crds_is_found():
         "replicasPath: .spec.replicatedJobs[]? | (.replicas // 2)",
     )
     assert replica_fields(broken, crd(JOBSET_GVK)) == [
-        ReplicaField("replicatedjob", ("spec", "replicatedJobs", "[]", "replicas"), 1)
+        ReplicaField("replicatedjob", ("spec", "replicatedJobs", "[]", "replicas"), 1, ("name",))
     ]
     failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=30))
     assert failure["property"] == "replicas-match-spec"
-    assert "(the CRD's default is 1), the definition gives [2]" in failure["message"]
+    assert failure["message"].endswith("(the CRD's default is 1), the definition gives {'a': 2}")
     assert replica_fields(definition(JOBSET), crd(JOBSET_GVK)) == []  # arithmetic: not a plain field
 
 
@@ -254,3 +254,41 @@ def test_statuses_that_exclude_each_other_are_found():
     failure = only_failure(explore(broken, crd(PYTORCH_GVK), examples=200, seed=0, max_time=30))
     assert failure["property"] == "statuses-agree"
     assert failure["message"] in ("Running and Failed matched together", "Running and Completed matched together")
+
+
+TRAINERS_CRD = os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml")
+
+
+def _trainer_draft(tmp_path, capsys):
+    """`new --crd`'s own draft for a CRD with roles in a list, its TODO pod label filled in."""
+    draft = tmp_path / "trainer.yaml"
+    assert main(["new", "--crd", TRAINERS_CRD, "-o", str(draft)]) == 0
+    capsys.readouterr()
+    text = draft.read_text()
+    assert 'TODO/role"]' in text
+    return yaml.safe_load(text.replace('TODO/role"]', 'example.com/role"]'))
+
+
+def test_replicas_match_spec_compares_per_instance_id_not_by_position(tmp_path, capsys):
+    """The view orders instances by id, the object by position: roles [b: 0, a: (default 1)] ask
+    for a: 1 and b: 0, which is what the draft gives (issue 36 item 4, issue 34 item 16)."""
+    from kartalint.evaluation import Evaluator
+    from kartalint.explore.properties import Probe, replica_fields, replicas_match_spec
+
+    draft = _trainer_draft(tmp_path, capsys)
+    version = CrdIndex.from_paths([TRAINERS_CRD]).get(("example.com", "v1", "Trainer"))
+    fields = replica_fields(draft, version)
+    assert [(f.path, f.id_field) for f in fields] == [(("spec", "roles", "[]", "replicas"), ("name",))]
+    obj = {
+        "apiVersion": "example.com/v1",
+        "kind": "Trainer",
+        "metadata": {"name": "t"},
+        "spec": {"roles": [{"name": "b", "replicas": 0, "template": {}}, {"name": "a", "template": {}}]},
+    }
+    wrong = yaml.safe_load(yaml.safe_dump(draft).replace("(.replicas // 1)", "(.replicas // 2)"))
+    with Evaluator() as evaluator:
+        assert replicas_match_spec(Probe(obj, evaluator.evaluate(draft, obj), fields)) == []
+        (violation,) = replicas_match_spec(Probe(obj, evaluator.evaluate(wrong, obj), fields))
+    assert violation.message.endswith("asks for {'a': 1} (the CRD's default is 1), the definition gives {'a': 2}")
+    found = explore(draft, version, examples=200, seed=0, max_time=30)
+    assert found.failures == []
