@@ -292,3 +292,24 @@ def test_replicas_match_spec_compares_per_instance_id_not_by_position(tmp_path, 
     assert violation.message.endswith("asks for {'a': 1} (the CRD's default is 1), the definition gives {'a': 2}")
     found = explore(draft, version, examples=200, seed=0, max_time=30)
     assert found.failures == []
+
+
+def test_a_failures_hint_never_quotes_a_finding_the_definition_suppressed(tmp_path, capsys):
+    """The scale-path-not-null-safe finding on the broken JobSet is silenced by a comment on its
+    line: explore still reports the failure, but not lint's hint for it (issue 36 item 7)."""
+    with open(JOBSET, encoding="utf-8") as handle:
+        text = handle.read().replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism")
+    line = next(x for x in text.splitlines() if "* .template.spec.parallelism" in x)
+    argv = ["explore", "--crd", JOBSET_CRD, "--examples", "100", "-f", "json"]
+    loud, quiet = tmp_path / "loud.yaml", tmp_path / "quiet.yaml"
+    loud.write_text(text)
+    quiet.write_text(text.replace(line, line + "  # kartalint: disable=scale-path-not-null-safe -- known"))
+    code, out, _ = run(capsys, *argv, str(loud))
+    assert code == 1 and json.loads(out)["failures"][0]["hint"].endswith("(scale-path-not-null-safe)")
+    code, out, _ = run(capsys, *argv, str(quiet))
+    (failure,) = json.loads(out)["failures"]
+    assert code == 1 and failure["property"] == "no-extraction-error" and failure["hint"] == ""
+    # a rule the configuration turns off is not quoted either
+    (tmp_path / ".kartalint.yaml").write_text("rules:\n  scale-path-not-null-safe: off\n")
+    code, out, _ = run(capsys, *argv, str(loud), "-c", str(tmp_path / ".kartalint.yaml"))
+    assert code == 1 and json.loads(out)["failures"][0]["hint"] == ""

@@ -105,8 +105,9 @@ def run(args: argparse.Namespace) -> int:
                 properties=properties,
                 evaluator=evaluator,
             )
+            findings = _lint_findings(definition, project.config) if found.failures else []
             for failure in found.failures:
-                failure.hint = _hint(definition, failure.to_dict()["field"])
+                failure.hint = _hint(definition, findings, failure.to_dict()["field"])
             failed = failed or bool(found.failures)
             report = {
                 "definition": name,
@@ -141,17 +142,31 @@ def object_gvk_of(definition: Any) -> Any:
     return karta.gvk_of(refs[0].data.get("kind")) if refs and refs[0].is_root else None
 
 
-def _hint(definition: Any, field_path: str) -> str:
-    """The lint hint for the failing field, when lint has one there."""
+def _lint_findings(definition: Any, config: Any) -> list[Any]:
+    """What lint reports on the definition as the user sees it: configured, and without the
+    findings its file's suppression comments silence."""
+    from kartalint.load.documents import load_file
+    from kartalint.rules.document import check_document, lint_definition_data
+    from kartalint.rules.lint import apply_config
+    from kartalint.rules.suppress import split
+
+    source = load_file(definition.path, config.max_file_size)
+    for document in source.stream():
+        if document.is_karta and document.data == definition.data:
+            return split(apply_config(check_document(document), config), source.text)[0]
+    return apply_config(lint_definition_data(definition.data), config)
+
+
+def _hint(definition: Any, findings: list[Any], field_path: str) -> str:
+    """The lint hint for the failing field, when lint reports one there."""
     from kartalint import karta
-    from kartalint.rules.document import lint_definition_data
 
     component, _, rest = field_path.partition(".")
     refs = {str(ref.data.get("name")): ref.path for ref in karta.components(definition.data)}
     if component not in refs:
         return ""
     where = (*refs[component], *rest.split("."))
-    for finding in lint_definition_data(definition.data):
+    for finding in findings:
         if tuple(finding.path[: len(where)]) == where and finding.hint:
             return f"{finding.hint} ({finding.rule})"
     return ""
