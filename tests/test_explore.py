@@ -313,3 +313,124 @@ def test_a_failures_hint_never_quotes_a_finding_the_definition_suppressed(tmp_pa
     (tmp_path / ".kartalint.yaml").write_text("rules:\n  scale-path-not-null-safe: off\n")
     code, out, _ = run(capsys, *argv, str(loud), "-c", str(tmp_path / ".kartalint.yaml"))
     assert code == 1 and json.loads(out)["failures"][0]["hint"] == ""
+
+
+def _crd(tmp_path, spec_schema, name="Big"):
+    """A small CRD file (example.com/v1) with the given spec schema."""
+    doc = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{name.lower()}s.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": name, "plural": f"{name.lower()}s"},
+            "scope": "Namespaced",
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec_schema}}},
+                }
+            ],
+        },
+    }
+    path = tmp_path / f"{name.lower()}.crd.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+BIG_DEFINITION = """\
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: big}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: big
+      kind: {group: example.com, version: v1, kind: Big}
+      specDefinition:
+        podTemplateSpecPath: .spec.template
+      scaleDefinition:
+        replicasPath: .spec.roles[0].replicas // 1
+      statusDefinition:
+        phaseDefinition: {path: .status.phase}
+        statusMappings:
+          running: [{byPhase: Running}]
+"""
+
+
+def _big_spec(required):
+    return {
+        "type": "object",
+        "required": required,
+        "properties": {
+            "label": {"type": "string", "minLength": 200_000_000},
+            "roles": {
+                "type": "array",
+                "minItems": 100_000,
+                "items": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {"name": {"type": "string", "minLength": 100_000}, "replicas": {"type": "integer"}},
+                },
+            },
+            "nested": {  # each list fits the limits, all of them together do not
+                "type": "array",
+                "minItems": 16,
+                "items": {"type": "array", "minItems": 16, "items": {"type": "string", "minLength": 253}},
+            },
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("required", "where"),
+    [(["label"], "spec.label: minLength 200000000"), (["roles"], "spec.roles: minItems 100000"), (["nested"], "spec:")],
+)
+def test_a_crd_asking_for_huge_values_is_an_error_not_a_gigabyte(tmp_path, capsys, required, where):
+    """Issue 34 item 8: a 600-byte CRD with large minLength/minItems took 1.7 GB and 9 s with
+    --max-time 5. Required fields beyond the limits: exit 2 naming the CRD and the field, at once."""
+    import tracemalloc
+
+    crd_path = _crd(tmp_path, _big_spec(required))
+    (tmp_path / "big.yaml").write_text(BIG_DEFINITION)
+    tracemalloc.start()
+    try:
+        code, out, err = run(capsys, "explore", str(tmp_path / "big.yaml"), "--crd", str(crd_path), "--max-time", "5")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2 and out == ""
+    assert f"big.crd.yaml: example.com/v1, Kind=Big: {where}" in err and "big.yaml not explored" in err
+    assert peak < 50 * 1024 * 1024
+
+
+def test_optional_fields_beyond_the_limits_are_left_out(tmp_path):
+    from kartalint.explore.generate import MAX_ITEMS, MAX_STRING
+
+    crd_path = _crd(tmp_path, _big_spec([]))
+    version = CrdIndex.from_paths([str(crd_path)]).get(("example.com", "v1", "Big"))
+    read_all = yaml.safe_load(BIG_DEFINITION.replace(".spec.roles[0].replicas // 1", ".spec | length"))
+    found = explore(read_all, version, examples=50, seed=0, max_time=30)
+    assert found.failures == [] and found.examples >= 10  # a small space: hypothesis stops when it is exhausted
+    assert MAX_STRING < 100_000 and MAX_ITEMS < 100_000
+
+
+def test_drawing_counts_toward_the_time_budget(monkeypatch):
+    """The clock is read while an object is drawn, not only between objects: a budget that ends
+    during drawing stops the search there (a fake clock: no dependence on the machine's speed)."""
+    from kartalint.explore import generate
+
+    ticks = []
+    real = generate.time.monotonic
+
+    class Clock:
+        @staticmethod
+        def monotonic():
+            ticks.append(1)
+            return real() + (0 if len(ticks) < 40 else 10_000)  # the budget ends during the 40th read
+
+    monkeypatch.setattr(generate, "time", Clock)
+    found = explore(definition(JOBSET), crd(JOBSET_GVK), examples=10_000, seed=0, max_time=60)
+    assert found.out_of_time and found.examples < 40 and len(ticks) == 40

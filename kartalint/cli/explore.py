@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, add_config_option, emit, project_of
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, emit, project_of
 from kartalint.rules.config import ConfigError
 
 HELP = "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)"
@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("explore needs hypothesis: python3 -m pip install 'kartalint[explore]'") from None
     from kartalint.evaluation import Evaluator
     from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
-    from kartalint.explore.search import explore
+    from kartalint.explore.generate import TooLarge
+    from kartalint.explore.search import NothingDrawn, explore
     from kartalint.load.crds import CrdIndex
     from kartalint.load.definitions import DefinitionIndex, format_gvk
     from kartalint.load.documents import display_path
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         index = DefinitionIndex.from_paths([d.path for d in project.index().of_origin("project")], origin="project")
     if not index.definitions:
         raise ConfigError(f"no definition found; {index.describe_search()}")
-    reports, failed = [], False
+    reports, failed, unexplored = [], False, False
     with Evaluator() as evaluator:
         for definition in index.definitions:
             gvk = object_gvk_of(definition)
@@ -96,15 +97,21 @@ def run(args: argparse.Namespace) -> int:
             if version is None:
                 sys.stderr.write(f"kartalint: note: {name}: no CRD for {format_gvk(gvk)}, not explored\n")
                 continue
-            found = explore(
-                definition.data,
-                version,
-                examples=args.examples,
-                seed=args.seed,
-                max_time=args.max_time,
-                properties=properties,
-                evaluator=evaluator,
-            )
+            try:
+                found = explore(
+                    definition.data,
+                    version,
+                    examples=args.examples,
+                    seed=args.seed,
+                    max_time=args.max_time,
+                    properties=properties,
+                    evaluator=evaluator,
+                )
+            except (TooLarge, NothingDrawn) as exc:
+                where = f"{display_path(version.source)}: {format_gvk(gvk)}"
+                sys.stderr.write(f"kartalint: error: {where}: {exc}; {name} not explored\n")
+                unexplored = True
+                continue
             findings = _lint_findings(definition, project.config) if found.failures else []
             for failure in found.failures:
                 failure.hint = _hint(definition, findings, failure.to_dict()["field"])
@@ -121,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
                 report["saved"] = _save(args.save, definition, found.failures, args.seed)
             reports.append(report)
     if not reports:
+        if unexplored:
+            raise ConfigError("nothing was explored")
         raise ConfigError("no definition has a CRD among those given: nothing was explored")
     if args.format == "json":
         document: Any = (
@@ -131,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
         emit(json.dumps(document, indent=2) + "\n", args.output)
     else:
         emit("".join(_text(r) for r in reports), args.output)
+    if unexplored:
+        return EXIT_USAGE
     return EXIT_FAIL if failed else EXIT_OK
 
 

@@ -19,6 +19,7 @@ on (and the CRD's enum), a phase field the definition reads takes the values it 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,25 @@ from kartalint.load.crds import CrdVersion
 
 MAX_DEPTH = 14
 NAMES = ("a", "b", "leader", "worker", "head")
+# Size limits: what a CRD asks for beyond them is not generated (an optional field is left out; a
+# required one makes the CRD version unexplorable: ``TooLarge``), so one object stays small.
+MAX_STRING = 253  # characters: the longest name Kubernetes takes (a DNS subdomain)
+MAX_ITEMS = 16  # entries of a list
+MAX_REQUIRED_SIZE = 64 * 1024  # estimated JSON characters of what the CRD requires in one object
+
+
+class TooLarge(Exception):
+    """The CRD requires more than explore generates (a huge ``minLength``, ``minItems``...)."""
+
+    def __init__(self, path: tuple[str, ...], message: str) -> None:
+        super().__init__(f"{'.'.join(path)}: {message}")
+        self.path = path
+
+
+class OutOfTime(BaseException):
+    """The time budget is spent (checked as objects are drawn and evaluated). A BaseException, as
+    KeyboardInterrupt is, so that hypothesis stops at once (no shrinking of the interruption)
+    rather than take it for a failure of the property."""
 
 
 @dataclass
@@ -124,13 +144,21 @@ def pod_template() -> st.SearchStrategy[dict[str, Any]]:
 
 
 class Generator:
-    def __init__(self, version: CrdVersion, focus: Focus) -> None:
+    def __init__(self, version: CrdVersion, focus: Focus, deadline: float | None = None) -> None:
         self.version = version
         self.focus = focus
+        self.deadline = deadline  # time.monotonic() after which drawing stops (OutOfTime)
         self.untranslated: list[str] = []  # CEL rules outside the subset kartalint.explore.cel reads
         self.allowed: dict[tuple[str, ...], list[str]] = {}  # strings CEL rules allow (`self.x in [...]`)
 
+    def _clock(self, value: Any) -> Any:
+        """Drawing counts toward the time budget: a composite value is checked as it is drawn."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OutOfTime
+        return value
+
     def object(self) -> st.SearchStrategy[dict[str, Any]]:
+        """Objects of the CRD version; ``TooLarge`` when what it requires exceeds the limits."""
         schema = self.version.schema
         props = _mapping(schema.get("properties"))
         head = {
@@ -140,12 +168,17 @@ class Generator:
         }
         optional = {}
         for key in ("spec", "status"):
-            if isinstance(props.get(key), dict):
-                strategy = self.node(props[key], (key,), 1)
-                if key == "spec" or key in (schema.get("required") or []):  # a workload always has a spec
-                    head[key] = strategy
-                else:
-                    optional[key] = strategy
+            if not isinstance(props.get(key), dict):
+                continue
+            if key == "spec" or key in (schema.get("required") or []):  # a workload always has a spec
+                head[key] = self.node(props[key], (key,), 1)
+                if required_size(props[key]) > MAX_REQUIRED_SIZE:  # each field fits, not all together
+                    what = f"requires more than the {MAX_REQUIRED_SIZE} characters explore generates in one object"
+                    raise TooLarge((key,), f"{what} (minLength, minItems of required fields)")
+            elif required_size(props[key]) <= MAX_REQUIRED_SIZE:
+                drawn = self.optional(props[key], (key,), 1)
+                if drawn is not None:
+                    optional[key] = drawn
         return st.fixed_dictionaries(head, optional=optional)
 
     def node(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
@@ -163,7 +196,18 @@ class Generator:
         self.untranslated += [str(rule) for rule in rules if predicate(rule) is None and "oldSelf" not in str(rule)]
         if tests:
             strategy = strategy.filter(lambda value: all(test(value) for test in tests))
+        if node.get("type") in ("object", "array") or "properties" in node:
+            strategy = strategy.map(self._clock)
         return strategy
+
+    def optional(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any] | None:
+        """A field that may be left out: None (left out) when the CRD asks for more than the limits."""
+        if required_size(node) > MAX_REQUIRED_SIZE:
+            return None
+        try:
+            return self.node(node, path, depth)
+        except TooLarge:
+            return None
 
     def _node(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
         if path in self.allowed and node.get("type") == "string":
@@ -180,7 +224,7 @@ class Generator:
         if kind == "array":
             return self._array(node, path, depth)
         if kind == "string":
-            return self._string(node)
+            return self._string(node, path)
         if kind == "integer":
             low = node.get("minimum", 0)
             high = node.get("maximum", max(low, 0) + 4)
@@ -198,8 +242,9 @@ class Generator:
         if not props:
             extra = node.get("additionalProperties")
             if isinstance(extra, dict) and self.focus.relevant(path) and depth < MAX_DEPTH:
-                values = self.node(extra, (*path, "[]"), depth + 1)
-                return st.dictionaries(st.sampled_from(NAMES), values, max_size=2)
+                values = self.optional(extra, (*path, "[]"), depth + 1)
+                if values is not None:
+                    return st.dictionaries(st.sampled_from(NAMES), values, max_size=2)
             return st.just({})
         if self._conditions(node, path):
             return self._condition_entry()
@@ -213,21 +258,27 @@ class Generator:
                 if depth >= MAX_DEPTH:
                     fixed[key] = st.just(child["default"]) if "default" in child else st.just(None)
                     continue
-                strategy = self.node(child, sub, depth + 1)
                 if "default" not in child:
-                    fixed[key] = strategy
-                elif key not in required and self.focus.relevant(sub):
+                    fixed[key] = self.node(child, sub, depth + 1)
+                    continue
+                drawn = self.optional(child, sub, depth + 1)
+                strategy = st.just(child["default"]) if drawn is None else st.one_of(st.just(child["default"]), drawn)
+                if key not in required and self.focus.relevant(sub):
                     # defaults applied (an object read from the cluster) or omitted (a manifest)
-                    optional[key] = st.one_of(st.just(child["default"]), strategy)
+                    optional[key] = strategy
                 else:
-                    fixed[key] = st.one_of(st.just(child["default"]), strategy)
+                    fixed[key] = strategy
             elif depth < MAX_DEPTH and self.focus.relevant(sub):
-                optional[key] = self.node(child, sub, depth + 1)
+                drawn = self.optional(child, sub, depth + 1)
+                if drawn is not None:
+                    optional[key] = drawn
         return st.fixed_dictionaries(fixed, optional=optional)
 
     def _array(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
         items = _mapping(node.get("items"))
         low = int(node.get("minItems", 0))
+        if low > MAX_ITEMS:
+            raise TooLarge(path, f"minItems {low} is above the {MAX_ITEMS} entries explore generates")
         high = max(low, min(int(node.get("maxItems", 3)), 3))
         if depth >= MAX_DEPTH or (low == 0 and not self.focus.relevant(path)):
             return st.just([]) if low == 0 else st.lists(st.just({}), min_size=low, max_size=low)
@@ -251,7 +302,10 @@ class Generator:
             return listed
         return st.lists(element, min_size=low, max_size=high)
 
-    def _string(self, node: dict[str, Any]) -> st.SearchStrategy[Any]:
+    def _string(self, node: dict[str, Any], path: tuple[str, ...]) -> st.SearchStrategy[Any]:
+        shortest = int(node.get("minLength", 0))
+        if shortest > MAX_STRING:
+            raise TooLarge(path, f"minLength {shortest} is above the {MAX_STRING} characters explore generates")
         if node.get("format") == "date-time":
             return st.just("2026-01-01T00:00:00Z")
         pattern = node.get("pattern")
@@ -276,6 +330,30 @@ class Generator:
             {"type": st.sampled_from(types), "status": st.sampled_from(["True", "False", "Unknown"])},
             optional={"reason": st.sampled_from(["Explored"])},
         )
+
+
+def required_size(node: Any, depth: int = 0) -> int:
+    """About how many JSON characters what a schema node requires takes (stops counting above
+    ``MAX_REQUIRED_SIZE``): ``minLength``, ``minItems`` and required fields, nested."""
+    if not isinstance(node, dict) or depth > MAX_DEPTH:
+        return 1
+    kind = node.get("type")
+    if kind == "string":
+        total = 2 + _number(node.get("minLength"))
+    elif kind == "array":
+        count = _number(node.get("minItems"))
+        total = 2 + (count * (1 + required_size(node.get("items"), depth + 1)) if count else 0)
+    else:
+        props = _mapping(node.get("properties"))
+        total = 2
+        for key in node.get("required") or []:
+            if isinstance(key, str) and total <= MAX_REQUIRED_SIZE:
+                total += len(key) + 4 + required_size(props.get(key), depth + 1)
+    return min(total, MAX_REQUIRED_SIZE + 1)
+
+
+def _number(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _fits(text: str, node: dict[str, Any]) -> bool:

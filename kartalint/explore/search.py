@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.evaluation import Evaluator
-from kartalint.explore.generate import Generator, focus_of
+from kartalint.explore.generate import Generator, OutOfTime, focus_of
 from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES, Probe, Violation, replica_fields
 from kartalint.load.crds import CrdVersion
 
@@ -46,8 +46,11 @@ class Exploration:
     out_of_time: bool = False
 
 
-class _Budget(Exception):
-    """The time budget is spent: ends the search (what was found so far is kept)."""
+MAX_OBJECT_BYTES = 1 << 20  # a drawn object larger than this (as JSON) is not evaluated
+
+
+class NothingDrawn(Exception):
+    """No object valid for the CRD version could be drawn (its rules refuse every one tried)."""
 
 
 class _Violated(Exception):
@@ -74,16 +77,16 @@ def explore(
     properties: Sequence[str] = DEFAULT_PROPERTIES,
     evaluator: Evaluator | None = None,
 ) -> Exploration:
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
     from hypothesis import seed as with_seed
     from hypothesis.errors import Unsatisfiable
 
-    strategy = Generator(version, focus_of(definition)).object()
+    started = time.monotonic()
+    strategy = Generator(version, focus_of(definition), deadline=started + max_time).object()
     counted = replica_fields(definition, version)
     result = Exploration()
     classes: dict[tuple[str, str, str], type[_Violated]] = {}
     smallest: dict[tuple[str, str, str], tuple[int, Failure]] = {}
-    started = time.monotonic()
     own = evaluator is None
     runner = evaluator or Evaluator()
 
@@ -107,14 +110,15 @@ def explore(
     @given(strategy)
     def probe(obj: dict[str, Any]) -> None:
         if time.monotonic() - started > max_time:
-            result.out_of_time = True
-            raise _Budget
+            raise OutOfTime
+        size = len(json.dumps(obj, sort_keys=True))
+        if size > MAX_OBJECT_BYTES:
+            reject()
         result.examples += 1
         probe = Probe(obj, runner.evaluate(definition, obj), counted)
         for name in properties:
             for violation in PROPERTIES[name](probe):
                 key = (violation.property, violation.component, violation.field)
-                size = len(json.dumps(obj, sort_keys=True))
                 if key not in smallest or size < smallest[key][0]:
                     smallest[key] = (size, Failure(violation, obj))
                 raise violated(violation)(violation, obj)
@@ -123,12 +127,16 @@ def explore(
         probe()
     except Unsatisfiable:
         pass  # nothing could be drawn
+    except OutOfTime:  # the search stops with what it found (the smallest object seen per failure)
+        result.out_of_time = True
     except BaseException as exc:  # hypothesis re-raises what failed (a group when several)
-        unexpected = [e for e in _flatten(exc) if not isinstance(e, (_Violated, _Budget))]
+        unexpected = [e for e in _flatten(exc) if not isinstance(e, _Violated)]
         if unexpected:
             raise unexpected[0] from None
     finally:
         if own:
             runner.close()
+    if result.examples == 0 and not result.out_of_time:
+        raise NothingDrawn("no object valid for the CRD could be drawn: its rules refused every one tried")
     result.failures = [smallest[key][1] for key in sorted(smallest)]
     return result
