@@ -300,7 +300,7 @@ def test_a_failures_hint_never_quotes_a_finding_the_definition_suppressed(tmp_pa
     with open(JOBSET, encoding="utf-8") as handle:
         text = handle.read().replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism")
     line = next(x for x in text.splitlines() if "* .template.spec.parallelism" in x)
-    argv = ["explore", "--crd", JOBSET_CRD, "--examples", "100", "-f", "json"]
+    argv = ["explore", "--crd", JOBSET_CRD, "--examples", "20", "-f", "json"]
     loud, quiet = tmp_path / "loud.yaml", tmp_path / "quiet.yaml"
     loud.write_text(text)
     quiet.write_text(text.replace(line, line + "  # kartalint: disable=scale-path-not-null-safe -- known"))
@@ -434,3 +434,40 @@ def test_drawing_counts_toward_the_time_budget(monkeypatch):
     monkeypatch.setattr(generate, "time", Clock)
     found = explore(definition(JOBSET), crd(JOBSET_GVK), examples=10_000, seed=0, max_time=60)
     assert found.out_of_time and found.examples < 40 and len(ticks) == 40
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        # the same phase under two statuses
+        ("          - byPhase: Failed\n", "          - byPhase: Failed\n          - byPhase: Running\n", "Running and Failed"),
+        # an expression that reads a terminal phase as running
+        (
+            "          - byPhase: Running\n",
+            "          - byPhase: Running\n          - byExpression:\n              expression: .status.phase == "
+            '"Succeeded" or .status.phase == "Running"\n              expectedResult: "true"\n',
+            "Running and Completed",
+        ),
+        # a condition mapped to two statuses
+        (
+            "          - byPhase: Failed\n",
+            '          - byPhase: Failed\n          - byConditions:\n            - type: Evicted\n'
+            "          running:\n          - byConditions:\n            - type: Evicted\n",
+            "Running and Failed",
+        ),
+    ],
+)
+def test_a_status_value_mapped_to_two_statuses_is_found_first(tmp_path, capsys, old, new, message):
+    """Each status value the definition matches is tried on a minimal object before the random
+    search: found with a budget of one random object, and on the default seed and budget (issue
+    36 item 8)."""
+    draft = _trainer_draft(tmp_path, capsys)
+    text = yaml.safe_dump(draft, sort_keys=False)
+    assert old in text
+    broken = yaml.safe_load(text.replace(old, new, 1))
+    version = CrdIndex.from_paths([TRAINERS_CRD]).get(("example.com", "v1", "Trainer"))
+    budgets = [{"examples": 1}] + ([{}] if "byPhase: Running" in new else [])  # and the default budget
+    for found in (explore(broken, version, **budget) for budget in budgets):
+        (failure,) = [f.to_dict() for f in found.failures]
+        assert (failure["property"], failure["message"]) == ("statuses-agree", f"{message} matched together")
+    assert explore(draft, version, examples=1).failures == []  # the draft itself is fine

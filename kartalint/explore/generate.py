@@ -48,10 +48,11 @@ class TooLarge(Exception):
         self.path = path
 
 
-class OutOfTime(BaseException):
-    """The time budget is spent (checked as objects are drawn and evaluated). A BaseException, as
-    KeyboardInterrupt is, so that hypothesis stops at once (no shrinking of the interruption)
-    rather than take it for a failure of the property."""
+class OutOfTime(KeyboardInterrupt):
+    """The time budget is spent (checked as objects are drawn and evaluated). An interruption, as
+    far as hypothesis knows: it stops at once and records nothing of the half-drawn object (any
+    other exception raised while drawing is taken for a failure, replayed and shrunk, and a clock
+    read while drawing makes that replay inconsistent). ``explore`` catches it."""
 
 
 @dataclass

@@ -19,6 +19,7 @@ from typing import Any
 from kartalint.evaluation import Evaluator
 from kartalint.explore.generate import Generator, OutOfTime, focus_of
 from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES, Probe, Violation, replica_fields
+from kartalint.explore.seeds import status_seeds
 from kartalint.load.crds import CrdVersion
 
 
@@ -67,6 +68,24 @@ def _flatten(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
+def _minimal(strategy: Any) -> dict[str, Any]:
+    """The simplest object the strategy draws (deterministic: hypothesis shrinks to it)."""
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    quiet = settings(
+        database=None,
+        derandomize=True,
+        max_examples=10,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.generate, Phase.shrink],
+    )
+    try:
+        return find(strategy, lambda obj: True, settings=quiet)
+    except (NoSuchExample, Unsatisfiable):
+        return {}
+
+
 def explore(
     definition: dict[str, Any],
     version: CrdVersion,
@@ -106,24 +125,33 @@ def explore(
         phases=[Phase.explicit, Phase.generate, Phase.shrink],
         print_blob=False,
     )
+    def check(obj: dict[str, Any], size: int) -> list[Violation]:
+        """Evaluate one object; keep the smallest object seen for each failure."""
+        if time.monotonic() - started > max_time:
+            raise OutOfTime
+        result.examples += 1
+        probe = Probe(obj, runner.evaluate(definition, obj), counted)
+        found = [violation for name in properties for violation in PROPERTIES[name](probe)]
+        for violation in found:
+            key = (violation.property, violation.component, violation.field)
+            if key not in smallest or size < smallest[key][0]:
+                smallest[key] = (size, Failure(violation, obj))
+        return found
+
     @with_seed(seed)
     @given(strategy)
     def probe(obj: dict[str, Any]) -> None:
-        if time.monotonic() - started > max_time:
-            raise OutOfTime
         size = len(json.dumps(obj, sort_keys=True))
         if size > MAX_OBJECT_BYTES:
             reject()
-        result.examples += 1
-        probe = Probe(obj, runner.evaluate(definition, obj), counted)
-        for name in properties:
-            for violation in PROPERTIES[name](probe):
-                key = (violation.property, violation.component, violation.field)
-                if key not in smallest or size < smallest[key][0]:
-                    smallest[key] = (size, Failure(violation, obj))
-                raise violated(violation)(violation, obj)
+        for violation in check(obj, size)[:1]:
+            raise violated(violation)(violation, obj)
 
     try:
+        # first the status values the definition matches, each on a minimal object, then random ones
+        base = _minimal(strategy)
+        for obj in status_seeds(definition, version, base) if base else []:
+            check(obj, len(json.dumps(obj, sort_keys=True)))
         probe()
     except Unsatisfiable:
         pass  # nothing could be drawn
