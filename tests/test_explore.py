@@ -471,3 +471,55 @@ def test_a_status_value_mapped_to_two_statuses_is_found_first(tmp_path, capsys, 
         (failure,) = [f.to_dict() for f in found.failures]
         assert (failure["property"], failure["message"]) == ("statuses-agree", f"{message} matched together")
     assert explore(draft, version, examples=1).failures == []  # the draft itself is fine
+
+
+STOPPED = '.metadata.annotations["kubeflow-resource-stopped"]'
+
+
+def test_labels_and_annotations_the_definition_reads_are_generated(tmp_path, capsys):
+    """A notebook-style stop annotation: read by the definition, so drawn present and absent
+    (issue 36 item 6). Suspended read apart from Running is found; read together it holds."""
+    draft = _trainer_draft(tmp_path, capsys)
+    text = yaml.safe_dump(draft, sort_keys=False)
+    suspended = (
+        f"          suspended:\n          - byExpression:\n              expression: {STOPPED} != null\n"
+        '              expectedResult: "true"\n'
+    )
+    broken = yaml.safe_load(text.replace("          running:\n", suspended + "          running:\n"))
+    version = CrdIndex.from_paths([TRAINERS_CRD]).get(("example.com", "v1", "Trainer"))
+    (failure,) = [f.to_dict() for f in explore(broken, version, examples=200, seed=0).failures]
+    assert failure["message"] == "Suspended and Running matched together"
+    assert "kubeflow-resource-stopped" in failure["object"]["metadata"]["annotations"]
+    running = (
+        f"          running:\n          - byExpression:\n              expression: .status.phase == \"Running\" and"
+        f" {STOPPED} == null\n              expectedResult: \"true\"\n"
+    )
+    fixed = yaml.safe_load(
+        text.replace("          running:\n          - byPhase: Running\n", suspended + running)
+    )
+    assert explore(fixed, version, examples=200, seed=0).failures == []
+
+
+def test_metadata_values_are_the_compared_strings_or_realistic_ones():
+    from hypothesis import given, settings
+
+    from kartalint.explore.generate import ANNOTATION_VALUES, FIXED_METADATA, Focus, Generator
+
+    version = CrdIndex.from_paths([TRAINERS_CRD]).get(("example.com", "v1", "Trainer"))
+    focus = Focus(
+        reads={("metadata", "annotations", "example.com/mode"), ("metadata", "labels", "app"), ("metadata", "generation")},
+        constants={("metadata", "annotations", "example.com/mode"): ["fast"]},
+    )
+    seen = {"mode": set(), "app": set(), "generation": set()}
+
+    @settings(max_examples=100, deadline=None, database=None)
+    @given(Generator(version, focus).metadata())
+    def check(meta):
+        assert {k: meta[k] for k in FIXED_METADATA} == FIXED_METADATA
+        seen["mode"].add(meta.get("annotations", {}).get("example.com/mode"))
+        seen["app"].add(meta.get("labels", {}).get("app"))
+        seen["generation"].add(meta.get("generation"))
+
+    check()
+    assert {"fast", None} <= seen["mode"] <= {"fast", None, *ANNOTATION_VALUES}
+    assert None in seen["app"] and len(seen["app"]) > 1 and None in seen["generation"] and 1 in seen["generation"]

@@ -33,6 +33,9 @@ from kartalint.load.crds import CrdVersion
 
 MAX_DEPTH = 14
 NAMES = ("a", "b", "leader", "worker", "head")
+FIXED_METADATA = {"name": "explore", "namespace": "default", "uid": "00000000-explore"}
+LABEL_VALUES = ("a", "worker", "true")  # what labels the definition reads hold, besides what it compares
+ANNOTATION_VALUES = ("true", "2026-01-01T00:00:00Z", "1")  # flags, timestamps, counts
 # Size limits: what a CRD asks for beyond them is not generated (an optional field is left out; a
 # required one makes the CRD version unexplorable: ``TooLarge``), so one object stays small.
 MAX_STRING = 253  # characters: the longest name Kubernetes takes (a DNS subdomain)
@@ -65,6 +68,7 @@ class Focus:
     condition_types: list[str] = field(default_factory=list)
     phases: list[str] = field(default_factory=list)
     phase_path: tuple[str, ...] | None = None
+    constants: dict[tuple[str, ...], list[str]] = field(default_factory=dict)  # `P == "s"`: strings P is compared with
 
     def relevant(self, path: tuple[str, ...]) -> bool:
         """A field on (or under, or above) a path the definition reads."""
@@ -91,6 +95,10 @@ def focus_of(definition: Any) -> Focus:
         if error is not None or tree is None:
             continue
         facts = paths.path_facts_of(tree)
+        for path, constant, _, _ in facts.comparisons:
+            listed = focus.constants.setdefault(_norm(path), [])
+            if constant not in listed:
+                listed.append(constant)
         for read in facts.reads:
             focus.reads.add(_norm(read.path))
             # a template is read whole; after a construct (to_entries, keys, ...) the reads cannot
@@ -165,7 +173,7 @@ class Generator:
         head = {
             "apiVersion": st.just(f"{self.version.group}/{self.version.version}".lstrip("/")),
             "kind": st.just(self.version.kind),
-            "metadata": st.just({"name": "explore", "namespace": "default", "uid": "00000000-explore"}),
+            "metadata": self.metadata(),
         }
         optional = {}
         for key in ("spec", "status"):
@@ -181,6 +189,42 @@ class Generator:
                 if drawn is not None:
                     optional[key] = drawn
         return st.fixed_dictionaries(head, optional=optional)
+
+    def metadata(self) -> st.SearchStrategy[dict[str, Any]]:
+        """A fixed name, namespace and uid; the labels and annotations the definition reads, each
+        present or absent (the strings it compares them with, or realistic values); a generation
+        when it reads one."""
+        fixed: dict[str, Any] = {key: st.just(value) for key, value in FIXED_METADATA.items()}
+        optional: dict[str, Any] = {}
+        for kind, keys in self._meta_keys().items():
+            fixed[kind] = st.fixed_dictionaries({}, optional={k: st.sampled_from(self._meta_values(kind, k)) for k in keys})
+        if any(r[:2] == ("metadata", "generation") for r in self.focus.reads):
+            optional["generation"] = st.integers(1, 3)
+        return st.fixed_dictionaries(fixed, optional=optional)
+
+    def full_metadata(self) -> dict[str, Any]:
+        """The metadata with every label and annotation the definition reads, at its first value."""
+        out: dict[str, Any] = dict(FIXED_METADATA)
+        for kind, keys in self._meta_keys().items():
+            out[kind] = {key: self._meta_values(kind, key)[0] for key in keys}
+        return out
+
+    def _meta_keys(self) -> dict[str, list[str]]:
+        """Per ``labels``/``annotations``: the keys the definition reads (a generic one when it
+        reads the whole map)."""
+        out = {}
+        for kind in ("labels", "annotations"):
+            keys = sorted({r[2] for r in self.focus.reads if len(r) > 2 and r[:2] == ("metadata", kind) and r[2] != "[]"})
+            if not keys and any(r[:2] == ("metadata", kind) for r in self.focus.reads | self.focus.whole):
+                keys = ["app.kubernetes.io/name"]
+            if keys:
+                out[kind] = keys
+        return out
+
+    def _meta_values(self, kind: str, key: str) -> list[str]:
+        compared = [c for c in self.focus.constants.get(("metadata", kind, key), []) if c]
+        realistic = ANNOTATION_VALUES if kind == "annotations" else LABEL_VALUES
+        return compared + [v for v in realistic if v not in compared]
 
     def node(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
         """Values for a schema node that its CEL rules accept (those ``cel`` can translate)."""

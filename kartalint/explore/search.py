@@ -101,7 +101,8 @@ def explore(
     from hypothesis.errors import Unsatisfiable
 
     started = time.monotonic()
-    strategy = Generator(version, focus_of(definition), deadline=started + max_time).object()
+    generator = Generator(version, focus_of(definition), deadline=started + max_time)
+    strategy = generator.object()
     counted = replica_fields(definition, version)
     result = Exploration()
     classes: dict[tuple[str, str, str], type[_Violated]] = {}
@@ -149,8 +150,12 @@ def explore(
 
     try:
         # first the status values the definition matches, each on a minimal object, then random ones
+        # (on a minimal object, and on one with every label and annotation the definition reads)
         base = _minimal(strategy)
-        for obj in status_seeds(definition, version, base) if base else []:
+        seeded: list[dict[str, Any]] = []
+        for one in [base, {**base, "metadata": generator.full_metadata()}] if base else []:
+            seeded += [obj for obj in status_seeds(definition, version, one) if obj not in seeded]
+        for obj in seeded:
             check(obj, len(json.dumps(obj, sort_keys=True)))
         probe()
     except Unsatisfiable:
