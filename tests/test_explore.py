@@ -48,7 +48,7 @@ def only_failure(found):
 
 def test_jobset_without_the_parallelism_default_is_found_and_shrunk():
     broken = definition(JOBSET, "(.template.spec.parallelism // 1)", ".template.spec.parallelism")
-    failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=30))
+    failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=600))
     assert failure["property"] == "no-extraction-error"
     assert failure["field"] == "replicatedjob.scaleDefinition.replicasPath"
     assert "cannot be multiplied" in failure["message"]
@@ -60,14 +60,14 @@ def test_instance_id_path_iterating_an_optional_list_without_question_mark():
     broken = definition(
         JOBSET, "instanceIdPath: .spec.replicatedJobs[]?.name", "instanceIdPath: .spec.replicatedJobs[].name"
     )
-    failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=30))
+    failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=600))
     assert (failure["field"], failure["message"]) == ("replicatedjob.instanceIdPath", "Cannot iterate over null (null)")
     assert failure["object"]["spec"] == {}  # shrunk: a JobSet with no replicated jobs at all
 
 
 def test_pytorchjob_worker_replicas_read_without_a_default():
     broken = definition(PYTORCH, "(.[$role].replicas // 1)", "(.[$role].replicas | tonumber)")
-    failure = only_failure(explore(broken, crd(PYTORCH_GVK), examples=200, seed=0, max_time=30))
+    failure = only_failure(explore(broken, crd(PYTORCH_GVK), examples=200, seed=0, max_time=600))
     assert failure["field"] == "replica.scaleDefinition.replicasPath"
     assert "cannot be parsed as a number" in failure["message"]
     (spec,) = failure["object"]["spec"]["pytorchReplicaSpecs"].values()
@@ -76,7 +76,7 @@ def test_pytorchjob_worker_replicas_read_without_a_default():
 
 @pytest.mark.parametrize(("path", "gvk"), [(JOBSET, JOBSET_GVK), (PYTORCH, PYTORCH_GVK)])
 def test_bundled_definitions_hold_on_generated_objects(path, gvk):
-    found = explore(definition(path), crd(gvk), examples=80, seed=3, max_time=30)
+    found = explore(definition(path), crd(gvk), examples=80, seed=3, max_time=600)
     assert found.failures == [] and found.examples >= 80
 
 
@@ -100,7 +100,20 @@ def test_command_json_is_deterministic_and_saved_fixtures_run(tmp_path, capsys, 
     (tmp_path / "defs" / "jobset.yaml").write_text(
         text.replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: my-jobset")
     )
-    argv = ["explore", "defs/jobset.yaml", "--crd", JOBSET_CRD, "--examples", "100", "--seed", "7", "-f", "json"]
+    argv = [
+        "explore",
+        "defs/jobset.yaml",
+        "--crd",
+        JOBSET_CRD,
+        "--examples",
+        "100",
+        "--seed",
+        "7",
+        "--max-time",
+        "600",
+        "-f",
+        "json",
+    ]
     code, out, _ = run(capsys, *argv, "--save", "found")
     assert code == 1
     doc = json.loads(out)
@@ -157,7 +170,7 @@ def test_a_replica_default_other_than_the_crds_is_found():
     assert replica_fields(broken, crd(JOBSET_GVK)) == [
         ReplicaField("replicatedjob", ("spec", "replicatedJobs", "[]", "replicas"), 1, ("name",))
     ]
-    failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=30))
+    failure = only_failure(explore(broken, crd(JOBSET_GVK), examples=200, seed=0, max_time=600))
     assert failure["property"] == "replicas-match-spec"
     assert failure["message"].endswith("(the CRD's default is 1), the definition gives {'a': 2}")
     assert replica_fields(definition(JOBSET), crd(JOBSET_GVK)) == []  # arithmetic: not a plain field
@@ -251,7 +264,7 @@ def test_statuses_that_exclude_each_other_are_found():
               expectedResult: "true"
 """
     broken = definition(PYTORCH, running, always)
-    failure = only_failure(explore(broken, crd(PYTORCH_GVK), examples=200, seed=0, max_time=30))
+    failure = only_failure(explore(broken, crd(PYTORCH_GVK), examples=200, seed=0, max_time=600))
     assert failure["property"] == "statuses-agree"
     assert failure["message"] in ("Running and Failed matched together", "Running and Completed matched together")
 
@@ -290,7 +303,7 @@ def test_replicas_match_spec_compares_per_instance_id_not_by_position(tmp_path, 
         assert replicas_match_spec(Probe(obj, evaluator.evaluate(draft, obj), fields)) == []
         (violation,) = replicas_match_spec(Probe(obj, evaluator.evaluate(wrong, obj), fields))
     assert violation.message.endswith("asks for {'a': 1} (the CRD's default is 1), the definition gives {'a': 2}")
-    found = explore(draft, version, examples=200, seed=0, max_time=30)
+    found = explore(draft, version, examples=200, seed=0, max_time=600)
     assert found.failures == []
 
 
@@ -300,7 +313,7 @@ def test_a_failures_hint_never_quotes_a_finding_the_definition_suppressed(tmp_pa
     with open(JOBSET, encoding="utf-8") as handle:
         text = handle.read().replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism")
     line = next(x for x in text.splitlines() if "* .template.spec.parallelism" in x)
-    argv = ["explore", "--crd", JOBSET_CRD, "--examples", "20", "-f", "json"]
+    argv = ["explore", "--crd", JOBSET_CRD, "--examples", "20", "--max-time", "600", "-f", "json"]
     loud, quiet = tmp_path / "loud.yaml", tmp_path / "quiet.yaml"
     loud.write_text(text)
     quiet.write_text(text.replace(line, line + "  # kartalint: disable=scale-path-not-null-safe -- known"))
@@ -412,7 +425,7 @@ def test_optional_fields_beyond_the_limits_are_left_out(tmp_path):
     crd_path = _crd(tmp_path, _big_spec([]))
     version = CrdIndex.from_paths([str(crd_path)]).get(("example.com", "v1", "Big"))
     read_all = yaml.safe_load(BIG_DEFINITION.replace(".spec.roles[0].replicas // 1", ".spec | length"))
-    found = explore(read_all, version, examples=50, seed=0, max_time=30)
+    found = explore(read_all, version, examples=50, seed=0, max_time=600)
     assert found.failures == [] and found.examples >= 10  # a small space: hypothesis stops when it is exhausted
     assert MAX_STRING < 100_000 and MAX_ITEMS < 100_000
 
@@ -440,7 +453,11 @@ def test_drawing_counts_toward_the_time_budget(monkeypatch):
     ("old", "new", "message"),
     [
         # the same phase under two statuses
-        ("          - byPhase: Failed\n", "          - byPhase: Failed\n          - byPhase: Running\n", "Running and Failed"),
+        (
+            "          - byPhase: Failed\n",
+            "          - byPhase: Failed\n          - byPhase: Running\n",
+            "Running and Failed",
+        ),
         # an expression that reads a terminal phase as running
         (
             "          - byPhase: Running\n",
@@ -451,7 +468,7 @@ def test_drawing_counts_toward_the_time_budget(monkeypatch):
         # a condition mapped to two statuses
         (
             "          - byPhase: Failed\n",
-            '          - byPhase: Failed\n          - byConditions:\n            - type: Evicted\n'
+            "          - byPhase: Failed\n          - byConditions:\n            - type: Evicted\n"
             "          running:\n          - byConditions:\n            - type: Evicted\n",
             "Running and Failed",
         ),
@@ -487,17 +504,15 @@ def test_labels_and_annotations_the_definition_reads_are_generated(tmp_path, cap
     )
     broken = yaml.safe_load(text.replace("          running:\n", suspended + "          running:\n"))
     version = CrdIndex.from_paths([TRAINERS_CRD]).get(("example.com", "v1", "Trainer"))
-    (failure,) = [f.to_dict() for f in explore(broken, version, examples=200, seed=0).failures]
+    (failure,) = [f.to_dict() for f in explore(broken, version, examples=200, seed=0, max_time=600).failures]
     assert failure["message"] == "Suspended and Running matched together"
     assert "kubeflow-resource-stopped" in failure["object"]["metadata"]["annotations"]
     running = (
-        f"          running:\n          - byExpression:\n              expression: .status.phase == \"Running\" and"
-        f" {STOPPED} == null\n              expectedResult: \"true\"\n"
+        f'          running:\n          - byExpression:\n              expression: .status.phase == "Running" and'
+        f' {STOPPED} == null\n              expectedResult: "true"\n'
     )
-    fixed = yaml.safe_load(
-        text.replace("          running:\n          - byPhase: Running\n", suspended + running)
-    )
-    assert explore(fixed, version, examples=200, seed=0).failures == []
+    fixed = yaml.safe_load(text.replace("          running:\n          - byPhase: Running\n", suspended + running))
+    assert explore(fixed, version, examples=200, seed=0, max_time=600).failures == []
 
 
 def test_metadata_values_are_the_compared_strings_or_realistic_ones():
@@ -507,7 +522,11 @@ def test_metadata_values_are_the_compared_strings_or_realistic_ones():
 
     version = CrdIndex.from_paths([TRAINERS_CRD]).get(("example.com", "v1", "Trainer"))
     focus = Focus(
-        reads={("metadata", "annotations", "example.com/mode"), ("metadata", "labels", "app"), ("metadata", "generation")},
+        reads={
+            ("metadata", "annotations", "example.com/mode"),
+            ("metadata", "labels", "app"),
+            ("metadata", "generation"),
+        },
         constants={("metadata", "annotations", "example.com/mode"): ["fast"]},
     )
     seen = {"mode": set(), "app": set(), "generation": set()}
@@ -523,3 +542,167 @@ def test_metadata_values_are_the_compared_strings_or_realistic_ones():
     check()
     assert {"fast", None} <= seen["mode"] <= {"fast", None, *ANNOTATION_VALUES}
     assert None in seen["app"] and len(seen["app"]) > 1 and None in seen["generation"] and 1 in seen["generation"]
+
+
+def test_free_strings_take_values_that_parse_as_what_their_name_says():
+    """Issue 36 item 5: a CRD leaves coreRequest, memory, *Limit free strings; the operator only
+    takes quantities. Counts and flags written as strings (map keys a definition reads) parse."""
+    from kartalint.explore.values import CPU, MEMORY, QUANTITIES, int_or_string, meaning, strings
+
+    assert meaning("coreRequest", {}) == CPU and meaning("coreLimit", {}) == CPU
+    assert meaning("memory", {}) == MEMORY and meaning("memoryOverhead", {}) == MEMORY
+    assert meaning("gpuLimit", {}) == QUANTITIES and meaning("x", {"description": "a resource.Quantity"}) == QUANTITIES
+    assert meaning("spark.executor.instances", {}) == ("1", "2", "4")
+    assert meaning("spark.dynamicAllocation.enabled", {}) == ("true", "false")
+    assert meaning("image", {}) is None and strings("image", {}, [])[0] == "a"  # a short name
+    assert strings("mode", {}, ["fast"])[0] == "fast"  # what the definition compares it with, first
+    quantity = {
+        "pattern": r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+    }
+    assert "50%" not in int_or_string("storage", quantity) and int_or_string("storage", quantity)
+    assert int_or_string("maxUnavailable", {}) == ["1", "50%"]
+
+
+SPARKISH_CRD = {
+    "type": "object",
+    "properties": {
+        "driver": {
+            "type": "object",
+            "properties": {"coreRequest": {"type": "string"}, "memoryLimit": {"type": "string"}},
+        },
+        "sparkConf": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+}
+SPARKISH = """\
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: sparkish}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: app
+      kind: {group: example.com, version: v1, kind: Sparkish}
+      statusDefinition:
+        phaseDefinition: {path: .status.phase}
+        statusMappings:
+          running: [{byPhase: Running}]
+    childComponents:
+    - name: driver
+      ownerRef: app
+      kind: {group: "", version: v1, kind: Pod}
+      specDefinition:
+        fragmentedPodSpecDefinition:
+          resourcesPath: '.spec.driver | {requests: {cpu: .coreRequest}, limits: {memory: .memoryLimit}}'  # kartalint: disable=not-assignable-path
+      scaleDefinition:
+        replicasPath: (.spec.sparkConf["spark.executor.instances"] // "2") | tonumber
+"""
+
+
+def test_a_definition_reading_quantities_and_counts_as_strings_holds(tmp_path):
+    crd_path = _crd(tmp_path, SPARKISH_CRD, name="Sparkish")
+    version = CrdIndex.from_paths([str(crd_path)]).get(("example.com", "v1", "Sparkish"))
+    found = explore(yaml.safe_load(SPARKISH), version, examples=100, seed=0, max_time=600)
+    assert found.failures == []
+    from hypothesis import given, settings
+
+    from kartalint.explore.generate import Generator, focus_of
+
+    drawn = set()
+
+    @settings(max_examples=100, deadline=None, database=None)
+    @given(Generator(version, focus_of(yaml.safe_load(SPARKISH))).object())
+    def check(obj):
+        drawn.add(obj["spec"].get("sparkConf", {}).get("spark.executor.instances"))
+
+    check()
+    assert drawn - {None} and drawn <= {None, "1", "2", "4"}  # the key the definition reads, as a count
+
+
+VOLCANOISH_CRD = {
+    "type": "object",
+    "properties": {
+        "tasks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "replicas": {"type": "integer", "format": "int32"},
+                    "minAvailable": {"type": "integer", "format": "int32"},
+                    "template": {
+                        "type": "object",
+                        "properties": {"spec": {"type": "object", "properties": {"containers": {"type": "array"}}}},
+                    },
+                },
+            },
+        }
+    },
+}
+VOLCANOISH = """\
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: volcanoish}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: job
+      kind: {group: example.com, version: v1, kind: Volcanoish}
+      statusDefinition:
+        phaseDefinition: {path: .status.phase}
+        statusMappings:
+          running: [{byPhase: Running}]
+    childComponents:
+    - name: task
+      ownerRef: job
+      kind: {group: "", version: v1, kind: Pod}
+      instanceIdPath: .spec.tasks // [] | keys[] as $i | .[$i].name // "default\\($i)"
+      specDefinition:
+        podTemplateSpecPath: .spec.tasks[]?.template
+      scaleDefinition:
+        replicasPath: .spec.tasks[]? | .replicas // 0
+        minReplicasPath: .spec.tasks[]? | .minAvailable
+      podSelector:
+        componentTypeSelector:
+          keyPath: .metadata.labels["volcano.sh/task-spec"]
+        componentInstanceSelector:
+          idPath: .metadata.labels["volcano.sh/task-spec"]
+  optimizationInstructions:
+    gangScheduling:
+      podGroup: {name: job}
+"""
+ASSUME = """\
+explore:
+  assume:  # the admission policy: a task's minAvailable <= its replicas
+    .spec.tasks[]: {if: {required: [minAvailable]}, then: {required: [replicas]}}
+    .spec.tasks[].minAvailable: {maximum: 1}
+    .spec.tasks[].replicas: {minimum: 1}
+"""
+
+
+def test_explore_assume_constrains_generation_for_rules_the_crd_does_not_state(tmp_path, capsys):
+    """A Volcano task's minAvailable above its replicas is refused by an admission policy, not by
+    the CRD: without `assume` the gang minimum fails, with it the definition holds."""
+    crd_path = _crd(tmp_path, VOLCANOISH_CRD, name="Volcanoish")
+    (tmp_path / "def.yaml").write_text(VOLCANOISH)
+    argv = ["explore", str(tmp_path / "def.yaml"), "--crd", str(crd_path), "--max-time", "600", "-f", "json"]
+    (tmp_path / "plain.yaml").write_text("{}\n")
+    code, out, _ = run(capsys, *argv, "-c", str(tmp_path / "plain.yaml"))
+    assert code == 1 and [f["property"] for f in json.loads(out)["failures"]] == ["gang-fits"]
+    (tmp_path / ".kartalint.yaml").write_text(ASSUME)
+    code, out, _ = run(capsys, *argv, "-c", str(tmp_path / ".kartalint.yaml"))
+    assert code == 0 and json.loads(out)["failures"] == []
+
+
+@pytest.mark.parametrize(
+    ("assume", "message"),
+    [
+        ("explore: {assume: {'.spec | keys': {}}}", "'.spec | keys' is not a plain jq path"),
+        ("explore: {assume: {.spec.x: {minimum: abc}}}", "'.spec.x': not a JSON Schema: 'abc' is not of type 'number'"),
+        ("explore: {assume: [.spec.x]}", "'explore.assume' must map jq paths to JSON Schemas"),
+        ("explore: {assumes: {}}", "'explore' must be a mapping with the key 'assume'"),
+    ],
+)
+def test_a_bad_assumption_is_a_usage_error(tmp_path, capsys, assume, message):
+    (tmp_path / ".kartalint.yaml").write_text(assume + "\n")
+    code, _, err = run(capsys, "explore", JOBSET, "--crd", JOBSET_CRD, "-c", str(tmp_path / ".kartalint.yaml"))
+    assert code == 2 and message in err and ".kartalint.yaml" in err

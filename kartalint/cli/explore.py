@@ -59,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         raise ConfigError("explore needs hypothesis: python3 -m pip install 'kartalint[explore]'") from None
     from kartalint.evaluation import Evaluator
-    from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
+    from kartalint.explore.assume import AssumeError, parse_assumptions
     from kartalint.explore.generate import TooLarge
+    from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
     from kartalint.explore.search import NothingDrawn, explore
     from kartalint.load.crds import CrdIndex
     from kartalint.load.definitions import DefinitionIndex, format_gvk
@@ -73,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown property {unknown[0]!r} (known: {', '.join(PROPERTIES)})")
     properties = tuple(args.property) or DEFAULT_PROPERTIES
     project = project_of(args)
+    try:
+        assume = parse_assumptions(project.config.explore_assume)
+    except AssumeError as exc:
+        raise ConfigError(f"{project.config.source}: explore.assume: {exc}") from None
     for path in [*args.definitions, *args.crd]:
         if not os.path.exists(path):
             raise ConfigError(f"{path}: no such file or directory")
@@ -106,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
                     max_time=args.max_time,
                     properties=properties,
                     evaluator=evaluator,
+                    assume=assume,
                 )
             except (TooLarge, NothingDrawn) as exc:
                 where = f"{display_path(version.source)}: {format_gvk(gvk)}"

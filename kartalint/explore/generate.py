@@ -27,12 +27,14 @@ from typing import Any
 from hypothesis import strategies as st
 
 from kartalint import karta
+from kartalint.explore import values
+from kartalint.explore.assume import merged, validator
 from kartalint.explore.cel import predicate
+from kartalint.explore.values import NAMES
 from kartalint.jqlang import parse_cached, paths
 from kartalint.load.crds import CrdVersion
 
 MAX_DEPTH = 14
-NAMES = ("a", "b", "leader", "worker", "head")
 FIXED_METADATA = {"name": "explore", "namespace": "default", "uid": "00000000-explore"}
 LABEL_VALUES = ("a", "worker", "true")  # what labels the definition reads hold, besides what it compares
 ANNOTATION_VALUES = ("true", "2026-01-01T00:00:00Z", "1")  # flags, timestamps, counts
@@ -153,9 +155,16 @@ def pod_template() -> st.SearchStrategy[dict[str, Any]]:
 
 
 class Generator:
-    def __init__(self, version: CrdVersion, focus: Focus, deadline: float | None = None) -> None:
+    def __init__(
+        self,
+        version: CrdVersion,
+        focus: Focus,
+        deadline: float | None = None,
+        assume: dict[tuple[str, ...], dict[str, Any]] | None = None,
+    ) -> None:
         self.version = version
         self.focus = focus
+        self.assume = assume or {}  # the project's explore.assume: path -> JSON Schema
         self.deadline = deadline  # time.monotonic() after which drawing stops (OutOfTime)
         self.untranslated: list[str] = []  # CEL rules outside the subset kartalint.explore.cel reads
         self.allowed: dict[tuple[str, ...], list[str]] = {}  # strings CEL rules allow (`self.x in [...]`)
@@ -197,7 +206,9 @@ class Generator:
         fixed: dict[str, Any] = {key: st.just(value) for key, value in FIXED_METADATA.items()}
         optional: dict[str, Any] = {}
         for kind, keys in self._meta_keys().items():
-            fixed[kind] = st.fixed_dictionaries({}, optional={k: st.sampled_from(self._meta_values(kind, k)) for k in keys})
+            fixed[kind] = st.fixed_dictionaries(
+                {}, optional={k: st.sampled_from(self._meta_values(kind, k)) for k in keys}
+            )
         if any(r[:2] == ("metadata", "generation") for r in self.focus.reads):
             optional["generation"] = st.integers(1, 3)
         return st.fixed_dictionaries(fixed, optional=optional)
@@ -214,7 +225,9 @@ class Generator:
         reads the whole map)."""
         out = {}
         for kind in ("labels", "annotations"):
-            keys = sorted({r[2] for r in self.focus.reads if len(r) > 2 and r[:2] == ("metadata", kind) and r[2] != "[]"})
+            keys = sorted(
+                {r[2] for r in self.focus.reads if len(r) > 2 and r[:2] == ("metadata", kind) and r[2] != "[]"}
+            )
             if not keys and any(r[:2] == ("metadata", kind) for r in self.focus.reads | self.focus.whole):
                 keys = ["app.kubernetes.io/name"]
             if keys:
@@ -236,8 +249,13 @@ class Generator:
                 allowed = [a or b for a, b in re.findall(r"'([^']*)'|\"([^\"]*)\"", listed)]
                 if allowed:  # values a rule allows: drawn from, so the rule rarely refuses
                     self.allowed[(*path, name) if name else path] = allowed
+        assumed = self.assume.get(path)
+        if assumed is not None:
+            node = merged(node, assumed)
         strategy = self._node(node, path, depth)
         tests = [test for test in (predicate(rule) for rule in rules) if test is not None]
+        if assumed is not None:
+            tests.append(validator(assumed))
         self.untranslated += [str(rule) for rule in rules if predicate(rule) is None and "oldSelf" not in str(rule)]
         if tests:
             strategy = strategy.filter(lambda value: all(test(value) for test in tests))
@@ -262,7 +280,8 @@ class Generator:
         if path == self.focus.phase_path and self.focus.phases:
             return st.sampled_from([*self.focus.phases, "Unknown"])
         if node.get("x-kubernetes-int-or-string"):
-            return st.one_of(st.integers(0, 4), st.sampled_from(["1", "50%"]))
+            texts = values.int_or_string(_name(path), node)
+            return st.one_of(st.integers(0, 4), st.sampled_from(texts)) if texts else st.integers(0, 4)
         kind = node.get("type")
         if kind == "object" or "properties" in node:
             return self._object(node, path, depth)
@@ -287,9 +306,7 @@ class Generator:
         if not props:
             extra = node.get("additionalProperties")
             if isinstance(extra, dict) and self.focus.relevant(path) and depth < MAX_DEPTH:
-                values = self.optional(extra, (*path, "[]"), depth + 1)
-                if values is not None:
-                    return st.dictionaries(st.sampled_from(NAMES), values, max_size=2)
+                return self._map(extra, path, depth)
             return st.just({})
         if self._conditions(node, path):
             return self._condition_entry()
@@ -318,6 +335,23 @@ class Generator:
                 if drawn is not None:
                     optional[key] = drawn
         return st.fixed_dictionaries(fixed, optional=optional)
+
+    def _map(self, extra: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
+        """A map (``additionalProperties``): the keys the definition reads, each present or absent
+        with values fit for that key (``sparkConf["spark.executor.instances"]``: a count), and a
+        couple of other keys."""
+        named: dict[str, st.SearchStrategy[Any]] = {}
+        for read in sorted(self.focus.reads):
+            key = read[len(path)] if len(read) > len(path) and read[: len(path)] == path else "[]"
+            if key != "[]" and key not in named:
+                drawn = self.optional(extra, (*path, key), depth + 1)
+                if drawn is not None:
+                    named[key] = drawn
+        others = self.optional(extra, (*path, "[]"), depth + 1)
+        listed = st.dictionaries(st.sampled_from(NAMES), others, max_size=2) if others is not None else st.just({})
+        if not named:
+            return listed
+        return st.tuples(listed, st.fixed_dictionaries({}, optional=named)).map(lambda pair: {**pair[0], **pair[1]})
 
     def _array(self, node: dict[str, Any], path: tuple[str, ...], depth: int) -> st.SearchStrategy[Any]:
         items = _mapping(node.get("items"))
@@ -351,19 +385,8 @@ class Generator:
         shortest = int(node.get("minLength", 0))
         if shortest > MAX_STRING:
             raise TooLarge(path, f"minLength {shortest} is above the {MAX_STRING} characters explore generates")
-        if node.get("format") == "date-time":
-            return st.just("2026-01-01T00:00:00Z")
-        pattern = node.get("pattern")
-        candidates = [name for name in NAMES if _fits(name, node)]
-        if isinstance(pattern, str):
-            try:
-                compiled = re.compile(pattern)
-            except re.error:
-                compiled = None
-            fitting = [n for n in candidates if compiled is not None and compiled.search(n)]
-            if fitting:
-                return st.sampled_from(fitting)
-        return st.sampled_from(candidates or ["a" * max(1, int(node.get("minLength", 1)))])
+        candidates = values.strings(_name(path), node, self.focus.constants.get(path, []))
+        return st.sampled_from(candidates or ["a" * max(1, shortest)])
 
     def _conditions(self, node: dict[str, Any], path: tuple[str, ...]) -> bool:
         props = _mapping(node.get("properties"))
@@ -401,8 +424,10 @@ def _number(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def _fits(text: str, node: dict[str, Any]) -> bool:
-    return int(node.get("minLength", 0)) <= len(text) <= int(node.get("maxLength", 1 << 30))
+def _name(path: tuple[str, ...]) -> str:
+    """The name a value goes by: its field or map key (a list's entries go by the list's name)."""
+    named = [part for part in path if part != "[]"]
+    return named[-1] if named else ""
 
 
 def _mapping(value: Any) -> dict[str, Any]:

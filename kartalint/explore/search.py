@@ -95,13 +95,14 @@ def explore(
     max_time: float = 60.0,
     properties: Sequence[str] = DEFAULT_PROPERTIES,
     evaluator: Evaluator | None = None,
+    assume: dict[tuple[str, ...], dict[str, Any]] | None = None,
 ) -> Exploration:
     from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
     from hypothesis import seed as with_seed
     from hypothesis.errors import Unsatisfiable
 
     started = time.monotonic()
-    generator = Generator(version, focus_of(definition), deadline=started + max_time)
+    generator = Generator(version, focus_of(definition), deadline=started + max_time, assume=assume)
     strategy = generator.object()
     counted = replica_fields(definition, version)
     result = Exploration()

@@ -85,7 +85,9 @@ class StatusWriter:
         if entries:
             if self.conditions_path is None:
                 return []
-            fixed.append((self.conditions_path, [self._condition(e) for e in entries if isinstance(e.get("type"), str)]))
+            fixed.append(
+                (self.conditions_path, [self._condition(e) for e in entries if isinstance(e.get("type"), str)])
+            )
         ways = max((len(values) for values in compared.values()), default=1)
         out = [fixed + [(p, v[i] if i < len(v) else v[0]) for p, v in compared.items()] for i in range(ways)]
         return [way for way in out if way]

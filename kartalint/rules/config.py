@@ -11,6 +11,9 @@
     crds: []                    # CRD files or directories for CRD-aware checks
     definitions: [catalog]      # the project's definitions: files, folders or globs
     fixtures: [fixtures]        # folders of fixtures, recordings and predictions
+    explore:                    # `kartalint explore` (docs/explore.md)
+      assume:                   # jq path -> JSON Schema the generated values must also satisfy
+        .spec.tasks[].minAvailable: {maximum: 1}
 
 The first of ``.kartalint.yaml``, ``.kartalint.yml`` and ``pyproject.toml`` (with a
 ``[tool.kartalint]`` table) found in the working directory or a parent is used, unless
@@ -46,6 +49,7 @@ class Config:
     crds: list[str] = field(default_factory=list)
     definitions: list[str] = field(default_factory=list)
     fixtures: list[str] = field(default_factory=list)
+    explore_assume: dict[str, Any] = field(default_factory=dict)  # explore.assume: jq path -> JSON Schema
     source: str | None = None
 
     def severity(self, rule_id: str) -> Severity | None:
@@ -64,7 +68,7 @@ def parse_config(data: Any, source: str) -> Config:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the configuration must be a mapping")
-    known = {"rules", "exclude", "max-file-size", "crds", "definitions", "fixtures"}
+    known = {"rules", "exclude", "max-file-size", "crds", "definitions", "fixtures", "explore"}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise ConfigError(
@@ -95,6 +99,7 @@ def parse_config(data: Any, source: str) -> Config:
     if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= MAX_CONFIGURABLE_BYTES:
         raise ConfigError(f"{source}: 'max-file-size' must be a number of bytes from 1 to {MAX_CONFIGURABLE_BYTES}")
     config.max_file_size = size
+    config.explore_assume = _explore_assume(data.get("explore"), source)
     base = os.path.dirname(os.path.abspath(source)) if os.path.exists(source) else os.getcwd()
     for key in ("crds", "definitions", "fixtures"):
         paths = data.get(key) or []
@@ -104,6 +109,19 @@ def parse_config(data: Any, source: str) -> Config:
             raise ConfigError(f"{source}: '{key}' must be a list of paths")
         setattr(config, key, [p if os.path.isabs(p) else os.path.join(base, p) for p in paths])
     return config
+
+
+def _explore_assume(explore: Any, source: str) -> dict[str, Any]:
+    """``explore: {assume: {<jq path>: <JSON Schema>}}``; the paths and schemas themselves are
+    checked by ``kartalint explore`` (kartalint.explore.assume)."""
+    if explore is None:
+        return {}
+    if not isinstance(explore, dict) or set(explore) - {"assume"}:
+        raise ConfigError(f"{source}: 'explore' must be a mapping with the key 'assume'")
+    assume = explore.get("assume") or {}
+    if not isinstance(assume, dict) or not all(isinstance(k, str) and isinstance(v, dict) for k, v in assume.items()):
+        raise ConfigError(f"{source}: 'explore.assume' must map jq paths to JSON Schemas (mappings)")
+    return dict(assume)
 
 
 def read_config(path: str) -> Config:
