@@ -37,7 +37,9 @@ def parse_assumptions(raw: dict[str, Any]) -> dict[Path, dict[str, Any]]:
             jsonschema.Draft202012Validator.check_schema(schema)
         except jsonschema.SchemaError as exc:
             where = "/".join(str(p) for p in exc.path)
-            raise AssumeError(f"'{key}': not a JSON Schema: {exc.message}" + (f" (at {where})" if where else "")) from None
+            raise AssumeError(
+                f"'{key}': not a JSON Schema: {exc.message}" + (f" (at {where})" if where else "")
+            ) from None
         out[tuple(path)] = schema
     return out
 
