@@ -117,16 +117,6 @@ def explore(
             classes[key] = type(f"Violated_{len(classes)}", (_Violated,), {})
         return classes[key]
 
-    @settings(
-        max_examples=max(1, examples),
-        deadline=None,
-        database=None,
-        report_multiple_bugs=True,
-        verbosity=Verbosity.quiet,
-        suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.generate, Phase.shrink],
-        print_blob=False,
-    )
     def check(obj: dict[str, Any], size: int) -> list[Violation]:
         """Evaluate one object; keep the smallest object seen for each failure."""
         if time.monotonic() - started > max_time:
@@ -140,6 +130,16 @@ def explore(
                 smallest[key] = (size, Failure(violation, obj))
         return found
 
+    @settings(
+        max_examples=max(1, examples),
+        deadline=None,
+        database=None,
+        report_multiple_bugs=True,
+        verbosity=Verbosity.quiet,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        print_blob=False,
+    )
     @with_seed(seed)
     @given(strategy)
     def probe(obj: dict[str, Any]) -> None:
