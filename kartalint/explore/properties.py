@@ -111,13 +111,31 @@ def replicas_are_counts(probe: Probe) -> list[Violation]:
     return out
 
 
+def _asked(comp: Any, depth: int = 0) -> int:
+    """The pods a component's subtree asks for, composed as the gang minimum is (spec 3.8: a
+    parent's scale multiplies its children's), with each instance's desired replicas in place of
+    its minimum."""
+    own = sum(i.desired or 0 for i in comp.instances if i.scale is not None)
+    if not comp.children or depth > 64:
+        return own
+    children = sum(_asked(child, depth + 1) for child in comp.children)
+    if children == 0:
+        return own
+    return children if own == 0 else own * children
+
+
 def gang_fits(probe: Probe) -> list[Violation]:
-    """The gang's minimum never exceeds the replicas the workload asks for."""
+    """The gang's minimum never exceeds the replicas the workload asks for (counted the way the
+    minimum is: through the component tree when the definition scales components)."""
     view = probe.view
     gang = view.gang
     if gang is None or gang.min_available is None:
         return []
-    total = sum(i.desired or 0 for c in view.components if c.has_pod_definition for i in c.instances)
+    root = view.root
+    if root is not None and any(i.scale is not None for c in view.components for i in c.instances):
+        total = _asked(root)
+    else:
+        total = sum(i.desired or 0 for c in view.components if c.has_pod_definition for i in c.instances)
     if gang.min_available > total:
         return [
             Violation(
