@@ -708,3 +708,24 @@ def test_a_bad_assumption_is_a_usage_error(tmp_path, capsys, assume, message):
     (tmp_path / ".kartalint.yaml").write_text(assume + "\n")
     code, _, err = run(capsys, "explore", JOBSET, "--crd", JOBSET_CRD, "-c", str(tmp_path / ".kartalint.yaml"))
     assert code == 2 and message in err and ".kartalint.yaml" in err
+
+
+def test_status_seeds_write_one_compared_condition_type_at_a_time(tmp_path, capsys):
+    """An expression that compares the conditions' type with several strings gets one seed per
+    type: writing them all at once would make a condition set no operator writes (Complete and
+    Failed both True) and report a contradiction the definition does not have."""
+    from kartalint.explore.seeds import status_seeds
+
+    draft = _trainer_draft(tmp_path, capsys)
+    text = yaml.safe_dump(draft, sort_keys=False)
+    running = (
+        "          running:\n          - byExpression:\n              expression: (.status.conditions // []) | "
+        'any(.type == "Complete" or .type == "Failed") | not\n              expectedResult: "true"\n'
+    )
+    changed = yaml.safe_load(text.replace("          running:\n          - byPhase: Running\n", running))
+    version = CrdIndex.from_paths([TRAINERS_CRD]).get(("example.com", "v1", "Trainer"))
+    base = {"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {"name": "t"}, "spec": {"roles": []}}
+    seeds = status_seeds(changed, version, base)
+    written = [[c["type"] for c in s.get("status", {}).get("conditions", [])] for s in seeds]
+    assert ["Complete"] in written and ["Failed"] in written
+    assert all(len(types) <= 1 for types in written)

@@ -81,15 +81,19 @@ class StatusWriter:
                 if not any(part.startswith("[") for part in path):
                     compared.setdefault(tuple(path), []).append(value)
                 elif self.conditions_path and tuple(path) == (*self.conditions_path, "[]", self.names["type"]):
-                    entries.append({"type": value})
-        if entries:
-            if self.conditions_path is None:
-                return []
-            fixed.append(
-                (self.conditions_path, [self._condition(e) for e in entries if isinstance(e.get("type"), str)])
-            )
+                    compared.setdefault(self.conditions_path, []).append(value)  # one condition type at a time
+        if (entries or self.conditions_path in compared) and self.conditions_path is None:
+            return []
         ways = max((len(values) for values in compared.values()), default=1)
-        out = [fixed + [(p, v[i] if i < len(v) else v[0]) for p, v in compared.items()] for i in range(ways)]
+        out = []
+        for i in range(ways):
+            way = list(fixed)
+            chosen = {path: values[i] if i < len(values) else values[0] for path, values in compared.items()}
+            listed = entries + ([{"type": chosen.pop(self.conditions_path)}] if self.conditions_path in chosen else [])
+            if listed and self.conditions_path is not None:
+                way.append((self.conditions_path, [self._condition(e) for e in listed if isinstance(e.get("type"), str)]))
+            way += list(chosen.items())
+            out.append(way)
         return [way for way in out if way]
 
     def _condition(self, entry: dict[str, Any]) -> dict[str, Any]:
