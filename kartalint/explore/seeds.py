@@ -91,7 +91,9 @@ class StatusWriter:
             chosen = {path: values[i] if i < len(values) else values[0] for path, values in compared.items()}
             listed = entries + ([{"type": chosen.pop(self.conditions_path)}] if self.conditions_path in chosen else [])
             if listed and self.conditions_path is not None:
-                way.append((self.conditions_path, [self._condition(e) for e in listed if isinstance(e.get("type"), str)]))
+                way.append(
+                    (self.conditions_path, [self._condition(e) for e in listed if isinstance(e.get("type"), str)])
+                )
             way += list(chosen.items())
             out.append(way)
         return [way for way in out if way]
