@@ -1,16 +1,21 @@
 """Objects valid for a CRD version, as hypothesis strategies, shaped for one definition.
 
 The CRD's ``openAPIV3Schema`` says which fields exist, which are required, which have defaults,
-which values are allowed and which lists are keyed. Generation follows it, with three choices
-that keep objects small and pointed at what the definition reads:
+which values are allowed and which lists are keyed. Generation follows it, with choices that keep
+objects small and pointed at what the definition reads (docs/explore.md lists them):
 
-* required fields are always there; a field with a schema ``default`` is always there (the API
-  server applies defaults before anyone reads the object), with the default or another value;
+* required fields are always there; a field with a schema ``default`` is there with the default
+  or another value, or (on a path the definition reads) left out, as in a manifest;
 * an optional field without a default is generated, or left out, only on the paths the
   definition's jq expressions read (``kartalint.jqlang.paths``); elsewhere it is left out;
-* CEL rules (``x-kubernetes-validations``) that ``cel`` translates filter the values drawn;
+* the labels and annotations the definition reads, and the keys it reads in a map, are drawn
+  present or absent; free strings take values that parse as what their field holds (``values``);
+* CEL rules (``x-kubernetes-validations``) that ``cel`` translates, and the project's
+  ``explore.assume`` (``assume``), filter the values drawn;
 * pod templates are small realistic pods (one or two containers, GPU/CPU/memory limits), not
-  the full ``PodTemplateSpec`` schema; free-form subtrees are empty objects.
+  the full ``PodTemplateSpec`` schema; free-form subtrees are empty objects;
+* strings, lists and what one object requires are capped (``TooLarge`` beyond), and drawing reads
+  the clock (``OutOfTime``).
 
 ``status`` follows the CRD's status schema; conditions carry the types the definition matches
 on (and the CRD's enum), a phase field the definition reads takes the values it matches on.
