@@ -26,7 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.errors import ConfigError
-from kartalint.load.configfile import CONFIG_NAMES, ConfigFile, find_config, mutants_section, read_chain
+from kartalint.load.configfile import (
+    CONFIG_NAMES,
+    ConfigFile,
+    explore_section,
+    find_config,
+    mutants_section,
+    read_chain,
+)
 from kartalint.load.confinement import Confinement, inside
 from kartalint.load.definitions import DefinitionIndex, bundled_catalog
 from kartalint.load.discovery import glob_inside, template_marker
@@ -39,7 +46,7 @@ __all__ = ["CONFIG_NAMES", "Config", "ConfigError", "Project", "find_config", "l
 MAX_CONFIGURABLE_BYTES = 1 << 30
 _OFF = {"off", "disable", "disabled", "false", "no"}
 _PATH_KEYS = ("crds", "definitions", "fixtures")
-KEYS = ("extends", "rules", "exclude", "per-file-ignores", "max-file-size", *_PATH_KEYS, "mutants")
+KEYS = ("extends", "rules", "exclude", "per-file-ignores", "max-file-size", *_PATH_KEYS, "mutants", "explore")
 _KARTA_TEXT = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Karta["']?\s*,?\s*$|structureDefinition""", re.M)
 _FIXTURE_TEXT = re.compile(r"KartaFixture|^\s*events\s*:|^schemaVersion\s*:", re.M)
 MAX_SCANNED_FILES = 20_000
@@ -57,6 +64,7 @@ class Config:
     fixtures: list[str] = field(default_factory=list)
     mutants_min_score: float | None = None  # `mutants: {min-score}` (kartalint test --mutants)
     mutants_equivalent: dict[tuple[str, str], str] = field(default_factory=dict)  # (definition, mutant id) -> reason
+    explore_assume: dict[str, Any] = field(default_factory=dict)  # `explore: {assume}`: jq path -> JSON Schema
     source: str | None = None
     root: str | None = None  # patterns are relative to it (the project root)
     files: list[str] = field(default_factory=list)  # every file read, the most basic first
@@ -170,6 +178,8 @@ def _apply(config: Config, layer: ConfigFile, root: str) -> None:
         if score is not None:
             config.mutants_min_score = score
         config.mutants_equivalent.update(equivalent)
+    if "explore" in data:
+        config.explore_assume.update(explore_section(layer, data["explore"]))
     for key in _PATH_KEYS:
         if key not in data:
             continue

@@ -281,3 +281,46 @@ def test_the_wheel_ships_the_catalog_with_its_fixtures(tmp_path):
     assert all(row["fixtures"] > 0 and row["coverage"] == 100 for row in rows), [r for r in rows if not r["fixtures"]]
     proc = kartalint("test", "--catalog")
     assert proc.returncode == 0 and " 0 failed, 0 error(s)" in proc.stdout, proc.stdout[-2000:] + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def evaluator():
+    with Evaluator() as running:
+        yield running
+
+
+@pytest.mark.parametrize("path", FILES, ids=os.path.basename)
+def test_every_value_the_operator_writes_reads_as_the_written_values_say(path, evaluator):
+    """Issue 36 item 3: each definition's fixtures/<name>/written-values.yaml lists every phase or
+    condition set its operator writes (from the operator's source, cited in `source`); the
+    definition gives each the status listed (Undefined only with a note), and maps nothing the
+    operator never writes."""
+    from kartalint.testing import written
+
+    data = load(path)
+    found = written.find(FIXTURES, data["metadata"]["name"])
+    assert found, f"fixtures/{data['metadata']['name']}/{written.FILE_NAME} lists what the operator writes"
+    values = written.load(found)
+    assert "@" in values.source  # a repository at a commit
+    wrong = [
+        (v.label, v.status, got)
+        for v, got in written.evaluate(data, values, evaluator)
+        if sorted(got) != sorted(v.status)
+    ]
+    assert wrong == []
+    assert written.unwritten(data, values) == []
+
+
+def test_written_values_files_are_checked(tmp_path):
+    from kartalint.testing import written
+
+    bad = tmp_path / "written-values.yaml"
+    bad.write_text("kind: KartaWrittenValues\nsource: x@1\nvalues:\n- phase: UNKNOWN\n  status: Undefined\n")
+    with pytest.raises(written.WrittenValuesError, match="needs a 'note'"):
+        written.load(str(bad))
+    bad.write_text("kind: KartaWrittenValues\nvalues: [{phase: A, status: Running}]\n")
+    with pytest.raises(written.WrittenValuesError, match="'source'"):
+        written.load(str(bad))
+    definition = load(os.path.join(CATALOG, "batch-volcano-sh-job-v1alpha1.yaml"))
+    bad.write_text("kind: KartaWrittenValues\nsource: x@1\nvalues: [{phase: Running, status: Running}]\n")
+    assert "failed: byPhase Failed" in written.unwritten(definition, written.load(str(bad)))

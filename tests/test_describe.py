@@ -242,7 +242,9 @@ def test_logical_component_row_is_the_sum_of_its_children_as_kli(tmp_path, capsy
 
     monkeypatch.chdir(ROOT)
     with open(
-        os.path.join(ROOT, "fixtures", "leaderworkerset-x-k8s-io-leaderworkerset-v1", "failed-two-groups-of-four.yaml")
+        os.path.join(
+            ROOT, "fixtures", "leaderworkerset-x-k8s-io-leaderworkerset-v1", "updating-two-groups-of-four.yaml"
+        )
     ) as handle:
         obj = yaml.safe_load(handle)["object"]
     (tmp_path / "lws.yaml").write_text(yaml.safe_dump(obj))

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, add_config_option, emit, project_of
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, emit, project_of
 from kartalint.errors import ConfigError
 
 HELP = "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)"
@@ -59,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         raise ConfigError("explore needs hypothesis: python3 -m pip install 'kartalint[explore]'") from None
     from kartalint.evaluation import Evaluator
+    from kartalint.explore.assume import AssumeError, parse_assumptions
+    from kartalint.explore.generate import TooLarge
     from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
-    from kartalint.explore.search import explore
+    from kartalint.explore.search import NothingDrawn, explore
     from kartalint.load.crds import CrdIndex
     from kartalint.load.definitions import DefinitionIndex, format_gvk
     from kartalint.load.documents import display_path
@@ -72,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown property {unknown[0]!r} (known: {', '.join(PROPERTIES)})")
     properties = tuple(args.property) or DEFAULT_PROPERTIES
     project = project_of(args)
+    try:
+        assume = parse_assumptions(project.config.explore_assume)
+    except AssumeError as exc:
+        raise ConfigError(f"{project.config.source}: explore.assume: {exc}") from None
     for path in [*args.definitions, *args.crd]:
         if not os.path.exists(path):
             raise ConfigError(f"{path}: no such file or directory")
@@ -87,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         index = DefinitionIndex.from_paths([d.path for d in project.index().of_origin("project")], origin="project")
     if not index.definitions:
         raise ConfigError(f"no definition found; {index.describe_search()}")
-    reports, failed = [], False
+    reports, failed, unexplored = [], False, False
     with Evaluator() as evaluator:
         for definition in index.definitions:
             gvk = object_gvk_of(definition)
@@ -96,17 +102,25 @@ def run(args: argparse.Namespace) -> int:
             if version is None:
                 sys.stderr.write(f"kartalint: note: {name}: no CRD for {format_gvk(gvk)}, not explored\n")
                 continue
-            found = explore(
-                definition.data,
-                version,
-                examples=args.examples,
-                seed=args.seed,
-                max_time=args.max_time,
-                properties=properties,
-                evaluator=evaluator,
-            )
+            try:
+                found = explore(
+                    definition.data,
+                    version,
+                    examples=args.examples,
+                    seed=args.seed,
+                    max_time=args.max_time,
+                    properties=properties,
+                    evaluator=evaluator,
+                    assume=assume,
+                )
+            except (TooLarge, NothingDrawn) as exc:
+                where = f"{display_path(version.source)}: {format_gvk(gvk)}"
+                sys.stderr.write(f"kartalint: error: {where}: {exc}; {name} not explored\n")
+                unexplored = True
+                continue
+            findings = _lint_findings(definition, project.config) if found.failures else []
             for failure in found.failures:
-                failure.hint = _hint(definition, failure.to_dict()["field"], project.config)
+                failure.hint = _hint(definition, findings, failure.to_dict()["field"])
             failed = failed or bool(found.failures)
             report = {
                 "definition": name,
@@ -120,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
                 report["saved"] = _save(args.save, definition, found.failures, args.seed)
             reports.append(report)
     if not reports:
+        if unexplored:
+            raise ConfigError("nothing was explored")
         raise ConfigError("no definition has a CRD among those given: nothing was explored")
     if args.format == "json":
         document: Any = (
@@ -130,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         emit(json.dumps(document, indent=2) + "\n", args.output)
     else:
         emit("".join(_text(r) for r in reports), args.output)
+    if unexplored:
+        return EXIT_USAGE
     return EXIT_FAIL if failed else EXIT_OK
 
 
@@ -141,19 +159,32 @@ def object_gvk_of(definition: Any) -> Any:
     return karta.gvk_of(refs[0].data.get("kind")) if refs and refs[0].is_root else None
 
 
-def _hint(definition: Any, field_path: str, config: Any) -> str:
-    """The lint hint for the failing field, when lint has one there (a rule the configuration
-    turned off gives none)."""
+def _lint_findings(definition: Any, config: Any) -> list[Any]:
+    """What lint reports on the definition as the user sees it: configured, and without the
+    findings its file's suppression comments silence."""
+    from kartalint.load.documents import load_file
+    from kartalint.rules.document import check_document, lint_definition_data
+    from kartalint.rules.lint import apply_config
+    from kartalint.rules.suppress import split
+
+    source = load_file(definition.path, config.max_file_size)
+    for document in source.stream():
+        if document.is_karta and document.data == definition.data:
+            return split(apply_config(check_document(document), config), source.text)[0]
+    return apply_config(lint_definition_data(definition.data), config)
+
+
+def _hint(definition: Any, findings: list[Any], field_path: str) -> str:
+    """The lint hint for the failing field, when lint reports one there."""
     from kartalint import karta
-    from kartalint.rules.document import lint_definition_data
 
     component, _, rest = field_path.partition(".")
     refs = {str(ref.data.get("name")): ref.path for ref in karta.components(definition.data)}
     if component not in refs:
         return ""
     where = (*refs[component], *rest.split("."))
-    for finding in lint_definition_data(definition.data):
-        if tuple(finding.path[: len(where)]) == where and finding.hint and config.severity(finding.rule) is not None:
+    for finding in findings:
+        if tuple(finding.path[: len(where)]) == where and finding.hint:
             return f"{finding.hint} ({finding.rule})"
     return ""
 

@@ -28,6 +28,9 @@ class ReplicaField:
     component: str
     path: tuple[str, ...]
     default: int
+    # where each list entry keeps the component's instance id (``("name",)`` for
+    # ``instanceIdPath: .spec.roles[].name``), when the ids come from the same list; None otherwise
+    id_field: tuple[str, ...] | None = None
 
 
 def replica_fields(definition: Any, version: CrdVersion) -> list[ReplicaField]:
@@ -47,8 +50,23 @@ def replica_fields(definition: Any, version: CrdVersion) -> list[ReplicaField]:
             continue
         found = lookup(version.schema, path)
         if found.found and isinstance(found.default, int) and not isinstance(found.default, bool):
-            out.append(ReplicaField(str(ref.data.get("name")), path, found.default))
+            out.append(ReplicaField(str(ref.data.get("name")), path, found.default, _id_field(ref.data, path)))
     return out
+
+
+def _id_field(component: dict[str, Any], path: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The field of each entry of the replica field's list that holds the instance id, when the
+    ``instanceIdPath`` is a plain path through the same list (``.spec.roles[]?.name``)."""
+    expression = component.get("instanceIdPath")
+    if "[]" not in path or not isinstance(expression, str) or not expression:
+        return None
+    tree, error = parse_cached(expression)
+    ids = paths.output_path(tree) if error is None and tree is not None else None
+    last = len(path) - 1 - path[::-1].index("[]")
+    prefix = path[: last + 1]
+    if not ids or tuple(ids[: len(prefix)]) != prefix or any(part.startswith("[") for part in ids[len(prefix) :]):
+        return None
+    return tuple(ids[len(prefix) :]) or None
 
 
 @dataclass
@@ -93,13 +111,31 @@ def replicas_are_counts(probe: Probe) -> list[Violation]:
     return out
 
 
+def _asked(comp: Any, depth: int = 0) -> int:
+    """The pods a component's subtree asks for, composed as the gang minimum is (spec 3.8: a
+    parent's scale multiplies its children's), with each instance's desired replicas in place of
+    its minimum."""
+    own = sum(i.desired or 0 for i in comp.instances if i.scale is not None)
+    if not comp.children or depth > 64:
+        return own
+    children = sum(_asked(child, depth + 1) for child in comp.children)
+    if children == 0:
+        return own
+    return children if own == 0 else own * children
+
+
 def gang_fits(probe: Probe) -> list[Violation]:
-    """The gang's minimum never exceeds the replicas the workload asks for."""
+    """The gang's minimum never exceeds the replicas the workload asks for (counted the way the
+    minimum is: through the component tree when the definition scales components)."""
     view = probe.view
     gang = view.gang
     if gang is None or gang.min_available is None:
         return []
-    total = sum(i.desired or 0 for c in view.components if c.has_pod_definition for i in c.instances)
+    root = view.root
+    if root is not None and any(i.scale is not None for c in view.components for i in c.instances):
+        total = _asked(root)
+    else:
+        total = sum(i.desired or 0 for c in view.components if c.has_pod_definition for i in c.instances)
     if gang.min_available > total:
         return [
             Violation(
@@ -145,19 +181,48 @@ def _values(node: Any, path: tuple[str, ...]) -> list[Any]:
     return _values(node.get(head) if isinstance(node, dict) else None, rest)
 
 
+def _asked_per_id(obj: dict[str, Any], spec: ReplicaField) -> dict[str, Any] | None:
+    """Instance id -> the count its list entry asks for, when every entry has a distinct id."""
+    if spec.id_field is None:
+        return None
+    last = len(spec.path) - 1 - spec.path[::-1].index("[]")
+    entries = _values(obj, spec.path[:last])
+    out: dict[str, Any] = {}
+    for entry in entries[0] if entries and isinstance(entries[0], list) else []:
+        (instance_id,) = _values(entry, spec.id_field)
+        (count,) = _values(entry, spec.path[last + 1 :])
+        if not isinstance(instance_id, str) or not instance_id or instance_id in out:
+            return None
+        out[instance_id] = _count(count, spec)
+    return out
+
+
+def _count(value: Any, spec: ReplicaField) -> Any:
+    return value if isinstance(value, int) and not isinstance(value, bool) else spec.default
+
+
 def replicas_match_spec(probe: Probe) -> list[Violation]:
     """Where the CRD makes it computable (a replica field with a CRD default), each instance wants
-    the pods its field asks for, or the CRD's default when the field is absent."""
+    the pods its field asks for, or the CRD's default when the field is absent. Instances are
+    compared by id where the ids come from the same list entries, else as multisets (the view
+    orders instances by id, the object by position)."""
     out = []
     for spec in probe.replica_fields:
         comp = probe.view.component(spec.component)
         if comp is None or comp.errors:
             continue
-        asked = [
-            v if isinstance(v, int) and not isinstance(v, bool) else spec.default for v in _values(probe.obj, spec.path)
-        ]
-        desired = [i.desired for i in comp.instances]
-        if len(asked) == len(desired) and asked != desired:
+        per_id = _asked_per_id(probe.obj, spec)
+        given = {i.id: i.desired for i in comp.instances}
+        if per_id is not None and set(per_id) == set(given):
+            wrong = sorted(i for i in per_id if per_id[i] != given[i])
+            asked: Any = {i: per_id[i] for i in wrong}
+            desired: Any = {i: given[i] for i in wrong}
+        else:
+            asked = sorted(_count(v, spec) for v in _values(probe.obj, spec.path))
+            desired = sorted((i.desired for i in comp.instances), key=lambda d: (d is None, d or 0))
+            if len(asked) != len(desired):
+                continue
+        if asked != desired:
             out.append(
                 Violation(
                     "replicas-match-spec",

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.evaluation import Evaluator
-from kartalint.explore.generate import Generator, focus_of
+from kartalint.explore.generate import Generator, OutOfTime, focus_of
 from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES, Probe, Violation, replica_fields
+from kartalint.explore.seeds import status_seeds
 from kartalint.load.crds import CrdVersion
 
 
@@ -46,8 +47,11 @@ class Exploration:
     out_of_time: bool = False
 
 
-class _Budget(Exception):
-    """The time budget is spent: ends the search (what was found so far is kept)."""
+MAX_OBJECT_BYTES = 1 << 20  # a drawn object larger than this (as JSON) is not evaluated
+
+
+class NothingDrawn(Exception):
+    """No object valid for the CRD version could be drawn (its rules refuse every one tried)."""
 
 
 class _Violated(Exception):
@@ -64,6 +68,24 @@ def _flatten(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
+def _minimal(strategy: Any) -> dict[str, Any]:
+    """The simplest object the strategy draws (deterministic: hypothesis shrinks to it)."""
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    quiet = settings(
+        database=None,
+        derandomize=True,
+        max_examples=10,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.generate, Phase.shrink],
+    )
+    try:
+        return find(strategy, lambda obj: True, settings=quiet)
+    except (NoSuchExample, Unsatisfiable):
+        return {}
+
+
 def explore(
     definition: dict[str, Any],
     version: CrdVersion,
@@ -73,17 +95,19 @@ def explore(
     max_time: float = 60.0,
     properties: Sequence[str] = DEFAULT_PROPERTIES,
     evaluator: Evaluator | None = None,
+    assume: dict[tuple[str, ...], dict[str, Any]] | None = None,
 ) -> Exploration:
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
     from hypothesis import seed as with_seed
     from hypothesis.errors import Unsatisfiable
 
-    strategy = Generator(version, focus_of(definition)).object()
+    started = time.monotonic()
+    generator = Generator(version, focus_of(definition), deadline=started + max_time, assume=assume)
+    strategy = generator.object()
     counted = replica_fields(definition, version)
     result = Exploration()
     classes: dict[tuple[str, str, str], type[_Violated]] = {}
     smallest: dict[tuple[str, str, str], tuple[int, Failure]] = {}
-    started = time.monotonic()
     own = evaluator is None
     runner = evaluator or Evaluator()
 
@@ -92,6 +116,19 @@ def explore(
         if key not in classes:
             classes[key] = type(f"Violated_{len(classes)}", (_Violated,), {})
         return classes[key]
+
+    def check(obj: dict[str, Any], size: int) -> list[Violation]:
+        """Evaluate one object; keep the smallest object seen for each failure."""
+        if time.monotonic() - started > max_time:
+            raise OutOfTime
+        result.examples += 1
+        probe = Probe(obj, runner.evaluate(definition, obj), counted)
+        found = [violation for name in properties for violation in PROPERTIES[name](probe)]
+        for violation in found:
+            key = (violation.property, violation.component, violation.field)
+            if key not in smallest or size < smallest[key][0]:
+                smallest[key] = (size, Failure(violation, obj))
+        return found
 
     @settings(
         max_examples=max(1, examples),
@@ -106,29 +143,34 @@ def explore(
     @with_seed(seed)
     @given(strategy)
     def probe(obj: dict[str, Any]) -> None:
-        if time.monotonic() - started > max_time:
-            result.out_of_time = True
-            raise _Budget
-        result.examples += 1
-        probe = Probe(obj, runner.evaluate(definition, obj), counted)
-        for name in properties:
-            for violation in PROPERTIES[name](probe):
-                key = (violation.property, violation.component, violation.field)
-                size = len(json.dumps(obj, sort_keys=True))
-                if key not in smallest or size < smallest[key][0]:
-                    smallest[key] = (size, Failure(violation, obj))
-                raise violated(violation)(violation, obj)
+        size = len(json.dumps(obj, sort_keys=True))
+        if size > MAX_OBJECT_BYTES:
+            reject()
+        for violation in check(obj, size)[:1]:
+            raise violated(violation)(violation, obj)
 
     try:
+        # first the status values the definition matches, each on a minimal object, then random ones
+        # (on a minimal object, and on one with every label and annotation the definition reads)
+        base = _minimal(strategy)
+        seeded: list[dict[str, Any]] = []
+        for one in [base, {**base, "metadata": generator.full_metadata()}] if base else []:
+            seeded += [obj for obj in status_seeds(definition, version, one) if obj not in seeded]
+        for obj in seeded:
+            check(obj, len(json.dumps(obj, sort_keys=True)))
         probe()
     except Unsatisfiable:
         pass  # nothing could be drawn
+    except OutOfTime:  # the search stops with what it found (the smallest object seen per failure)
+        result.out_of_time = True
     except BaseException as exc:  # hypothesis re-raises what failed (a group when several)
-        unexpected = [e for e in _flatten(exc) if not isinstance(e, (_Violated, _Budget))]
+        unexpected = [e for e in _flatten(exc) if not isinstance(e, _Violated)]
         if unexpected:
             raise unexpected[0] from None
     finally:
         if own:
             runner.close()
+    if result.examples == 0 and not result.out_of_time:
+        raise NothingDrawn("no object valid for the CRD could be drawn: its rules refused every one tried")
     result.failures = [smallest[key][1] for key in sorted(smallest)]
     return result

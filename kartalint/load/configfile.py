@@ -204,3 +204,21 @@ def mutants_section(layer: ConfigFile, data: Any) -> tuple[float | None, dict[tu
             )
         listed[(str(fields[0]), str(fields[1]))] = str(fields[2])
     return (float(score) if score is not None else None), listed
+
+
+def explore_section(layer: ConfigFile, data: Any) -> dict[str, Any]:
+    """``explore: {assume: {<jq path>: <JSON Schema>}}`` (``kartalint explore``): what admission
+    rules refuse and the CRD does not say; the paths and schemas themselves are checked by
+    ``kartalint.explore.assume``."""
+    data = {} if data is None else data
+    if not isinstance(data, dict) or set(data) - {"assume"}:
+        raise layer.error("'explore' must be a mapping with the key 'assume'", ("explore",))
+    assume = data.get("assume") or {}
+    if not isinstance(assume, dict):
+        raise layer.error("'explore.assume' must map jq paths to JSON Schemas (mappings)", ("explore", "assume"))
+    for path, schema in assume.items():
+        if not isinstance(path, str) or not isinstance(schema, dict):
+            raise layer.error(
+                "'explore.assume' must map jq paths to JSON Schemas (mappings)", ("explore", "assume", path)
+            )
+    return dict(assume)

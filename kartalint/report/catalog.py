@@ -50,6 +50,24 @@ def _gang(definition: dict[str, Any]) -> str:
     return "-"
 
 
+def _written(entry: DefinitionFile, fixtures: list[str], evaluator: Any) -> dict[str, Any] | None:
+    """What the operator writes (``fixtures/<name>/written-values.yaml``) and what the definition
+    gives each value, evaluated now: the docs show the definition's answer, not the file's claim."""
+    from kartalint.testing import written
+
+    found = next((path for folder in fixtures if (path := written.find(folder, entry.name))), None)
+    if found is None:
+        return None
+    values = written.load(found)
+    return {
+        "source": values.source,
+        "values": [
+            {"value": value.label, "statuses": statuses, "note": value.note}
+            for value, statuses in written.evaluate(entry.data, values, evaluator)
+        ],
+    }
+
+
 def rows(
     index: DefinitionIndex,
     fixtures: list[str],
@@ -61,6 +79,8 @@ def rows(
     inside ``confinement`` (as ``kartalint test``: a fixture's outside ``objectFile`` is refused,
     and a refused case counts for nothing); ``mutants`` (``MutationOptions``): run the mutants of
     each too."""
+    from kartalint.evaluation import Evaluator
+
     coverage: dict[str, Any] = {}
     counts: dict[str, int] = {}
     scores: dict[str, dict[str, Any]] = {}
@@ -84,6 +104,11 @@ def rows(
             counts[case.definition.path] = counts.get(case.definition.path, 0) + 1  # type: ignore[union-attr]
         coverage = {path: cov.percent for path, cov in report.coverage.items()}
     out = []
+    evaluator = Evaluator()
+    try:
+        written = {entry.path: _written(entry, fixtures, evaluator) for entry in index.definitions}
+    finally:
+        evaluator.close()
     for entry in sorted(index.definitions, key=lambda d: os.path.basename(d.path)):
         gvk = karta.gvk_of(karta.as_dict(karta.structure(entry.data).get("rootComponent")).get("kind")) or ("", "", "")
         out.append(
@@ -97,6 +122,7 @@ def rows(
                 "gangScheduling": _gang(entry.data),
                 "fixtures": counts.get(entry.path, 0),
                 "coverage": round(coverage[entry.path]) if entry.path in coverage else None,
+                "written": written[entry.path],
             }
         )
         if mutants is not None:
@@ -179,10 +205,43 @@ def render_markdown(table: list[dict[str, Any]]) -> str:
             f"| {row['kind']} | {row['groupVersion']} | [`{row['name']}`](../catalog/{row['file']}) | {row['roles']} | "
             f"{', '.join(row['statusMappings'])} | {row['gangScheduling']} | {row['fixtures']} | {cov} |"
         )
+    written = _written_markdown(table)
+    if written:
+        lines += ["", *written[:-1]]  # each section ends with a blank line; the last one's is the final newline
     if any("mutation" in row for row in table):
         lines.extend(_mutation_markdown(table))
     lines.append("")
     return "\n".join(lines)
+
+
+def _written_markdown(table: list[dict[str, Any]]) -> list[str]:
+    documented = [row for row in table if row.get("written")]
+    if not documented:
+        return []
+    lines = [
+        "## Written values and mapping",
+        "",
+        "Every phase or condition set each operator writes in the status its definition reads, from the",
+        "operator's source (`fixtures/<definition>/written-values.yaml` names the repository, commit and",
+        "files), and the statuses the definition gives it, evaluated from the definition when this page is",
+        "generated. `Undefined` is a deliberate choice where the note says why.",
+        "",
+    ]
+    for row in documented:
+        written = row["written"]
+        lines += [
+            f"### {row['kind']} ({row['groupVersion']}): `{row['name']}`",
+            "",
+            f"Source: {written['source']}",
+            "",
+            "| written | status | note |",
+            "|---|---|---|",
+        ]
+        for value in written["values"]:
+            text = value["value"].replace("|", "\\|")
+            lines.append(f"| {text} | {', '.join(value['statuses'])} | {value['note']} |")
+        lines.append("")
+    return lines
 
 
 def render_text(table: list[dict[str, Any]]) -> str:

@@ -50,6 +50,18 @@ def config_schema(rule_ids: Sequence[str], max_bytes: int) -> dict[str, Any]:
             "crds": paths,
             "definitions": paths,
             "fixtures": paths,
+            "explore": {
+                "type": "object",
+                "description": "kartalint explore: what admission rules refuse and the CRD does not say",
+                "additionalProperties": False,
+                "properties": {
+                    "assume": {
+                        "type": "object",
+                        "description": "jq path -> JSON Schema the generated values must also satisfy",
+                        "additionalProperties": {"type": "object"},
+                    }
+                },
+            },
             "mutants": {
                 "type": "object",
                 "description": "kartalint test --mutants: the lowest mutation score, and mutants judged equivalent",
