@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -46,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    previous = _stop_on_sigterm()
     try:
         return int(command(args.command).run(args))
     except ConfigError as exc:
@@ -53,5 +55,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return EXIT_OK
+    except Terminated:
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM was received. A ``KeyboardInterrupt`` so that nothing takes it for a failure to
+    catch (hypothesis in ``explore`` shrinks a ``SystemExit`` like any error)."""
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+def _stop_on_sigterm() -> Any:
+    """SIGTERM (a CI step's timeout, an editor stopping the language server) unwinds the command
+    like Ctrl-C: every ``finally`` runs, so the jq worker and ``lint -j`` workers are stopped
+    before kartalint exits with 143 (they also die with it on their own: ``jqlang.lifetime``).
+    Returns the previous handler (None outside the main thread, where no handler can be set)."""
+    try:
+        return signal.signal(signal.SIGTERM, _terminated)
+    except (ValueError, OSError):
+        return None

@@ -46,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=int,
         metavar="N",
-        help="worker processes (default: every CPU for more than 50 files, else 1); the output is the same",
+        help="worker processes (default or 0: every CPU for more than 50 files, else 1; at most the number of "
+        "files and twice the CPUs); the output is the same",
     )
     parser.add_argument(
         "--allow-empty",
@@ -89,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
         if not paths:
             raise ConfigError(f"no PATH given and no Karta definition found in the project at {project.root}")
     stream = open_output(args.output) if args.output else sys.stdout
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError("--jobs must be 1 or more")
+    if args.jobs is not None and args.jobs < 0:
+        raise ConfigError(f"--jobs must be 0 (automatic) or more (got {args.jobs})")
     result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
     for path in result.missing:
         sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")

@@ -180,6 +180,31 @@ def on_shutdown(ls: KartaServer, params: Any) -> None:
         project.close()
 
 
+def stop_workers() -> None:
+    """Kill every jq worker of the server (they are its only child processes)."""
+    import multiprocessing
+
+    for project in list(server.projects.values()):
+        project.close()
+    for child in multiprocessing.active_children():
+        child.kill()
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    # pygls would wait for its stdin reader thread, which an editor that sends SIGTERM may never
+    # end: stop the workers and leave at once
+    stop_workers()
+    os._exit(128 + signum)
+
+
 def run_stdio() -> int:
-    server.start_io()
+    import contextlib
+    import signal
+
+    with contextlib.suppress(ValueError):  # (ValueError: not the main thread)
+        signal.signal(signal.SIGTERM, _terminated)
+    try:
+        server.start_io()
+    finally:
+        stop_workers()
     return 0
