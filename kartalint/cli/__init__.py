@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from kartalint import __version__
-from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser
+from kartalint.cli.common import EXIT_USAGE, Parser
+from kartalint.report.output import STDOUT, GuardedStream, OutputError
 from kartalint.rules.config import ConfigError
 
 COMMAND_NAMES = ("lint", "describe", "test", "diff", "explore", "new", "init", "catalog", "rules", "schema", "lsp")
@@ -48,20 +49,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     previous = _stop_on_sigterm()
+    stdout = sys.stdout
+    if args.command != "lsp":  # (the language server talks on stdout's bytes itself)
+        sys.stdout = GuardedStream(stdout, STDOUT)
     try:
-        return int(command(args.command).run(args))
+        code = int(command(args.command).run(args))
+        sys.stdout.flush()  # a full disk or a closed pipe is said now, not ignored at exit
+        return code
     except ConfigError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
-        return EXIT_OK
+    except OutputError as exc:  # a report could not be written: one line, whatever the findings
+        sys.stderr.write(f"kartalint: error: {exc}\n")
+        if exc.target == STDOUT:
+            _silence_stdout(stdout)
+        return EXIT_USAGE
     except Terminated:
         return 128 + signal.SIGTERM
     except KeyboardInterrupt:  # pragma: no cover
         return 130
     finally:
+        sys.stdout = stdout
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _silence_stdout(stdout: Any) -> None:
+    """After standard output failed, what is left in its buffer must not fail again at exit
+    (Python would print "Exception ignored" and exit 120)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (tests), or already closed
+        pass
 
 
 class Terminated(KeyboardInterrupt):

@@ -13,9 +13,9 @@ from kartalint.cli.common import (
     add_config_option,
     check_timeout,
     fixture_confinement,
-    open_output,
     project_of,
 )
+from kartalint.rules.config import ConfigError
 
 HELP = "what a definition change does to every fixture and recording (base vs head revision)"
 
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from kartalint.diff.changes import run_diff
     from kartalint.load.git import GitError, repo_root
     from kartalint.report import render_document
+    from kartalint.report.output import report_output
 
     check_timeout(args.timeout)
     project = project_of(args)
@@ -51,27 +52,21 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(
             f"kartalint: note: no fixture in the project at {project.root}: only definition changes are shown\n"
         )
-    output = open_output(args.output) if args.output else None
-    try:
-        root = repo_root()
-        report = run_diff(
-            root,
-            args.base,
-            args.head,
-            paths,
-            args.timeout,
-            project,
-            fixture_confinement(project, paths, args.allow_outside),
-        )
-    except GitError as exc:
-        sys.stderr.write(f"kartalint: error: {exc}\n")
-        return EXIT_USAGE
-    text = render_document("diff", args.format, report)
-    if output is not None:
-        with output:
-            output.write(text)
-    else:
-        sys.stdout.write(text)
+    with report_output(args.output) as output:  # the report whole or not at all (report.output)
+        try:
+            root = repo_root()
+            report = run_diff(
+                root,
+                args.base,
+                args.head,
+                paths,
+                args.timeout,
+                project,
+                fixture_confinement(project, paths, args.allow_outside),
+            )
+        except GitError as exc:  # (raised: the report file is not written)
+            raise ConfigError(str(exc)) from None
+        output.write(render_document("diff", args.format, report))
     for warning in report.warnings:
         sys.stderr.write(f"kartalint: warning: {warning}\n")
     for problem in report.problems:

@@ -161,6 +161,7 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
     """Each failure with an expectation that states the property as a fixture: extraction errors
     (``expect.errors: []``) and GPU totals; the others are not saved (nothing states them)."""
     from kartalint.load.documents import display_path
+    from kartalint.report.output import write_report
 
     os.makedirs(folder, exist_ok=True)
     written = []
@@ -183,8 +184,7 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
             "object": item["object"],
             "expect": expect,
         }
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(yaml.safe_dump(fixture, sort_keys=False, width=120))
+        write_report(path, yaml.safe_dump(fixture, sort_keys=False, width=120))  # whole or not at all
         written.append(display_path(path))
     return written
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, open_output, project_of, use_color
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, project_of, use_color
 from kartalint.report import REPORTERS, make_reporter
 from kartalint.rules import registry as rules
 from kartalint.rules.config import ConfigError, load_config
@@ -64,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kartalint.load.discovery import missing_reason
+    from kartalint.report.output import report_output
     from kartalint.rules.lint import lint_paths
 
     config = load_config(args.config)
@@ -89,23 +90,19 @@ def run(args: argparse.Namespace) -> int:
         paths = project.definition_paths() + [p for p in project.fixture_paths() if p not in project.definition_paths()]
         if not paths:
             raise ConfigError(f"no PATH given and no Karta definition found in the project at {project.root}")
-    stream = open_output(args.output) if args.output else sys.stdout
     if args.jobs is not None and args.jobs < 0:
         raise ConfigError(f"--jobs must be 0 (automatic) or more (got {args.jobs})")
-    result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
-    for path in result.missing:
-        sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
-    for message in result.skipped_paths:
-        sys.stderr.write(f"kartalint: warning: {message}\n")
-    try:
+    with report_output(args.output) as stream:  # the report whole or not at all (report.output)
+        result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
+        for path in result.missing:
+            sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
+        for message in result.skipped_paths:
+            sys.stderr.write(f"kartalint: warning: {message}\n")
         root = project_of(args).root if args.format == "sarif" else None  # SARIF locations start at the project root
         reporter = make_reporter(
             args.format, stream, color=use_color(args.color, stream) if not args.output else False, root=root
         )
         reporter.report(result)
-    finally:
-        if args.output:
-            stream.close()
     if not args.quiet:
         counts = result.counts
         skipped = f", {result.skipped_documents} other document(s) skipped" if result.skipped_documents else ""

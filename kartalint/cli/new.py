@@ -14,7 +14,6 @@ from kartalint.cli.common import (
     EXIT_USAGE,
     add_config_option,
     emit,
-    open_output,
     project_of,
     read_pods,
     say_index,
@@ -80,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _new_from_crd(args: argparse.Namespace) -> int:
     from kartalint.evaluation import Evaluator
+    from kartalint.report.output import open_report, write_report
     from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd
     from kartalint.scaffold.fixture import fixture_text
 
@@ -107,10 +107,11 @@ def _new_from_crd(args: argparse.Namespace) -> int:
     )
     if invalid:
         fixture_path = None  # never write a fixture of an object the CRD refuses
-    fixture_handle = open_output(fixture_path) if fixture_path else None
+    if fixture_path:
+        open_report(fixture_path).abandon()  # an unwritable path is said now, before anything is written
     if args.format != "json" or args.output:
         emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
-    if fixture_path and fixture_handle is not None:
+    if fixture_path:
         draft = drafts[0]
         with Evaluator() as evaluator:
             view = evaluator.evaluate(draft.data, draft.fixture_object)
@@ -119,16 +120,16 @@ def _new_from_crd(args: argparse.Namespace) -> int:
             if args.output
             else None
         )
-        with fixture_handle as handle:
-            handle.write(
-                fixture_text(
-                    draft.fixture_object,
-                    view,
-                    name=f"minimal {draft.name}",
-                    source=f"minimal object built from the CRD schema of {os.path.basename(args.crd)} (required fields and defaults)",
-                    definition=definition_ref,
-                )
-            )
+        write_report(  # whole or not at all (report.output)
+            fixture_path,
+            fixture_text(
+                draft.fixture_object,
+                view,
+                name=f"minimal {draft.name}",
+                source=f"minimal object built from the CRD schema of {os.path.basename(args.crd)} (required fields and defaults)",
+                definition=definition_ref,
+            ),
+        )
         sys.stderr.write(f"kartalint: wrote {fixture_path}: a minimal object of the CRD with its current evaluation\n")
     return EXIT_FAIL if invalid else EXIT_OK
 
