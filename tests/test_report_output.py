@@ -47,7 +47,7 @@ REPORTS = [
     (["describe", "obj.yaml", "--definition", "def.yaml", "-f", "json"], "-o"),
     (["new", "fixture", "obj.yaml", "--definition", "def.yaml"], "-o"),
 ]
-IDS = [" ".join(a + [o]) for a, o in REPORTS]
+IDS = [" ".join([*a, o]) for a, o in REPORTS]
 
 
 @pytest.fixture
