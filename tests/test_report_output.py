@@ -4,6 +4,7 @@ exit 2, never a traceback or exit 1, and never a partial file."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import subprocess
@@ -157,3 +158,70 @@ def test_a_closed_standard_output_is_one_line_and_exit_2(work):
 def test_an_output_that_is_not_a_file_is_written_in_place(work, capsys):
     assert main(["lint", "def.yaml", "-o", os.devnull]) == 0
     assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)
+
+
+# -- item 19: values from inputs cannot write workflow commands or terminal escapes -----------------
+
+HOSTILE = "w\r\n::error file=README.md,line=1::forged\x1b[2J\x9b31m\u202e ##[warning]old-style\n  ::add-mask::x"
+
+
+def hostile_lines(text: str, github: bool = False) -> list[str]:
+    """Lines of ``text`` that a runner or a terminal would act on."""
+    bad = []
+    for line in text.split("\n"):
+        if github and line.startswith(("::error file=", "::warning file=", "::notice file=")):
+            if line.split("::")[1].split("file=", 1)[1].split(",")[0] == "README.md":  # a forged command
+                bad.append(line)
+            continue
+        if line.lstrip().startswith("::") or "##[" in line or any(c in line for c in "\r\x1b\x9b\u202e"):
+            bad.append(line)
+    return bad
+
+
+@pytest.fixture
+def hostile(work):
+    obj = {
+        "apiVersion": "example.com/v1",
+        "kind": "Trainer",
+        "metadata": {"name": HOSTILE, "uid": "u"},
+        "spec": {"roles": [{"name": HOSTILE, "replicas": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
+        "status": {"phase": HOSTILE},
+    }
+    (work / "hostile.yaml").write_text(yaml.safe_dump(obj))
+    fixture = dict(FIXTURE, name=HOSTILE, object=obj, expect={"statuses": [HOSTILE], "replicas": {"worker": 3}})
+    (work / "hf.yaml").write_text(yaml.safe_dump(fixture))
+    (work / f"bad{HOSTILE[:6]}.yaml").write_text(BASE_DEFINITION.replace("instanceIdPath:", "instanceIdPth:"))
+    return work
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["test", "hf.yaml"],
+        ["test", "hf.yaml", "-v"],
+        ["test", "hf.yaml", "-f", "junit"],
+        ["test", "hf.yaml", "-f", "json"],
+        ["test", "hf.yaml", "-f", "sarif"],
+        ["test", "hf.yaml", "-f", "github"],
+        ["describe", "hostile.yaml", "--definition", "def.yaml"],
+        ["describe", "hostile.yaml", "--definition", "def.yaml", "-f", "yaml"],
+        ["new", "fixture", "hostile.yaml", "--definition", "def.yaml"],
+        ["lint", "."],
+        ["lint", ".", "-f", "github"],
+        ["lint", ".", "--color", "always"],
+        ["lint", "--format", HOSTILE],
+    ],
+)
+def test_values_from_inputs_never_write_a_workflow_command_or_an_escape(hostile, capsys, argv):
+    with contextlib.suppress(SystemExit):  # (a usage error)
+        main(argv)
+    out, err = capsys.readouterr()
+    github = "github" in argv
+    if "--color" in argv:
+        assert "\x1b[31merror\x1b[0m" in out  # kartalint's own colours stay
+        for colour in ("\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[2m", "\x1b[0m"):
+            out = out.replace(colour, "")
+    assert not hostile_lines(out, github), hostile_lines(out, github)
+    assert not hostile_lines(err), hostile_lines(err)
+    if argv[:2] == ["test", "hf.yaml"] and len(argv) == 2:
+        assert "\\r\\n\\x3a" in out or "\\r\\n::error" in out  # the value is there, escaped on its line

@@ -10,6 +10,7 @@ or failures; 2 usage or configuration error, missing path, or nothing to check.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import signal
 import sys
@@ -18,7 +19,7 @@ from typing import Any
 
 from kartalint import __version__
 from kartalint.cli.common import EXIT_USAGE, Parser
-from kartalint.report.output import STDOUT, GuardedStream, OutputError
+from kartalint.report.output import STDOUT, GuardedStream, MessageStream, OutputError
 from kartalint.rules.config import ConfigError
 
 COMMAND_NAMES = ("lint", "describe", "test", "diff", "explore", "new", "init", "catalog", "rules", "schema", "lsp")
@@ -43,16 +44,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None)
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
-    previous = _stop_on_sigterm()
-    stdout = sys.stdout
-    if args.command != "lsp":  # (the language server talks on stdout's bytes itself)
-        sys.stdout = GuardedStream(stdout, STDOUT)
+    stdout, stderr = sys.stdout, sys.stderr
+    if argv[:1] != ["lsp"]:  # (the language server talks on stdout's bytes itself)
+        sys.stdout = GuardedStream(stdout, STDOUT)  # every line safe to show (report.escape)
+        sys.stderr = MessageStream(stderr)
+    previous = None
     try:
+        parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        previous = _stop_on_sigterm()
         code = int(command(args.command).run(args))
         sys.stdout.flush()  # a full disk or a closed pipe is said now, not ignored at exit
         return code
@@ -69,7 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # pragma: no cover
         return 130
     finally:
-        sys.stdout = stdout
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, GuardedStream):
+                with contextlib.suppress(OutputError):
+                    stream.flush()
+        sys.stdout, sys.stderr = stdout, stderr
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

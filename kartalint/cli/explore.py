@@ -204,4 +204,6 @@ def _text(report: dict[str, Any]) -> str:
         lines.extend("      " + line for line in shown.splitlines())
     for path in report.get("saved", []):
         lines.append(f"  wrote {path}")
-    return "\n".join(lines) + "\n"
+    from kartalint.report.escape import visible
+
+    return "\n".join(visible(line) for line in lines) + "\n"  # values from the objects stay on their line

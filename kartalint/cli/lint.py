@@ -7,7 +7,7 @@ import os
 import sys
 
 from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, project_of, use_color
-from kartalint.report import REPORTERS, make_reporter
+from kartalint.report import REPORTERS, format_name, make_reporter
 from kartalint.rules import registry as rules
 from kartalint.rules.config import ConfigError, load_config
 
@@ -92,17 +92,17 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"no PATH given and no Karta definition found in the project at {project.root}")
     if args.jobs is not None and args.jobs < 0:
         raise ConfigError(f"--jobs must be 0 (automatic) or more (got {args.jobs})")
-    with report_output(args.output) as stream:  # the report whole or not at all (report.output)
+    name = format_name(args.format)
+    color = use_color(args.color, sys.stdout) if not args.output else False
+    # the report whole or not at all, its lines safe to show (report.output)
+    with report_output(args.output, commands=name == "github", colour=color) as stream:
         result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
         for path in result.missing:
             sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
         for message in result.skipped_paths:
             sys.stderr.write(f"kartalint: warning: {message}\n")
-        root = project_of(args).root if args.format == "sarif" else None  # SARIF locations start at the project root
-        reporter = make_reporter(
-            args.format, stream, color=use_color(args.color, stream) if not args.output else False, root=root
-        )
-        reporter.report(result)
+        root = project_of(args).root if name == "sarif" else None  # SARIF locations start at the project root
+        make_reporter(name, stream, color=color, root=root).report(result)
     if not args.quiet:
         counts = result.counts
         skipped = f", {result.skipped_documents} other document(s) skipped" if result.skipped_documents else ""

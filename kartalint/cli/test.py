@@ -141,7 +141,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"kartalint: error: {message}\n")
         usage_reports(args, project.root, [message])
         return EXIT_USAGE
-    main_report = open_report(args.output)  # every report written whole or not at all (report.output)
+    # every report whole or not at all, its lines safe to show (report.output)
+    main_report = open_report(args.output, commands=args.format == "github")
     extra = [(name, open_report(path)) for name, path in (("junit", args.junit_xml), ("sarif", args.sarif)) if path]
     try:
         return _run_and_report(args, project, index, cases, main_report, extra)

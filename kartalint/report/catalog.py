@@ -11,6 +11,7 @@ from typing import Any
 
 from kartalint import karta
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex
+from kartalint.report.escape import visible
 
 
 def _roles(definition: dict[str, Any]) -> str:
@@ -105,7 +106,7 @@ def render_markdown(table: list[dict[str, Any]]) -> str:
             f"{', '.join(row['statusMappings'])} | {row['gangScheduling']} | {row['fixtures']} | {cov} |"
         )
     lines.append("")
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)  # names from the definitions stay on their line
 
 
 def render_text(table: list[dict[str, Any]]) -> str:
@@ -119,7 +120,7 @@ def render_text(table: list[dict[str, Any]]) -> str:
         out.append(
             f"{row['kind']:<{widths['kind']}}  {row['groupVersion']:<{widths['groupVersion']}}  {row['fixtures']:<8}  {cov:<8}  {row['name']}"
         )
-    return "\n".join(out) + "\n"
+    return "\n".join(visible(line) for line in out) + "\n"
 
 
 def render_json(table: list[dict[str, Any]]) -> str:

@@ -10,6 +10,7 @@ from collections import OrderedDict
 from typing import Any
 
 from kartalint.diff.summary import RESOURCE_LABELS, delta_text, show, show_resource
+from kartalint.report.escape import visible
 
 
 def _summary(report: Any) -> str:
@@ -38,7 +39,7 @@ def render_text(report: Any) -> str:
         lines.append(f"{entry['workload']} ({entry['definition']})")
         lines.extend(f"    {c['text']}" for c in entry["changes"])
     lines.extend(f"problem: {p}" for p in report.problems)
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"  # values from the inputs stay on their line
 
 
 def render_json(report: Any) -> str:
@@ -125,4 +126,4 @@ def render_markdown(report: Any) -> str:
                 lines += [f"<details><summary>{entry['workload']}</summary>", "", *chart, "", "</details>", ""]
     for problem in report.problems:
         lines.append(f"> problem: {problem}")
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join(visible(line) for line in lines).rstrip() + "\n"  # values stay on their line

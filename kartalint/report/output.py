@@ -19,6 +19,8 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
 
+from kartalint.report.escape import guard_line
+
 STDOUT = "standard output"
 
 
@@ -32,28 +34,52 @@ class OutputError(Exception):
 
 
 class GuardedStream(io.TextIOBase):
-    """A text stream whose write errors are an ``OutputError`` naming ``target``."""
+    """A text stream whose write errors are an ``OutputError`` naming ``target``, and whose lines
+    are made safe to show (``escape.guard_line``: no control character, no line that a GitHub
+    Actions runner takes for a workflow command unless ``commands``, the github format; ESC kept
+    for ``colour``). A line is written once complete (or on ``flush``)."""
 
-    def __init__(self, stream: IO[str] | None, target: str) -> None:
+    def __init__(self, stream: IO[str] | None, target: str, commands: bool = False, colour: bool = False) -> None:
         super().__init__()
         self.stream = stream
         self.target = target
+        self.commands = commands
+        self.colour = colour
+        self._pending = ""  # the line being written
+        self._continued = False  # the pending text continues a line already flushed
 
     def _failed(self, exc: BaseException) -> OutputError:
         return OutputError(self.target, exc)
 
-    def write(self, text: str) -> int:
+    def _guard(self, line: str) -> str:
+        guarded = guard_line(line, commands=self.commands or self._continued, colour=self.colour)
+        self._continued = False
+        return guarded
+
+    def _send(self, text: str) -> None:
         if self.stream is None:
             raise OutputError(self.target, "it is closed")
         try:
             self.stream.write(text)
         except (OSError, ValueError) as exc:  # ValueError: I/O operation on a closed file
             raise self._failed(exc) from None
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            raise OutputError(self.target, "it is closed")
+        self._pending += text
+        if "\n" in self._pending:
+            lines, _, self._pending = self._pending.rpartition("\n")
+            self._send("".join(self._guard(line) + "\n" for line in lines.split("\n")))
         return len(text)
 
     def flush(self) -> None:
         if self.stream is None:
             return
+        if self._pending:
+            self._send(self._guard(self._pending))
+            self._pending = ""
+            self._continued = True
         try:
             self.stream.flush()
         except (OSError, ValueError) as exc:
@@ -73,12 +99,33 @@ class GuardedStream(io.TextIOBase):
         return getattr(self.stream, "encoding", "utf-8")
 
 
+class MessageStream(GuardedStream):
+    """Standard error: its lines made safe like a report's (messages quote file names and
+    values); a failure to write there is ignored (there is nowhere left to say it)."""
+
+    def __init__(self, stream: IO[str] | None) -> None:
+        super().__init__(stream, "standard error")
+
+    def _send(self, text: str) -> None:
+        with contextlib.suppress(OutputError):
+            super()._send(text)
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            return len(text)
+        return super().write(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OutputError):
+            super().flush()
+
+
 class ReportFile:
     """A report file being written: a temporary file in the target's folder until ``commit``
     (``abandon`` removes it; both can be called again, and ``abandon`` after ``commit`` does
     nothing)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, commands: bool = False) -> None:
         self.path = path
         self.temporary: str | None = None
         try:
@@ -103,7 +150,7 @@ class ReportFile:
                 self.handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
         except OSError as exc:
             raise OutputError(path, exc) from None
-        self.stream = GuardedStream(self.handle, path)
+        self.stream = GuardedStream(self.handle, path, commands=commands)
 
     def commit(self) -> None:
         try:
@@ -137,8 +184,12 @@ def _umask() -> int:
 class StdoutReport:
     """A report on standard output (``commit`` flushes it)."""
 
-    def __init__(self) -> None:
-        self.stream = GuardedStream(sys.stdout, STDOUT)
+    def __init__(self, commands: bool = False, colour: bool = False) -> None:
+        stdout: Any = sys.stdout
+        if isinstance(stdout, GuardedStream):  # the command's guard (cli.main): this one guards instead
+            stdout.flush()
+            stdout = stdout.stream
+        self.stream = GuardedStream(stdout, STDOUT, commands=commands, colour=colour)
 
     def commit(self) -> None:
         self.stream.flush()
@@ -147,17 +198,21 @@ class StdoutReport:
         pass
 
 
-def open_report(path: str | None) -> ReportFile | StdoutReport:
+def open_report(path: str | None, commands: bool = False, colour: bool = False) -> ReportFile | StdoutReport:
     """A report being written to ``path``, or to standard output (``None`` or ``-``). Open it
-    before the work, so that an unwritable path is said at once; ``commit`` it when complete."""
-    return StdoutReport() if not path or path == "-" else ReportFile(path)
+    before the work, so that an unwritable path is said at once; ``commit`` it when complete.
+    ``commands``: the github format (its lines are workflow commands); ``colour``: ESC sequences
+    are the reporter's own (standard output only)."""
+    if not path or path == "-":
+        return StdoutReport(commands, colour)
+    return ReportFile(path, commands)
 
 
 @contextlib.contextmanager
-def report_output(path: str | None) -> Iterator[IO[str]]:
+def report_output(path: str | None, commands: bool = False, colour: bool = False) -> Iterator[IO[str]]:
     """The stream of a report (``open_report``), committed when the block ends without an
     exception, abandoned otherwise."""
-    report = open_report(path)
+    report = open_report(path, commands, colour)
     try:
         yield report.stream  # type: ignore[misc]
     except BaseException:
