@@ -494,3 +494,58 @@ def test_a_long_flat_chain_of_operators_is_a_finding_not_a_recursion_error(work,
     assert "Traceback" not in err and "nested deeper than 200 levels" in out
     _code, out, err = run(capsys, "lint", "--crd", os.path.join(ROOT, "tests", "data", "crds"), "chain.yaml")
     assert "Traceback" not in err
+
+
+# -- round 2 (issue 34) -------------------------------------------------------------------------------
+
+TRAINER_CRD = os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml")
+
+
+def files_under(folder) -> list[str]:
+    return sorted(
+        os.path.relpath(os.path.join(d, f), folder)
+        for d, subs, names in os.walk(folder)
+        if ".git" not in os.path.relpath(d, folder).split(os.sep)
+        for f in names + [s for s in subs if s != ".git"]
+    )
+
+
+def test_init_writes_nothing_through_a_link_out_of_the_repository(tmp_path, capsys):
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    repo.mkdir()
+    outside.mkdir()
+    (repo / ".github").symlink_to(outside)
+    code, _out, err = run(capsys, "init", "--root", str(repo), "--rev", "v0")
+    assert code == 2 and "refusing to write through .github" in err and str(outside) in err
+    assert os.listdir(outside) == [] and files_under(repo) == [".github"]
+
+
+def test_init_is_all_or_nothing(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "definitions").write_text("a file where a folder goes")  # the drafts' folder: written last
+    code, _out, err = run(capsys, "init", "--root", str(repo), "--rev", "v0", "--crd", TRAINER_CRD)
+    assert code == 2 and "cannot write definitions/" in err and "nothing was written" in err
+    assert files_under(repo) == ["definitions"]  # no .kartalint.yaml, hooks or workflow left behind
+    (repo / "definitions").unlink()
+    code, _out, err = run(capsys, "init", "--root", str(repo), "--rev", "v0", "--crd", TRAINER_CRD)
+    assert code == 0, err  # the second run is not refused by what the first one left
+    assert ".kartalint.yaml" in files_under(repo) and ".github/workflows/kartalint.yml" in files_under(repo)
+
+
+def test_init_under_a_file_size_limit_writes_nothing(tmp_path):
+    import resource
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "kartalint", "init", "--rev", "v0", "--crd", TRAINER_CRD],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (1500, 1500)),  # the draft is larger
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=120,
+    )
+    assert done.returncode == 2 and "File too large" in done.stderr and "Traceback" not in done.stderr
+    assert files_under(repo) == []
