@@ -202,7 +202,7 @@ def rewrite_document(lines: Sequence[str], new_expect: dict[str, Any], newline: 
     out = list(lines)
     if not node.flow_style:  # block style: replace (or append) the block's lines
         column = node.start_mark.column  # where every key (or `?` of a complex key) starts
-        if key_node is not None:
+        if key_node is not None and value_node is not None:
             first = key_node.start_mark.line
             if key_node.start_mark.column != column or _body(lines[first])[column : column + 1] == "?":
                 raise UpdateError("its expect key is written as a complex key (`? expect`): write `expect:`")
