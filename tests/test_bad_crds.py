@@ -194,6 +194,6 @@ def test_a_keyword_of_the_wrong_type_is_one_positioned_error_everywhere(tmp_path
         assert "Traceback" not in err
         [error] = [row for row in err.splitlines() if "error" in row]
         assert where in error, (argv, error)
-        dotted = error.split(": ")[-2]
+        dotted = error.split(f"{path}:", 1)[1].split(": ", 2)[1]  # file:line:col: PATH: what
         assert f"{path}:{line_of(text, dotted)}:" in error, (argv, error)
     assert not (tmp_path / ".kartalint.yaml").exists()  # init wrote nothing

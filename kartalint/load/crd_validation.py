@@ -53,17 +53,23 @@ FLAGS = (
 )
 CHOICES = {"x-kubernetes-list-type": ("atomic", "set", "map"), "x-kubernetes-map-type": ("atomic", "granular")}
 RULE_STRINGS = ("rule", "message", "messageExpression", "reason", "fieldPath")
-BOUNDS = (("minimum", "maximum"), ("minLength", "maxLength"), ("minItems", "maxItems"), ("minProperties", "maxProperties"))
+BOUNDS = (
+    ("minimum", "maximum"),
+    ("minLength", "maxLength"),
+    ("minItems", "maxItems"),
+    ("minProperties", "maxProperties"),
+)
 
 
 def dotted(path: tuple[Any, ...]) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
+_KINDS = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "map", list: "list"}
+
+
 def _kind(value: Any) -> str:
-    return "null" if value is None else {bool: "boolean", int: "integer", float: "number", str: "string"}.get(
-        type(value), {dict: "map", list: "list"}.get(type(value), type(value).__name__)
-    )
+    return "null" if value is None else _KINDS.get(type(value), type(value).__name__)
 
 
 def _is_number(value: Any) -> bool:
@@ -84,7 +90,7 @@ def _of_type(value: Any, node: dict[str, Any]) -> bool:
         "integer": isinstance(value, int) and not isinstance(value, bool),
         "number": _is_number(value),
         "boolean": isinstance(value, bool),
-    }.get(kind, True)
+    }.get(str(kind), True)
 
 
 def _keyword_problem(node: dict[str, Any]) -> tuple[Any, str] | None:
