@@ -549,3 +549,37 @@ def test_init_under_a_file_size_limit_writes_nothing(tmp_path):
     )
     assert done.returncode == 2 and "File too large" in done.stderr and "Traceback" not in done.stderr
     assert files_under(repo) == []
+
+
+def _unknown_keys(count: int) -> str:
+    extra = "".join(f"  unknownKey{i}: {i}\n" for i in range(count))
+    return BASE_DEFINITION.replace("spec:\n  structureDefinition:", "spec:\n" + extra + "  structureDefinition:", 1)
+
+
+def test_unknown_keys_are_placed_in_linear_work_and_capped_with_a_count(work, capsys, monkeypatch):
+    """40,000 unknown keys once took quadratic time (each finding's place looked up by scanning the
+    mapping): the work per key stays flat as the keys double (counted, not timed), and the report
+    lists the first 100 with one finding that counts the rest."""
+    import kartalint.load.documents as documents
+    from kartalint.rules.karta_schema import MAX_UNKNOWN_FIELDS
+
+    compared = [0]
+    real = documents.key_text
+
+    def counting(node):
+        compared[0] += 1
+        return real(node)
+
+    monkeypatch.setattr(documents, "key_text", counting)
+    work_for = {}
+    for count in (1000, 4000):
+        (work / "many.yaml").write_text(_unknown_keys(count))
+        compared[0] = 0
+        code, out, _err = run(capsys, "lint", "-f", "json", "many.yaml")
+        work_for[count] = compared[0]
+        findings = [f for f in json.loads(out)["findings"] if f["rule"] == "unknown-field"]
+        assert code == 1 and len(findings) == MAX_UNKNOWN_FIELDS + 1
+        summary = [f for f in findings if "more unknown fields" in f["message"]]
+        assert summary and summary[0]["message"].startswith(f"{count - MAX_UNKNOWN_FIELDS} more unknown fields in spec")
+        assert summary[0]["line"] == BASE_DEFINITION.split("\n").index("spec:") + 1
+    assert work_for[4000] < 6 * work_for[1000], work_for  # 4 times the keys: linear work is 4 times, quadratic 16
