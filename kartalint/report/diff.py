@@ -28,6 +28,7 @@ def render_text(report: Any) -> str:
     lines = [_summary(report)]
     for definition in report.definitions:
         where = definition["path"] + (f" -> {definition['headPath']}" if definition["status"] == "renamed" else "")
+        where += f" at {definition['brokenAt']}: {definition['problem']}" if definition["status"] == "broken" else ""
         lines.append(f"{definition['status']:<9} {where}")
         for change in definition.get("expressions", []):  # the cause, above the workloads it changes
             lines.append(f"    {change['component']} {change['field']}:")
@@ -96,6 +97,8 @@ def render_markdown(report: Any) -> str:
         where = f"`{definition['path']}`" + (
             f" -> `{definition['headPath']}`" if definition["status"] == "renamed" else ""
         )
+        if definition["status"] == "broken":
+            where += f" at {definition['brokenAt']}: {definition['problem']}"
         lines.append(f"- {definition['status']}: {where}")
         if definition.get("expressions"):
             lines += ["", "  | component | field | base | head |", "  |---|---|---|---|"]
