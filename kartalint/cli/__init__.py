@@ -57,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         previous = _stop_on_sigterm()
         code = int(command(args.command).run(args))
-        sys.stdout.flush()  # a full disk or a closed pipe is said now, not ignored at exit
+        if isinstance(sys.stdout, GuardedStream):  # a full disk or a closed pipe is said now, not at exit
+            sys.stdout.flush()
         return code
     except ConfigError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")

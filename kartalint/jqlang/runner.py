@@ -15,6 +15,7 @@ after any of them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import multiprocessing
@@ -305,6 +306,15 @@ class BoundedRunner:
             self.restarts += 1
             return [], (index, RunResult(error="jq worker died while evaluating the expression (out of memory?)"))
         return [_result(kind, payload) for kind, payload in replies], None
+
+    def interrupt(self) -> None:
+        """Stop the worker from another thread (the run waiting on it gets an error at once and the
+        worker is started again for the next run). Only a signal is sent: the thread that uses the
+        runner cleans up."""
+        process = self._process
+        if process is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                process.kill()
 
     def close(self) -> None:
         self._kill()
