@@ -19,7 +19,7 @@ from kartalint import karta
 from kartalint.explore.assume import parse_assumptions
 from kartalint.explore.search import explore
 from kartalint.load.crds import CrdIndex
-from kartalint.rules.config import read_config
+from kartalint.project import read_config
 
 CRD_FOLDERS = [os.path.join(REFERENCE, "crds"), os.path.join(ROOT, "tests", "data", "operator-crds")]
 CATALOG = sorted(glob.glob(os.path.join(ROOT, "catalog", "*.yaml")))

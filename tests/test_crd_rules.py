@@ -16,7 +16,7 @@ from conftest import lint_text
 
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.paths import path_facts_of, path_text
-from kartalint.rules.config import Config
+from kartalint.project import Config
 
 TEMPLATE = {
     "type": "object",

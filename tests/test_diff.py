@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -386,3 +387,28 @@ def test_pod_placement_is_part_of_diff(repo, capsys):
     edit(repo, 'idPath: .metadata.labels["example.com/role"]', 'idPath: .metadata.labels["example.com/rolle"]')
     _, out, _ = run(capsys, "diff", "--base", "main", "fixtures/example-com-trainer-v1/pods.yaml")
     assert 'pod "l-0": "worker[leader]" -> null' in out and 'pod "w-0": "worker[worker]" -> null' in out
+
+
+def test_a_definition_that_does_not_parse_at_head_is_broken_not_deleted(repo, capsys):
+    """Present at both revisions but unreadable at one: status ``broken`` at that revision with
+    the parse error and its place, no workload reported as losing its definition, exit 2."""
+    edit(repo, "  structureDefinition:", "  structureDefinition: [")
+    line = (repo / "catalog" / "trainer.yaml").read_text().split("\n").index("  structureDefinition: [") + 1
+    git(repo, "commit", "-qam", "broken")
+    for argv in (["--base", "HEAD~1", "--head", "HEAD"], ["--base", "HEAD~1"]):  # head a commit, then the tree
+        code, out, err = run(capsys, "diff", *argv, "-f", "json")
+        assert code == 2 and "Traceback" not in err
+        report = json.loads(out)
+        [definition] = report["definitions"]
+        assert definition["status"] == "broken" and definition["path"] == "catalog/trainer.yaml"
+        assert definition["brokenAt"] in ("HEAD", "working tree")
+        place = re.match(
+            r"cannot be read as YAML \(catalog/trainer\.yaml:(\d+):(\d+): YAML syntax error", definition["problem"]
+        )
+        assert place and line < int(place.group(1)) <= line + 3, definition["problem"]
+        assert report["changes"] == []  # the fixture is not "without a definition at head"
+        assert "deleted" not in out
+    code, out, err = run(capsys, "diff", "--base", "HEAD~1")
+    assert code == 2 and "broken    catalog/trainer.yaml at working tree: cannot be read as YAML" in out
+    code, out, err = run(capsys, "diff", "--base", "HEAD", "--head", "HEAD~1", "-f", "markdown")  # broken at base
+    assert code == 2 and "- broken: `catalog/trainer.yaml` at HEAD: cannot be read as YAML" in out

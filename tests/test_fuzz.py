@@ -405,6 +405,88 @@ def test_crds_of_any_shape(project, text):
             check_run(code, out, err, argv)
 
 
+# the keywords of a CRD schema every reader relies on, and values of every type for them
+SCHEMA_KEYWORDS = [
+    "type",
+    "format",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "nullable",
+    "enum",
+    "default",
+    "required",
+    "items",
+    "properties",
+    "additionalProperties",
+    "x-kubernetes-validations",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-preserve-unknown-fields",
+    "allOf",
+    "not",
+]
+KEYWORD_VALUES = (
+    JSON_VALUES
+    | st.sampled_from(["integer", "object", "array", "int", "[", "(a", "date-time", "map", -1, 0, 3, 10**9, 2.5])
+    | st.lists(st.fixed_dictionaries({"rule": JSON_VALUES}, optional={"message": JSON_VALUES}), max_size=2)
+    | st.lists(
+        st.sampled_from(["self.size() > 1", "self.a == 1", "has(self.x)"]).map(lambda r: {"rule": r}), max_size=2
+    )
+)
+
+
+def schema_paths(schema: Any, path: tuple = ()) -> list[tuple]:
+    """The paths of the schemas (maps) in a schema tree, through properties and items."""
+    if not isinstance(schema, dict):
+        return []
+    out = [path]
+    properties = schema.get("properties")
+    for name, child in properties.items() if isinstance(properties, dict) else ():
+        out += schema_paths(child, (*path, "properties", name))
+    out += schema_paths(schema.get("items"), (*path, "items"))
+    return out
+
+
+@st.composite
+def hostile_crds(draw) -> Any:
+    """The Trainer CRD with one to three keywords of its schemas set to anything (right or wrong
+    type, contradictory bounds, rules that are not rules)."""
+    document = yaml.safe_load(CRD_TEXT)
+    root = document["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    for _ in range(draw(st.integers(1, 3))):
+        node = root
+        for key in draw(st.sampled_from(schema_paths(root))):
+            node = node[key]
+        node[draw(st.sampled_from(SCHEMA_KEYWORDS))] = draw(KEYWORD_VALUES)
+    return document
+
+
+@examples(15)
+@given(document=hostile_crds())
+def test_explore_and_drafts_on_crds_with_hostile_keywords(project, tmp_path_factory, document):
+    """explore, new --crd and init --crd on a CRD whose keywords are of any type: one positioned
+    error (exit 2) or a run, never a traceback or a hang (the CRD validation comes first)."""
+    with guarded(project):
+        (project / "hostile-crd.yaml").write_text(yaml.safe_dump(document))
+        fresh = tmp_path_factory.mktemp("init")
+        for argv in (
+            ["explore", "defs/trainer.yaml", "--crd", "hostile-crd.yaml", "--examples", "3", "--max-time", "5"],
+            ["new", "--crd", "hostile-crd.yaml", "-o", "draft.yaml"],
+            ["init", "--crd", "hostile-crd.yaml", "--root", str(fresh), "--rev", "v0"],
+        ):
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+
+
 @examples(40)
 @given(
     text=st.sampled_from(

@@ -494,3 +494,92 @@ def test_a_long_flat_chain_of_operators_is_a_finding_not_a_recursion_error(work,
     assert "Traceback" not in err and "nested deeper than 200 levels" in out
     _code, out, err = run(capsys, "lint", "--crd", os.path.join(ROOT, "tests", "data", "crds"), "chain.yaml")
     assert "Traceback" not in err
+
+
+# -- round 2 (issue 34) -------------------------------------------------------------------------------
+
+TRAINER_CRD = os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml")
+
+
+def files_under(folder) -> list[str]:
+    return sorted(
+        os.path.relpath(os.path.join(d, f), folder)
+        for d, subs, names in os.walk(folder)
+        if ".git" not in os.path.relpath(d, folder).split(os.sep)
+        for f in names + [s for s in subs if s != ".git"]
+    )
+
+
+def test_init_writes_nothing_through_a_link_out_of_the_repository(tmp_path, capsys):
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    repo.mkdir()
+    outside.mkdir()
+    (repo / ".github").symlink_to(outside)
+    code, _out, err = run(capsys, "init", "--root", str(repo), "--rev", "v0")
+    assert code == 2 and "refusing to write through .github" in err and str(outside) in err
+    assert os.listdir(outside) == [] and files_under(repo) == [".github"]
+
+
+def test_init_is_all_or_nothing(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "definitions").write_text("a file where a folder goes")  # the drafts' folder: written last
+    code, _out, err = run(capsys, "init", "--root", str(repo), "--rev", "v0", "--crd", TRAINER_CRD)
+    assert code == 2 and "cannot write definitions/" in err and "nothing was written" in err
+    assert files_under(repo) == ["definitions"]  # no .kartalint.yaml, hooks or workflow left behind
+    (repo / "definitions").unlink()
+    code, _out, err = run(capsys, "init", "--root", str(repo), "--rev", "v0", "--crd", TRAINER_CRD)
+    assert code == 0, err  # the second run is not refused by what the first one left
+    assert ".kartalint.yaml" in files_under(repo) and ".github/workflows/kartalint.yml" in files_under(repo)
+
+
+def test_init_under_a_file_size_limit_writes_nothing(tmp_path):
+    import resource
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "kartalint", "init", "--rev", "v0", "--crd", TRAINER_CRD],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (1500, 1500)),  # the draft is larger
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=120,
+    )
+    assert done.returncode == 2 and "File too large" in done.stderr and "Traceback" not in done.stderr
+    assert files_under(repo) == []
+
+
+def _unknown_keys(count: int) -> str:
+    extra = "".join(f"  unknownKey{i}: {i}\n" for i in range(count))
+    return BASE_DEFINITION.replace("spec:\n  structureDefinition:", "spec:\n" + extra + "  structureDefinition:", 1)
+
+
+def test_unknown_keys_are_placed_in_linear_work_and_capped_with_a_count(work, capsys, monkeypatch):
+    """40,000 unknown keys once took quadratic time (each finding's place looked up by scanning the
+    mapping): the work per key stays flat as the keys double (counted, not timed), and the report
+    lists the first 100 with one finding that counts the rest."""
+    import kartalint.load.documents as documents
+    from kartalint.rules.karta_schema import MAX_UNKNOWN_FIELDS
+
+    compared = [0]
+    real = documents.key_text
+
+    def counting(node):
+        compared[0] += 1
+        return real(node)
+
+    monkeypatch.setattr(documents, "key_text", counting)
+    work_for = {}
+    for count in (1000, 4000):
+        (work / "many.yaml").write_text(_unknown_keys(count))
+        compared[0] = 0
+        code, out, _err = run(capsys, "lint", "-f", "json", "many.yaml")
+        work_for[count] = compared[0]
+        findings = [f for f in json.loads(out)["findings"] if f["rule"] == "unknown-field"]
+        assert code == 1 and len(findings) == MAX_UNKNOWN_FIELDS + 1
+        summary = [f for f in findings if "more unknown fields" in f["message"]]
+        assert summary and summary[0]["message"].startswith(f"{count - MAX_UNKNOWN_FIELDS} more unknown fields in spec")
+        assert summary[0]["line"] == BASE_DEFINITION.split("\n").index("spec:") + 1
+    assert work_for[4000] < 6 * work_for[1000], work_for  # 4 times the keys: linear work is 4 times, quadratic 16

@@ -619,3 +619,130 @@ async def test_hover_and_code_lens_read_no_file_outside_the_project(client: Lang
         types.CodeLensParams(types.TextDocumentIdentifier(uri_of(definition)))
     )
     assert lenses[0].command.title == "no fixture uses this definition" and token not in lenses[0].command.title
+
+
+# -- the server stays up and answers (issue 34, items 11 to 14) -----------------------------------------
+
+
+def _runaway_text(client: LanguageClient) -> str:
+    text = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
+    broken = text.replace(
+        ".spec.replicatedJobs[]? | (.replicas // 1) *", "last(repeat(1)) as $x | (.replicas // 1) *", 1
+    )
+    assert broken != text
+    return broken
+
+
+@pytest.mark.asyncio
+async def test_a_runaway_code_lens_keeps_no_request_waiting_and_stops_on_change(client: LanguageClient):
+    """Code lenses of a definition whose expression never ends, asked for again and again, keep
+    neither document symbols nor a hover waiting; changing the document cancels their jq."""
+    import asyncio
+    import time
+
+    refreshed = []
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def _refresh(params):  # a lens not ready in time is followed by a refresh request
+        refreshed.append(params)
+
+    path = client.project / "definitions" / f"{JOBSET}.yaml"
+    uri = uri_of(path)
+    await open_and_wait(client, path, _runaway_text(client))
+    identifier = types.TextDocumentIdentifier(uri)
+    lenses = [
+        asyncio.ensure_future(client.text_document_code_lens_async(types.CodeLensParams(identifier))) for _ in range(8)
+    ]
+    started = time.monotonic()
+    symbols = await asyncio.wait_for(
+        client.text_document_document_symbol_async(types.DocumentSymbolParams(identifier)), 30
+    )
+    assert [s.name for s in symbols] == ["jobset"] and time.monotonic() - started < 10
+    first = await asyncio.wait_for(lenses[0], 30)
+    assert len(first) == 1 and first[0].command.title.startswith("fixtures")
+    healthy = path.read_text()
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(healthy)],
+        )
+    )
+    started = time.monotonic()
+    where = position_of(healthy, "replicasPath: ", len("replicasPath: ") + 3)
+    shown = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(identifier, where)), 30)
+    assert shown is not None and re.search(r"^- `.+`: `\[.*\]`$", shown.contents.value, re.M), shown.contents.value
+    assert time.monotonic() - started < 15  # nothing of the runaway version was still queued ahead of it
+    await asyncio.wait_for(asyncio.gather(*lenses), 30)
+
+
+@pytest.mark.asyncio
+async def test_positions_far_outside_the_document_are_clamped(client: LanguageClient):
+    """Line 2,147,483,647 or a character far past a long line: an answer at once, not work that
+    grows with the position."""
+    import asyncio
+
+    path = client.project / "broken" / "long-line.yaml"
+    text = (client.project / "definitions" / f"{JOBSET}.yaml").read_text() + "# " + "x" * 200_000 + "\n"
+    path.write_text(text)
+    await open_and_wait(client, path, text)
+    identifier = types.TextDocumentIdentifier(uri_of(path))
+    last = text.count("\n") - 1
+    for where in (types.Position(2_147_483_647, 2_147_483_647), types.Position(last, 2_147_483_647)):
+        listed = await asyncio.wait_for(
+            client.text_document_completion_async(types.CompletionParams(identifier, where)), 15
+        )
+        assert listed is not None
+        await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(identifier, where)), 15)
+        await asyncio.wait_for(client.text_document_definition_async(types.DefinitionParams(identifier, where)), 15)
+
+
+@pytest.mark.asyncio
+async def test_a_closed_document_gets_empty_diagnostics_and_nothing_after(client: LanguageClient):
+    """A lint scheduled by a change and still on its way when the document closes publishes
+    nothing: the empty list of the close is the last word, whether the file stays on disk or is
+    deleted meanwhile (then no FileNotFoundError either)."""
+    import asyncio
+
+    text = (client.project / "broken" / "jobset-typo.yaml").read_text()
+    paths = [client.project / "broken" / name for name in ("closing-kept.yaml", "closing-deleted.yaml")]
+    uris = [uri_of(path) for path in paths]
+    for path in paths:
+        path.write_text(text)
+        assert await open_and_wait(client, path, text)  # findings
+    for uri in uris:
+        client.text_document_did_change(  # a lint is scheduled (debounced) ...
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                [types.TextDocumentContentChangeWholeDocument(text + "\n")],
+            )
+        )
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    paths[1].unlink()  # ... and one file is deleted before it runs
+    await asyncio.sleep(3)
+    for uri in uris:
+        assert list(client.diagnostics[uri]) == [], uri  # nothing published after the close
+    logged = [m.message for m in client.log_messages] + [m.message for m in client.messages]
+    assert not [m for m in logged if "Traceback" in m or "FileNotFoundError" in m], logged
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(
+            types.TextDocumentIdentifier(uri_of(client.project / "definitions" / f"{JOBSET}.yaml"))
+        )
+    )
+    assert symbols is not None  # still answering
+
+
+@pytest.mark.asyncio
+async def test_a_lone_surrogate_is_replaced_and_reported_at_its_place(client: LanguageClient):
+    path = client.project / "broken" / "surrogate.yaml"
+    text = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
+    text = text.replace("spec:\n", "spec:  # a lone \ud800 surrogate\n", 1)
+    line = text.split("\n").index("spec:  # a lone \ud800 surrogate")
+    diagnostics = await open_and_wait(client, path, text)
+    [found] = [d for d in diagnostics if d.code == "yaml-encoding"]
+    assert found.range.start == types.Position(line, len("spec:  # a lone ")) and "U+D800" in found.message
+    identifier = types.TextDocumentIdentifier(uri_of(path))
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(identifier))
+    assert [s.name for s in symbols] == ["jobset"]
+    where = position_of(text, "replicasPath: ", len("replicasPath: ") + 3)
+    shown = await client.text_document_hover_async(types.HoverParams(identifier, where))
+    assert shown is not None and shown.contents.value.startswith("**replicasPath** (jq on the workload)")

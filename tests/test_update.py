@@ -285,3 +285,76 @@ def test_ten_concurrent_updates_all_finish(project):
         assert not path.name.endswith(TEMP_SUFFIX)
         assert yaml.safe_load(path.read_text())["expect"] == FRESH
     assert main(["test", "--definitions", "defs"]) == 0
+
+
+# -- shapes the rewrite once got wrong (issue 34, item 5) --------------------------------------------
+
+
+def _case(project, name: str, text: str):
+    path = project / "fixtures" / "example-com-trainer-v1" / f"{name}.yaml"
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def test_a_flow_expect_continued_at_column_0_is_replaced_whole(project, capsys):
+    path = _case(project, "flow0", doc("flow0", "expect: {statuses: [Failed],\ngpus: 1}\n# after\n"))
+    code, err = update(capsys)
+    assert code == 0 and "updated 1" in err, err
+    text = path.read_text()
+    assert yaml.safe_load(text)["expect"] == FRESH and set(yaml.safe_load(text)) == {
+        "apiVersion",
+        "kind",
+        "source",
+        "name",
+        "object",
+        "expect",
+    }
+    assert text.endswith("\n# after\n") and "gpus: 1}" not in text
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_line_separator_inside_a_comment_shifts_nothing(project, capsys, separator):
+    original = doc("separator").replace("source: test\n", f"source: test  # a note{separator}\n")
+    path = _case(project, "separator", original)
+    code, err = update(capsys)
+    assert code == 0 and "updated 1" in err, err
+    text = path.read_bytes().decode("utf-8")
+    assert text.count("expect:") == 1 and yaml.safe_load(text)["expect"] == FRESH
+    assert text.split("expect:")[0] == original.split("expect:")[0]  # every byte before expect kept
+
+
+def test_a_complex_key_elsewhere_is_kept_and_a_complex_expect_key_is_refused(project, capsys):
+    head = f"{HEAD}? name\n: complex\nobject: {OBJECT_FLOW}\n"
+    path = _case(project, "complex", head + "expect:\n  statuses: [Failed]\n")
+    code, err = update(capsys)
+    assert code == 0 and "updated 1" in err and "Traceback" not in err, err
+    assert path.read_text().startswith(head) and yaml.safe_load(path.read_text())["expect"] == {"statuses": ["Running"]}
+    refused = doc("complex-expect", "? expect\n: statuses: [Failed]\n")
+    path.write_text(refused)
+    code, err = update(capsys)
+    assert code == 2 and "cannot be rewritten safely: its expect key is written as a complex key" in err, err
+    assert path.read_text() == refused
+
+
+def test_a_rewrite_that_would_read_differently_is_refused(project, capsys, monkeypatch):
+    """Whatever the rewrite gets wrong, what it wrote is parsed again and compared before the file
+    is replaced: a duplicated key, a changed value outside expect, an expect that reads back
+    differently are each refused (exit 2, the file untouched)."""
+    import kartalint.testing.update as update_module
+
+    original = doc("verified")
+    path = _case(project, "verified", original)
+    real = update_module.rewrite_expect
+    for corrupt in (
+        lambda text: text.replace("name: verified", "name: changed"),  # outside expect
+        lambda text: text + "expect: {}\n",  # a second expect key
+        lambda text: text.replace("gpus: 6", "gpus: 7"),  # not what was observed
+        lambda text: text + "---\nkind: extra\n",  # one more document
+    ):
+        monkeypatch.setattr(update_module, "rewrite_expect", lambda t, u, c=corrupt: (c(real(t, u)[0]), 1))
+        code, err = update(capsys)
+        assert code == 2 and "not updated: cannot be rewritten safely" in err and "the file is unchanged" in err, err
+        assert path.read_text() == original
+    monkeypatch.setattr(update_module, "rewrite_expect", lambda t, u: (_ for _ in ()).throw(IndexError("x")))
+    code, err = update(capsys)
+    assert code == 2 and "cannot be rewritten safely (IndexError: x)" in err and path.read_text() == original

@@ -10,13 +10,16 @@ or failures; 2 usage or configuration error, missing path, or nothing to check.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser
 from kartalint.errors import UsageError
+from kartalint.report.output import STDOUT, GuardedStream, MessageStream, OutputError
 
 COMMAND_NAMES = (
     "lint",
@@ -65,17 +68,74 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None)
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
+    stdout, stderr = sys.stdout, sys.stderr
+    if argv[:1] != ["lsp"]:  # (the language server talks on stdout's bytes itself)
+        sys.stdout = GuardedStream(stdout, STDOUT)  # every line safe to show (report.escape)
+        sys.stderr = MessageStream(stderr)
+    previous = None
     try:
-        return int(command(args.command).run(args))
+        parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        previous = _stop_on_sigterm()
+        code = int(command(args.command).run(args))
+        if isinstance(sys.stdout, GuardedStream):  # a full disk or a closed pipe is said now, not at exit
+            sys.stdout.flush()
+        return code
     except UsageError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
+    except OutputError as exc:  # a report could not be written: one line, whatever the findings
+        sys.stderr.write(f"kartalint: error: {exc}\n")
+        if exc.target == STDOUT:
+            _silence_stdout(stdout)
+        return EXIT_USAGE
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return EXIT_OK
+    except Terminated:
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, GuardedStream):
+                with contextlib.suppress(OutputError):
+                    stream.flush()
+        sys.stdout, sys.stderr = stdout, stderr
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _silence_stdout(stdout: Any) -> None:
+    """After standard output failed, what is left in its buffer must not fail again at exit
+    (Python would print "Exception ignored" and exit 120)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (tests), or already closed
+        pass
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM was received. A ``KeyboardInterrupt`` so that nothing takes it for a failure to
+    catch (hypothesis in ``explore`` shrinks a ``SystemExit`` like any error)."""
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+def _stop_on_sigterm() -> Any:
+    """SIGTERM (a CI step's timeout, an editor stopping the language server) unwinds the command
+    like Ctrl-C: every ``finally`` runs, so the jq worker and ``lint -j`` workers are stopped
+    before kartalint exits with 143 (they also die with it on their own: ``jqlang.lifetime``).
+    Returns the previous handler (None outside the main thread, where no handler can be set)."""
+    try:
+        return signal.signal(signal.SIGTERM, _terminated)
+    except (ValueError, OSError):
+        return None

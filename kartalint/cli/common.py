@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from kartalint.errors import UsageError
 
@@ -38,25 +38,13 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"kartalint: error: {message}\n")
 
 
-def open_output(path: str) -> IO[str]:
-    """Open an output file, creating missing parent folders; a path that cannot be written is a
-    usage error (one line, exit 2)."""
-    try:
-        parent = os.path.dirname(os.path.abspath(path))
-        os.makedirs(parent, exist_ok=True)
-        return open(path, "w", encoding="utf-8", newline="")
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
 def emit(text: str, output: str | None, note: str = "") -> None:
-    """Write a command's document to ``output`` (saying so on stderr when ``note``), or to stdout."""
-    if not output:
-        sys.stdout.write(text)
-        return
-    with open_output(output) as handle:
-        handle.write(text)
-    if note:
+    """Write a command's document to ``output`` (saying so on stderr when ``note``), or to stdout,
+    whole or not at all (``report.output``)."""
+    from kartalint.report.output import write_report
+
+    write_report(output, text)
+    if output and note:
         sys.stderr.write(f"kartalint: wrote {output}: {note}\n")
 
 
@@ -155,16 +143,16 @@ def check_timeout(value: float) -> None:
 def usage_reports(args: argparse.Namespace, root: str, problems: list[str]) -> None:
     """A run that stops before any case (a missing path, nothing found) still writes the reports
     CI waits for: JUnit with one error case per problem, SARIF with an unsuccessful invocation."""
+    from kartalint.report.output import write_report
+
     if args.junit_xml:
         from kartalint.report.junit import usage_junit
 
-        with open_output(args.junit_xml) as handle:
-            handle.write(usage_junit(problems))
+        write_report(args.junit_xml, usage_junit(problems))
     if args.sarif:
         from kartalint.report.sarif import SarifLog
 
         log = SarifLog("test", root)
         for problem in problems:
             log.notify("error", problem)
-        with open_output(args.sarif) as handle:
-            handle.write(log.render())
+        write_report(args.sarif, log.render())

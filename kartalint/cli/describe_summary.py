@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator
 from typing import IO, Any
 
 from kartalint.cli.common import (
@@ -18,11 +17,10 @@ from kartalint.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     check_timeout,
-    open_output,
     project_of,
     say_index,
 )
-from kartalint.rules.config import ConfigError
+from kartalint.errors import ConfigError
 
 GROUP_KEYS = ("namespace", "kind", "definition", "status")  # evaluation.fleet.GROUP_KEYS (a test keeps them equal)
 
@@ -48,13 +46,11 @@ def add_summary_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@contextlib.contextmanager
-def _stream(output: str | None) -> Iterator[IO[str]]:
-    if not output:
-        yield sys.stdout
-        return
-    with open_output(output) as handle:
-        yield handle
+def _stream(output: str | None) -> contextlib.AbstractContextManager[IO[str]]:
+    """Where the summary goes: a file written whole or not at all, or stdout (report.output)."""
+    from kartalint.report.output import report_output
+
+    return report_output(output)
 
 
 def run_summary(args: argparse.Namespace, fmt: str | None, output: str | None) -> int:

@@ -12,9 +12,9 @@ from kartalint.cli.common import (
     add_allow_outside_option,
     add_config_option,
     check_timeout,
-    open_output,
     project_of,
 )
+from kartalint.errors import UsageError
 
 HELP = "what a definition change does to every fixture and recording (base vs head revision)"
 
@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from kartalint.diff.changes import run_diff
     from kartalint.load.git import GitError, repo_root
     from kartalint.report import render_document
+    from kartalint.report.output import report_output
 
     check_timeout(args.timeout)
     project = project_of(args)
@@ -50,27 +51,21 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(
             f"kartalint: note: no fixture in the project at {project.root}: only definition changes are shown\n"
         )
-    output = open_output(args.output) if args.output else None
-    try:
-        root = repo_root()
-        report = run_diff(
-            root,
-            args.base,
-            args.head,
-            paths,
-            args.timeout,
-            project,
-            project.confinement(args.paths, args.allow_outside),
-        )
-    except GitError as exc:
-        sys.stderr.write(f"kartalint: error: {exc}\n")
-        return EXIT_USAGE
-    text = render_document("diff", args.format, report)
-    if output is not None:
-        with output:
-            output.write(text)
-    else:
-        sys.stdout.write(text)
+    with report_output(args.output) as output:  # the report whole or not at all (report.output)
+        try:
+            root = repo_root()
+            report = run_diff(
+                root,
+                args.base,
+                args.head,
+                paths,
+                args.timeout,
+                project,
+                project.confinement(args.paths, args.allow_outside),
+            )
+        except GitError as exc:  # (raised: the report file is not written)
+            raise UsageError(str(exc)) from None
+        output.write(render_document("diff", args.format, report))
     for note in report.notes:
         sys.stderr.write(f"kartalint: note: {note}\n")
     for warning in report.warnings:

@@ -193,6 +193,7 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
     """Each failure with an expectation that states the property as a fixture: extraction errors
     (``expect.errors: []``) and GPU totals; the others are not saved (nothing states them)."""
     from kartalint.load.documents import display_path
+    from kartalint.report.output import write_report
 
     os.makedirs(folder, exist_ok=True)
     written = []
@@ -215,8 +216,7 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
             "object": item["object"],
             "expect": expect,
         }
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(yaml.safe_dump(fixture, sort_keys=False, width=120))
+        write_report(path, yaml.safe_dump(fixture, sort_keys=False, width=120))  # whole or not at all
         written.append(display_path(path))
     return written
 
@@ -236,4 +236,6 @@ def _text(report: dict[str, Any]) -> str:
         lines.extend("      " + line for line in shown.splitlines())
     for path in report.get("saved", []):
         lines.append(f"  wrote {path}")
-    return "\n".join(lines) + "\n"
+    from kartalint.report.escape import visible
+
+    return "\n".join(visible(line) for line in lines) + "\n"  # values from the objects stay on their line

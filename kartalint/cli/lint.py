@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, open_output, project_of, use_color
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, project_of, use_color
 from kartalint.errors import ConfigError, UsageError
-from kartalint.report import REPORTERS, make_reporter
+from kartalint.report import REPORTERS, format_name, make_reporter
 
 HELP = "check definitions (schema, upstream validator, jq, best practices)"
 
@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=int,
         metavar="N",
-        help="worker processes (default: every CPU for more than 50 files, else 1); the output is the same",
+        help="worker processes (default or 0: every CPU for more than 50 files, else 1; at most the number of "
+        "files and twice the CPUs); the output is the same",
     )
     parser.add_argument(
         "--allow-empty",
@@ -70,6 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kartalint.load.discovery import missing_reason
+    from kartalint.report.output import report_output
     from kartalint.rules.lint import lint_paths
 
     if args.baseline and args.write_baseline:
@@ -108,33 +110,29 @@ def run(args: argparse.Namespace) -> int:
         from kartalint.rules.baseline import Baseline
 
         baseline = Baseline.read(args.baseline)
-    stream = open_output(args.output) if args.output else sys.stdout
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError("--jobs must be 1 or more")
-    result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
-    baselined = stale = 0
-    if baseline is not None:
-        result.findings, baselined, stale = baseline.filter(
-            result.findings, project.root, [*result.checked, *result.templates]
-        )
-    if args.write_baseline:
-        from kartalint.rules.baseline import render
+    if args.jobs is not None and args.jobs < 0:
+        raise ConfigError(f"--jobs must be 0 (automatic) or more (got {args.jobs})")
+    name = format_name(args.format)
+    color = use_color(args.color, sys.stdout) if not args.output else False
+    # the report whole or not at all, its lines safe to show (report.output)
+    with report_output(args.output, commands=name == "github", colour=color) as stream:
+        result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
+        baselined = stale = 0
+        if baseline is not None:
+            result.findings, baselined, stale = baseline.filter(
+                result.findings, project.root, [*result.checked, *result.templates]
+            )
+        if args.write_baseline:
+            from kartalint.report.output import write_report
+            from kartalint.rules.baseline import render
 
-        with open_output(args.write_baseline) as handle:
-            handle.write(render(result.findings, project.root))
-    for path in result.missing:
-        sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
-    for message in result.skipped_paths:
-        sys.stderr.write(f"kartalint: warning: {message}\n")
-    try:
-        root = project.root if args.format == "sarif" else None  # SARIF locations start at the project root
-        reporter = make_reporter(
-            args.format, stream, color=use_color(args.color, stream) if not args.output else False, root=root
-        )
-        reporter.report(result)
-    finally:
-        if args.output:
-            stream.close()
+            write_report(args.write_baseline, render(result.findings, project.root))
+        for path in result.missing:
+            sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
+        for message in result.skipped_paths:
+            sys.stderr.write(f"kartalint: warning: {message}\n")
+        root = project.root if name == "sarif" else None  # SARIF locations start at the project root
+        make_reporter(name, stream, color=color, root=root).report(result)
     if not args.quiet:
         counts = result.counts
         skipped = f", {result.skipped_documents} other document(s) skipped" if result.skipped_documents else ""

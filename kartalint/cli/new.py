@@ -15,7 +15,6 @@ from kartalint.cli.common import (
     add_config_option,
     add_verbose_option,
     emit,
-    open_output,
     project_of,
     read_pods,
     say_index,
@@ -82,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _new_from_crd(args: argparse.Namespace) -> int:
     from kartalint.evaluation import Evaluator
+    from kartalint.report.output import open_report, write_report
     from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd, review_lines
     from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
 
@@ -118,12 +118,13 @@ def _new_from_crd(args: argparse.Namespace) -> int:
             failed = True
             sys.stderr.write(f"kartalint: error: {error}\n")
     first = skeletons[0] if fixture_path else None
-    fixture_handle = open_output(fixture_path) if fixture_path and first and first.text is not None else None
+    fixture_text = first.text if fixture_path and first is not None else None
+    if fixture_path and fixture_text is not None:
+        open_report(fixture_path).abandon()  # an unwritable path is said now, before anything is written
     if args.format != "json" or args.output:
         emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
-    if fixture_handle is not None and first is not None and first.text is not None:
-        with fixture_handle as handle:
-            handle.write(first.text)
+    if fixture_path and first is not None and fixture_text is not None:
+        write_report(fixture_path, fixture_text)  # whole or not at all (report.output)
         what = "its current evaluation" if not first.errors else "an empty expect (nothing pinned)"
         sys.stderr.write(f"kartalint: wrote {fixture_path}: a minimal object of the CRD with {what}\n")
     return EXIT_FAIL if failed else EXIT_OK

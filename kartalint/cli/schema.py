@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, open_output
+from kartalint.cli.common import EXIT_FAIL, EXIT_OK, emit
 
 HELP = "print the Karta JSON Schema (for editors; --fixture, --config: the fixture and configuration schemas)"
 
@@ -44,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(handle.read())
         return EXIT_OK
     if args.regenerate:
-        with open_output(schema.SCHEMA_FILE) as handle:
-            handle.write(schema.render(schema.generate()))
+        emit(schema.render(schema.generate()), schema.SCHEMA_FILE)
         sys.stderr.write(f"kartalint: wrote {schema.SCHEMA_FILE} from {schema.CRD_FILE}\n")
         return EXIT_OK
     if args.check:

@@ -14,7 +14,6 @@ from kartalint.cli.common import (
     add_allow_outside_option,
     add_config_option,
     check_timeout,
-    open_output,
     project_of,
     say_index,
     usage_reports,
@@ -147,12 +146,10 @@ def _share(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.evaluation import Evaluator
     from kartalint.load.discovery import missing_reason
-    from kartalint.report.tests import TEST_REPORTERS
+    from kartalint.report.output import open_report
     from kartalint.testing.cases import discover
-    from kartalint.testing.run import LintCache, mark_known_failures, run, select
-    from kartalint.testing.update import update_fixtures
+    from kartalint.testing.run import mark_known_failures, select
 
     paths = list(args.paths)
     if args.update not in (None, "failed", "all"):  # `--update PATH`: the path belongs to the paths
@@ -226,8 +223,24 @@ def run(args: argparse.Namespace) -> int:
             + ("" if args.require_fixtures else " (--require-fixtures makes that a failure; docs/fixtures.md)")
             + "\n"
         )
-    stream = open_output(args.output) if args.output else sys.stdout
-    extra = [(name, open_output(path)) for name, path in (("junit", args.junit_xml), ("sarif", args.sarif)) if path]
+    # every report whole or not at all, its lines safe to show (report.output)
+    main_report = open_report(args.output, commands=args.format == "github")
+    extra = [(name, open_report(path)) for name, path in (("junit", args.junit_xml), ("sarif", args.sarif)) if path]
+    try:
+        return _run_and_report(args, project, index, cases, main_report, extra)
+    finally:
+        for _, output in [("", main_report), *extra]:
+            output.abandon()  # (nothing left to do for a report already committed)
+
+
+def _run_and_report(
+    args: argparse.Namespace, project: Any, index: Any, cases: list, main_report: Any, extra: list
+) -> int:
+    from kartalint.evaluation import Evaluator
+    from kartalint.report.tests import TEST_REPORTERS
+    from kartalint.testing.run import LintCache, run
+    from kartalint.testing.update import update_fixtures
+
     lint_cache = LintCache(project.config)
     judged = index.of_origin("explicit", "project")  # never the bundled catalog: the user's definitions
     mutation = None
@@ -250,14 +263,13 @@ def run(args: argparse.Namespace) -> int:
     elif args.update:
         pending = [r for r in report.results if r.outcome == "failed" and r.case.kind == "fixture"]
         sys.stderr.write(f"kartalint: --check: {len(pending)} fixture(s) would be updated; nothing was written\n")
-    for name, extra_stream in extra:  # files first: a closed stdout (`| head`) must not leave them empty
-        with extra_stream:
-            TEST_REPORTERS[name](extra_stream, root=project.root, mutation=mutation).report(report)
-    try:
-        TEST_REPORTERS[args.format](stream, verbose=args.verbose, root=project.root, mutation=mutation).report(report)
-    finally:
-        if args.output:
-            stream.close()
+    for name, output in extra:  # files first: a closed stdout (`| head`) must not leave them unwritten
+        TEST_REPORTERS[name](output.stream, root=project.root, mutation=mutation).report(report)
+        output.commit()
+    TEST_REPORTERS[args.format](main_report.stream, verbose=args.verbose, root=project.root, mutation=mutation).report(
+        report
+    )
+    main_report.commit()
     for problem in update_problems:
         sys.stderr.write(f"kartalint: error: {problem}\n")
     if update_problems:

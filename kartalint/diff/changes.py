@@ -142,6 +142,10 @@ def run_diff(
         evaluated = iter(evaluator.evaluate_all(runs))  # in the order of `runs`
     for case, base_path, head_path in readable:
         views = [next(evaluated) if path else None for path in (base_path, head_path)]
+        if (base_path and not head_path and base_path in head_rev.unreadable) or (
+            head_path and not base_path and head_path in base_rev.unreadable
+        ):
+            continue  # its definition cannot be read at one side: a problem already, not a change
         changes = compare_summaries(summarize(views[0]), summarize(views[1]))
         if changes:
             report.changes.append(
@@ -181,8 +185,14 @@ def _definition_changes(
         elif path in moved.values():
             continue  # reported under its base path
         elif path not in base.files:
+            if path in base.revision.unreadable:  # it was there, unreadable: not added
+                out.append(_broken(path, base.revision, path))
+                continue
             status, head_path = "added", path
         elif path not in head.files:
+            if path in head.revision.unreadable:  # still there, unreadable: not deleted
+                out.append(_broken(path, head.revision, None))
+                continue
             status, head_path = "deleted", None
         else:
             # comments and formatting do not count: only a change of the parsed definition does
@@ -206,6 +216,19 @@ def _definition_changes(
             }
         )
     return out
+
+
+def _broken(path: str, revision: Revision, head_path: str | None) -> dict[str, Any]:
+    """A definition file present at both revisions that cannot be read at one of them."""
+    return {
+        "path": path,
+        "headPath": head_path,
+        "status": "broken",
+        "brokenAt": revision.label,
+        "problem": revision.unreadable[path],
+        "expressions": [],
+        "lint": {"new": [], "fixed": []},
+    }
 
 
 def _expressions(definition: Any) -> dict[tuple[str, str], str]:

@@ -15,6 +15,7 @@ after any of them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import multiprocessing
@@ -51,8 +52,11 @@ class RunResult:
 
 
 def _worker(
-    conn: Any, memory_limit: int, parent_end: Any = None, progress: Any = None
+    conn: Any, memory_limit: int, parent_end: Any = None, progress: Any = None, owner: int | None = None
 ) -> None:  # pragma: no cover - runs in the child
+    from kartalint.jqlang.lifetime import die_with_parent
+
+    die_with_parent(owner)  # a killed kartalint takes its worker with it, even mid-expression
     if parent_end is not None:  # else the worker keeps its own pipe open and outlives a killed parent
         parent_end.close()
     import faulthandler
@@ -168,14 +172,16 @@ class BoundedRunner:
     ) -> None:
         """``threaded``: the runner is used in a process that runs threads (the language server).
         Forking such a process can copy a lock another thread holds (the import lock, say) and
-        leave the worker stuck, so workers are started by a fork server instead."""
+        leave the worker stuck, so workers are started as fresh interpreters instead (spawn). Either
+        way the worker is a child of this process and dies with it (``lifetime.die_with_parent``);
+        in a threaded process, start it from a thread that lives as long as the process."""
         self.timeout = timeout
         self.max_results = max_results
         self.memory_limit = memory_limit
         methods = multiprocessing.get_all_start_methods()
         method = "fork" if "fork" in methods else "spawn"
         if threaded:
-            method = "forkserver" if "forkserver" in methods else "spawn"
+            method = "spawn"
         self._ctx: Any = multiprocessing.get_context(method)
         self._process: Any = None
         self._conn: Any = None
@@ -188,19 +194,25 @@ class BoundedRunner:
         # inherited by a forked worker; a spawned one (no fork on the platform) reports every reply
         self._progress = mmap.mmap(-1, PROGRESS.size) if self._ctx.get_start_method() == "fork" else None
         self._process = self._ctx.Process(
-            target=_worker, args=(child, self.memory_limit, parent, self._progress), daemon=True
+            target=_worker, args=(child, self.memory_limit, parent, self._progress, os.getpid()), daemon=True
         )
         self._process.start()
         child.close()
         self._conn = parent
 
     def _kill(self) -> None:
-        if self._process is not None:
-            self._process.kill()
-            self._process.join(5)
-            self._conn.close()
+        # taken first: another thread (a language server's signal handler, ``interrupt``) may be
+        # stopping the same worker
+        process, conn = self._process, self._conn
         self._process = None
         self._conn = None
+        if process is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                process.kill()
+                process.join(5)
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.close()
 
     def start(self) -> None:
         """Start the worker now (it starts on first use otherwise). A forked worker shares this
@@ -300,6 +312,15 @@ class BoundedRunner:
             self.restarts += 1
             return [], (index, RunResult(error="jq worker died while evaluating the expression (out of memory?)"))
         return [_result(kind, payload) for kind, payload in replies], None
+
+    def interrupt(self) -> None:
+        """Stop the worker from another thread (the run waiting on it gets an error at once and the
+        worker is started again for the next run). Only a signal is sent: the thread that uses the
+        runner cleans up."""
+        process = self._process
+        if process is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                process.kill()
 
     def close(self) -> None:
         self._kill()

@@ -1,8 +1,8 @@
 """CustomResourceDefinitions: read them, index their schemas by group/version/kind, and walk
 a field path through a version's openAPIV3Schema.
 
-Used by CRD-aware lint (``path-not-in-crd``, ``crd-optional-arithmetic``) and by
-``kartalint new --crd``. Subtrees with ``x-kubernetes-preserve-unknown-fields`` or without a
+Used by CRD-aware lint (``path-not-in-crd``, ``crd-optional-arithmetic``), ``explore`` and
+``kartalint new --crd`` / ``init --crd``, each after the one validation of ``crd_validation``. Subtrees with ``x-kubernetes-preserve-unknown-fields`` or without a
 declared structure (``metadata``, plain ``type: object``) accept any path.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.karta import as_dict, as_list
+from kartalint.load.crd_validation import CrdError, dotted, schema_problem
 from kartalint.load.discovery import iter_yaml_files, missing_reason
 from kartalint.load.documents import load_file
 from kartalint.model import Severity
@@ -74,65 +75,9 @@ class CrdIndex:
         return self.versions.get(gvk) if gvk else None
 
 
-class CrdError(ValueError):
-    """A CustomResourceDefinition whose shape the API server would reject (names that are not
-    strings, a schema whose ``properties`` is not a map of schemas, ...); ``path`` locates it."""
-
-    def __init__(self, message: str, path: tuple[Any, ...] = ()) -> None:
-        super().__init__(message)
-        self.path = path
-
-
-_SCHEMA_MAPS = ("properties", "patternProperties", "definitions")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
-
-
-def _dotted(path: tuple[Any, ...]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
-
-
-def schema_problem(node: Any, path: tuple[Any, ...]) -> CrdError | None:
-    """The first place where ``node`` (at ``path`` of the document) is not a structurally valid
-    schema, or None."""
-    stack = [(node, path)]
-    while stack:
-        node, path = stack.pop()
-        problem = None
-        if not isinstance(node, dict):
-            return CrdError(f"{_dotted(path)}: a schema must be a map, not {type(node).__name__}", path)
-        if "type" in node and not isinstance(node["type"], str):
-            problem = "type", "must be a string"
-        elif "required" in node and not (
-            isinstance(node["required"], list) and all(isinstance(r, str) for r in node["required"])
-        ):
-            problem = "required", "must be a list of field names"
-        elif "enum" in node and not isinstance(node["enum"], list):
-            problem = "enum", "must be a list"
-        for key in _SCHEMA_MAPS:
-            if key in node and not problem:
-                if not isinstance(node[key], dict):
-                    problem = key, f"must be a map of field names to schemas, not {type(node[key]).__name__}"
-                else:
-                    stack.extend((child, (*path, key, name)) for name, child in node[key].items())
-        for key in _SCHEMA_LISTS:
-            if key in node and not problem:
-                if not isinstance(node[key], list):
-                    problem = key, "must be a list of schemas"
-                else:
-                    stack.extend((child, (*path, key, i)) for i, child in enumerate(node[key]))
-        if problem:
-            return CrdError(f"{_dotted((*path, problem[0]))}: {problem[1]}", (*path, problem[0]))
-        for key in ("items", "not"):
-            if key in node:
-                stack.append((node[key], (*path, key)))
-        if "additionalProperties" in node and not isinstance(node["additionalProperties"], bool):
-            stack.append((node["additionalProperties"], (*path, "additionalProperties")))
-    return None
-
-
 def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
     """The versions of a CRD document ([] for any other document); ``CrdError`` when it is a CRD
-    of the wrong shape."""
+    of the wrong shape (``crd_validation``: every version's schema is checked before any use)."""
     data = as_dict(data)
     if data.get("kind") != "CustomResourceDefinition":
         return []
@@ -140,7 +85,7 @@ def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
     names = as_dict(spec.get("names"))
     for path, value in ((("spec", "group"), spec.get("group")), (("spec", "names", "kind"), names.get("kind"))):
         if not isinstance(value, str) or not value:
-            raise CrdError(f"{_dotted(path)}: must be a non-empty string", path)
+            raise CrdError(f"{dotted(path)}: must be a non-empty string", path)
     if not isinstance(spec.get("versions"), list):
         raise CrdError("spec.versions: must be a list", ("spec", "versions"))
     group, kind = spec["group"], names["kind"]

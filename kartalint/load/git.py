@@ -54,7 +54,8 @@ def repo_root(start: str = ".") -> str:
 class Revision:
     """The YAML files of a commit, or of the working tree (``ref`` None). Files that cannot be
     read are never silently taken as absent: ``problems`` (errors) names each unreadable file that
-    may hold a definition, ``warnings`` each file skipped for its size."""
+    may hold a definition, ``warnings`` each file skipped for its size, and ``unreadable`` gives
+    the reason for each of those paths (``diff`` reports them as broken, never as deleted)."""
 
     def __init__(self, root: str, ref: str | None, max_bytes: int = MAX_FILE_BYTES) -> None:
         self.root = root
@@ -63,6 +64,7 @@ class Revision:
         self.problems: list[str] = []
         self.warnings: list[str] = []
         self.notes: list[str] = []  # Go/Helm templates skipped
+        self.unreadable: dict[str, str] = {}  # path -> why it could not be read at this revision
         self.commit: str | None = None
         if ref is not None:
             try:
@@ -93,13 +95,17 @@ class Revision:
             return raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
         except UnicodeDecodeError as exc:
             if b"Karta" in raw:
-                self.problems.append(
-                    f"{path} at {self.label}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
-                )
+                self._problem(path, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
             return None
 
+    def _problem(self, path: str, reason: str) -> None:
+        self.unreadable[path] = reason
+        self.problems.append(f"{path} at {self.label}: {reason}")
+
     def _too_large(self, path: str, size: int) -> None:
-        self.warnings.append(f"{path} at {self.label}: skipped, {size} bytes is over the {self.max_bytes}-byte limit")
+        reason = f"skipped, {size} bytes is over the {self.max_bytes}-byte limit"
+        self.unreadable[path] = reason
+        self.warnings.append(f"{path} at {self.label}: {reason}")
 
     def _read_file(self, path: str) -> str | None:
         """One working-tree file's text (None, with a problem or warning recorded, when it cannot be read)."""
@@ -110,7 +116,7 @@ class Revision:
         if rule == "yaml-too-large":
             self._too_large(path, os.path.getsize(os.path.join(self.root, path)))
         elif rule == "file-unreadable" or mentions_karta(os.path.join(self.root, path), text):
-            self.problems.append(f"{path} at {self.label}: {message}")
+            self._problem(path, message)
         return None
 
     def texts(self, select: Callable[[str], bool] | None = None) -> dict[str, str]:
@@ -134,7 +140,7 @@ class Revision:
         for path, sha in blobs.items():
             size = sizes.get(sha)
             if size is None:
-                self.problems.append(f"{path} at {self.label}: blob {sha} is missing from the repository")
+                self._problem(path, f"blob {sha} is missing from the repository")
             elif size > self.max_bytes:
                 self._too_large(path, size)
             else:
@@ -148,7 +154,7 @@ class Revision:
             header_end = data.find(b"\n", offset)
             header = data[offset:header_end].split() if header_end >= 0 else []
             if len(header) != 3 or not header[2].isdigit():
-                self.problems.append(f"{path} at {self.label}: git cat-file gave no content for blob {sha}")
+                self._problem(path, f"git cat-file gave no content for blob {sha}")
                 if header_end < 0:
                     break
                 offset = header_end + 1
@@ -187,7 +193,8 @@ class Revision:
             if kartas:
                 out[path] = (text, kartas[0].data)
             elif any(f.severity == Severity.ERROR for f in source.findings) and mentions_karta(path, text):
-                self.problems.append(f"{path} at {self.label}: cannot be read as YAML ({source.findings[0].message})")
+                first = next(f for f in source.findings if f.severity == Severity.ERROR)
+                self._problem(path, f"cannot be read as YAML ({path}:{first.line}:{first.column}: {first.message})")
         return out
 
 

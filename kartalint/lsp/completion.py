@@ -192,7 +192,7 @@ def _path_by_indent(open_file: OpenFile, position: tuple[int, int]) -> tuple[tup
     # keys at the same level, above and below, until the level ends
     for step in (-1, 1):
         probe = line_no + step
-        while start_of_document <= probe < len(open_file.text.split("\n")):
+        while start_of_document <= probe < open_file.line_count:
             text = open_file.line_text(probe)
             if text.strip() == "---":
                 break

@@ -7,6 +7,7 @@ count both from 1 in characters. ``Position`` below is LSP's (line, character).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from kartalint.model import Finding, Span
 from kartalint.project import Config
 
 Position = tuple[int, int]  # (line from 0, UTF-16 character from 0)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def utf16_length(text: str) -> int:
@@ -50,6 +52,9 @@ class OpenFile:
     config_root: str | None = None  # set when the file is the project's configuration (its root)
 
     def __post_init__(self) -> None:
+        surrogate = _LONE_SURROGATE.search(self.text)
+        if surrogate is not None:  # legal in JSON-RPC strings, not a character: shown as U+FFFD (same length)
+            self.text = _LONE_SURROGATE.sub("\ufffd", self.text)
         self._lines = self.text.split("\n")
         size = len(self.text.encode("utf-8", "surrogatepass"))
         if size > self.config.max_file_size:  # as the commands refuse it: not parsed, one finding
@@ -58,8 +63,31 @@ class OpenFile:
             self.too_large = self.source.finding("yaml-too-large", message, Span.point(1, 1))
             return
         self.source = load_text(self.text, self.path)
+        if surrogate is not None:
+            line = self.text.count("\n", 0, surrogate.start()) + 1
+            column = surrogate.start() - (self.text.rfind("\n", 0, surrogate.start()) + 1) + 1
+            count = len(_LONE_SURROGATE.findall(surrogate.string))
+            self.source.findings.append(
+                self.source.finding(
+                    "yaml-encoding",
+                    f"the editor sent a lone UTF-16 surrogate U+{ord(surrogate.group(0)):04X} here"
+                    + (f" (and {count - 1} more)" if count > 1 else "")
+                    + ": it is no character and cannot be saved as UTF-8 (read as U+FFFD)",
+                    Span(line, column, line, column + 1),
+                )
+            )
 
     # -- positions ---------------------------------------------------------------------------
+
+    def clamp(self, position: Position) -> Position:
+        """``position`` moved into the document: the last line at most, the end of its line at most
+        (an editor may send any 32-bit number)."""
+        line = max(0, min(position[0], len(self._lines) - 1))
+        return line, max(0, min(position[1], utf16_length(self._lines[line])))
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
 
     def offset(self, position: Position) -> int:
         """Character offset in the text of an LSP position."""

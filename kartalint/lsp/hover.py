@@ -15,30 +15,41 @@ MAX_SHOWN = 400  # characters of one fixture's results
 
 
 def hover(open_file: OpenFile, project: LspProject, position: tuple[int, int]) -> str | None:
+    """The whole hover, jq included (the server runs the jq part off the request path instead:
+    ``describe``, then ``values_text`` of ``values_on_fixtures`` in its jq thread)."""
+    parts, jq_field = describe(open_file, project, position)
+    if jq_field is not None:
+        parts.append(values_text(values_on_fixtures(open_file, project, jq_field.expression, jq_field.target)))
+    return "\n\n".join(p for p in parts if p) or None
+
+
+def describe(open_file: OpenFile, project: LspProject, position: tuple[int, int]) -> tuple[list[str], Any]:
+    """(the parts of a hover that need no jq, the jq field under the cursor whose values on the
+    fixtures complete it, or None)."""
     rule_doc = _rule_in_comment(open_file, position)
     if rule_doc is not None:
-        return rule_doc
+        return [rule_doc], None
     place = open_file.place(position)
     if place is None or not place.document.is_karta:
-        return None
+        return [], None
     jq_field = jq_field_at(place.document, place.path)
     if jq_field is None:
-        return None
+        return [], None
     parts = [f"**{jq_field.kind}** (jq on the {jq_field.target})"]
     crd_text = _crd_field(project, place, jq_field)
     if crd_text:
         parts.append(crd_text)
-    parts.append(_values(open_file, project, place, jq_field))
-    return "\n\n".join(p for p in parts if p)
+    return parts, jq_field
 
 
 def values_on_fixtures(
-    open_file: OpenFile, project: LspProject, expression: str, target: str
+    open_file: OpenFile, project: LspProject, expression: str, target: str, runner: Any = None
 ) -> list[tuple[str, Any, str | None]]:
     """(fixture name, results, error) of ``expression`` on the first fixtures of this definition,
-    with the bounded engine (the time limit applies)."""
+    with the bounded engine (the time limit applies; ``runner``: the project's, or a view of it
+    with a budget)."""
     out: list[tuple[str, Any, str | None]] = []
-    runner = project.runner()
+    runner = runner or project.runner()
     stopped = False  # one runaway is enough: the other fixtures are not made to wait for it too
     for case in project.cases_for(open_file.path)[:MAX_FIXTURES]:
         subjects = [case.object] if target == "workload" else list(case.pods or [])
@@ -60,8 +71,7 @@ def values_on_fixtures(
     return out
 
 
-def _values(open_file: OpenFile, project: LspProject, place: Place, jq_field: Any) -> str:
-    found = values_on_fixtures(open_file, project, jq_field.expression, jq_field.target)
+def values_text(found: list[tuple[str, Any, str | None]]) -> str:
     if not found:
         return "_no fixture uses this definition_ (`kartalint new fixture` makes one)"
     lines = []

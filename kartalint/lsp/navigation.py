@@ -4,6 +4,7 @@ component tree as document symbols, and a code lens above the root with the fixt
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -62,10 +63,13 @@ def symbols(open_file: OpenFile) -> list[types.DocumentSymbol]:
     return out
 
 
-def code_lenses(open_file: OpenFile, project: LspProject) -> list[types.CodeLens]:
-    """Above each root component: how many of this definition's fixtures pass."""
+def code_lenses(
+    open_file: OpenFile, project: LspProject, title: Callable[[int, Any], str] | None = None
+) -> list[types.CodeLens]:
+    """Above each root component: how many of this definition's fixtures pass (``title(index,
+    definition)`` gives the text: the server's comes from its jq thread)."""
     lenses = []
-    for document in open_file.definitions:
+    for index, document in enumerate(open_file.definitions):
         root = [c for c in karta.components(document.data) if c.is_root]
         if not root:
             continue
@@ -75,15 +79,19 @@ def code_lenses(open_file: OpenFile, project: LspProject) -> list[types.CodeLens
         where = types.Range(types.Position(*start), types.Position(*start))
         lenses.append(
             types.CodeLens(
-                range=where, command=types.Command(title=fixture_summary(open_file, project, document.data), command="")
+                range=where,
+                command=types.Command(
+                    title=title(index, document.data) if title else fixture_summary(open_file, project, document.data),
+                    command="",
+                ),
             )
         )
     return lenses
 
 
-def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any) -> str:
+def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any, runner: Any = None) -> str:
     """The outcomes of this definition's fixtures, evaluated with ``definition`` as the editor
-    holds it (saved or not)."""
+    holds it (saved or not); ``runner``: the project's, or a view of it with a time budget."""
     import dataclasses
 
     from kartalint.evaluation import Evaluator
@@ -96,10 +104,11 @@ def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any) -
     if not cases:
         return "no fixture uses this definition"
 
-    with Evaluator(runner=project.runner()) as evaluator:  # the project's worker: bounded, never forked from a thread
+    with Evaluator(runner=runner or project.runner()) as evaluator:  # the project's worker, bounded
         report = run(cases, evaluator, LintCache(project.config))
     counts: dict[str, int] = {}
     for result in report.results:
         counts[result.outcome] = counts.get(result.outcome, 0) + 1
     shown = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
-    return f"fixtures: {shown}"
+    spent = getattr(getattr(runner, "budget", None), "over", False)
+    return f"fixtures: {shown}" + ("; stopped: this version's jq time budget is spent" if spent else "")

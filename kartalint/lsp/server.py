@@ -1,9 +1,12 @@
 """``kartalint lsp``: the language server (stdio, pygls 2 / lsprotocol).
 
 Every request is answered from a thread so the editor's messages keep flowing; lint runs after a
-short pause in typing (``DEBOUNCE``) and its diagnostics are published only if the document has
-not changed since. jq runs behind hovers and code lenses go through the bounded worker (time
-limit per run), so a runaway expression never blocks the editor.
+short pause in typing (``DEBOUNCE``) and its diagnostics are published only if the document is
+still open and has not changed since (a closed document gets an empty list, and nothing after).
+jq behind hovers and code lenses runs in one thread of its own (``jqwork``), with a time budget
+per document version, cancelled when the document changes or closes: a request waits for it only
+as long as it chooses (``HOVER_WAIT``, ``LENS_WAIT``), so a runaway expression never keeps another
+request waiting. Positions are clamped to the document.
 """
 
 from __future__ import annotations
@@ -21,9 +24,13 @@ from kartalint import __version__
 from kartalint.load.configfile import CONFIG_NAMES
 from kartalint.lsp import completion, diagnostics, hover, navigation
 from kartalint.lsp.document import OpenFile, lint
+from kartalint.lsp.jqwork import BudgetedRunner, JqWork
 from kartalint.lsp.project import LspProject
 
 DEBOUNCE = 0.15  # seconds of quiet typing before a lint
+HOVER_WAIT = 8.0  # seconds a hover waits for the values of its expression on the fixtures
+LENS_WAIT = 5.0  # seconds a code lens waits for the fixtures' outcome (then it says so, and refreshes)
+EVALUATING = "fixtures: evaluating (the lens refreshes when done)"
 
 
 class KartaServer(LanguageServer):
@@ -33,6 +40,10 @@ class KartaServer(LanguageServer):
         self.files: dict[str, OpenFile] = {}
         self.pending: dict[str, asyncio.Task] = {}
         self.outbox: list[tuple[types.ShowMessageParams, types.PublishDiagnosticsParams | None]] = []
+        self.jq = JqWork()
+
+    def is_open(self, uri: str) -> bool:
+        return unquote(uri) in self.workspace.text_documents
 
     def project_for(self, path: str) -> LspProject:
         from kartalint.load.configfile import find_config
@@ -100,17 +111,23 @@ server = KartaServer()
 
 async def _publish(ls: KartaServer, uri: str, delay: float) -> None:
     await asyncio.sleep(delay)
+    if not ls.is_open(uri):  # closed meanwhile (its empty list is out): nothing after it
+        return
     document = ls.workspace.get_text_document(uri)
     version = document.version
     text = document.source
 
     def work() -> list[types.Diagnostic]:
+        if not ls.is_open(uri):  # closed while waiting for this thread: its file may be gone from disk
+            return []
         open_file, _ = ls.open_file(uri)
         lint(open_file)
         return diagnostics.diagnostics(open_file, uri)
 
     found = await asyncio.to_thread(work)
     ls.flush()
+    if not ls.is_open(uri):
+        return
     current = ls.workspace.get_text_document(uri)
     if current.version == version and current.source == text:  # else a newer lint is on its way
         ls.text_document_publish_diagnostics(
@@ -132,6 +149,7 @@ def did_open(ls: KartaServer, params: types.DidOpenTextDocumentParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: KartaServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.jq.invalidate(params.text_document.uri)  # its jq (hovers, lenses) is for a text that is gone
     _schedule(ls, params.text_document.uri, DEBOUNCE)
 
 
@@ -147,38 +165,78 @@ def did_save(ls: KartaServer, params: types.DidSaveTextDocumentParams) -> None:
         return
     for project in ls.projects.values():
         project.refresh()
+    ls.jq.invalidate()  # a saved fixture changes every lens
     _schedule(ls, params.text_document.uri, 0)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: KartaServer, params: types.DidCloseTextDocumentParams) -> None:
-    ls.files.pop(params.text_document.uri, None)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+    uri = params.text_document.uri
+    pending = ls.pending.pop(uri, None)
+    if pending is not None and not pending.done():
+        pending.cancel()  # a lint on its way is for a document no longer shown
+    ls.jq.invalidate(uri)
+    ls.files.pop(uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
-def _position(params: Any) -> tuple[int, int]:
-    return params.position.line, params.position.character
+def _position(params: Any, open_file: OpenFile) -> tuple[int, int]:
+    return open_file.clamp((params.position.line, params.position.character))
+
+
+async def _finished(future: Any, seconds: float) -> tuple[bool, Any]:
+    """(whether the jq thread's job finished within ``seconds``, its result or the error to show);
+    waiting never cancels the job (another request may want its result)."""
+    import concurrent.futures
+
+    wrapped = asyncio.wrap_future(future)
+    done, _ = await asyncio.wait({asyncio.shield(wrapped)}, timeout=seconds)
+    if not done:
+        return False, None
+    try:
+        return True, future.result(timeout=0)
+    except concurrent.futures.CancelledError:
+        return True, None
+    except Exception as exc:  # (said in the answer, never a failed request)
+        return True, f"not evaluated: {type(exc).__name__}: {exc}"
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def on_hover(ls: KartaServer, params: types.HoverParams) -> types.Hover | None:
-    def work() -> str | None:
-        open_file, project = ls.open_file(params.text_document.uri)
-        with project.lock:
-            return hover.hover(open_file, project, _position(params))
+    uri = params.text_document.uri
 
-    text = await asyncio.to_thread(work)
+    def work() -> tuple[OpenFile, LspProject, list[str], Any]:
+        open_file, project = ls.open_file(uri)
+        parts, jq_field = hover.describe(open_file, project, _position(params, open_file))
+        return open_file, project, parts, jq_field
+
+    open_file, project, parts, jq_field = await asyncio.to_thread(work)
     ls.flush()
-    if not text:
+    if jq_field is not None:
+        expression, target = jq_field.expression, jq_field.target
+
+        def values(budget: Any) -> str:
+            runner = BudgetedRunner(project.runner(), budget)
+            return hover.values_text(hover.values_on_fixtures(open_file, project, expression, target, runner))
+
+        key = ("hover", hash(open_file.text), expression, target)
+        done, text = await _finished(ls.jq.submit(uri, key, values, project.runner()), HOVER_WAIT)
+        parts.append(
+            text
+            if done and text
+            else "On the fixtures: still evaluating (a slow expression): hover again to see the values"
+        )
+    value = "\n\n".join(p for p in parts if p)
+    if not value:
         return None
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
 
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", " ", ":"]))
 async def on_completion(ls: KartaServer, params: types.CompletionParams) -> types.CompletionList:
     def work() -> list[types.CompletionItem]:
         open_file, project = ls.open_file(params.text_document.uri)
-        return completion.complete(open_file, project, _position(params))
+        return completion.complete(open_file, project, _position(params, open_file))
 
     return types.CompletionList(is_incomplete=False, items=await asyncio.to_thread(work))
 
@@ -198,7 +256,7 @@ async def on_code_action(ls: KartaServer, params: types.CodeActionParams) -> lis
 async def on_definition(ls: KartaServer, params: types.DefinitionParams) -> types.Location | None:
     def work() -> types.Location | None:
         open_file, _ = ls.open_file(params.text_document.uri)
-        return navigation.definition(open_file, params.text_document.uri, _position(params))
+        return navigation.definition(open_file, params.text_document.uri, _position(params, open_file))
 
     return await asyncio.to_thread(work)
 
@@ -214,12 +272,34 @@ async def on_symbols(ls: KartaServer, params: types.DocumentSymbolParams) -> lis
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
 async def on_code_lens(ls: KartaServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    uri = params.text_document.uri
+    open_file, project = await asyncio.to_thread(ls.open_file, uri)
+
+    def summaries(budget: Any) -> list[str]:
+        runner = BudgetedRunner(project.runner(), budget)
+        return [navigation.fixture_summary(open_file, project, d.data, runner) for d in open_file.definitions]
+
+    future = ls.jq.submit(uri, ("lens", hash(open_file.text)), summaries, project.runner())
+    done, titles = await _finished(future, LENS_WAIT)
+    if not done:  # the editor asks again when told, and then gets the result at once
+        loop = asyncio.get_running_loop()
+        future.add_done_callback(lambda f: loop.call_soon_threadsafe(_refresh_lenses, ls, f))
+    shown: list[str] = titles if isinstance(titles, list) else []
+
     def work() -> list[types.CodeLens]:
-        open_file, project = ls.open_file(params.text_document.uri)
-        with project.lock:
-            return navigation.code_lenses(open_file, project)
+        return navigation.code_lenses(
+            open_file, project, title=lambda i, _: shown[i] if i < len(shown) else (titles or EVALUATING)
+        )
 
     return await asyncio.to_thread(work)
+
+
+def _refresh_lenses(ls: KartaServer, future: Any) -> None:
+    capabilities = ls.client_capabilities.workspace
+    lens = capabilities.code_lens if capabilities is not None else None
+    if future.cancelled() or lens is None or not lens.refresh_support:
+        return
+    ls.workspace_code_lens_refresh(None)
 
 
 @server.feature(types.SHUTDOWN)
@@ -228,6 +308,35 @@ def on_shutdown(ls: KartaServer, params: Any) -> None:
         project.close()
 
 
+def stop_workers() -> None:
+    """Kill every jq worker of the server (they are its only child processes)."""
+    import multiprocessing
+
+    server.jq.invalidate()
+    server.jq.stop()
+    for project in list(server.projects.values()):
+        project.close()
+    for child in multiprocessing.active_children():
+        child.kill()
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    # pygls would wait for its stdin reader thread, which an editor that sends SIGTERM may never
+    # end: stop the workers and leave at once
+    try:
+        stop_workers()
+    finally:  # (whatever stopping them met: the worker processes also die with this one)
+        os._exit(128 + signum)
+
+
 def run_stdio() -> int:
-    server.start_io()
+    import contextlib
+    import signal
+
+    with contextlib.suppress(ValueError):  # (ValueError: not the main thread)
+        signal.signal(signal.SIGTERM, _terminated)
+    try:
+        server.start_io()
+    finally:
+        stop_workers()
     return 0

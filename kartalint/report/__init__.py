@@ -30,11 +30,16 @@ def reporter_class(name: str) -> type[Reporter]:
     return found
 
 
+def format_name(name: str) -> str:
+    """``auto`` is ``github`` inside GitHub Actions and ``text`` elsewhere."""
+    if name == "auto":
+        return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    return name
+
+
 def make_reporter(name: str, stream: IO[str], color: bool = False, root: str | None = None) -> Reporter:
     """``auto`` picks ``github`` inside GitHub Actions and ``text`` elsewhere."""
-    if name == "auto":
-        name = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    return reporter_class(name)(stream, color=color, root=root)
+    return reporter_class(format_name(name))(stream, color=color, root=root)
 
 
 DOCUMENTS: dict[str, dict[str, str]] = {

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from kartalint.model import Finding
+from kartalint.report.escape import visible
 
 
 class Lifecycle:
@@ -110,4 +111,4 @@ def detail_lines(result: Any) -> list[str]:
             lines.append(f"      hint: {hint}")
     for finding in result.findings:
         lines.append(f"    {finding.severity} {finding.rule}: {finding.message}")
-    return lines
+    return [visible(line) for line in lines]  # values from the fixture stay on their line

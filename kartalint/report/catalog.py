@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from kartalint import karta
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex
+from kartalint.report.escape import visible
 
 if TYPE_CHECKING:
     from kartalint.load.confinement import Confinement
@@ -211,7 +212,7 @@ def render_markdown(table: list[dict[str, Any]]) -> str:
     if any("mutation" in row for row in table):
         lines.extend(_mutation_markdown(table))
     lines.append("")
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)  # names from the definitions stay on their line
 
 
 def _written_markdown(table: list[dict[str, Any]]) -> list[str]:
@@ -260,7 +261,7 @@ def render_text(table: list[dict[str, Any]]) -> str:
         out.append(
             f"{row['kind']:<{widths['kind']}}  {row['groupVersion']:<{widths['groupVersion']}}  {row['fixtures']:<8}  {cov:<8}{score}  {row['name']}"
         )
-    return "\n".join(out) + "\n"
+    return "\n".join(visible(line) for line in out) + "\n"
 
 
 def render_json(table: list[dict[str, Any]]) -> str:

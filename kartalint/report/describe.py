@@ -16,6 +16,7 @@ from typing import Any
 from kartalint.evaluation import quantity
 from kartalint.evaluation.gang_view import POD_GROUP, GangView
 from kartalint.evaluation.view import Component, Instance, PodView, WorkloadView
+from kartalint.report.escape import visible
 
 
 def _align(rows: list[list[str]], padding: int = 3) -> list[str]:
@@ -164,7 +165,7 @@ def render_tree(
     if gang:
         lines += ["", "Gang scheduling:"]
         lines.extend(_gang_lines(gang))
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"  # names and messages from the inputs stay on their line
 
 
 def _gang_lines(gang: GangView) -> list[str]:

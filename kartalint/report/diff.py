@@ -10,6 +10,7 @@ from collections import OrderedDict
 from typing import Any
 
 from kartalint.diff.summary import RESOURCE_LABELS, delta_text, show, show_resource
+from kartalint.report.escape import visible
 
 
 def _summary(report: Any) -> str:
@@ -27,6 +28,7 @@ def render_text(report: Any) -> str:
     lines = [_summary(report)]
     for definition in report.definitions:
         where = definition["path"] + (f" -> {definition['headPath']}" if definition["status"] == "renamed" else "")
+        where += f" at {definition['brokenAt']}: {definition['problem']}" if definition["status"] == "broken" else ""
         lines.append(f"{definition['status']:<9} {where}")
         for change in definition.get("expressions", []):  # the cause, above the workloads it changes
             lines.append(f"    {change['component']} {change['field']}:")
@@ -38,7 +40,7 @@ def render_text(report: Any) -> str:
         lines.append(f"{entry['workload']} ({entry['definition']})")
         lines.extend(f"    {c['text']}" for c in entry["changes"])
     lines.extend(f"problem: {p}" for p in report.problems)
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"  # values from the inputs stay on their line
 
 
 def render_json(report: Any) -> str:
@@ -95,6 +97,8 @@ def render_markdown(report: Any) -> str:
         where = f"`{definition['path']}`" + (
             f" -> `{definition['headPath']}`" if definition["status"] == "renamed" else ""
         )
+        if definition["status"] == "broken":
+            where += f" at {definition['brokenAt']}: {definition['problem']}"
         lines.append(f"- {definition['status']}: {where}")
         if definition.get("expressions"):
             lines += ["", "  | component | field | base | head |", "  |---|---|---|---|"]
@@ -125,4 +129,4 @@ def render_markdown(report: Any) -> str:
                 lines += [f"<details><summary>{entry['workload']}</summary>", "", *chart, "", "</details>", ""]
     for problem in report.problems:
         lines.append(f"> problem: {problem}")
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join(visible(line) for line in lines).rstrip() + "\n"  # values stay on their line

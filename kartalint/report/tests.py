@@ -14,6 +14,7 @@ from typing import Any
 
 from kartalint.report import mutants
 from kartalint.report.base import LABELS, TestReporter, detail_lines
+from kartalint.report.escape import visible
 from kartalint.report.junit import JUnitTestReporter
 from kartalint.rules import outcomes
 
@@ -24,6 +25,10 @@ class TextTestReporter(TestReporter):
     """Fixtures one line each; recordings one line per file unless a frame fails or ``-v``."""
 
     name = "text"
+
+    def _write(self, text: str) -> None:
+        """Lines whose values (ids, paths, names from the inputs) stay on their line."""
+        self.stream.write("\n".join(visible(line) for line in text.split("\n")))
 
     def start(self) -> None:
         self._groups: OrderedDict[str, list[Any]] = OrderedDict()
@@ -36,25 +41,25 @@ class TextTestReporter(TestReporter):
             recording = results[0].case.kind == "recording"
             if recording and not self.verbose and all(r.outcome == "passed" and not r.findings for r in results):
                 used = f"  [{results[0].case.definition.path}]" if results[0].case.definition is not None else ""
-                self.stream.write(f"PASS  {file} ({len(results)} frames){used}\n")
+                self._write(f"PASS  {file} ({len(results)} frames){used}\n")
                 continue
             for result in results:
                 if recording and result.outcome == "passed" and not result.findings and not self.verbose:
                     continue
                 used = f"  [{result.case.definition.path}]" if result.case.definition is not None else ""
-                self.stream.write(f"{LABELS[result.outcome]:<5} {result.case.id}{used}\n")
+                self._write(f"{LABELS[result.outcome]:<5} {result.case.id}{used}\n")
                 if result.outcome != "passed" or self.verbose or result.findings:
                     for line in detail_lines(result):
-                        self.stream.write(line + "\n")
+                        self._write(line + "\n")
         for item in run.without_fixtures:
-            self.stream.write(f"ERROR {item.path}: definition {item.name} has no fixture (--require-fixtures)\n")
+            self._write(f"ERROR {item.path}: definition {item.name} has no fixture (--require-fixtures)\n")
         for cov in run.below_coverage:
-            self.stream.write(
+            self._write(
                 f"ERROR {cov.definition.path}: status-mapping coverage of {cov.definition.name} is {cov.percent:.0f}% "
                 f"(below --min-coverage {run.min_coverage:g}%): never matched {', '.join(cov.unmatched)}\n"
             )
         if run.coverage:
-            self.stream.write("\nCoverage:\n")
+            self._write("\nCoverage:\n")
             for cov in run.coverage.values():
                 matched = len(cov.matched & set(cov.mappings))
                 never = f"; never matched: {', '.join(cov.unmatched)}" if cov.unmatched else ""
@@ -63,15 +68,15 @@ class TextTestReporter(TestReporter):
                     for n, ids in cov.components.items()
                     if ids
                 )
-                self.stream.write(
+                self._write(
                     f"  {cov.definition.name}: {cov.cases} case(s), status mappings {matched}/{len(cov.mappings)}{never}\n"
                 )
                 if comps:
-                    self.stream.write(f"    exercised: {comps}\n")
+                    self._write(f"    exercised: {comps}\n")
         s = run.summary
         xf = f", {s['expectedFailures']} expected failure(s)" if s["expectedFailures"] else ""
         up = f", {s['updated']} updated" if s["updated"] else ""
-        self.stream.write(
+        self._write(
             f"\n{s['passed']} passed{up}, {s['failed']} failed, {s['errors']} error(s){xf} in {run.seconds:.2f} s\n"
         )
         if self.mutation is not None:

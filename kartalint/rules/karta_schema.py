@@ -95,6 +95,9 @@ _JSON_TYPES = {
 }
 
 
+MAX_UNKNOWN_FIELDS = 100  # per mapping; beyond, one finding gives the count
+
+
 def check(ctx: Context) -> None:
     data = ctx.data
     if not isinstance(data, dict):
@@ -123,7 +126,17 @@ def _report(ctx: Context, error: Any) -> None:
     where = format_path(path) or "the document"
     if keyword == "additionalProperties":
         known = sorted((sub.get("properties") or {}).keys())
-        for name in sorted(set(error.instance) - set(known)):
+        unknown = sorted(set(error.instance) - set(known))
+        if len(unknown) > MAX_UNKNOWN_FIELDS:  # one finding counts the rest: the report stays readable and linear
+            ctx.report(
+                "unknown-field",
+                path,
+                f"{len(unknown) - MAX_UNKNOWN_FIELDS} more unknown fields in {where} than the "
+                f"{MAX_UNKNOWN_FIELDS} reported (upstream drops them silently)",
+                key=True,
+                hint=f"known fields: {', '.join(known)}",
+            )
+        for name in unknown[:MAX_UNKNOWN_FIELDS]:
             import difflib  # only when there is an unknown field
 
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)

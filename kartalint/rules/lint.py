@@ -168,13 +168,27 @@ def default_jobs(files: int) -> int:
     return (os.cpu_count() or 1) if files > PARALLEL_THRESHOLD else 1
 
 
+def worker_count(jobs: int | None, files: int) -> int:
+    """How many processes lint ``files`` files: ``jobs`` (None or 0: automatic, ``default_jobs``),
+    never more than the files nor twice the CPUs (``-j 500`` on 3 files starts no process)."""
+    wanted = jobs or default_jobs(files)
+    return max(1, min(wanted, files, 2 * (os.cpu_count() or 1)))
+
+
+def _worker_started(owner: int) -> None:  # pragma: no cover - runs in a worker process
+    from kartalint.jqlang.lifetime import die_with_parent
+
+    die_with_parent(owner)
+
+
 def lint_paths(
     paths: Iterable[str], config: Config | None = None, strict_files: bool = False, jobs: int | None = None
 ) -> LintResult:
     """Lint files and folders. Files that hold neither a Karta nor a fixture document (YAML that
     fails to load included, unless it mentions ``kind: Karta``) are skipped and counted, unless
-    ``strict_files``. ``jobs`` worker processes share the files (default: every CPU for more than
-    50 files); the result is the same, in the same order, whatever ``jobs`` is."""
+    ``strict_files``. ``jobs`` worker processes share the files (default or 0: every CPU for more
+    than 50 files; never more than the files nor twice the CPUs); the result is the same, in the
+    same order, whatever ``jobs`` is."""
     config = config or Config()
     result = LintResult()
     files, result.missing = iter_yaml_files(paths, result.skipped_paths)
@@ -188,7 +202,7 @@ def lint_paths(
         if path != "-" and config.excluded(path):
             continue
         wanted.append(path)
-    jobs = default_jobs(len(wanted)) if jobs is None else max(1, jobs)
+    jobs = worker_count(jobs, len(wanted))
     for outcome in _outcomes(wanted, config, strict_files, jobs):
         if outcome.template:
             result.templates.append(outcome.path)
@@ -218,7 +232,7 @@ def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
         try:
-            with context.Pool(jobs) as pool:
+            with context.Pool(jobs, initializer=_worker_started, initargs=(os.getpid(),)) as pool:
                 yield from (
                     o
                     for outcomes in pool.imap(_lint_chunk, [(c, config, strict_files) for c in chunks])

@@ -11,8 +11,10 @@ Layouts: ``definitions`` keeps ``definitions/<name>.yaml`` with its fixtures bes
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
-import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,20 +183,109 @@ def plan(
 
 
 def write(result: Plan) -> list[str]:
-    """Write the plan; refuses (writing nothing) when any target exists."""
+    """Write the plan, all or nothing, and nothing outside the root: refuses (writing nothing) when
+    a target exists or a folder on its way is a symbolic link out of the root; every file goes to
+    a temporary file in its folder first, then each is linked into place (never over a file that
+    appeared meanwhile); on any failure what was written (files, folders made) is removed."""
     targets = [path for path, _ in result.files] + [path for _, path in result.copies]
-    existing = [t for t in targets if os.path.exists(os.path.join(result.root, t))]
+    existing = [t for t in targets if os.path.lexists(os.path.join(result.root, t))]
     if existing:
         raise InitError(f"refusing to overwrite {', '.join(existing)} (move them away, or edit them by hand)")
+    contents: list[tuple[str, bytes]] = []
     for source, target in result.copies:
-        os.makedirs(os.path.dirname(os.path.join(result.root, target)), exist_ok=True)
-        shutil.copyfile(source, os.path.join(result.root, target))
-    for path, text in result.files:
-        full = os.path.join(result.root, path)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "x", encoding="utf-8") as handle:
-            handle.write(text)
+        try:
+            with open(source, "rb") as handle:
+                contents.append((target, handle.read()))
+        except OSError as exc:
+            raise InitError(f"cannot read {source}: {exc.strerror or exc}") from None
+    contents += [(path, text.encode("utf-8")) for path, text in result.files]
+    made: list[str] = []  # folders made, staged and placed files: undone on failure
+    staged: list[tuple[str, str]] = []
+    placed: list[str] = []
+    target = ""
+    try:
+        if not os.path.isdir(result.root):
+            os.makedirs(result.root)
+            made.append(result.root)
+        for target, data in contents:
+            full = os.path.join(result.root, target)
+            _make_folders(result.root, os.path.dirname(target), made)
+            staged.append((_stage(full, data), full))
+        for temporary, full in staged:
+            target = os.path.relpath(full, result.root)
+            _place(temporary, full)
+            placed.append(full)
+    except OSError as exc:
+        _undo(staged, placed, made)
+        raise InitError(f"cannot write {target}: {exc.strerror or exc}; nothing was written") from None
+    except BaseException:
+        _undo(staged, placed, made)
+        raise
+    for temporary, _ in staged:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
     return targets
+
+
+def _make_folders(root: str, folder: str, made: list[str]) -> None:
+    """Make ``folder`` (relative to ``root``) and the folders on its way, noting each one made;
+    a folder on the way that is a symbolic link leading out of ``root`` is refused."""
+    real_root = os.path.realpath(root)
+    current = root
+    for part in [p for p in folder.split(os.sep) if p]:
+        current = os.path.join(current, part)
+        if os.path.lexists(current):
+            real = os.path.realpath(current)
+            if real != real_root and not real.startswith(real_root + os.sep):
+                raise InitError(
+                    f"refusing to write through {os.path.relpath(current, root)}: it leads to {real}, "
+                    "outside the repository; nothing was written"
+                )
+            if not os.path.isdir(current):
+                raise NotADirectoryError(errno.ENOTDIR, "a file is in the way of a folder", current)
+        else:
+            os.mkdir(current)
+            made.append(current)
+
+
+def _stage(full: str, data: bytes) -> str:
+    descriptor, temporary = tempfile.mkstemp(
+        prefix=f".{os.path.basename(full)}.", suffix=".tmp", dir=os.path.dirname(full)
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return temporary
+
+
+def _place(temporary: str, full: str) -> None:
+    """The staged file at ``full``, never over a file that exists (a link fails then)."""
+    try:
+        os.link(temporary, full)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK):
+            raise
+        if os.path.lexists(full):  # a file system without hard links: rename, unless it exists
+            raise FileExistsError(errno.EEXIST, "it exists", full) from None
+        os.rename(temporary, full)
+
+
+def _undo(staged: list[tuple[str, str]], placed: list[str], made: list[str]) -> None:
+    for path in [*placed, *(temporary for temporary, _ in staged)]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    for folder in reversed(made):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 def next_steps(result: Plan, layout: str) -> str:

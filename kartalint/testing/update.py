@@ -32,7 +32,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+# The parser's line model: YAML (PyYAML and libyaml alike) ends a line at CR LF, CR, LF, NEL,
+# U+2028 and U+2029, anywhere (comments and quoted scalars included); so do the lines here, or
+# every mark after such a character would point one line off.
+_BREAKS = "\r\n\x85\u2028\u2029"
+_LINE = re.compile(f"[^{_BREAKS}]*(?:\r\n|[{_BREAKS}]|$)")
 _SEPARATOR = re.compile(r"^(---|\.\.\.)(?:[ \t]|$)")
 LOCK_TIMEOUT = 120.0
 TEMP_SUFFIX = ".kartalint-tmp"
@@ -59,7 +63,7 @@ def _lines(text: str) -> list[str]:
 
 
 def _body(line: str) -> str:
-    return line.rstrip("\r\n")
+    return line.rstrip(_BREAKS)
 
 
 def _newline(lines: Sequence[str]) -> str:
@@ -195,22 +199,27 @@ def rewrite_document(lines: Sequence[str], new_expect: dict[str, Any], newline: 
     key_node, value_node = next(
         ((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == "expect"), (None, None)
     )
-    columns = {k.start_mark.column for k, _ in node.value}
     out = list(lines)
-    if not node.flow_style and len(columns) <= 1:  # block style: replace (or append) the block's lines
-        column = columns.pop() if columns else 0
-        if key_node is not None:
+    if not node.flow_style:  # block style: replace (or append) the block's lines
+        column = node.start_mark.column  # where every key (or `?` of a complex key) starts
+        if key_node is not None and value_node is not None:
             first = key_node.start_mark.line
+            if key_node.start_mark.column != column or _body(lines[first])[column : column + 1] == "?":
+                raise UpdateError("its expect key is written as a complex key (`? expect`): write `expect:`")
+            if first != value_node.start_mark.line and value_node.start_mark.column <= column:
+                raise UpdateError("its expect value starts left of the block it belongs to")
             end = _block_end(lines, first, column)
+            if value_node.end_mark.column > 0:  # a flow value may go on at column 0: its own end counts
+                end = max(end, value_node.end_mark.line + 1)
             old = "".join(_body(line)[column:] + "\n" for line in lines[first:end])
             block = _dump_block(old, new_expect, normal)
         else:
             first = end = _content_end(lines)
             block = _dump_block(None, new_expect, normal)
         new_lines = [" " * column + line + newline for line in block.split("\n")[:-1]]
-        if first and first == end and not out[first - 1].endswith(("\n", "\r")):
+        if first and first == end and not out[first - 1].endswith(tuple(_BREAKS)):
             out[first - 1] += newline
-        if end == len(lines) and end > first and not lines[end - 1].endswith(("\n", "\r")):
+        if end == len(lines) and end > first and not lines[end - 1].endswith(tuple(_BREAKS)):
             new_lines[-1] = new_lines[-1][: -len(newline)]  # the file had no final line break
         return out[:first] + new_lines + out[end:]
     if value_node is not None:  # flow style: replace the value's exact span
@@ -231,6 +240,8 @@ def _content_end(lines: Sequence[str]) -> int:
 
 def _splice(lines: list[str], start: tuple[int, int], end: tuple[int, int], text: str) -> list[str]:
     """Replace the text from ``start`` to ``end`` (``(line, column)``, end exclusive) by ``text``."""
+    if end[0] >= len(lines):  # the end of the text
+        raise UpdateError("its expect value ends where the file ends, in a shape this rewrite does not know")
     first, last = lines[start[0]], lines[end[0]]
     merged = _body(first)[: start[1]] + text + last[end[1] :]
     return [*lines[: start[0]], merged, *lines[end[0] + 1 :]]
@@ -254,6 +265,43 @@ def rewrite_expect(text: str, updates: Sequence[tuple[int, dict[str, Any]]]) -> 
         position = end
     out.extend(lines[position:])
     return "".join(out), changed
+
+
+def verify_rewrite(old: str, new: str, updates: Sequence[tuple[int, dict[str, Any]]], name: str = "") -> None:
+    """Parse what was written as ``kartalint test`` will read it and compare it with the original:
+    the same documents, every value outside ``expect`` the same, each updated ``expect`` the
+    intended one, the others unchanged, and no new load problem (a duplicate key, say). An
+    ``UpdateError`` says what differs: the file is then not replaced."""
+    from kartalint.load.documents import load_text
+
+    before, after = load_text(old, name), load_text(new, name)
+    problems = sorted(f.rule for f in after.findings)
+    if problems != sorted(f.rule for f in before.findings):
+        new_ones = [f for f in after.findings if f.message not in {g.message for g in before.findings}]
+        shown = new_ones[0] if new_ones else after.findings[0]
+        raise UpdateError(f"the rewrite would read differently ({shown.rule}: {shown.message})")
+    if len(before.documents) != len(after.documents):
+        raise UpdateError(
+            f"the rewrite would hold {len(after.documents)} document(s) instead of {len(before.documents)}"
+        )
+    wanted = {line: json.loads(json.dumps(expect)) for line, expect in updates}
+    for old_document, new_document in zip(before.documents, after.documents, strict=True):
+        old_data, new_data = old_document.data, new_document.data
+        if not isinstance(old_data, dict) or not isinstance(new_data, dict):
+            if old_data != new_data:
+                raise UpdateError(f"document {old_document.index + 1} would change outside expect")
+            continue
+        outside = {k: v for k, v in old_data.items() if k != "expect"}
+        if outside != {k: v for k, v in new_data.items() if k != "expect"}:
+            changed = sorted(set(outside) ^ {k for k in new_data if k != "expect"}) or sorted(
+                k for k in outside if outside[k] != new_data.get(k)
+            )
+            raise UpdateError(
+                f"document {old_document.index + 1} would change outside expect ({', '.join(map(str, changed))})"
+            )
+        expect = wanted.get(old_document.node.start_mark.line + 1, old_data.get("expect"))
+        if new_data.get("expect") != expect:
+            raise UpdateError(f"document {old_document.index + 1} would not read back the expect written")
 
 
 # -- files: encoding, lock, atomic replace ------------------------------------------------------
@@ -337,9 +385,17 @@ def update_file(path: str, updates: Sequence[tuple[int, dict[str, Any]]]) -> int
             text, bom = decode(data)
         except UnicodeDecodeError as exc:
             raise UpdateError(f"is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-        fresh, changed = rewrite_expect(text, updates)
-        if not changed:
-            return 0
+        try:
+            fresh, changed = rewrite_expect(text, updates)
+            if not changed:
+                return 0
+            verify_rewrite(text, fresh, updates, path)
+        except UpdateError as exc:
+            raise UpdateError(f"cannot be rewritten safely: {exc}; the file is unchanged") from None
+        except Exception as exc:  # a shape of file the rewrite does not know: refused, never half done
+            raise UpdateError(
+                f"cannot be rewritten safely ({type(exc).__name__}: {exc}); the file is unchanged"
+            ) from None
         try:
             atomic_write(path, bom + fresh.encode("utf-8"))
         except OSError as exc:

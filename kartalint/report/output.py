@@ -1,0 +1,231 @@
+"""Where a report goes: the one guarded writer of every format and command.
+
+``report_output(path)`` gives the text stream a report is written to. With a path, the report is
+written to a temporary file next to it and renamed over it only once complete: a write error (a
+full disk, EIO, a file-size limit), an exception or a kill half way leave the target as it was, and
+never a partial file. A target that exists and is not a regular file (``/dev/null``, a FIFO, a
+terminal) is written directly. Without a path, standard output. Any error opening or writing is an
+``OutputError`` naming the file, one line (the commands exit 2 with it), never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator
+from typing import IO, Any
+
+from kartalint.errors import KartalintError
+from kartalint.report.escape import guard_line
+
+STDOUT = "standard output"
+
+
+class OutputError(KartalintError):
+    """A report could not be written (exit code 2)."""
+
+    def __init__(self, target: str, problem: BaseException | str) -> None:
+        reason = problem if isinstance(problem, str) else (getattr(problem, "strerror", None) or str(problem))
+        super().__init__(f"cannot write {target}: {reason or type(problem).__name__}")
+        self.target = target
+
+
+class GuardedStream(io.TextIOBase):
+    """A text stream whose write errors are an ``OutputError`` naming ``target``, and whose lines
+    are made safe to show (``escape.guard_line``: no control character, no line that a GitHub
+    Actions runner takes for a workflow command unless ``commands``, the github format; ESC kept
+    for ``colour``). A line is written once complete (or on ``flush``)."""
+
+    def __init__(self, stream: IO[str] | None, target: str, commands: bool = False, colour: bool = False) -> None:
+        super().__init__()
+        self.stream = stream
+        self.target = target
+        self.commands = commands
+        self.colour = colour
+        self._pending = ""  # the line being written
+        self._continued = False  # the pending text continues a line already flushed
+
+    def _failed(self, exc: BaseException) -> OutputError:
+        return OutputError(self.target, exc)
+
+    def _guard(self, line: str) -> str:
+        ending = "\r" if line.endswith("\r") else ""  # a CRLF line ending (CSV's) stays one; a CR inside is escaped
+        guarded = guard_line(
+            line[: len(line) - len(ending)], commands=self.commands or self._continued, colour=self.colour
+        )
+        self._continued = False
+        return guarded + ending
+
+    def _send(self, text: str) -> None:
+        if self.stream is None:
+            raise OutputError(self.target, "it is closed")
+        try:
+            self.stream.write(text)
+        except (OSError, ValueError) as exc:  # ValueError: I/O operation on a closed file
+            raise self._failed(exc) from None
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            raise OutputError(self.target, "it is closed")
+        self._pending += text
+        if "\n" in self._pending:
+            lines, _, self._pending = self._pending.rpartition("\n")
+            self._send("".join(self._guard(line) + "\n" for line in lines.split("\n")))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.stream is None:
+            return
+        if self._pending:
+            self._send(self._guard(self._pending))
+            self._pending = ""
+            self._continued = True
+        try:
+            self.stream.flush()
+        except (OSError, ValueError) as exc:
+            raise self._failed(exc) from None
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self.stream is not None and self.stream.isatty())
+        except (OSError, ValueError):
+            return False
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> Any:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
+
+
+class MessageStream(GuardedStream):
+    """Standard error: its lines made safe like a report's (messages quote file names and
+    values); a failure to write there is ignored (there is nowhere left to say it)."""
+
+    def __init__(self, stream: IO[str] | None) -> None:
+        super().__init__(stream, "standard error")
+
+    def _send(self, text: str) -> None:
+        with contextlib.suppress(OutputError):
+            super()._send(text)
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            return len(text)
+        return super().write(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OutputError):
+            super().flush()
+
+
+class ReportFile:
+    """A report file being written: a temporary file in the target's folder until ``commit``
+    (``abandon`` removes it; both can be called again, and ``abandon`` after ``commit`` does
+    nothing)."""
+
+    def __init__(self, path: str, commands: bool = False) -> None:
+        self.path = path
+        self.temporary: str | None = None
+        try:
+            if os.path.isdir(path):
+                raise OutputError(path, "it is a folder")
+            real = os.path.realpath(path)  # through a symbolic link: the file it names is replaced
+            folder = os.path.dirname(real)
+            os.makedirs(folder, exist_ok=True)
+            try:
+                mode = os.stat(real).st_mode
+            except FileNotFoundError:
+                mode = None
+            if mode is not None and not stat.S_ISREG(mode):  # a device, a FIFO: written in place
+                self.real = real
+                self.handle: IO[str] = open(real, "w", encoding="utf-8", newline="")  # noqa: SIM115
+            else:
+                self.real = real
+                self.mode = stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask()
+                descriptor, self.temporary = tempfile.mkstemp(
+                    prefix=f".{os.path.basename(real)}.", suffix=".tmp", dir=folder
+                )
+                self.handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
+        except OSError as exc:
+            raise OutputError(path, exc) from None
+        self.stream = GuardedStream(self.handle, path, commands=commands)
+
+    def commit(self) -> None:
+        try:
+            self.handle.flush()
+            if self.temporary is not None:
+                os.fsync(self.handle.fileno())
+            self.handle.close()
+            if self.temporary is not None:
+                os.chmod(self.temporary, self.mode)
+                os.replace(self.temporary, self.real)
+                self.temporary = None
+        except (OSError, ValueError) as exc:
+            self.abandon()
+            raise OutputError(self.path, exc) from None
+
+    def abandon(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.handle.close()
+        if self.temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.temporary)
+            self.temporary = None
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+class StdoutReport:
+    """A report on standard output (``commit`` flushes it)."""
+
+    def __init__(self, commands: bool = False, colour: bool = False) -> None:
+        stdout: Any = sys.stdout
+        if isinstance(stdout, GuardedStream):  # the command's guard (cli.main): this one guards instead
+            stdout.flush()
+            stdout = stdout.stream
+        self.stream = GuardedStream(stdout, STDOUT, commands=commands, colour=colour)
+
+    def commit(self) -> None:
+        self.stream.flush()
+
+    def abandon(self) -> None:
+        pass
+
+
+def open_report(path: str | None, commands: bool = False, colour: bool = False) -> ReportFile | StdoutReport:
+    """A report being written to ``path``, or to standard output (``None`` or ``-``). Open it
+    before the work, so that an unwritable path is said at once; ``commit`` it when complete.
+    ``commands``: the github format (its lines are workflow commands); ``colour``: ESC sequences
+    are the reporter's own (standard output only)."""
+    if not path or path == "-":
+        return StdoutReport(commands, colour)
+    return ReportFile(path, commands)
+
+
+@contextlib.contextmanager
+def report_output(path: str | None, commands: bool = False, colour: bool = False) -> Iterator[IO[str]]:
+    """The stream of a report (``open_report``), committed when the block ends without an
+    exception, abandoned otherwise."""
+    report = open_report(path, commands, colour)
+    try:
+        yield report.stream  # type: ignore[misc]
+    except BaseException:
+        report.abandon()
+        raise
+    report.commit()
+
+
+def write_report(path: str | None, text: str) -> None:
+    """Write a whole document to ``path`` (or standard output) through ``report_output``."""
+    with report_output(path) as stream:
+        stream.write(text)
