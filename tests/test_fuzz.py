@@ -692,6 +692,7 @@ def _combine(children):
 JQ_PROGRAMS = st.recursive(JQ_ATOMS, _combine, max_leaves=25)
 
 
+@pytest.mark.slow
 @examples(150)
 @given(program=JQ_PROGRAMS)
 def test_the_builtin_table_never_proves_a_program_libjq_refuses(program):

@@ -1,7 +1,7 @@
 """The pre-commit hooks, run by real pre-commit (`pre-commit try-repo`) on a throwaway repository.
 
 pre-commit installs this repository into its own virtualenv (from the package registry), once
-per test session, in a temporary PRE_COMMIT_HOME.
+per test session, in a temporary PRE_COMMIT_HOME. The tests that run pre-commit are `slow`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,14 @@ pytestmark = pytest.mark.skipif(
 BROKEN = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def precommit_home(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("pre-commit-home"))
+    """One PRE_COMMIT_HOME for the whole run, shared by the xdist workers (pre-commit locks its
+    store), so each hook environment is installed once."""
+    base = tmp_path_factory.getbasetemp()
+    home = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "pre-commit-home"
+    home.mkdir(exist_ok=True)
+    return str(home)
 
 
 @pytest.fixture
@@ -77,6 +82,7 @@ def test_hook_definitions_are_valid():
     assert any(dep.startswith("hypothesis") for dep in explore["additional_dependencies"])
 
 
+@pytest.mark.slow
 def test_lint_hook_passes_good_fails_broken(sample, precommit_home):
     code, out = try_repo(sample, precommit_home, "kartalint-lint", "catalog/good.yaml", "ci.yaml")
     assert code == 0, out
@@ -87,6 +93,7 @@ def test_lint_hook_passes_good_fails_broken(sample, precommit_home):
     assert "catalog/broken.yaml:" in out and "unknown-owner-ref" in out
 
 
+@pytest.mark.slow
 def test_test_hook_runs_the_fixtures(sample, precommit_home):
     fixture = {
         "apiVersion": "kartalint/v1",
@@ -157,6 +164,7 @@ def commit(repo, home, message):
     return proc.returncode, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["definitions", "catalog"])
 def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit_home):
     from test_action import run_action
