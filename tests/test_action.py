@@ -61,14 +61,17 @@ def run_action(repo, overrides, summary, runner_temp=None):
     inputs.update(overrides)
     runner_temp = runner_temp or repo.parent / "runner-temp"
     runner_temp.mkdir(exist_ok=True)
-    tool_bin = repo.parent / "tool-bin"  # setup-python puts `python` on the PATH; so does this
+    # setup-python puts `python` on the PATH and the install step `kartalint`; so does this, for the
+    # interpreter running the tests (whether or not its virtual environment is activated)
+    tool_bin = repo.parent / "tool-bin"
     tool_bin.mkdir(exist_ok=True)
-    wrapper = tool_bin / "python"
-    if not wrapper.exists():
-        # a wrapper, not a symbolic link: a virtual environment's interpreter reached through a link
-        # elsewhere no longer finds its environment (pyvenv.cfg is looked up next to the link)
-        wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-        wrapper.chmod(0o755)
+    for name, command in (("python", ""), ("kartalint", " -m kartalint")):
+        wrapper = tool_bin / name
+        if not wrapper.exists():
+            # a wrapper, not a symbolic link: a virtual environment's interpreter reached through a link
+            # elsewhere no longer finds its environment (pyvenv.cfg is looked up next to the link)
+            wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}"{command} "$@"\n')
+            wrapper.chmod(0o755)
     logs, outputs = {}, {}
     code = 0
     for step in action["runs"]["steps"]:
