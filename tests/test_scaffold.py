@@ -3,6 +3,8 @@ real objects they give the same roles and replicas as the catalog definition of 
 
 from __future__ import annotations
 
+import copy
+import functools
 import glob
 import os
 import pathlib
@@ -36,23 +38,35 @@ def run(capsys, *argv):
 def real_objects(gvk):
     """Objects of a type from the reference data (recordings, objects/); for types the reference
     has none of, the objects of the project's fixtures (written from the operator's API)."""
-    out = []
+    for objects in _objects_by_source():
+        out = [obj for obj in objects if object_gvk(obj) == gvk]
+        if out:
+            return copy.deepcopy(out)
+    return []
+
+
+@functools.lru_cache(maxsize=1)
+def _objects_by_source():
+    """The objects of the recordings, of the reference's objects/ and of the project's fixtures,
+    read once per test process (the recordings are megabytes of YAML)."""
+    recorded = []
     for path in glob.glob(os.path.join(REFERENCE, "*data", "**", "*.yaml"), recursive=True):
         with open(path, encoding="utf-8") as handle:
             data = yaml.load(handle, Loader=yaml.CSafeLoader)
         if is_recording(data):
-            out.extend(e.object for e in state_events(data) if object_gvk(e.object) == gvk)
+            recorded.extend(e.object for e in state_events(data))
+    sources = [recorded]
     for pattern in (os.path.join(REFERENCE, "objects", "*.yaml"), os.path.join(ROOT, "fixtures", "*", "*.yaml")):
-        if out:
-            break
+        found = []
         for path in glob.glob(pattern):
             with open(path, encoding="utf-8") as handle:
                 for doc in yaml.safe_load_all(handle):
                     if isinstance(doc, dict) and doc.get("kind") == "KartaFixture":
                         doc = doc.get("object")
-                    if isinstance(doc, dict) and object_gvk(doc) == gvk:
-                        out.append(doc)
-    return out
+                    if isinstance(doc, dict):
+                        found.append(doc)
+        sources.append(found)
+    return sources
 
 
 def roles(view, drop=()):
