@@ -189,10 +189,17 @@ def test_run_many_stops_a_runaway_text_alone_and_names_it():
 
 
 def test_run_many_without_fork_reports_every_reply_and_still_names_the_runaway():
-    """Where there is no fork (the worker is spawned), there is no shared progress record."""
+    """Where there is no fork (the worker is spawned), there is no shared progress record. A
+    spawned worker's start counts in its first text's time: the limit is five times the start
+    measured now (at least 2 s), so a loaded machine does not stop the texts around the runaway."""
     import multiprocessing
 
-    with BoundedRunner(timeout=2) as r:
+    with BoundedRunner(timeout=600) as r:
+        r._ctx = multiprocessing.get_context("spawn")
+        started = time.monotonic()
+        assert r.run(".", 1).results == [1]
+        start = time.monotonic() - started
+    with BoundedRunner(timeout=max(2.0, 5 * start)) as r:
         r._ctx = multiprocessing.get_context("spawn")
         results = dict(r.run_many("if . == 1 then last(repeat(1)) else . end", ["0", "1", "2"]))
         assert r._progress is None
