@@ -242,6 +242,8 @@ def _update_until(project, pause_at):
     killed); the steps it went through, as (number, call, file names)."""
     read, write = os.pipe()
     env = dict(_env(), KARTALINT_TEST_CHANNEL=str(write), KARTALINT_TEST_PAUSE_AT=str(pause_at))
+    if pause_at:  # a killed child never saves coverage data: measured runs leave it out
+        env = {key: value for key, value in env.items() if not key.startswith("COVERAGE_")}
     proc = subprocess.Popen(
         [sys.executable, "-c", _PAUSABLE_UPDATE, *_command()[3:]],
         cwd=project,
