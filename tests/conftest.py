@@ -160,11 +160,17 @@ def reference_crds_read_once():
     read = CrdIndex.from_paths.__func__
     indexes: dict = {}
 
-    def from_paths(cls, paths):
+    def from_paths(cls, paths, *args, **kwargs):
         paths = list(paths)
         real = [os.path.realpath(p) for p in paths]
-        if cls is not CrdIndex or not real or not all(_read_only(p) and os.path.exists(p) for p in real):
-            return read(cls, paths)
+        if (
+            args
+            or kwargs
+            or cls is not CrdIndex
+            or not real
+            or not all(_read_only(p) and os.path.exists(p) for p in real)
+        ):
+            return read(cls, paths, *args, **kwargs)
         key = (os.getcwd(), tuple(paths), tuple(os.stat(p).st_mtime_ns for p in real))
         if key not in indexes:
             indexes[key] = read(cls, paths)
