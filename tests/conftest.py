@@ -99,6 +99,31 @@ def rule_ids(findings) -> list[str]:
     return sorted({f.rule for f in findings})
 
 
+def run_cli(argv: list[str], cwd: Any = None, stdin: str = "") -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``kartalint ARGV`` run in this process from ``cwd``: what
+    ``python -m kartalint`` gives, without starting an interpreter (for tests that cannot use capsys)."""
+    import contextlib
+    import io
+    import sys
+
+    from kartalint.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old_cwd, old_stdin = os.getcwd(), sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+    try:
+        os.chdir(cwd or old_cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(argv))
+            except SystemExit as exc:  # argparse: usage errors
+                code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(old_cwd)
+        sys.stdin = old_stdin
+    return code, out.getvalue(), err.getvalue()
+
+
 def git(repo, *args):
     """Run git in ``repo`` with a fixed author (tests build throwaway repositories)."""
     subprocess.run(
@@ -114,3 +139,44 @@ def git(repo, *args):
             GIT_COMMITTER_EMAIL="t@example.com",
         ),
     )
+
+
+# -- set-up shared by every test of a process --------------------------------------------------------
+
+READ_ONLY_DATA = (os.path.realpath(REFERENCE), os.path.realpath(os.path.join(ROOT, "tests", "data")))
+
+
+def _read_only(path: str) -> bool:
+    return any(path == root or path.startswith(root + os.sep) for root in READ_ONLY_DATA)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def reference_crds_read_once():
+    """The reference CRDs are megabytes of YAML no test writes: ``CrdIndex.from_paths`` of paths in
+    the read-only test data gives, to every caller (``lint --crd``, ``new --crd``, ``explore``, the
+    tests), a copy of the index read the first time in this process. Other paths are read as usual."""
+    from kartalint.load.crds import CrdIndex
+
+    read = CrdIndex.from_paths.__func__
+    indexes: dict = {}
+
+    def from_paths(cls, paths, *args, **kwargs):
+        paths = list(paths)
+        real = [os.path.realpath(p) for p in paths]
+        if (
+            args
+            or kwargs
+            or cls is not CrdIndex
+            or not real
+            or not all(_read_only(p) and os.path.exists(p) for p in real)
+        ):
+            return read(cls, paths, *args, **kwargs)
+        key = (os.getcwd(), tuple(paths), tuple(os.stat(p).st_mtime_ns for p in real))
+        if key not in indexes:
+            indexes[key] = read(cls, paths)
+        first = indexes[key]
+        return CrdIndex(versions=dict(first.versions), problems=list(first.problems))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(CrdIndex, "from_paths", classmethod(from_paths))
+        yield

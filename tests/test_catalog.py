@@ -81,7 +81,7 @@ EXPECTED_TYPES = {
 
 def load(path):
     with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        return yaml.load(handle, Loader=yaml.CSafeLoader)  # libyaml: the same data, faster
 
 
 def root_gvk(data):

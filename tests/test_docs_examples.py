@@ -96,7 +96,7 @@ def setup_wheel(tmp):
     (tmp / "dist").mkdir()
     source = tmp / "source"  # a copy: building writes build/ and *.egg-info next to the sources
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", ".venv", ".git")
-    for name in ("kartalint", "catalog"):
+    for name in ("kartalint", "catalog", "fixtures"):  # the wheel ships the catalog and its fixtures
         shutil.copytree(os.path.join(ROOT, name), source / name, ignore=ignore)
     for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         shutil.copyfile(os.path.join(ROOT, name), source / name)
@@ -203,6 +203,32 @@ def _unpublished(match: re.Match) -> str:
     ):
         return ""
     return match.group(0)
+
+
+def test_ci_runs_the_readme_test_command_in_a_fresh_virtual_environment():
+    """.ci/run makes a virtual environment, installs the development extra into it and runs the
+    README's test command there: the command contributors are told to run is the one CI runs."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        install, test = re.search(
+            r"(python3? -m pip install '\.\[dev\]') && (python3? -m pytest [^\n]*)", handle.read()
+        ).groups()
+    # in an activated environment `python` and `python3` are the same interpreter
+    install, test = (re.sub(r"^python3? ", "python3 ", command) for command in (install, test))
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as handle:
+        lines = [line.strip() for line in handle if line.strip() and not line.lstrip().startswith("#")]
+
+    def first(what, predicate):
+        found = next((index for index, line in enumerate(lines) if predicate(line)), None)
+        assert found is not None, f".ci/run does not {what}"
+        return found
+
+    made = first("make a virtual environment", lambda line: line.startswith("python3 -m venv "))
+    activated = first("activate it", lambda line: line.startswith(". ") and line.endswith('/bin/activate"'))
+    installed = first(
+        f"run {install}", lambda line: line.startswith("python3 -m pip install") and line.endswith(install.split()[-1])
+    )
+    tested = first(f"run {test}", lambda line: line == test)
+    assert made < activated < installed < tested, lines
 
 
 def pinned_refs():

@@ -183,6 +183,7 @@ def test_scalar_offsets_reproduce_value(text):
             assert text[offset] == char or text[offset] == "\\" or text[offset] == "'"
 
 
+@pytest.mark.slow
 def test_every_reference_scalar_maps_back():
     total = 0
     for folder, _, names in os.walk(REFERENCE):
@@ -213,6 +214,7 @@ def _full(text):
     return source, [d.data for d in source.documents]
 
 
+@pytest.mark.slow
 def test_plain_loader_gives_the_full_loaders_data_on_every_yaml_file():
     import glob
 

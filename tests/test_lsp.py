@@ -19,7 +19,7 @@ import yaml
 pytest.importorskip("pygls")
 pytest_lsp = pytest.importorskip("pytest_lsp")
 
-from conftest import REFERENCE, ROOT  # noqa: E402
+from conftest import REFERENCE, ROOT, run_cli  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
 
@@ -112,10 +112,8 @@ def position_of(text: str, needle: str, offset: int = 0) -> types.Position:
 
 
 def lint_json(path: pathlib.Path, cwd: pathlib.Path) -> list:
-    out = subprocess.run(
-        [sys.executable, "-m", "kartalint", "lint", "-f", "json", str(path)], cwd=cwd, capture_output=True, text=True
-    )
-    return json.loads(out.stdout)["findings"]
+    _code, out, _err = run_cli(["lint", "-f", "json", str(path)], cwd=cwd)
+    return json.loads(out)["findings"]
 
 
 @pytest.mark.asyncio
@@ -186,14 +184,12 @@ async def test_hover_shows_the_values_describe_computes(client: LanguageClient):
     shown = re.findall(r"^- `(.+)`: `(.+)`$", hover.contents.value, re.M)
     assert len(shown) == 3  # the first three fixtures of this definition
     for name, values in shown:
-        described = subprocess.run(
-            [sys.executable, "-m", "kartalint", "describe", "-f", "json", "--definition", str(path), "-"],
-            input=json.dumps(objects[name]),
+        _code, described, _err = run_cli(
+            ["describe", "-f", "json", "--definition", str(path), "-"],
             cwd=client.project,
-            capture_output=True,
-            text=True,
+            stdin=json.dumps(objects[name]),
         )
-        view = json.loads(described.stdout)
+        view = json.loads(described)
         replicas = [i["replicas"]["replicas"] for c in view["components"] for i in c["instances"] if c["owner"]]
         assert json.loads(values) == replicas, name
 

@@ -1,7 +1,9 @@
-"""The pre-commit hooks, run by real pre-commit (`pre-commit try-repo`) on a throwaway repository.
+"""The pre-commit hooks, run by real pre-commit on throwaway repositories.
 
-pre-commit installs this repository into its own virtualenv (from the package registry), once
-per test session, in a temporary PRE_COMMIT_HOME.
+The hooks come from a clone of this repository with the working tree committed, pinned at that
+revision as a user's configuration pins kartalint. pre-commit installs it into its own virtualenv
+(from the package registry) once per test run: the clone and PRE_COMMIT_HOME are shared by the
+xdist workers. The tests that run pre-commit are `slow`.
 """
 
 from __future__ import annotations
@@ -18,15 +20,58 @@ from conftest import BASE_DEFINITION, REFERENCE, ROOT, git
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(os.path.join(ROOT, ".git")) or shutil.which("git") is None,  # a worktree has a .git file
-    reason="needs this project as a git checkout (pre-commit try-repo clones it)",
+    reason="needs this project as a git checkout (the hooks come from a clone of it)",
 )
 
 BROKEN = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
 
 
-@pytest.fixture(scope="module")
+def _run_wide(tmp_path_factory):
+    """A folder every xdist worker of this run sees (pytest's base temporary folder)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
 def precommit_home(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("pre-commit-home"))
+    """One PRE_COMMIT_HOME for the whole run, shared by the xdist workers (pre-commit locks its
+    store), so each hook environment is installed once."""
+    home = _run_wide(tmp_path_factory) / "pre-commit-home"
+    home.mkdir(exist_ok=True)
+    return str(home)
+
+
+@pytest.fixture(scope="session")
+def kartalint_clone(tmp_path_factory):
+    """(path, revision) of a clone of this repository with the working tree's changes committed
+    (what a user's pre-commit fetches at a pinned revision), made once for the whole run."""
+    import fcntl
+
+    shared = _run_wide(tmp_path_factory)
+    clone, done = shared / "kartalint-clone" / "kartalint", shared / "kartalint-clone" / "revision"
+    with open(shared / "kartalint-clone.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the first worker makes it, the others wait and use it
+        if not done.exists():
+            shutil.rmtree(clone, ignore_errors=True)
+            done.write_text(_clone_working_tree(clone))
+        return str(clone), done.read_text()
+
+
+def _clone_working_tree(clone):
+    subprocess.run(["git", "clone", "-q", ROOT, str(clone)], check=True, capture_output=True)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True
+    ).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = os.path.join(ROOT, name)
+        if os.path.isfile(source):
+            os.makedirs(os.path.dirname(os.path.join(clone, name)), exist_ok=True)
+            shutil.copyfile(source, os.path.join(clone, name))
+    git(clone, "add", "-A")
+    git(clone, "commit", "-qm", "working tree", "--allow-empty")
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.fixture
@@ -41,7 +86,14 @@ def sample(tmp_path):
     return repo
 
 
-def try_repo(repo, home, hook, *files):
+def run_hook(repo, home, clone, hook, *files):
+    """Run one of this repository's hooks with real pre-commit in ``repo`` (on ``files``, or on all
+    files), configured as a user configures it: the clone, pinned at its revision."""
+    path, rev = clone
+    (repo / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump({"repos": [{"repo": path, "rev": rev, "hooks": [{"id": hook}]}]})
+    )
+    git(repo, "add", ".pre-commit-config.yaml")
     env = dict(os.environ, PRE_COMMIT_HOME=home)
     env.pop("CI", None)
     proc = subprocess.run(
@@ -49,8 +101,7 @@ def try_repo(repo, home, hook, *files):
             sys.executable,
             "-m",
             "pre_commit",
-            "try-repo",
-            ROOT,
+            "run",
             hook,
             "--verbose",
             *(["--files", *files] if files else ["--all-files"]),
@@ -81,17 +132,21 @@ def test_hook_definitions_are_valid():
     assert mutants["require_serial"] is True and mutants["types_or"] == ["yaml"]
 
 
-def test_lint_hook_passes_good_fails_broken(sample, precommit_home):
-    code, out = try_repo(sample, precommit_home, "kartalint-lint", "catalog/good.yaml", "ci.yaml")
+@pytest.mark.slow
+def test_lint_hook_passes_good_fails_broken(sample, precommit_home, kartalint_clone):
+    code, out = run_hook(sample, precommit_home, kartalint_clone, "kartalint-lint", "catalog/good.yaml", "ci.yaml")
     assert code == 0, out
     assert "Passed" in out
-    code, out = try_repo(sample, precommit_home, "kartalint-lint", "catalog/good.yaml", "catalog/broken.yaml")
+    code, out = run_hook(
+        sample, precommit_home, kartalint_clone, "kartalint-lint", "catalog/good.yaml", "catalog/broken.yaml"
+    )
     assert code == 1, out
     assert "Failed" in out
     assert "catalog/broken.yaml:" in out and "unknown-owner-ref" in out
 
 
-def test_test_hook_runs_the_fixtures(sample, precommit_home):
+@pytest.mark.slow
+def test_test_hook_runs_the_fixtures(sample, precommit_home, kartalint_clone):
     fixture = {
         "apiVersion": "kartalint/v1",
         "kind": "KartaFixture",
@@ -110,38 +165,16 @@ def test_test_hook_runs_the_fixtures(sample, precommit_home):
     (sample / "fixtures").mkdir()
     (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(fixture))
     git(sample, "add", "-A")
-    code, out = try_repo(sample, precommit_home, "kartalint-test")
+    code, out = run_hook(sample, precommit_home, kartalint_clone, "kartalint-test")
     assert code == 0, out
     fixture["expect"]["statuses"] = ["Failed"]
     (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(fixture))
     git(sample, "add", "-A")
-    code, out = try_repo(sample, precommit_home, "kartalint-test")
+    code, out = run_hook(sample, precommit_home, kartalint_clone, "kartalint-test")
     assert code == 1 and 'statuses: expected ["Failed"], got ["Running"]' in out, out
 
 
 # -- end to end: a user's repository, `kartalint init`, real hooks from a clone of this repository ---------------
-
-
-@pytest.fixture(scope="module")
-def kartalint_clone(tmp_path_factory):
-    """A clone of this repository with the working tree's changes committed (what a user's
-    pre-commit would fetch at a pinned revision)."""
-    clone = tmp_path_factory.mktemp("kartalint-clone") / "kartalint"
-    subprocess.run(["git", "clone", "-q", ROOT, str(clone)], check=True, capture_output=True)
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True
-    ).stdout
-    for name in filter(None, listed.decode().split("\0")):
-        source = os.path.join(ROOT, name)
-        if os.path.isfile(source):
-            os.makedirs(os.path.dirname(os.path.join(clone, name)), exist_ok=True)
-            shutil.copyfile(source, os.path.join(clone, name))
-    git(clone, "add", "-A")
-    git(clone, "commit", "-qm", "working tree", "--allow-empty")
-    rev = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True, text=True
-    ).stdout.strip()
-    return str(clone), rev
 
 
 def commit(repo, home, message):
@@ -161,6 +194,7 @@ def commit(repo, home, message):
     return proc.returncode, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["definitions", "catalog"])
 def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit_home):
     from test_action import run_action

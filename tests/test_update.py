@@ -4,13 +4,11 @@ under kills, write errors and concurrent runs."""
 from __future__ import annotations
 
 import os
-import random
 import resource
 import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import yaml
@@ -209,47 +207,94 @@ def _env():
     return env
 
 
+# The child runs `kartalint test --update` with every file-system call of kartalint.testing.update
+# wrapped: before each call it writes "<step> <call> <names>" to the channel (a pipe from the test)
+# and, at the step the test chose, blocks on its stdin; the test then kills it there. So the kill
+# lands at a known point of the update, whatever the speed of the machine.
+_PAUSABLE_UPDATE = r"""
+import os, sys, tempfile, types
+from kartalint.cli import main
+from kartalint.testing import update
+
+channel = os.fdopen(int(os.environ["KARTALINT_TEST_CHANNEL"]), "w", buffering=1)
+pause_at = int(os.environ["KARTALINT_TEST_PAUSE_AT"])  # 0: run to the end
+steps = 0
+
+def step(name, function):
+    def call(*args, **kwargs):
+        global steps
+        steps += 1
+        names = [os.path.basename(a) for a in args if isinstance(a, str)]
+        channel.write(f"{steps} {name} {' '.join(names)}\n")
+        if steps == pause_at:
+            sys.stdin.read()  # killed here, before the call
+        return function(*args, **kwargs)
+    return call
+
+calls = ("stat", "open", "write", "fchmod", "fsync", "close", "replace", "unlink")
+update.os = types.SimpleNamespace(**{**vars(os), **{name: step(name, getattr(os, name)) for name in calls}})
+update.tempfile = types.SimpleNamespace(mkstemp=step("mkstemp", tempfile.mkstemp))
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _update_until(project, pause_at):
+    """Run the update in a child that is killed before its ``pause_at``-th file-system call (0: not
+    killed); the steps it went through, as (number, call, file names)."""
+    read, write = os.pipe()
+    env = dict(_env(), KARTALINT_TEST_CHANNEL=str(write), KARTALINT_TEST_PAUSE_AT=str(pause_at))
+    if pause_at:  # a killed child never saves coverage data: measured runs leave it out
+        env = {key: value for key, value in env.items() if not key.startswith("COVERAGE_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _PAUSABLE_UPDATE, *_command()[3:]],
+        cwd=project,
+        env=env,
+        pass_fds=(write,),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    steps = []
+    with os.fdopen(read) as channel:
+        for line in channel:
+            number, call, *names = line.split()
+            steps.append((int(number), call, names))
+            if int(number) == pause_at:
+                proc.kill()
+                break
+    proc.stdin.close()
+    assert proc.wait(timeout=300) == (-signal.SIGKILL if pause_at else 0)
+    return steps
+
+
+@pytest.mark.slow
 def test_kill_at_any_moment_leaves_old_or_new_bytes(project):
-    folder = _folder(project, 160)  # enough files that the writing takes a while to aim at
+    folder = _folder(project, 3)
     old = _snapshot(folder)
     spare = project / "spare"
     shutil.copytree(folder, spare)
-    # calibrate: when do the writes start and end? (the kills below aim inside that window)
-    started = time.monotonic()
-    proc = subprocess.Popen(_command(), cwd=project, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    first_write = last_write = None
-    mtime = os.stat(folder).st_mtime_ns  # the folder changes with every temporary file and rename
-    while proc.poll() is None:
-        now = os.stat(folder).st_mtime_ns
-        if now != mtime:
-            mtime = now
-            last_write = time.monotonic() - started
-            first_write = last_write if first_write is None else first_write
-        time.sleep(0.0005)
-    duration = time.monotonic() - started
-    first_write = first_write if first_write is not None else duration * 0.8
-    last_write = max(last_write if last_write is not None else duration - 0.05, first_write)
+    steps = _update_until(project, 0)  # the whole update: every file-system call it makes
     new = _snapshot(folder)
     assert all(new[name] != old[name] for name in old)
-    rng = random.Random(13)
-    mixed = 0
-    for attempt in range(30):  # under a loaded machine the aim is rougher: more attempts, stop at two hits
-        if mixed >= 2:
-            break
+    # a kill before each call made for the second of the three files (lock, temporary file, write,
+    # mode, fsync, close, rename, fsync of the folder), and before the very first and the very last
+    total = len(steps)
+    points = [1, *range(total // 3 + 1, 2 * total // 3 + 1), total]
+    assert len(points) >= 6, steps
+    replaced = {names[-1]: number for number, call, names in steps if call == "replace"}
+    for point in points:
         shutil.rmtree(folder)
         shutil.copytree(spare, folder)
-        proc = subprocess.Popen(
-            _command(), cwd=project, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        time.sleep(rng.uniform(first_write, last_write))  # inside the window in which files are written
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        assert _update_until(project, point)[-1][0] == point
         now = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(TEMP_SUFFIX)}
         assert set(now) == set(old)
         for name, data in now.items():
-            assert data in (old[name], new[name]), f"attempt {attempt}: {name} is neither old nor new"
-        mixed += len({data == new[name] for name, data in now.items()}) == 2
-    assert mixed, "no kill landed in the middle of the update: the test proves nothing"
+            assert data in (old[name], new[name]), f"killed before {steps[point - 1]}: {name} is neither old nor new"
+        if total // 3 < point <= 2 * total // 3:  # the first file is done, the last one not yet begun
+            assert now["case00.yaml"] == new["case00.yaml"] and now["case02.yaml"] == old["case02.yaml"]
+        for name, data in now.items():  # exactly the files renamed before the kill are new
+            assert data == (new[name] if replaced.get(name, total + 1) < point else old[name]), (point, name)
 
 
 def test_write_error_after_the_first_byte_leaves_the_file_unchanged(project):
@@ -271,6 +316,7 @@ def test_write_error_after_the_first_byte_leaves_the_file_unchanged(project):
     assert _snapshot(folder) == old  # no temporary file left, every fixture as it was
 
 
+@pytest.mark.slow
 def test_ten_concurrent_updates_all_finish(project):
     folder = _folder(project, 12)
     procs = [
