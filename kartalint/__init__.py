@@ -6,7 +6,7 @@
 
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["Evaluator", "__version__", "evaluate"]
 

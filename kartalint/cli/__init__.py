@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser
+from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser, environment_defaults
 from kartalint.errors import UsageError
 from kartalint.report.output import STDOUT, GuardedStream, MessageStream, OutputError
 
@@ -62,7 +62,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_NAMES if only is None else (only,):
         module = command(name)
-        module.add_arguments(sub.add_parser(name, help=module.HELP))
+        subparser = sub.add_parser(name, help=module.HELP)
+        module.add_arguments(subparser)
+        if only is not None:  # the command being run: KARTALINT_* variables are its defaults
+            environment_defaults(subparser, name)
     return parser
 
 
@@ -79,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
+        if getattr(args, "quiet", False) and isinstance(sys.stderr, MessageStream):
+            sys.stderr.quiet = True  # -q: no notes, from any stage
         previous = _stop_on_sigterm()
         code = int(command(args.command).run(args))
         if isinstance(sys.stdout, GuardedStream):  # a full disk or a closed pipe is said now, not at exit

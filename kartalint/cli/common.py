@@ -38,12 +38,12 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"kartalint: error: {message}\n")
 
 
-def emit(text: str, output: str | None, note: str = "") -> None:
+def emit(text: str, output: str | None, note: str = "", colour: bool = False) -> None:
     """Write a command's document to ``output`` (saying so on stderr when ``note``), or to stdout,
-    whole or not at all (``report.output``)."""
+    whole or not at all (``report.output``); ``colour``: the text holds colour (report.colour)."""
     from kartalint.report.output import write_report
 
-    write_report(output, text)
+    write_report(output, text, colour)
     if output and note:
         sys.stderr.write(f"kartalint: wrote {output}: {note}\n")
 
@@ -101,12 +101,64 @@ def say_index(
             sys.stderr.write(f"kartalint: note: {note}\n")
 
 
+def add_color_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--color",
+        "--colour",
+        dest="color",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="colour in text output (auto: on a terminal, unless NO_COLOR is set or TERM=dumb; FORCE_COLOR forces it)",
+    )
+
+
+def add_quiet_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("-q", "--quiet", action="store_true", help=f"{what}; no notes on stderr")
+
+
 def use_color(choice: str, stream: object) -> bool:
-    if choice == "always":
+    """Whether to colour what goes to ``stream`` (None: a file given with ``-o``): ``--color
+    always|never`` decides; else ``NO_COLOR`` (no-color.org), then ``FORCE_COLOR``
+    (force-color.org: any non-empty value), then ``TERM=dumb``, then whether it is a terminal."""
+    if choice in ("always", "never"):
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if stream is None:
+        return False  # a report file: colour only when asked for
+    if os.environ.get("FORCE_COLOR"):
         return True
-    if choice == "never" or os.environ.get("NO_COLOR"):
+    if os.environ.get("TERM") == "dumb":
         return False
     return bool(getattr(stream, "isatty", lambda: False)())
+
+
+# What CI sets once for every run (docs/configuration.md): flag > environment > configuration > default.
+ENVIRONMENT = {
+    "KARTALINT_CONFIG": ("config", ()),
+    "KARTALINT_FORMAT": ("format", ("lint", "test")),
+    "KARTALINT_JOBS": ("jobs", ("lint",)),
+}
+
+
+def environment_defaults(parser: argparse.ArgumentParser, command: str) -> None:
+    """Make the ``KARTALINT_*`` variables the defaults of ``command``'s options: a flag on the
+    command line still wins. A value the option refuses is a usage error naming the variable."""
+    actions = {action.dest: action for action in parser._actions}
+    for variable, (dest, commands) in ENVIRONMENT.items():
+        value = os.environ.get(variable, "")
+        action = actions.get(dest)
+        if not value or action is None or (commands and command not in commands):
+            continue
+        if action.choices is not None and value not in action.choices:
+            raise UsageError(f"{variable}={value}: kartalint {command} takes {', '.join(map(str, action.choices))}")
+        if action.type is int:
+            try:
+                action.default = int(value)
+            except ValueError:
+                raise UsageError(f"{variable}={value}: give a whole number") from None
+        else:
+            action.default = value
 
 
 def read_pods(path: str | None) -> list[dict] | None:

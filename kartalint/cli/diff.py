@@ -10,9 +10,12 @@ from kartalint.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_allow_outside_option,
+    add_color_option,
     add_config_option,
+    add_quiet_option,
     check_timeout,
     project_of,
+    use_color,
 )
 from kartalint.errors import UsageError
 
@@ -36,12 +39,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fail-on-change", action="store_true", help="exit 1 when any workload or definition changed")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
     add_allow_outside_option(parser)
+    add_quiet_option(parser, "the report only")
+    add_color_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from kartalint.diff.changes import run_diff
     from kartalint.load.git import GitError, repo_root
     from kartalint.report import render_document
+    from kartalint.report.diff import render_text
     from kartalint.report.output import report_output
 
     check_timeout(args.timeout)
@@ -51,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(
             f"kartalint: note: no fixture in the project at {project.root}: only definition changes are shown\n"
         )
-    with report_output(args.output) as output:  # the report whole or not at all (report.output)
+    colour = args.format == "text" and use_color(args.color, None if args.output else sys.stdout)
+    with report_output(args.output, colour=colour) as output:  # the report whole or not at all (report.output)
         try:
             root = repo_root()
             report = run_diff(
@@ -65,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             )
         except GitError as exc:  # (raised: the report file is not written)
             raise UsageError(str(exc)) from None
-        output.write(render_document("diff", args.format, report))
+        output.write(render_text(report, colour=True) if colour else render_document("diff", args.format, report))
     for note in report.notes:
         sys.stderr.write(f"kartalint: note: {note}\n")
     for warning in report.warnings:

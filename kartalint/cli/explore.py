@@ -10,8 +10,19 @@ from typing import Any
 
 import yaml
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, emit, project_of
+from kartalint.cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_color_option,
+    add_config_option,
+    add_quiet_option,
+    emit,
+    project_of,
+    use_color,
+)
 from kartalint.errors import ConfigError
+from kartalint.report.colour import RED, count, paint
 
 HELP = "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)"
 SCHEMA_VERSION = 1
@@ -51,6 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-f", "--format", choices=["text", "json"], default="text")
     add_config_option(parser)
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+    add_quiet_option(parser, "only the definitions with failures, and a summary line (text format)")
+    add_color_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
         )
         emit(json.dumps(document, indent=2) + "\n", args.output)
     else:
-        emit("".join(_text(r) for r in reports), args.output)
+        colour = use_color(args.color, None if args.output else sys.stdout)
+        emit(_texts(reports, args.quiet, colour), args.output, colour=colour)
     if unexplored:
         return EXIT_USAGE
     return EXIT_FAIL if failed else EXIT_OK
@@ -221,21 +235,36 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
     return written
 
 
-def _text(report: dict[str, Any]) -> str:
-    failures = report["failures"]
-    lines = [
-        f"{report['definition']} (CRD {report['crd']}): {report['examples']} object(s), "
-        f"{len(failures)} failure(s)" + (" (time budget spent)" if report.get("outOfTime") else "")
-    ]
-    for failure in failures:
-        lines.append(f"  {failure['property']}: {failure['field']}: {failure['message']}")
-        if failure["hint"]:
-            lines.append(f"    hint: {failure['hint']}")
-        lines.append("    minimal object:")
-        shown = yaml.safe_dump(failure["object"], sort_keys=False, width=120).rstrip("\n")
-        lines.extend("      " + line for line in shown.splitlines())
-    for path in report.get("saved", []):
-        lines.append(f"  wrote {path}")
+def _texts(reports: list[dict[str, Any]], quiet: bool, colour: bool) -> str:
+    """The text report; ``quiet``: only the definitions with failures, then one summary line."""
+    shown = [r for r in reports if r["failures"]] if quiet else reports
+    text = "".join(_text(r, colour) for r in shown)
+    if quiet:
+        failing = len(shown)
+        text += f"{len(reports)} definition(s) explored, {count(failing, 'with failures', RED, colour)}\n"
+    return text
+
+
+def _text(report: dict[str, Any], colour: bool = False) -> str:
     from kartalint.report.escape import visible
 
-    return "\n".join(visible(line) for line in lines) + "\n"  # values from the objects stay on their line
+    failures = report["failures"]
+    budget = " (time budget spent)" if report.get("outOfTime") else ""
+    lines = [  # (text from the inputs, made visible; colour added around it)
+        visible(f"{report['definition']} (CRD {report['crd']}): {report['examples']} object(s), ")
+        + count(len(failures), "failure(s)", RED, colour)
+        + budget
+    ]
+    for failure in failures:
+        lines.append(
+            "  "
+            + paint(visible(failure["property"]), RED, colour)
+            + visible(f": {failure['field']}: {failure['message']}")
+        )
+        if failure["hint"]:
+            lines.append(visible(f"    hint: {failure['hint']}"))
+        lines.append("    minimal object:")
+        shown = yaml.safe_dump(failure["object"], sort_keys=False, width=120).rstrip("\n")
+        lines.extend(visible("      " + line) for line in shown.splitlines())
+    lines.extend(visible(f"  wrote {path}") for path in report.get("saved", []))
+    return "\n".join(lines) + "\n"  # values from the objects stay on their line

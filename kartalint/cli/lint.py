@@ -6,7 +6,15 @@ import argparse
 import os
 import sys
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, add_config_option, project_of, use_color
+from kartalint.cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_color_option,
+    add_config_option,
+    project_of,
+    use_color,
+)
 from kartalint.errors import ConfigError, UsageError
 from kartalint.report import REPORTERS, format_name, make_reporter
 
@@ -31,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_option(parser)
     parser.add_argument("--disable", action="append", default=[], metavar="RULE", help="disable a rule (repeatable)")
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
-    parser.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
+    add_color_option(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
     parser.add_argument(
         "--crd",
@@ -113,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 0:
         raise ConfigError(f"--jobs must be 0 (automatic) or more (got {args.jobs})")
     name = format_name(args.format)
-    color = use_color(args.color, sys.stdout) if not args.output else False
+    color = use_color(args.color, None if args.output else sys.stdout)
     # the report whole or not at all, its lines safe to show (report.output)
     with report_output(args.output, commands=name == "github", colour=color) as stream:
         result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)

@@ -12,11 +12,14 @@ from kartalint.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_allow_outside_option,
+    add_color_option,
     add_config_option,
+    add_quiet_option,
     check_timeout,
     project_of,
     say_index,
     usage_reports,
+    use_color,
 )
 from kartalint.errors import ConfigError, UsageError
 
@@ -58,6 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run only cases whose id or name contains PATTERN (or matches it, with * ? [)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="show every case with its details")
+    add_quiet_option(parser, "only failures, errors and the summary (text format)")
+    add_color_option(parser)
     parser.add_argument(
         "--update",
         nargs="?",
@@ -224,17 +229,18 @@ def run(args: argparse.Namespace) -> int:
             + "\n"
         )
     # every report whole or not at all, its lines safe to show (report.output)
-    main_report = open_report(args.output, commands=args.format == "github")
+    colour = use_color(args.color, None if args.output else sys.stdout)
+    main_report = open_report(args.output, commands=args.format == "github", colour=colour)
     extra = [(name, open_report(path)) for name, path in (("junit", args.junit_xml), ("sarif", args.sarif)) if path]
     try:
-        return _run_and_report(args, project, index, cases, main_report, extra)
+        return _run_and_report(args, project, index, cases, main_report, extra, colour)
     finally:
         for _, output in [("", main_report), *extra]:
             output.abandon()  # (nothing left to do for a report already committed)
 
 
 def _run_and_report(
-    args: argparse.Namespace, project: Any, index: Any, cases: list, main_report: Any, extra: list
+    args: argparse.Namespace, project: Any, index: Any, cases: list, main_report: Any, extra: list, colour: bool
 ) -> int:
     from kartalint.evaluation import Evaluator
     from kartalint.report.tests import TEST_REPORTERS
@@ -266,9 +272,9 @@ def _run_and_report(
     for name, output in extra:  # files first: a closed stdout (`| head`) must not leave them unwritten
         TEST_REPORTERS[name](output.stream, root=project.root, mutation=mutation).report(report)
         output.commit()
-    TEST_REPORTERS[args.format](main_report.stream, verbose=args.verbose, root=project.root, mutation=mutation).report(
-        report
-    )
+    TEST_REPORTERS[args.format](
+        main_report.stream, verbose=args.verbose, root=project.root, mutation=mutation, color=colour, quiet=args.quiet
+    ).report(report)
     main_report.commit()
     for problem in update_problems:
         sys.stderr.write(f"kartalint: error: {problem}\n")

@@ -87,9 +87,19 @@ class TestReporter(Lifecycle):
     """Test formats: the items are the case results of a run, in order; ``mutation`` holds the
     results of ``--mutants`` (``kartalint.mutation.score.MutationRun``), reported after the cases."""
 
-    def __init__(self, stream: IO[str], verbose: bool = False, root: str | None = None, mutation: Any = None) -> None:
+    def __init__(
+        self,
+        stream: IO[str],
+        verbose: bool = False,
+        root: str | None = None,
+        mutation: Any = None,
+        color: bool = False,
+        quiet: bool = False,
+    ) -> None:
         self.stream = stream
         self.verbose = verbose
+        self.color = color  # the text format only (report.colour)
+        self.quiet = quiet  # the text format only: failures and the summary
         self.root = root  # the project root: where SARIF locations start
         self.mutation = mutation
 

@@ -10,6 +10,7 @@ from collections import OrderedDict
 from typing import Any
 
 from kartalint.diff.summary import RESOURCE_LABELS, delta_text, show, show_resource
+from kartalint.report.colour import CYAN, GREEN, RED, YELLOW, paint
 from kartalint.report.escape import visible
 
 
@@ -24,23 +25,29 @@ def _summary(report: Any) -> str:
     return f"{'; '.join(parts)} between {report.base} and {report.head}."
 
 
-def render_text(report: Any) -> str:
-    lines = [_summary(report)]
+_STATUS_COLOURS = {"added": GREEN, "deleted": RED, "broken": RED, "modified": YELLOW, "renamed": CYAN}
+
+
+def render_text(report: Any, colour: bool = False) -> str:
+    """The diff report as text; ``colour``: statuses, removed and added lines, findings and problems
+    coloured (report.colour)."""
+    lines: list[tuple[str, str]] = [("", _summary(report))]  # (colour, text from the inputs)
     for definition in report.definitions:
         where = definition["path"] + (f" -> {definition['headPath']}" if definition["status"] == "renamed" else "")
         where += f" at {definition['brokenAt']}: {definition['problem']}" if definition["status"] == "broken" else ""
-        lines.append(f"{definition['status']:<9} {where}")
+        lines.append((_STATUS_COLOURS.get(definition["status"], ""), f"{definition['status']:<9} {where}"))
         for change in definition.get("expressions", []):  # the cause, above the workloads it changes
-            lines.append(f"    {change['component']} {change['field']}:")
-            lines.append(f"      - {change['before'] if change['before'] is not None else '(none)'}")
-            lines.append(f"      + {change['after'] if change['after'] is not None else '(none)'}")
-        lines.extend(f"    new finding: {f}" for f in definition["lint"]["new"])
-        lines.extend(f"    fixed finding: {f}" for f in definition["lint"]["fixed"])
+            lines.append(("", f"    {change['component']} {change['field']}:"))
+            lines.append((RED, f"      - {change['before'] if change['before'] is not None else '(none)'}"))
+            lines.append((GREEN, f"      + {change['after'] if change['after'] is not None else '(none)'}"))
+        lines.extend((RED, f"    new finding: {f}") for f in definition["lint"]["new"])
+        lines.extend((GREEN, f"    fixed finding: {f}") for f in definition["lint"]["fixed"])
     for entry in report.changes:
-        lines.append(f"{entry['workload']} ({entry['definition']})")
-        lines.extend(f"    {c['text']}" for c in entry["changes"])
-    lines.extend(f"problem: {p}" for p in report.problems)
-    return "\n".join(visible(line) for line in lines) + "\n"  # values from the inputs stay on their line
+        lines.append(("", f"{entry['workload']} ({entry['definition']})"))
+        lines.extend(("", f"    {c['text']}") for c in entry["changes"])
+    lines.extend((RED, f"problem: {p}") for p in report.problems)
+    # values from the inputs stay on their line (visible), then the colour goes around them
+    return "\n".join(paint(visible(text), code, colour and bool(code)) for code, text in lines) + "\n"
 
 
 def render_json(report: Any) -> str:

@@ -103,14 +103,20 @@ class GuardedStream(io.TextIOBase):
         return getattr(self.stream, "encoding", "utf-8")
 
 
+NOTE = "kartalint: note: "
+
+
 class MessageStream(GuardedStream):
     """Standard error: its lines made safe like a report's (messages quote file names and
     values); a failure to write there is ignored (there is nowhere left to say it)."""
 
     def __init__(self, stream: IO[str] | None) -> None:
         super().__init__(stream, "standard error")
+        self.quiet = False  # ``-q``: the ``kartalint: note:`` lines are left out
 
     def _send(self, text: str) -> None:
+        if self.quiet:
+            text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith(NOTE))
         with contextlib.suppress(OutputError):
             super()._send(text)
 
@@ -129,7 +135,7 @@ class ReportFile:
     (``abandon`` removes it; both can be called again, and ``abandon`` after ``commit`` does
     nothing)."""
 
-    def __init__(self, path: str, commands: bool = False) -> None:
+    def __init__(self, path: str, commands: bool = False, colour: bool = False) -> None:
         self.path = path
         self.temporary: str | None = None
         try:
@@ -154,7 +160,7 @@ class ReportFile:
                 self.handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
         except OSError as exc:
             raise OutputError(path, exc) from None
-        self.stream = GuardedStream(self.handle, path, commands=commands)
+        self.stream = GuardedStream(self.handle, path, commands=commands, colour=colour)
 
     def commit(self) -> None:
         try:
@@ -206,10 +212,10 @@ def open_report(path: str | None, commands: bool = False, colour: bool = False) 
     """A report being written to ``path``, or to standard output (``None`` or ``-``). Open it
     before the work, so that an unwritable path is said at once; ``commit`` it when complete.
     ``commands``: the github format (its lines are workflow commands); ``colour``: ESC sequences
-    are the reporter's own (standard output only)."""
+    are the reporter's own (``--color always``, or standard output on a terminal)."""
     if not path or path == "-":
         return StdoutReport(commands, colour)
-    return ReportFile(path, commands)
+    return ReportFile(path, commands, colour)
 
 
 @contextlib.contextmanager
@@ -225,7 +231,7 @@ def report_output(path: str | None, commands: bool = False, colour: bool = False
     report.commit()
 
 
-def write_report(path: str | None, text: str) -> None:
+def write_report(path: str | None, text: str, colour: bool = False) -> None:
     """Write a whole document to ``path`` (or standard output) through ``report_output``."""
-    with report_output(path) as stream:
+    with report_output(path, colour=colour) as stream:
         stream.write(text)

@@ -14,6 +14,7 @@ from typing import Any
 
 from kartalint.report import mutants
 from kartalint.report.base import LABELS, TestReporter, detail_lines
+from kartalint.report.colour import GREEN, OUTCOME_COLOURS, RED, count, paint
 from kartalint.report.escape import visible
 from kartalint.report.junit import JUnitTestReporter
 from kartalint.rules import outcomes
@@ -30,35 +31,47 @@ class TextTestReporter(TestReporter):
         """Lines whose values (ids, paths, names from the inputs) stay on their line."""
         self.stream.write("\n".join(visible(line) for line in text.split("\n")))
 
+    def _line(self, label: str, text: str) -> None:
+        """A label (already coloured) and text from the inputs, made visible, on one line."""
+        self.stream.write(label + visible(text) + "\n")
+
     def start(self) -> None:
         self._groups: OrderedDict[str, list[Any]] = OrderedDict()
 
     def case(self, result: Any) -> None:
         self._groups.setdefault(result.case.file, []).append(result)
 
+    def _label(self, label: str) -> str:
+        """An outcome label padded to five columns, coloured when colour is on."""
+        return paint(label, OUTCOME_COLOURS.get(label, ""), self.color) + " " * (5 - len(label)) + " "
+
     def finish(self, run: Any) -> None:
         for file, results in self._groups.items():
             recording = results[0].case.kind == "recording"
-            if recording and not self.verbose and all(r.outcome == "passed" and not r.findings for r in results):
-                used = f"  [{results[0].case.definition.path}]" if results[0].case.definition is not None else ""
-                self._write(f"PASS  {file} ({len(results)} frames){used}\n")
+            passed = all(r.outcome == "passed" and not r.findings for r in results)
+            if recording and not self.verbose and passed:
+                if not self.quiet:
+                    used = f"  [{results[0].case.definition.path}]" if results[0].case.definition is not None else ""
+                    self._line(self._label("PASS"), f"{file} ({len(results)} frames){used}")
                 continue
             for result in results:
-                if recording and result.outcome == "passed" and not result.findings and not self.verbose:
+                quiet = self.quiet or (recording and not self.verbose)
+                if quiet and result.outcome == "passed" and not result.findings:
                     continue
                 used = f"  [{result.case.definition.path}]" if result.case.definition is not None else ""
-                self._write(f"{LABELS[result.outcome]:<5} {result.case.id}{used}\n")
+                self._line(self._label(LABELS[result.outcome]), f"{result.case.id}{used}")
                 if result.outcome != "passed" or self.verbose or result.findings:
                     for line in detail_lines(result):
                         self._write(line + "\n")
         for item in run.without_fixtures:
-            self._write(f"ERROR {item.path}: definition {item.name} has no fixture (--require-fixtures)\n")
+            self._line(self._label("ERROR"), f"{item.path}: definition {item.name} has no fixture (--require-fixtures)")
         for cov in run.below_coverage:
-            self._write(
-                f"ERROR {cov.definition.path}: status-mapping coverage of {cov.definition.name} is {cov.percent:.0f}% "
-                f"(below --min-coverage {run.min_coverage:g}%): never matched {', '.join(cov.unmatched)}\n"
+            self._line(
+                self._label("ERROR"),
+                f"{cov.definition.path}: status-mapping coverage of {cov.definition.name} is {cov.percent:.0f}% "
+                f"(below --min-coverage {run.min_coverage:g}%): never matched {', '.join(cov.unmatched)}",
             )
-        if run.coverage:
+        if run.coverage and not self.quiet:
             self._write("\nCoverage:\n")
             for cov in run.coverage.values():
                 matched = len(cov.matched & set(cov.mappings))
@@ -76,8 +89,10 @@ class TextTestReporter(TestReporter):
         s = run.summary
         xf = f", {s['expectedFailures']} expected failure(s)" if s["expectedFailures"] else ""
         up = f", {s['updated']} updated" if s["updated"] else ""
-        self._write(
-            f"\n{s['passed']} passed{up}, {s['failed']} failed, {s['errors']} error(s){xf} in {run.seconds:.2f} s\n"
+        on = self.color
+        self.stream.write(
+            f"\n{count(s['passed'], 'passed', GREEN, on)}{up}, {count(s['failed'], 'failed', RED, on)}, "
+            f"{count(s['errors'], 'error(s)', RED, on)}{xf} in {run.seconds:.2f} s\n"
         )
         if self.mutation is not None:
             self.stream.write("".join(line + "\n" for line in mutants.text_lines(self.mutation, self.verbose)))
