@@ -102,7 +102,7 @@ def test_a_coloured_report_file_only_when_always(team, clean_environment):
 
 def test_quiet_test_shows_failures_and_the_summary_only(team):
     (team / "fixtures" / "example-com-trainer-v1" / "failed.yaml").unlink()
-    code, out, _err = run_cli(["test", "-q"], cwd=team)
+    code, out, _ = run_cli(["test", "-q"], cwd=team)
     assert code == 0 and out.strip().startswith("1 passed, 0 failed") and "Coverage" not in out, out
     failing = fixture({"statuses": ["Failed"]}, name="claimed failed")
     (team / "fixtures" / "example-com-trainer-v1" / "failed.yaml").write_text(failing)
@@ -129,9 +129,9 @@ def test_quiet_leaves_out_the_notes_of_every_stage(tmp_path, clean_environment):
 def test_diff_colours_removed_and_added_expressions(team):
     path = team / "definitions" / "trainer.yaml"
     path.write_text(path.read_text().replace(".replicas * 2", ".replicas * 3"))
-    code, plain, _ = run_cli(["diff", "--base", "HEAD"], cwd=team)
+    _, plain, _ = run_cli(["diff", "--base", "HEAD"], cwd=team)
     assert ESC not in plain and "      - .spec.roles[] | .replicas * 2" in plain
-    _code, coloured, _ = run_cli(["diff", "--base", "HEAD", "--color", "always"], cwd=team)
+    _, coloured, _ = run_cli(["diff", "--base", "HEAD", "--color", "always"], cwd=team)
     assert "\x1b[31m      - .spec.roles[] | .replicas * 2\x1b[0m" in coloured
     assert "\x1b[32m      + .spec.roles[] | .replicas * 3\x1b[0m" in coloured
     assert "\x1b[33mmodified " in coloured
