@@ -39,6 +39,17 @@ def _mappings(subject: Subject) -> tuple[Path, dict[str, list[Any]]] | None:
     return (*path, "statusMappings"), lists
 
 
+def _each_matcher(subject: Subject) -> Iterator[tuple[Path, str, list[Any], int, Any]]:
+    """(path of statusMappings, status key, its matchers, index, matcher) for every matcher."""
+    found = _mappings(subject)
+    if found is None:
+        return
+    path, lists = found
+    for key, matchers in lists.items():
+        for index, matcher in enumerate(matchers):
+            yield path, key, matchers, index, matcher
+
+
 def describe_matcher(matcher: Any) -> str:
     """A matcher in a few words: ``phase Running``, ``Failed=True``, ``(expr) = true``."""
     matcher = karta.as_dict(matcher)
@@ -140,28 +151,23 @@ def change_phase(subject: Subject) -> Iterator[Mutant]:
     """Change a ``byPhase`` string's case: ``Running`` -> ``running`` (the comparison is exact).
 
     Killed by a fixture whose object is in that phase and whose ``expect`` pins ``statuses``."""
-    found = _mappings(subject)
-    if found is None:
-        return
-    path, lists = found
-    for key, matchers in lists.items():
-        for index, matcher in enumerate(matchers):
-            phase = karta.as_dict(matcher).get("byPhase")
-            if not isinstance(phase, str) or not phase:
-                continue
-            changed = phase.lower() if phase != phase.lower() else phase.upper()
-            if changed == phase:
-                continue
-            where = (*path, key, index, "byPhase")
-            yield subject.mutant(
-                "change-phase",
-                "status",
-                where,
-                f"byPhase: {phase}",
-                f"byPhase: {changed}",
-                with_value(subject.definition, where, changed),
-                perturbations=matching(subject, [matcher]),
-            )
+    for path, key, _matchers, index, matcher in _each_matcher(subject):
+        phase = karta.as_dict(matcher).get("byPhase")
+        if not isinstance(phase, str) or not phase:
+            continue
+        changed = phase.lower() if phase != phase.lower() else phase.upper()
+        if changed == phase:
+            continue
+        where = (*path, key, index, "byPhase")
+        yield subject.mutant(
+            "change-phase",
+            "status",
+            where,
+            f"byPhase: {phase}",
+            f"byPhase: {changed}",
+            with_value(subject.definition, where, changed),
+            perturbations=matching(subject, [matcher]),
+        )
 
 
 FLIPPED = {"True": "False", "False": "True", "Unknown": "True", "true": "false", "false": "true"}
@@ -171,53 +177,43 @@ def flip_condition_status(subject: Subject) -> Iterator[Mutant]:
     """Flip a condition's expected ``status``: ``Ready=True`` -> ``Ready=False`` (``Unknown`` -> ``True``).
 
     Killed by a fixture whose object has that condition and whose ``expect`` pins ``statuses``."""
-    found = _mappings(subject)
-    if found is None:
-        return
-    path, lists = found
-    for key, matchers in lists.items():
-        for index, matcher in enumerate(matchers):
-            for entry_index, entry in enumerate(karta.as_list(karta.as_dict(matcher).get("byConditions"))):
-                status = karta.as_dict(entry).get("status")
-                if not isinstance(status, str) or status not in FLIPPED:
-                    continue
-                where = (*path, key, index, "byConditions", entry_index, "status")
-                mutated = with_value(subject.definition, where, FLIPPED[status])
-                new_matcher = copy.deepcopy(matcher)
-                new_matcher["byConditions"][entry_index]["status"] = FLIPPED[status]
-                yield subject.mutant(
-                    "flip-condition-status",
-                    "status",
-                    where,
-                    f"{key}: {describe_matcher(matcher)}",
-                    f"{key}: {describe_matcher(new_matcher)}",
-                    mutated,
-                    perturbations=matching(subject, [matcher, new_matcher]),
-                )
+    for path, key, _matchers, index, matcher in _each_matcher(subject):
+        for entry_index, entry in enumerate(karta.as_list(karta.as_dict(matcher).get("byConditions"))):
+            status = karta.as_dict(entry).get("status")
+            if not isinstance(status, str) or status not in FLIPPED:
+                continue
+            where = (*path, key, index, "byConditions", entry_index, "status")
+            mutated = with_value(subject.definition, where, FLIPPED[status])
+            new_matcher = copy.deepcopy(matcher)
+            new_matcher["byConditions"][entry_index]["status"] = FLIPPED[status]
+            yield subject.mutant(
+                "flip-condition-status",
+                "status",
+                where,
+                f"{key}: {describe_matcher(matcher)}",
+                f"{key}: {describe_matcher(new_matcher)}",
+                mutated,
+                perturbations=matching(subject, [matcher, new_matcher]),
+            )
 
 
 def flip_expected_result(subject: Subject) -> Iterator[Mutant]:
     """Flip a ``byExpression``'s ``expectedResult``: ``"true"`` -> ``"false"`` and back.
 
     Killed by fixtures whose objects make the expression true and false, with ``statuses`` pinned."""
-    found = _mappings(subject)
-    if found is None:
-        return
-    path, lists = found
-    for key, matchers in lists.items():
-        for index, matcher in enumerate(matchers):
-            expected = karta.as_dict(karta.as_dict(matcher).get("byExpression")).get("expectedResult")
-            if not isinstance(expected, str) or expected not in ("true", "false"):
-                continue
-            where = (*path, key, index, "byExpression", "expectedResult")
-            yield subject.mutant(
-                "flip-expected-result",
-                "status",
-                where,
-                f"{key}: expectedResult {expected}",
-                f"{key}: expectedResult {FLIPPED[expected]}",
-                with_value(subject.definition, where, FLIPPED[expected]),
-            )
+    for path, key, _matchers, index, matcher in _each_matcher(subject):
+        expected = karta.as_dict(karta.as_dict(matcher).get("byExpression")).get("expectedResult")
+        if not isinstance(expected, str) or expected not in ("true", "false"):
+            continue
+        where = (*path, key, index, "byExpression", "expectedResult")
+        yield subject.mutant(
+            "flip-expected-result",
+            "status",
+            where,
+            f"{key}: expectedResult {expected}",
+            f"{key}: expectedResult {FLIPPED[expected]}",
+            with_value(subject.definition, where, FLIPPED[expected]),
+        )
 
 
 def drop_matcher(subject: Subject) -> Iterator[Mutant]:
@@ -226,37 +222,32 @@ def drop_matcher(subject: Subject) -> Iterator[Mutant]:
 
     Killed by a fixture whose object matches only the dropped matcher (or lacks only the dropped
     condition), with ``statuses`` pinned."""
-    found = _mappings(subject)
-    if found is None:
-        return
-    path, lists = found
-    for key, matchers in lists.items():
-        for index, matcher in enumerate(matchers):
-            where = (*path, key) if len(matchers) == 1 else (*path, key, index)
+    for path, key, matchers, index, matcher in _each_matcher(subject):
+        where = (*path, key) if len(matchers) == 1 else (*path, key, index)
+        yield subject.mutant(
+            "drop-matcher",
+            "status",
+            (*path, key, index),
+            f"{key}: {describe_matcher(matcher)}",
+            f"{key}: (dropped)",
+            without(subject.definition, where),
+            perturbations=matching(subject, [matcher]),
+        )
+        entries = karta.as_list(karta.as_dict(matcher).get("byConditions"))
+        if len(entries) < 2:
+            continue
+        for entry_index in range(len(entries)):
+            looser = copy.deepcopy(matcher)
+            del looser["byConditions"][entry_index]
             yield subject.mutant(
                 "drop-matcher",
                 "status",
-                (*path, key, index),
+                (*path, key, index, "byConditions", entry_index),
                 f"{key}: {describe_matcher(matcher)}",
-                f"{key}: (dropped)",
-                without(subject.definition, where),
-                perturbations=matching(subject, [matcher]),
+                f"{key}: {describe_matcher(looser)}",
+                without(subject.definition, (*path, key, index, "byConditions", entry_index)),
+                perturbations=matching(subject, [looser]),
             )
-            entries = karta.as_list(karta.as_dict(matcher).get("byConditions"))
-            if len(entries) < 2:
-                continue
-            for entry_index in range(len(entries)):
-                looser = copy.deepcopy(matcher)
-                del looser["byConditions"][entry_index]
-                yield subject.mutant(
-                    "drop-matcher",
-                    "status",
-                    (*path, key, index, "byConditions", entry_index),
-                    f"{key}: {describe_matcher(matcher)}",
-                    f"{key}: {describe_matcher(looser)}",
-                    without(subject.definition, (*path, key, index, "byConditions", entry_index)),
-                    perturbations=matching(subject, [looser]),
-                )
 
 
 OPERATORS = (
