@@ -82,6 +82,19 @@ spec:
 """
 
 
+def trainer_object(role: str = "worker", replicas: int = 2, phase: str = "Running") -> dict[str, Any]:
+    """A Trainer (tests/data/crds/example.com_trainers.yaml) with one role, as BASE_DEFINITION reads it."""
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Trainer",
+        "metadata": {"name": "t", "uid": "u"},
+        "spec": {
+            "roles": [{"name": role, "replicas": replicas, "template": {"spec": {"containers": [{"name": "c"}]}}}]
+        },
+        "status": {"phase": phase},
+    }
+
+
 def base() -> dict[str, Any]:
     return copy.deepcopy(yaml.safe_load(BASE_DEFINITION))
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION
+from conftest import BASE_DEFINITION, trainer_object
 
 from kartalint.cli import main
 from kartalint.report.sarif import merge_logs
@@ -151,13 +151,7 @@ def test_rules_carry_docs_levels_and_security_properties(project, capsys):
 
 # -- kartalint test: SARIF, JUnit, annotations ---------------------------------------------------------
 
-OBJECT = {
-    "apiVersion": "example.com/v1",
-    "kind": "Trainer",
-    "metadata": {"name": "t", "uid": "u"},
-    "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
-    "status": {"phase": "Running"},
-}
+OBJECT = trainer_object()
 
 
 @pytest.fixture

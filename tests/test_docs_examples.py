@@ -16,7 +16,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, HAVE_SHARED_REFERENCE, REFERENCE, ROOT, git
+from conftest import BASE_DEFINITION, HAVE_SHARED_REFERENCE, REFERENCE, ROOT, git, trainer_object
 
 DOCS = [os.path.join(ROOT, "README.md"), *sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))]
 BLOCK = re.compile(r"(?:<!-- docs-test: (?P<note>[^>]*?) -->\n\s*)?```(?P<lang>[a-z]*)\n(?P<body>.*?)```", re.S)
@@ -67,13 +67,7 @@ def setup_my_def(tmp):
     (tmp / "catalog" / "my-def.yaml").write_text(
         BASE_DEFINITION.replace("name: example-com-trainer-v1", "name: my-def")
     )
-    obj = {
-        "apiVersion": "example.com/v1",
-        "kind": "Trainer",
-        "metadata": {"name": "t", "uid": "u"},
-        "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
-        "status": {"phase": "Running"},
-    }
+    obj = trainer_object()
     (tmp / "my-object.yaml").write_text(yaml.safe_dump(obj))
     failed = dict(obj, status={"phase": "Error", "conditions": [{"type": "Failed", "status": "True"}]})
     (tmp / "fixtures" / "my-def").mkdir(parents=True)

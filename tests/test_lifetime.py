@@ -16,18 +16,12 @@ import time
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, ROOT, git
+from conftest import BASE_DEFINITION, ROOT, git, trainer_object
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="lists processes through /proc")
 
 RUNAWAY = "last(repeat(1))"  # an expression that never ends
-OBJECT = {
-    "apiVersion": "example.com/v1",
-    "kind": "Trainer",
-    "metadata": {"name": "t", "uid": "u"},
-    "spec": {"roles": [{"name": "w", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
-    "status": {"phase": "Running"},
-}
+OBJECT = trainer_object("w")
 
 
 def stat_of(pid: str) -> list[str] | None:

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, ROOT
+from conftest import BASE_DEFINITION, ROOT, trainer_object
 
 from kartalint.cli import main
 
@@ -27,13 +27,7 @@ def run(capsys, *argv):
 def trainer_fixture(expect=None, **extra):
     doc = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "running", "source": "test"}
     doc.update(extra)
-    doc["object"] = {
-        "apiVersion": "example.com/v1",
-        "kind": "Trainer",
-        "metadata": {"name": "t", "uid": "u"},
-        "spec": {"roles": [{"name": "worker", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
-        "status": {"phase": "Running"},
-    }
+    doc["object"] = trainer_object()
     doc["expect"] = expect or {"statuses": ["Running"], "components": {"worker": {"replicas": 2}}}
     return yaml.safe_dump(doc, sort_keys=False)
 

@@ -12,17 +12,11 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION
+from conftest import BASE_DEFINITION, trainer_object
 
 from kartalint.cli import main
 
-OBJECT = {
-    "apiVersion": "example.com/v1",
-    "kind": "Trainer",
-    "metadata": {"name": "t", "uid": "u"},
-    "spec": {"roles": [{"name": "w", "replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
-    "status": {"phase": "Running"},
-}
+OBJECT = trainer_object("w")
 FIXTURE = {
     "apiVersion": "kartalint/v1",
     "kind": "KartaFixture",
