@@ -103,7 +103,7 @@ def test_a_coloured_report_file_only_when_always(team, clean_environment):
 def test_quiet_test_shows_failures_and_the_summary_only(team):
     (team / "fixtures" / "example-com-trainer-v1" / "failed.yaml").unlink()
     code, out, _ = run_cli(["test", "-q"], cwd=team)
-    assert code == 0 and out.strip().startswith("1 passed, 0 failed") and "Coverage" not in out, out
+    assert code == 0 and out.startswith("1 passed, 0 failed") and "Coverage" not in out, out
     failing = fixture({"statuses": ["Failed"]}, name="claimed failed")
     (team / "fixtures" / "example-com-trainer-v1" / "failed.yaml").write_text(failing)
     code, out, _ = run_cli(["test", "--quiet"], cwd=team)

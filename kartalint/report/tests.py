@@ -29,14 +29,17 @@ class TextTestReporter(TestReporter):
 
     def _write(self, text: str) -> None:
         """Lines whose values (ids, paths, names from the inputs) stay on their line."""
+        self._said = True
         self.stream.write("\n".join(visible(line) for line in text.split("\n")))
 
     def _line(self, label: str, text: str) -> None:
         """A label (already coloured) and text from the inputs, made visible, on one line."""
+        self._said = True
         self.stream.write(label + visible(text) + "\n")
 
     def start(self) -> None:
         self._groups: OrderedDict[str, list[Any]] = OrderedDict()
+        self._said = False  # whether any line was written before the summary
 
     def case(self, result: Any) -> None:
         self._groups.setdefault(result.case.file, []).append(result)
@@ -90,8 +93,9 @@ class TextTestReporter(TestReporter):
         xf = f", {s['expectedFailures']} expected failure(s)" if s["expectedFailures"] else ""
         up = f", {s['updated']} updated" if s["updated"] else ""
         on = self.color
+        blank = "" if self.quiet and not self._said else "\n"  # (-q with nothing above: the summary alone)
         self.stream.write(
-            f"\n{count(s['passed'], 'passed', GREEN, on)}{up}, {count(s['failed'], 'failed', RED, on)}, "
+            f"{blank}{count(s['passed'], 'passed', GREEN, on)}{up}, {count(s['failed'], 'failed', RED, on)}, "
             f"{count(s['errors'], 'error(s)', RED, on)}{xf} in {run.seconds:.2f} s\n"
         )
         if self.mutation is not None:
