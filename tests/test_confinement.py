@@ -146,3 +146,37 @@ def test_catalog_runs_the_fixtures_through_the_same_confinement(layout, capsys):
     code, out, _ = run(capsys, "catalog", "-f", "json", "--allow-outside", str(layout.parent / "outside"))
     [row] = json.loads(out)["definitions"]
     assert row["fixtures"] == 1 and row["coverage"] == 50, row
+
+
+def test_a_folder_walk_never_follows_a_file_link_out_of_the_folder(layout, capsys, tmp_path):
+    """A fixture (or a definition) that is a symbolic link to a file outside the folder walked is
+    never opened by lint, test or catalog: one warning names it; given by name, it is read."""
+    import builtins
+
+    outside_fixture = tmp_path / "outside" / "fixture.yaml"
+    fixture = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": SECRET, "object": OBJECT}
+    outside_fixture.write_text(yaml.safe_dump({**fixture, "expect": {"statuses": ["Running"]}}))
+    folder = tmp_path / "project" / "fixtures" / "example-com-trainer-v1"
+    (folder / "linked.yaml").symlink_to(outside_fixture)
+    (tmp_path / "project" / "catalog" / "linked.yaml").symlink_to(tmp_path / "outside" / "trainer.yaml")
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def watching(file, *args, **kwargs):
+        opened.append(os.path.realpath(file) if isinstance(file, (str, os.PathLike)) else str(file))
+        return real_open(file, *args, **kwargs)
+
+    outside = os.path.realpath(tmp_path / "outside")
+    for argv in (["lint", "fixtures", "catalog"], ["test", "fixtures"], ["catalog", "--fixtures", "fixtures"]):
+        opened.clear()
+        builtins.open = watching
+        try:
+            main(argv)
+        finally:
+            builtins.open = real_open
+        out, err = capsys.readouterr()
+        assert not [p for p in opened if p.startswith(outside)], (argv, opened)
+        assert SECRET not in out + err
+        if argv[0] != "catalog":
+            assert "linked.yaml: a symbolic link out of fixtures: skipped" in err, err
+    assert main(["lint", "fixtures/example-com-trainer-v1/linked.yaml"]) == 0  # named: read (the user's choice)

@@ -28,12 +28,15 @@ def iter_yaml_files(paths: Iterable[str], skipped: list[str] | None = None) -> t
             def walk_error(exc: OSError) -> None:
                 note(f"{exc.filename}: cannot read folder ({exc.strerror}): skipped")
 
-            for root, dirs, names in os.walk(path, onerror=walk_error):
+            top = os.path.realpath(path)
+            for root, dirs, names in os.walk(path, onerror=walk_error):  # (links to folders are not walked)
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
                     if name.endswith((".yaml", ".yml")):
                         full = os.path.join(root, name)
-                        if is_regular_file(full):
+                        if os.path.islink(full) and not _inside(os.path.realpath(full), top):
+                            note(f"{full}: a symbolic link out of {path}: skipped (name the file to read it)")
+                        elif is_regular_file(full):
                             files.append(full)
                         else:
                             note(f"{full}: not a regular file: skipped")
@@ -42,6 +45,10 @@ def iter_yaml_files(paths: Iterable[str], skipped: list[str] | None = None) -> t
         else:
             missing.append(path)
     return files, missing
+
+
+def _inside(real: str, top: str) -> bool:
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def is_regular_file(path: str) -> bool:
