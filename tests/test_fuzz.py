@@ -839,3 +839,383 @@ def test_plain_loader_agrees_with_the_full_loader(text):
         source = load_text(text, "x")
         assert not [f for f in source.findings if f.rule.startswith("yaml-")]
         assert plain == [d.data for d in source.documents]
+
+
+# -- the language server: random JSON-RPC over hostile documents ------------------------------------
+
+LSP_TIMEOUT = 60.0  # seconds one request may take (a hover waits at most 8 s for its jq): then a hang
+KARTA_CONFIG = "definitions: [defs]\nfixtures: [fixtures]\ncrds: [crds]\n"
+LSP_CONFIGS = [  # the configuration is untrusted input too: none of these may widen what is read
+    KARTA_CONFIG,
+    "definitions: [defs]\nfixtures: [fixtures, ../outside]\ncrds: [crds]\n",
+    "definitions: [defs, ../outside/defs]\nfixtures: [fixtures]\n",
+    "definitions: [defs]\nfixtures: [fixtures]\ncrds: [crds, ../outside/crd.yaml]\n",
+    "extends: ../outside/config.yaml\n",
+    "fixtures: [\n",
+    "max-file-size: lots\nfixtures: [fixtures]\n",
+]
+RUNAWAY_JQ = ["[limit(1e9; repeat(1))]", "last(range(1e12))", "def f: [f]; f", "[range(1e9)] | length"]
+
+
+def with_jq(field: str, program: str) -> str:
+    """BASE_DEFINITION with the jq of ``field`` (replicasPath or instanceIdPath) replaced."""
+    lines = BASE_DEFINITION.split("\n")
+    return "\n".join(
+        line.split(":", 1)[0] + ": " + json.dumps(program) if line.strip().startswith(field + ":") else line
+        for line in lines
+    )
+
+
+def with_surrogates(text: str, where: list[int]) -> str:
+    for index in sorted(where, reverse=True):
+        index = index % (len(text) + 1)
+        text = text[:index] + "\ud800" + text[index:]
+    return text
+
+
+def lsp_fixture_text(object_file: str) -> str:
+    return yaml.safe_dump(
+        {
+            "apiVersion": "kartalint/v1",
+            "kind": "KartaFixture",
+            "name": "f",
+            "source": "fuzz",
+            "definition": "../../defs/trainer.yaml",
+            "objectFile": object_file,
+            "expect": {"statuses": ["Running"]},
+        },
+        sort_keys=False,
+    )
+
+
+@st.composite
+def lsp_documents(draw, outside: str) -> str:
+    """A text an editor may send: a definition (mutated, with runaway or hostile jq, a template,
+    huge, deeply nested, an alias bomb, lone surrogates), a fixture pointing outside, a
+    configuration, or anything."""
+    kind = draw(
+        st.sampled_from(
+            [
+                "base",
+                "mutated",
+                "runaway",
+                "hostile-jq",
+                "template",
+                "huge",
+                "nested",
+                "bomb",
+                "fixture",
+                "config",
+                "any",
+            ]
+        )
+    )
+    if kind == "base":
+        text = BASE_DEFINITION
+    elif kind == "mutated":
+        text = draw(mutated_text(BASE_DEFINITION))
+    elif kind == "runaway":
+        text = with_jq(draw(st.sampled_from(["replicasPath", "instanceIdPath"])), draw(st.sampled_from(RUNAWAY_JQ)))
+    elif kind == "hostile-jq":
+        program = draw(st.sampled_from(HOSTILE_JQ)).replace("OUTSIDE", outside)
+        text = with_jq(draw(st.sampled_from(["replicasPath", "instanceIdPath"])), program)
+    elif kind == "template":
+        text = "{{- if .Values.karta.enabled }}\n" + BASE_DEFINITION.replace(
+            "name: trainer", "name: {{ .Release.Name }}"
+        )
+        text += "{{- end }}\n"
+    elif kind == "huge":
+        text = BASE_DEFINITION + draw(st.sampled_from(["# " + "x" * 300_000 + "\n", "k: " + "1" * 5000 + "\n"]))
+    elif kind == "nested":
+        depth = draw(st.sampled_from([300, 3000]))
+        text = BASE_DEFINITION + "deep: " + "[" * depth + "]" * depth + "\n"
+    elif kind == "bomb":
+        text = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)}]\n"
+            for i in range(9)
+        )
+    elif kind == "fixture":
+        text = lsp_fixture_text(
+            draw(st.sampled_from(["../../../outside/secret.yaml", outside + "/secret.yaml", "linked-object.yaml"]))
+        )
+    elif kind == "config":
+        text = draw(st.sampled_from(LSP_CONFIGS))
+    else:
+        text = draw(st.text(max_size=200))
+    if draw(st.integers(0, 4)) == 0:
+        text = with_surrogates(text, draw(st.lists(st.integers(0, 10**6), min_size=1, max_size=3)))
+    return text
+
+
+LSP_URIS = [  # inside the project (an editor may send documents the project has or not)
+    "defs/trainer.yaml",
+    "defs/second.yaml",
+    "fixtures/example-com-trainer-v1/ok.yaml",
+    "fixtures/example-com-trainer-v1/relative.yaml",
+    "fixtures/example-com-trainer-v1/linked-fixture.yaml",
+    ".kartalint.yaml",
+    "no/such/folder/def.yaml",
+    "defs",
+    "odd name %25 ü.yaml",
+]
+POSITIONED = ["textDocument/hover", "textDocument/completion", "textDocument/definition"]
+WHOLE = ["textDocument/documentSymbol", "textDocument/codeLens"]
+MALFORMED = [
+    None,
+    [1, 2],
+    {},
+    {"textDocument": {"uri": 7}},
+    {"textDocument": {}, "position": {"line": 0, "character": 0}},
+    {"position": {"line": "x", "character": None}},
+]
+
+
+def jq_positions(text: str) -> list[tuple[int, int]]:
+    """Positions on the values of the jq fields of ``text`` (where a hover runs jq)."""
+    out = []
+    for number, line in enumerate(text.split("\n")):
+        for key in ("Path: ", "path: ", "idPath: "):
+            if key in line:
+                out.append((number, line.index(key) + len(key) + 2))
+    return out or [(0, 0)]
+
+
+@st.composite
+def lsp_sessions(draw, outside: str) -> tuple[str, list]:
+    """(the configuration on disk, the messages to send): documents opened, changed, saved and
+    closed, and requests of every kind at any position, unknown methods, malformed params and
+    cancellations, in any order."""
+    config = draw(st.sampled_from(LSP_CONFIGS))
+    documents = draw(st.lists(st.sampled_from(LSP_URIS), min_size=1, max_size=3, unique=True))
+    texts = {uri: draw(lsp_documents(outside)) for uri in documents}
+    steps: list = [("open", uri, texts[uri]) for uri in documents]
+    for _ in range(draw(st.integers(2, 10))):
+        uri = draw(st.sampled_from([*documents, "defs/trainer.yaml"]))
+        action = draw(
+            st.sampled_from(
+                ["request"] * 4 + ["whole"] * 2 + ["change", "close", "save", "unknown", "malformed", "cancel"]
+            )
+        )
+        if action == "change":
+            texts[uri] = draw(lsp_documents(outside))
+            steps.append(("change", uri, texts[uri]))
+        elif action == "request":
+            text = texts.get(uri, BASE_DEFINITION)
+            lines = text.split("\n")
+            line = draw(st.integers(0, len(lines) - 1))
+            position = draw(
+                st.sampled_from(jq_positions(text))
+                | st.tuples(st.just(line), st.integers(0, len(lines[line]) + 2))
+                | st.sampled_from([(2**31 - 1, 2**31 - 1), (len(lines) - 1, 2**31 - 1), (10**6, 0)])
+            )
+            steps.append(("request", draw(st.sampled_from(POSITIONED)), uri, position))
+        elif action == "whole":
+            steps.append(("request", draw(st.sampled_from([*WHOLE, "textDocument/codeAction"])), uri, None))
+        elif action in ("close", "save"):
+            steps.append((action, uri, None))
+        elif action == "unknown":
+            steps.append(
+                ("unknown", draw(st.sampled_from(["kartalint/secret", "textDocument/x", "$/odd", ""])), uri, None)
+            )
+        elif action == "malformed":
+            steps.append(
+                ("malformed", draw(st.sampled_from(POSITIONED + WHOLE)), draw(st.sampled_from(MALFORMED)), None)
+            )
+        else:
+            steps.append(("cancel", draw(st.integers(0, 50)), None, None))
+    return config, steps
+
+
+def _lsp_outside(base: pathlib.Path, project: pathlib.Path) -> None:
+    """The files outside the project, each holding the secret where a reader would show it."""
+    outside = base / "outside"
+    (outside / "defs").mkdir(parents=True)
+    leaked = dict(OBJECT, metadata={"name": SECRET, "uid": SECRET})
+    leaked["spec"] = {"roles": [dict(OBJECT["spec"]["roles"][1], name=SECRET, replicas=7)]}
+    leaked["status"] = {"phase": SECRET}
+    (outside / "secret.yaml").write_text(yaml.safe_dump(leaked))
+    (outside / "fixture.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kartalint/v1",
+                "kind": "KartaFixture",
+                "name": SECRET,
+                "source": "fuzz",
+                "definition": str(project / "defs" / "trainer.yaml"),
+                "object": leaked,
+                "expect": {"statuses": ["Running"]},
+            }
+        )
+    )
+    (outside / "defs" / "secret.yaml").write_text(BASE_DEFINITION.replace("example-com-trainer-v1", SECRET))
+    crd = yaml.safe_load(CRD_TEXT)
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["description"] = SECRET
+    (outside / "crd.yaml").write_text(yaml.safe_dump(crd))
+    (outside / "config.yaml").write_text("fixtures: [../outside]\n")
+
+
+class LspServer:
+    """``kartalint lsp`` (with the audit hook) in the campaign's project, started again if an
+    example left it dead (that example has failed already)."""
+
+    def __init__(self, root: pathlib.Path, outside: pathlib.Path, audit: pathlib.Path) -> None:
+        self.root, self.outside, self.audit = root, outside, audit
+        self.client: Any = None
+
+    def get(self) -> Any:
+        from lsp_stdio import StdioClient
+
+        if self.client is None or self.client.process.poll() is not None:
+            env = dict(os.environ, KARTALINT_FUZZ_SECRET=SECRET)
+            env.pop("CI", None)
+            self.client = StdioClient(str(self.root), env, str(self.audit), str(self.outside))
+            answer = self.client.call(
+                "initialize", {"processId": os.getpid(), "rootUri": self.root.as_uri(), "capabilities": {}}, 60
+            )
+            assert "result" in answer, answer
+            self.client.notify("initialized", {})
+        return self.client
+
+    def uri(self, name: str) -> str:
+        return name if ":" in name.split("/")[0] else (self.root / name).as_uri()
+
+
+@pytest.fixture(scope="module")
+def lsp_server(tmp_path_factory):
+    """A project with a definition, its fixture, the CRD, and fixtures reaching outside (relative
+    and absolute ``objectFile``, an object and a whole fixture linked from outside); the server."""
+    pytest.importorskip("pygls")
+    base = tmp_path_factory.mktemp("lsp-fuzz")
+    root = base / "project"
+    folder = root / "fixtures" / "example-com-trainer-v1"
+    folder.mkdir(parents=True)
+    (root / "defs").mkdir()
+    (root / "crds").mkdir()
+    _lsp_outside(base, root)
+    (root / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
+    (root / "crds" / "trainers.yaml").write_text(CRD_TEXT)
+    (root / ".kartalint.yaml").write_text(KARTA_CONFIG)
+    (folder / "ok.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kartalint/v1",
+                "kind": "KartaFixture",
+                "name": "inside",
+                "source": "fuzz",
+                "object": OBJECT,
+                "expect": {"statuses": ["Running"]},
+            },
+            sort_keys=False,
+        )
+    )
+    (folder / "relative.yaml").write_text(lsp_fixture_text("../../../outside/secret.yaml"))
+    (folder / "absolute.yaml").write_text(lsp_fixture_text(str(base / "outside" / "secret.yaml")))
+    os.symlink(base / "outside" / "secret.yaml", folder / "linked-object.yaml")
+    (folder / "linked.yaml").write_text(lsp_fixture_text("linked-object.yaml"))
+    os.symlink(base / "outside" / "fixture.yaml", folder / "linked-fixture.yaml")
+    server = LspServer(root, base / "outside", base / "audit.log")
+    client = server.get()
+    # the campaign reaches jq on the fixtures: the hover shows the project's fixture, and only it
+    uri = server.uri("defs/trainer.yaml")
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": BASE_DEFINITION}},
+    )
+    line, character = next(
+        p for p in jq_positions(BASE_DEFINITION) if "instanceIdPath" in BASE_DEFINITION.split("\n")[p[0]]
+    )
+    hover = client.call(
+        "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+    )
+    shown = hover["result"]["contents"]["value"]
+    assert shown.endswith('On the fixtures:\n- `inside`: `["leader", "worker"]`'), shown  # the refused ones left out
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    yield server
+    if server.client is not None:
+        server.client.close()
+
+
+def _send_session(server: LspServer, steps: list) -> list[tuple[int, str, bool]]:
+    """Send the session's messages without waiting; (id, method, well-formed) of each request."""
+    client = server.get()
+    versions: dict[str, int] = {}
+    shown: set[str] = set()  # the documents open in the editor now
+    sent: list[tuple[int, str, bool]] = []
+    for step in steps:
+        kind = step[0]
+        if kind in ("open", "change"):
+            uri, text = server.uri(step[1]), step[2]
+            versions[uri] = versions.get(uri, 0) + 1
+            if uri not in shown:
+                item = {"uri": uri, "languageId": "yaml", "version": versions[uri], "text": text}
+                client.notify("textDocument/didOpen", {"textDocument": item})
+                shown.add(uri)
+            else:
+                client.notify(
+                    "textDocument/didChange",
+                    {"textDocument": {"uri": uri, "version": versions[uri]}, "contentChanges": [{"text": text}]},
+                )
+        elif kind == "close":
+            shown.discard(server.uri(step[1]))
+            client.notify("textDocument/didClose", {"textDocument": {"uri": server.uri(step[1])}})
+        elif kind == "save":
+            client.notify("textDocument/didSave", {"textDocument": {"uri": server.uri(step[1])}})
+        elif kind == "request":
+            method, uri, position = step[1], server.uri(step[2]), step[3]
+            params: dict[str, Any] = {"textDocument": {"uri": uri}}
+            if position is not None:
+                params["position"] = {"line": position[0], "character": position[1]}
+            if method == "textDocument/codeAction":
+                zero = {"line": 0, "character": 0}
+                params.update(
+                    range={"start": zero, "end": {"line": 10**6, "character": 0}}, context={"diagnostics": []}
+                )
+            sent.append((client.request(method, params), method, True))
+        elif kind == "unknown":
+            sent.append((client.request(step[1], {"textDocument": {"uri": server.uri(step[2])}}), step[1], False))
+        elif kind == "malformed":
+            sent.append((client.request(step[1], step[2]), step[1], False))
+        else:
+            client.notify("$/cancelRequest", {"id": step[1]})
+    return sent
+
+
+@examples(12)
+@given(data=st.data())
+def test_language_server_answers_every_request_and_reads_nothing_outside(lsp_server, data):
+    """Random JSON-RPC sessions (documents opened, changed, saved and closed; hover, completion,
+    definition, symbols, code lenses and actions at any position; unknown methods; malformed
+    params; cancellations) over hostile documents, with a hostile configuration on disk: every
+    request is answered within LSP_TIMEOUT, a well-formed one never with an internal error; no
+    response or notification holds the secret of the files outside the project (nor of the
+    environment), and the server opens no file there (an audit hook in the server logs every
+    open and listing under that folder)."""
+    server = lsp_server
+    config, steps = data.draw(lsp_sessions(str(server.outside)))
+    client = server.get()
+    config_file = server.root / ".kartalint.yaml"
+    config_file.write_text(config)
+    client.notify("textDocument/didSave", {"textDocument": {"uri": server.uri(".kartalint.yaml")}})
+    first, first_err = len(client.raw), len(client.stderr)
+    try:
+        sent = _send_session(server, steps)
+        cancelled = {step[1] for step in steps if step[0] == "cancel"}
+        for number, method, well_formed in sent:
+            answer = client.response(number, LSP_TIMEOUT)
+            if well_formed and "error" in answer:
+                assert answer["error"]["code"] == -32800 and number in cancelled, (method, steps, answer)
+            if "error" in answer:
+                assert "kartalint/" not in json.dumps(answer["error"].get("data")), (method, answer)
+    finally:
+        for uri in {server.uri(step[1]) for step in steps if step[0] in ("open", "change")}:
+            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        config_file.write_text(KARTA_CONFIG)
+        client.notify("textDocument/didSave", {"textDocument": {"uri": server.uri(".kartalint.yaml")}})
+    assert client.call("textDocument/documentSymbol", {"textDocument": {"uri": server.uri("defs/x.yaml")}}, LSP_TIMEOUT)
+    logged = b"".join(client.stderr[first_err:]).decode("utf-8", "replace")
+    said = b"".join(client.raw[first:]).decode("utf-8", "replace") + logged
+    assert SECRET not in said, (steps, "the planted secret leaked")
+    opened = server.audit.read_text() if server.audit.exists() else ""
+    assert not opened, (steps, "the server opened files outside the project", opened)
+    frames = [line for line in logged.split("\n") if 'File "' in line and f"{os.sep}kartalint{os.sep}" in line]
+    assert not frames, (steps, "an exception in kartalint's code", logged[-3000:])

@@ -742,3 +742,68 @@ async def test_a_lone_surrogate_is_replaced_and_reported_at_its_place(client: La
     where = position_of(text, "replicasPath: ", len("replicasPath: ") + 3)
     shown = await client.text_document_hover_async(types.HoverParams(identifier, where))
     assert shown is not None and shown.contents.value.startswith("**replicasPath** (jq on the workload)")
+
+
+# -- found by the fuzz campaign (tests/test_fuzz.py, the language server) ------------------------------
+
+
+def _raw_server(project: pathlib.Path, tmp_path: pathlib.Path, watch: pathlib.Path):
+    """``kartalint lsp`` over raw JSON-RPC (pytest-lsp's client cannot send malformed params),
+    logging every file it opens under ``watch``; initialized."""
+    from lsp_stdio import StdioClient
+
+    client = StdioClient(str(project), dict(os.environ), str(tmp_path / "audit.log"), str(watch))
+    assert "result" in client.call("initialize", {"processId": None, "rootUri": project.as_uri(), "capabilities": {}})
+    client.notify("initialized", {})
+    return client
+
+
+def test_a_request_with_malformed_params_is_answered_invalid_params(tmp_path):
+    """pygls dropped a request whose params do not have their type (no position, a list, a
+    string for a number): the editor waited for an answer forever."""
+    project = make_project(tmp_path / "project")
+    client = _raw_server(project, tmp_path, tmp_path / "nothing")
+    uri = uri_of(project / "definitions" / f"{JOBSET}.yaml")
+    try:
+        for method, params in (
+            ("textDocument/hover", None),
+            ("textDocument/hover", [1, 2]),
+            ("textDocument/hover", {"textDocument": {"uri": uri}}),
+            ("textDocument/completion", {"textDocument": {"uri": uri}, "position": {"line": -1, "character": "x"}}),
+            ("textDocument/codeLens", {"textDocument": {}}),
+        ):
+            answer = client.call(method, params, timeout=20)
+            assert answer["error"]["code"] == -32602, (method, params, answer)
+        assert client.call("kartalint/nonsense", {}, timeout=20)["error"]["code"] == -32601
+        symbols = client.call("textDocument/documentSymbol", {"textDocument": {"uri": uri}}, timeout=20)
+        assert "result" in symbols  # and it goes on
+    finally:
+        client.close()
+
+
+def test_a_request_on_a_document_not_open_reads_nothing_from_disk(tmp_path):
+    """Requests on a document the editor has not opened made pygls read the path from disk: a
+    folder or a missing file was an internal error with a traceback, a FIFO blocked a worker
+    thread for ever, and a path outside the project was read. Such a document is empty now."""
+    project = make_project(tmp_path / "project")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.yaml").write_text((project / "definitions" / f"{JOBSET}.yaml").read_text())
+    os.mkfifo(project / "definitions" / "fifo.yaml")
+    os.symlink(outside / "secret.yaml", project / "definitions" / "linked.yaml")
+    client = _raw_server(project, tmp_path, outside)
+    try:
+        for name in ("definitions", "missing.yaml", "definitions/fifo.yaml", "definitions/linked.yaml"):
+            document = {"textDocument": {"uri": uri_of(project / name)}}
+            place = dict(document, position={"line": 3, "character": 4})
+            for method, params, empty in (
+                ("textDocument/documentSymbol", document, []),
+                ("textDocument/codeLens", document, []),
+                ("textDocument/hover", place, None),
+                ("textDocument/definition", place, None),
+            ):
+                answer = client.call(method, params, timeout=20)
+                assert answer.get("result", "error") == empty, (name, method, answer)
+        assert not (tmp_path / "audit.log").exists() or (tmp_path / "audit.log").read_text() == ""
+    finally:
+        client.close()

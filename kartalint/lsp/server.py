@@ -18,7 +18,9 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from kartalint import __version__
 from kartalint.load.configfile import CONFIG_NAMES
@@ -33,9 +35,37 @@ LENS_WAIT = 5.0  # seconds a code lens waits for the fixtures' outcome (then it 
 EVALUATING = "fixtures: evaluating (the lens refreshes when done)"
 
 
+_ANSWERED = object()  # a request answered with an error while it was read: nothing more to do
+
+
+class KartaProtocol(LanguageServerProtocol):
+    """pygls's protocol, except that a request whose params do not have their type (no position,
+    a list for a map...) is answered with the error (Invalid Params): pygls drops it, and the
+    editor would wait for an answer forever."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            number = data.get("id")
+            if "method" not in data or isinstance(number, bool) or not isinstance(number, (int, str)):
+                raise  # a notification or a response: nobody waits for an answer
+            self._send_response(number, error=exc.to_response_error())
+            return _ANSWERED
+
+    def handle_message(self, message: Any) -> None:
+        if message is not _ANSWERED:
+            super().handle_message(message)
+
+
 class KartaServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("kartalint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+        super().__init__(
+            "kartalint",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            protocol_cls=KartaProtocol,
+        )
         self.projects: dict[str, LspProject] = {}
         self.files: dict[str, OpenFile] = {}
         self.pending: dict[str, asyncio.Task] = {}
@@ -87,10 +117,14 @@ class KartaServer(LanguageServer):
                 self.text_document_publish_diagnostics(published)
 
     def open_file(self, uri: str) -> tuple[OpenFile, LspProject]:
-        """The current text of ``uri`` parsed (cached per version)."""
-        document = self.workspace.get_text_document(uri)
+        """The current text of ``uri`` parsed (cached per version). A document the editor has not
+        opened is empty: nothing is read from disk for it (pygls would read any path: a folder,
+        a FIFO that never answers, a file outside the project)."""
         path = path_of(uri)
         project = self.project_for(path)
+        if not self.is_open(uri):
+            return OpenFile(path, "", project.config), project
+        document = self.workspace.get_text_document(uri)
         cached = self.files.get(uri)
         if cached is None or cached.text != document.source:
             cached = OpenFile(path, document.source, project.config)
