@@ -162,3 +162,78 @@ def test_every_output_format_is_a_lifecycle_and_registered():
         assert isinstance(make_summary_reporter(fmt, io.StringIO()), Lifecycle)
         comparison = Comparison(Expected("x.csv", ("name",), ("gpus",)))
         assert isinstance(make_summary_reporter(fmt, io.StringIO(), comparison), Lifecycle)
+
+
+def _calls_rule_literal(node: ast.Call) -> ast.Constant | None:
+    """The string literal a call passes where a rule id goes (``report(rule, ...)``,
+    ``Rule(id, ...)``, ``Problem(rule, ...)``, ``Check((rule, ...), ...)``, ``Finding(..., rule, ...)``)."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    given = []
+    if name in ("report", "Rule", "Problem") and node.args:
+        given.append(node.args[0])
+    if name == "Check" and node.args and isinstance(node.args[0], ast.Tuple):
+        given.extend(node.args[0].elts)
+    if name == "Finding":
+        given.extend([*node.args[5:6], *(k.value for k in node.keywords if k.arg == "rule")])
+    return next((g for g in given if isinstance(g, ast.Constant) and isinstance(g.value, str)), None)
+
+
+def test_every_rule_id_in_code_is_a_declared_constant():
+    """A rule id is written once, as a module constant (``NAME = "rule-id"``) next to the findings
+    that carry it; code elsewhere imports the constant, so a misspelt id is an import error (and a
+    ruff/mypy error), never a KeyError at run time. No other string literal is a rule id, and no
+    call passes a literal where a rule id goes."""
+    from kartalint.rules import registry
+
+    ids = set(registry.RULES)
+    declared: dict[str, list[str]] = {}
+    stray = []
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = set()
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id.isupper()
+                and isinstance(node.value, ast.Constant)
+                and node.value.value in ids
+            ):
+                declared.setdefault(node.value.value, []).append(f"{name}.{node.targets[0].id}")
+                constants.add(id(node.value))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in ids and id(node) not in constants:
+                stray.append(f"{name}:{node.lineno}: {node.value!r}")
+            literal = _calls_rule_literal(node) if isinstance(node, ast.Call) else None
+            if literal is not None and literal.value not in ids:
+                stray.append(f"{name}:{literal.lineno}: {literal.value!r} is not a rule")
+    assert stray == []
+    assert {rule: places for rule, places in declared.items() if len(places) != 1} == {}
+    assert set(declared) == ids
+
+
+def test_the_rule_id_check_sees_a_literal_id():
+    tree = ast.parse('ctx.report("unknown-feild", path, "message")\nProblem("jq-unsafe", "m", 0, 1)')
+    literals = [_calls_rule_literal(node) for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    assert sorted(lit.value for lit in literals if lit is not None) == ["jq-unsafe", "unknown-feild"]
+
+
+def test_a_rule_is_one_unit_with_its_check():
+    """Every rule a Karta document can break is reported by a check (``CHECKS``) of the module that
+    declares it; ``check_document`` runs the registry's checks, so a new rule needs no other list."""
+    from kartalint.rules import registry
+
+    document_categories = ("schema", "parity", "jq", "practice", "gang", "crd")
+    checked: dict[str, set[str]] = {}
+    for check in registry.CHECKS:
+        assert set(check.rules) <= set(registry.RULES), check
+        for rule_id in check.rules:
+            checked.setdefault(rule_id, set()).add(check.run.__module__)
+    for module in registry._DECLARING:
+        for rule in module.RULES:
+            if rule.category in document_categories:
+                assert module.__name__ in checked.get(rule.id, set()), rule.id
+    practice = [check for check in registry.CHECKS if check.run.__module__ == "kartalint.rules.practice"]
+    assert all(len(check.rules) == 1 for check in practice)  # one function per rule

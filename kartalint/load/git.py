@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from kartalint.load.discovery import mentions_karta, template_marker, template_note
 from kartalint.load.documents import MAX_FILE_BYTES, load_text, read_text
+from kartalint.load.yaml_rules import FILE_UNREADABLE, YAML_TOO_LARGE
 from kartalint.model import Severity
 
 
@@ -113,9 +114,9 @@ class Revision:
         if problem is None:
             return text
         rule, message, _ = problem
-        if rule == "yaml-too-large":
+        if rule == YAML_TOO_LARGE:
             self._too_large(path, os.path.getsize(os.path.join(self.root, path)))
-        elif rule == "file-unreadable" or mentions_karta(os.path.join(self.root, path), text):
+        elif rule == FILE_UNREADABLE or mentions_karta(os.path.join(self.root, path), text):
             self._problem(path, message)
         return None
 

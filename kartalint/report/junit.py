@@ -10,6 +10,12 @@ from typing import Any
 
 from kartalint.report.base import TestReporter, detail_lines
 from kartalint.rules import outcomes
+from kartalint.rules.outcomes import (
+    COVERAGE_BELOW_MINIMUM,
+    DEFINITION_WITHOUT_FIXTURE,
+    FIXTURE_MISMATCH,
+    MUTATION_SCORE_BELOW_MINIMUM,
+)
 
 _XML_FORBIDDEN = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -99,7 +105,7 @@ class JUnitTestReporter(TestReporter):
                         "error",
                         f"{item.path}: no test case exercises definition {item.name}",
                         message=f"definition {item.name} has no fixture",
-                        type="definition-without-fixture",
+                        type=DEFINITION_WITHOUT_FIXTURE,
                     )
                     counts["errors"] += 1
                 else:
@@ -117,7 +123,7 @@ class JUnitTestReporter(TestReporter):
                         "error",
                         "never matched: " + ", ".join(item.unmatched),
                         message=f"status-mapping coverage {item.percent:.0f}% is below {run.min_coverage:g}%",
-                        type="coverage-below-minimum",
+                        type=COVERAGE_BELOW_MINIMUM,
                     )
                     counts["errors"] += 1
             for key in ("tests", "failures", "errors", "skipped"):
@@ -142,7 +148,7 @@ class JUnitTestReporter(TestReporter):
         detail = junit_detail(item)
         if item in self.mutation.below_minimum:
             message = f"mutation score {score_text(item.score)} is below {self.mutation.min_score:g}"
-            _element(case, "failure", detail, message=message, type="mutation-score-below-minimum")
+            _element(case, "failure", detail, message=message, type=MUTATION_SCORE_BELOW_MINIMUM)
             counts["failures"] += 1
         else:
             _element(case, "system-out", detail)
@@ -168,7 +174,7 @@ class JUnitTestReporter(TestReporter):
         detail = "\n".join(line.strip() for line in detail_lines(result))
         first = result.diffs[0].text if result.diffs else (result.messages[0] if result.messages else result.outcome)
         if result.outcome in ("failed", "xpassed"):
-            _element(case, "failure", detail, message=first, type="fixture-mismatch")
+            _element(case, "failure", detail, message=first, type=FIXTURE_MISMATCH)
             counts["failures"] += 1
         elif result.outcome == "error":
             _element(case, "error", detail, message=first, type=outcomes.case_rule("error", case_.refused))

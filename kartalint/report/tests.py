@@ -17,6 +17,7 @@ from kartalint.report.base import LABELS, TestReporter, detail_lines
 from kartalint.report.escape import visible
 from kartalint.report.junit import JUnitTestReporter
 from kartalint.rules import outcomes
+from kartalint.rules.outcomes import COVERAGE_BELOW_MINIMUM, DEFINITION_WITHOUT_FIXTURE, FIXTURE_MISMATCH
 
 SCHEMA_VERSION = 1
 
@@ -209,7 +210,7 @@ class SarifTestReporter(TestReporter):
                     line, column = diff_location(result, diff)
                     hints = "".join(f" (hint: {h})" for h in result.hints.get(diff.path, []))
                     log.add_result(
-                        "fixture-mismatch",
+                        FIXTURE_MISMATCH,
                         "error",
                         f"{title}: {diff.text}{hints}",
                         case.file,
@@ -231,7 +232,7 @@ class SarifTestReporter(TestReporter):
                 )
         for item in run.without_fixtures:
             log.add_result(
-                "definition-without-fixture",
+                DEFINITION_WITHOUT_FIXTURE,
                 "error",
                 f"definition {item.name} has no fixture (--require-fixtures)",
                 item.path,
@@ -239,7 +240,7 @@ class SarifTestReporter(TestReporter):
             )
         for cov in run.below_coverage:
             log.add_result(
-                "coverage-below-minimum",
+                COVERAGE_BELOW_MINIMUM,
                 "error",
                 f"status-mapping coverage of {cov.definition.name} is {cov.percent:.0f}% (below --min-coverage "
                 f"{run.min_coverage:g}%): never matched {', '.join(cov.unmatched)}",

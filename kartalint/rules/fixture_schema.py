@@ -15,10 +15,14 @@ from kartalint.load.documents import Document
 from kartalint.model import Finding, Rule, Severity, format_path
 from kartalint.rules.context import Context
 
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+FIXTURE_INVALID = "fixture-invalid"
+
+
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "fixture-invalid",
+        FIXTURE_INVALID,
         Severity.ERROR,
         "fixture",
         "A fixture file does not follow the fixture format (docs/fixtures.md).",
@@ -59,5 +63,5 @@ def check_fixture(document: Document) -> list[Finding]:
             message = f"{where}: {error.message}"
         else:
             message = f"{where}: {error.message}"
-        ctx.report("fixture-invalid", path, message, key=error.validator == "additionalProperties")
+        ctx.report(FIXTURE_INVALID, path, message, key=error.validator == "additionalProperties")
     return ctx.findings

@@ -18,6 +18,7 @@ from kartalint.rules.document import check_document
 
 if TYPE_CHECKING:
     from kartalint.load.crds import CrdIndex
+from kartalint.load.yaml_rules import YAML_TEMPLATE
 
 
 @dataclass
@@ -123,7 +124,7 @@ def template_outcome(source: SourceFile, config: Config) -> FileOutcome | None:
     if where is None or not mentions_karta(source.path, source.text):
         return None
     note = source.finding(
-        "yaml-template",
+        YAML_TEMPLATE,
         "a Go/Helm template (it holds {{ }} template actions outside quoted strings): not checked",
         Span(where[0], where[1], where[0], where[1] + 2),
         hint=TEMPLATE_HINT,

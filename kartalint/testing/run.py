@@ -21,6 +21,7 @@ from kartalint.model import Finding, Severity
 from kartalint.project import Config
 from kartalint.rules import registry as rules
 from kartalint.rules import test_time
+from kartalint.rules.karta_schema import WRONG_TYPE
 from kartalint.testing.cases import Case
 from kartalint.testing.compare import Diff, compare
 from kartalint.testing.predictions import compare_prediction
@@ -249,7 +250,7 @@ def invalid_definition_problems(definition: DefinitionFile, lint_cache: LintCach
     located = [
         f"{display_path(f.file)}:{f.line}:{f.column}: {f.message} ({f.rule})"
         for f in lint_cache.findings(definition)
-        if f.severity >= Severity.ERROR and (f.rule == "wrong-type" or rules.get(f.rule).category == "parity")
+        if f.severity >= Severity.ERROR and (f.rule == WRONG_TYPE or rules.get(f.rule).category == "parity")
     ]
     if located:
         return located
