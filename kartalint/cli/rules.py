@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE
-from kartalint.report import render_document
+from kartalint.report import format_choices, render_document
 from kartalint.report.rules_doc import RuleList
 from kartalint.rules import registry as rules
 
@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "rule", nargs="?", metavar="RULE", help="explain this rule: why it exists, a bad and a good example, the fix"
     )
-    parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
+    parser.add_argument("-f", "--format", choices=format_choices("rules"), default="text")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,12 +17,15 @@ import os
 import pathlib
 import urllib.parse
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint import __version__
 from kartalint.model import Finding, Severity, format_path
 from kartalint.report.base import Reporter
 from kartalint.rules import registry as rules
+
+if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
+    from kartalint.rules.lint import LintResult
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -189,12 +192,12 @@ class SarifReporter(Reporter):
     name = "sarif"
 
     def start(self) -> None:
-        self.log = SarifLog("lint", self.root)
+        self.log = SarifLog("lint", self.project_root)
 
     def finding(self, finding: Finding) -> None:
         self.log.add_finding(finding)
 
-    def finish(self, result: Any) -> None:
+    def finish(self, result: LintResult) -> None:
         for path in result.checked:
             self.log.artifact_location(path)
         for path in result.missing:

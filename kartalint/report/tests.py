@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint.report import mutants
 from kartalint.report.base import LABELS, TestReporter, detail_lines
 from kartalint.report.escape import visible
-from kartalint.report.junit import JUnitTestReporter
 from kartalint.rules import outcomes
 from kartalint.rules.outcomes import COVERAGE_BELOW_MINIMUM, DEFINITION_WITHOUT_FIXTURE, FIXTURE_MISMATCH
+
+if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
+    from kartalint.testing.run import TestRun
 
 SCHEMA_VERSION = 1
 
@@ -37,7 +39,7 @@ class TextTestReporter(TestReporter):
     def case(self, result: Any) -> None:
         self._groups.setdefault(result.case.file, []).append(result)
 
-    def finish(self, run: Any) -> None:
+    def finish(self, run: TestRun) -> None:
         for file, results in self._groups.items():
             recording = results[0].case.kind == "recording"
             if recording and not self.verbose and all(r.outcome == "passed" and not r.findings for r in results):
@@ -87,7 +89,7 @@ class TextTestReporter(TestReporter):
 class JsonTestReporter(TestReporter):
     name = "json"
 
-    def finish(self, run: Any) -> None:
+    def finish(self, run: TestRun) -> None:
         doc = {
             "schemaVersion": SCHEMA_VERSION,
             "cases": [r.to_dict() for r in run.results],
@@ -129,7 +131,7 @@ class GithubTestReporter(TestReporter):
 
     name = "github"
 
-    def finish(self, run: Any) -> None:
+    def finish(self, run: TestRun) -> None:
         from kartalint.report.github import escape_data, escape_property, workflow_file
 
         def emit(file: str, line: int, col: int, title: str, message: str, command: str = "error") -> None:
@@ -180,10 +182,10 @@ class SarifTestReporter(TestReporter):
 
     name = "sarif"
 
-    def finish(self, run: Any) -> None:
+    def finish(self, run: TestRun) -> None:
         from kartalint.report.sarif import LEVELS, SarifLog
 
-        log = SarifLog("test", self.root)
+        log = SarifLog("test", self.project_root)
         for result in run.results:
             case = result.case
             title = case.name or case.id
@@ -250,8 +252,3 @@ class SarifTestReporter(TestReporter):
         if self.mutation is not None:
             mutants.sarif_results(log, self.mutation)
         self.stream.write(log.render())
-
-
-TEST_REPORTERS = {
-    r.name: r for r in (TextTestReporter, JsonTestReporter, JUnitTestReporter, GithubTestReporter, SarifTestReporter)
-}
