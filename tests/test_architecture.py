@@ -254,3 +254,15 @@ def test_a_rule_is_one_unit_with_its_check():
                 assert module.__name__ in checked.get(rule.id, set()), rule.id
     practice = [check for check in registry.CHECKS if check.run.__module__ == "kartalint.rules.practice"]
     assert all(len(check.rules) == 1 for check in practice)  # one function per rule
+
+
+def test_document_kinds_are_known_in_one_place():
+    """``load/kinds`` is the one place that knows the kinds of documents (``Karta``,
+    ``KartaFixture``: is_karta, is_fixture, the text sniffs of discovery and the project scan);
+    no other module spells them."""
+    spelled = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in ("Karta", "KartaFixture", b"Karta"):
+                spelled.append(f"{name}:{node.lineno}")
+    assert spelled and all(place.startswith("kartalint.load.kinds:") for place in spelled), spelled

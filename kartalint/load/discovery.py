@@ -62,30 +62,6 @@ def missing_reason(path: str) -> str:
     return f"{path}: not a regular file or folder (a FIFO or device is never read)"
 
 
-_MENTIONS_KARTA = re.compile(rb"""["']?kind["']?\s*:\s*["']?Karta(?:Fixture)?\b|structureDefinition""")
-
-
-def mentions_karta(path: str, text: str | None) -> bool:
-    """Whether a file that holds no readable Karta or fixture document still looks like one
-    (a broken definition must be reported, an unrelated YAML file skipped)."""
-    if text:
-        return bool(_MENTIONS_KARTA.search(text.encode("utf-8", "replace")))
-    if path == "-":
-        return False
-    try:
-        with open(path, "rb") as handle:
-            tail = b""
-            while True:
-                chunk = handle.read(1 << 20)
-                if not chunk:
-                    return False
-                if _MENTIONS_KARTA.search(tail + chunk):
-                    return True
-                tail = chunk[-64:]
-    except OSError:
-        return True  # unreadable: cannot tell, report it
-
-
 # A Go/Helm template action: ``{{`` (or ``{{-``) followed by a space, ``.``, ``$`` or a ``/*``
 # comment. Argo's ``{{inputs.parameters.x}}`` and ``{{=expr}}`` are values of real objects, not
 # template actions.

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from kartalint.load.discovery import is_regular_file, missing_reason
+from kartalint.load.kinds import is_karta
 from kartalint.load.loader import BadValue, BaseLoader, Loader
 from kartalint.load.nodes import READER_POSITION, end_index, key_text, node_problems
 from kartalint.load.scalars import scalar_offsets
@@ -204,16 +205,6 @@ class SourceFile:
             tuple(path),
             hint,
         )
-
-
-def is_karta(data: Any) -> bool:
-    """A Karta document: ``kind: Karta``, or no kind but a Karta-shaped spec."""
-    if not isinstance(data, dict):
-        return False
-    if data.get("kind") == "Karta":
-        return True
-    spec = data.get("spec")
-    return "kind" not in data and isinstance(spec, dict) and "structureDefinition" in spec
 
 
 def display_path(path: str) -> str:

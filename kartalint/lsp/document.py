@@ -181,7 +181,7 @@ def lint(open_file: OpenFile) -> list[Finding]:
     neither a Karta nor a fixture document (CloudFormation, a workflow, Helm values), the
     ``yaml-template`` note for a Go/Helm template, the configuration's problems on the
     configuration file."""
-    from kartalint.load.discovery import mentions_karta
+    from kartalint.load.kinds import mentions_karta
     from kartalint.rules.lint import lint_source, template_outcome
 
     if open_file.config_root is not None:

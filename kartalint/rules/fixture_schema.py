@@ -32,15 +32,9 @@ RULES = (
 )
 
 
-FIXTURE_API_VERSION = "kartalint/v1"
-FIXTURE_KIND = "KartaFixture"
 SCHEMA_FILE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schema", "data", "fixture.schema.json"
 )
-
-
-def is_fixture(data: Any) -> bool:
-    return isinstance(data, dict) and data.get("kind") == FIXTURE_KIND
 
 
 @functools.lru_cache(maxsize=1)

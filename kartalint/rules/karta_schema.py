@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kartalint import schema as karta_schema
+from kartalint.load.kinds import KARTA_KIND
 from kartalint.model import Rule, Severity, format_path
 from kartalint.rules.context import Check, Context
 
@@ -112,8 +113,8 @@ def check(ctx: Context) -> None:
     data = ctx.data
     if not isinstance(data, dict):
         return
-    if data.get("apiVersion") != karta_schema.KARTA_API_VERSION or data.get("kind") != "Karta":
-        key = "apiVersion" if data.get("kind") == "Karta" else "kind"
+    if data.get("apiVersion") != karta_schema.KARTA_API_VERSION or data.get("kind") != KARTA_KIND:
+        key = "apiVersion" if data.get("kind") == KARTA_KIND else "kind"
         ctx.report(
             KARTA_API_VERSION_RULE,
             (key,),

@@ -8,8 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kartalint.load.discovery import TEMPLATE_HINT, iter_yaml_files, mentions_karta, template_marker
+from kartalint.load.discovery import TEMPLATE_HINT, iter_yaml_files, template_marker
 from kartalint.load.documents import SourceFile, load_file
+from kartalint.load.kinds import mentions_karta
 from kartalint.model import Finding, Severity, Span
 from kartalint.project import Config
 from kartalint.rules import registry as rules
@@ -90,7 +91,8 @@ class FileOutcome:
 
 def lint_source(source: SourceFile, config: Config) -> FileOutcome:
     """Lint one file read: check each Karta and fixture document, configure, suppress."""
-    from kartalint.rules.fixture_schema import check_fixture, is_fixture
+    from kartalint.load.kinds import is_fixture
+    from kartalint.rules.fixture_schema import check_fixture
 
     found: list[Finding] = []
     kartas = fixtures = others = 0
