@@ -266,3 +266,22 @@ def test_document_kinds_are_known_in_one_place():
             if isinstance(node, ast.Constant) and node.value in ("Karta", "KartaFixture", b"Karta"):
                 spelled.append(f"{name}:{node.lineno}")
     assert spelled and all(place.startswith("kartalint.load.kinds:") for place in spelled), spelled
+
+
+def test_the_architecture_page_names_every_module():
+    """docs/architecture.md names each module in its package's row of the table (the root's
+    modules in the paragraph after it), so the page keeps up with the tree."""
+    import re
+
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\|[^|]*\| `kartalint/(\w+)/` \|.*$", page, re.M)}
+    root = page[page.index("At the root:") :]
+    missing = []
+    for name, path in _modules().items():
+        parts = name.split(".")[1:] or ["__init__"]
+        if path.name == "__init__.py" and name != "kartalint":
+            continue  # a package: its row
+        where = rows.get(parts[0], "") if len(parts) > 1 else root
+        if f"`{parts[-1]}" not in where:
+            missing.append(name)
+    assert missing == []

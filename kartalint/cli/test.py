@@ -239,14 +239,14 @@ def _run_and_report(
 ) -> int:
     from kartalint.evaluation import Evaluator
     from kartalint.report import test_reporter_class
-    from kartalint.testing.run import LintCache, run
+    from kartalint.testing.run import LintCache, run_cases
     from kartalint.testing.update import update_fixtures
 
     lint_cache = LintCache(project.config)
     judged = index.of_origin("explicit", "project")  # never the bundled catalog: the user's definitions
     mutation = None
     with Evaluator(timeout=args.timeout) as evaluator:
-        report = run(cases, evaluator, lint_cache)
+        report = run_cases(cases, evaluator, lint_cache)
         if args.mutants or args.min_mutation_score is not None:
             mutation = _mutants(args, project, judged, report, evaluator)
     if (args.require_fixtures or args.min_coverage is not None) and not judged:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from kartalint import __version__
 from kartalint.model import Finding, Severity, format_path
 from kartalint.report.base import Reporter
-from kartalint.rules import registry as rules
+from kartalint.rules import registry
 
 if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
     from kartalint.rules.lint import LintResult
@@ -35,7 +35,7 @@ FINGERPRINT = "kartalint/v1"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-def rule_descriptor(rule: rules.Rule) -> dict[str, Any]:
+def rule_descriptor(rule: registry.Rule) -> dict[str, Any]:
     """``reportingDescriptor`` of a registry rule."""
     fix = f"\n\nFix: {rule.hint}." if rule.hint else ""
     properties: dict[str, Any] = {"category": rule.category, "tags": [rule.category], "precision": "very-high"}
@@ -182,8 +182,8 @@ class SarifLog:
         return json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n"
 
 
-_DESCRIPTORS = [rule_descriptor(rule) for rule in rules.RULES.values()]
-_RULE_INDEX = {rule.id: i for i, rule in enumerate(rules.RULES.values())}
+_DESCRIPTORS = [rule_descriptor(rule) for rule in registry.RULES.values()]
+_RULE_INDEX = {rule.id: i for i, rule in enumerate(registry.RULES.values())}
 
 
 class SarifReporter(Reporter):

@@ -13,8 +13,7 @@ from kartalint.load.documents import SourceFile, load_file
 from kartalint.load.kinds import mentions_karta
 from kartalint.model import Finding, Severity, Span
 from kartalint.project import Config
-from kartalint.rules import registry as rules
-from kartalint.rules import suppress
+from kartalint.rules import registry, suppress
 from kartalint.rules.document import check_document
 
 if TYPE_CHECKING:
@@ -114,7 +113,7 @@ def _configured(
 ) -> FileOutcome:
     """Configure and suppress a file's findings; judge its suppression directives."""
     findings = apply_config(found, config)
-    findings, suppressed, directives = suppress.apply(findings, source.text, source.path, rules.RULES)
+    findings, suppressed, directives = suppress.apply(findings, source.text, source.path, registry.RULES)
     findings.extend(apply_config(directives, config))
     return FileOutcome(source.path, findings, kartas, others, suppressed, fixtures)
 
@@ -248,4 +247,4 @@ def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -
         yield lint_file(path, config, strict_files)
 
 
-__all__ = ["FileOutcome", "LintResult", "apply_config", "lint_file", "lint_paths", "lint_source", "rules"]
+__all__ = ["FileOutcome", "LintResult", "apply_config", "lint_file", "lint_paths", "lint_source", "registry"]
