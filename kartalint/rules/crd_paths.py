@@ -370,6 +370,7 @@ def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
 
 
 def result_depth(result: Any) -> int:
+    """How many path parts of a read a CRD lookup got through (its ``at`` and the missing one)."""
     return len(result.at) + 1
 
 

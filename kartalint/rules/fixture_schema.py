@@ -47,6 +47,7 @@ def _validator() -> Any:
 
 
 def check_fixture(document: Document) -> list[Finding]:
+    """The findings of a fixture document against the fixture's JSON Schema."""
     ctx = Context(document, rules={rule.id: rule for rule in RULES})
     for error in sorted(_validator().iter_errors(document.data), key=lambda e: list(map(str, e.absolute_path))):
         path = tuple(error.absolute_path)

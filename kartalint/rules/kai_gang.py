@@ -58,6 +58,7 @@ RULES = (
 
 
 def check(ctx: Context) -> None:
+    """The gang rules on the definition's gangScheduling (pod groups, subgroups, topology)."""
     gang = karta.gang_scheduling(ctx.data)
     group = gang.get("podGroup")
     if not isinstance(group, dict):

@@ -110,6 +110,7 @@ MAX_UNKNOWN_FIELDS = 100  # per mapping; beyond, one finding gives the count
 
 
 def check(ctx: Context) -> None:
+    """The schema rules: apiVersion and kind, then every error of the generated Karta JSON Schema."""
     data = ctx.data
     if not isinstance(data, dict):
         return

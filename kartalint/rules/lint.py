@@ -23,6 +23,8 @@ from kartalint.load.yaml_rules import YAML_TEMPLATE
 
 @dataclass
 class LintResult:
+    """What a lint run found: files checked, findings, missing paths, skipped files and documents."""
+
     checked: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
@@ -35,10 +37,12 @@ class LintResult:
     suppressed: int = 0
 
     def count(self, severity: Severity) -> int:
+        """How many findings have ``severity``."""
         return sum(1 for f in self.findings if f.severity == severity)
 
     @property
     def counts(self) -> dict:
+        """The number of findings per severity name."""
         return {
             "error": self.count(Severity.ERROR),
             "warning": self.count(Severity.WARNING),
@@ -46,6 +50,7 @@ class LintResult:
         }
 
     def exit_code(self, strict: bool = False) -> int:
+        """The exit code of ``kartalint lint``: 2 for a missing path, 1 for an error (or a warning when ``strict``), else 0."""
         if self.missing:
             return 2
         if self.count(Severity.ERROR) or (strict and self.count(Severity.WARNING)):
@@ -151,6 +156,7 @@ PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs mo
 
 
 def lint_file(path: str, config: Config, strict_files: bool) -> FileOutcome:
+    """The outcome of linting the file at ``path`` (a template or a file without Karta is skipped unless ``strict_files``)."""
     source = load_file(path, config.max_file_size, keep=False)
     if not strict_files:
         template = template_outcome(source, config)

@@ -148,6 +148,7 @@ RULES = (
 
 
 def child_status_definition(ctx: Context) -> None:
+    """A statusDefinition on a child component, which every consumer ignores."""
     for comp in karta.components(ctx.data):
         if not comp.is_root and comp.data.get("statusDefinition") is not None:
             ctx.report(
@@ -159,6 +160,7 @@ def child_status_definition(ctx: Context) -> None:
 
 
 def child_incomplete_kind(ctx: Context) -> None:
+    """A child component's kind with an empty version or kind."""
     for comp in karta.components(ctx.data):
         gvk = karta.gvk_of(comp.data["kind"]) if isinstance(comp.data.get("kind"), dict) else None
         if not comp.is_root and gvk is not None and (not gvk[1] or not gvk[2]):
@@ -171,6 +173,7 @@ def child_incomplete_kind(ctx: Context) -> None:
 
 
 def empty_scale_definition(ctx: Context) -> None:
+    """A scaleDefinition without a path: replica extraction always fails."""
     for comp in karta.components(ctx.data):
         scale = comp.data.get("scaleDefinition")
         if isinstance(scale, dict) and not any(
@@ -186,6 +189,7 @@ def empty_scale_definition(ctx: Context) -> None:
 
 
 def empty_fragmented_spec(ctx: Context) -> None:
+    """A fragmentedPodSpecDefinition without a path: pod spec extraction always fails."""
     for comp in karta.components(ctx.data):
         frag = as_dict(comp.data.get("specDefinition")).get("fragmentedPodSpecDefinition")
         if isinstance(frag, dict) and not any(
@@ -200,6 +204,7 @@ def empty_fragmented_spec(ctx: Context) -> None:
 
 
 def metadata_without_pod_spec(ctx: Context) -> None:
+    """A metadataPath without the podSpecPath it completes."""
     for comp in karta.components(ctx.data):
         spec = as_dict(comp.data.get("specDefinition"))
         if spec.get("metadataPath") and not spec.get("podSpecPath"):
@@ -232,6 +237,7 @@ def _condition_entries(ctx: Context) -> Iterator[tuple[dict, tuple]]:
 
 
 def always_matching_status(ctx: Context) -> None:
+    """An empty status matcher, which matches every object."""
     for _, key, matcher, mpath in _matchers(ctx):
         if matcher == {}:
             ctx.report(
@@ -242,6 +248,7 @@ def always_matching_status(ctx: Context) -> None:
 
 
 def phase_without_definition(ctx: Context) -> None:
+    """A byPhase matcher without a phaseDefinition to read the phase."""
     for status, _, matcher, mpath in _matchers(ctx):
         if as_dict(matcher).get("byPhase") and status.get("phaseDefinition") is None:
             ctx.report(
@@ -253,6 +260,7 @@ def phase_without_definition(ctx: Context) -> None:
 
 
 def conditions_without_definition(ctx: Context) -> None:
+    """A byConditions matcher without a conditionsDefinition to find the conditions."""
     for status, _, matcher, mpath in _matchers(ctx):
         if as_dict(matcher).get("byConditions") and status.get("conditionsDefinition") is None:
             ctx.report(
@@ -264,6 +272,7 @@ def conditions_without_definition(ctx: Context) -> None:
 
 
 def condition_status_never_matches(ctx: Context) -> None:
+    """A byConditions status other than True, False or Unknown (compared exactly)."""
     for entry, cpath in _condition_entries(ctx):
         status_value = entry.get("status")
         if isinstance(status_value, str) and status_value and status_value not in CONDITION_STATUSES:
@@ -278,6 +287,7 @@ def condition_status_never_matches(ctx: Context) -> None:
 
 
 def condition_without_expectation(ctx: Context) -> None:
+    """A byConditions entry with neither status nor reason."""
     for entry, cpath in _condition_entries(ctx):
         if not entry.get("status") and not entry.get("reason") and entry:
             ctx.report(
@@ -288,6 +298,7 @@ def condition_without_expectation(ctx: Context) -> None:
 
 
 def condition_field_name_missing(ctx: Context) -> None:
+    """A conditionsDefinition that leaves a field name to the cluster default."""
     for comp in karta.components(ctx.data):
         status = as_dict(comp.data.get("statusDefinition"))
         conditions = status.get("conditionsDefinition")
@@ -377,6 +388,7 @@ def _additional_kinds(ctx: Context) -> Iterator[tuple[tuple[str, str, str], tupl
 
 
 def duplicate_additional_kind(ctx: Context) -> None:
+    """An additionalChildKinds entry that repeats another."""
     seen: dict[tuple[str, str, str], int] = {}
     for gvk, path in _additional_kinds(ctx):
         if gvk in seen:
@@ -390,6 +402,7 @@ def duplicate_additional_kind(ctx: Context) -> None:
 
 
 def additional_kind_overlaps_component(ctx: Context) -> None:
+    """An additionalChildKinds entry that is already a component's kind."""
     component_kinds: dict[tuple[str, str], Any] = {}
     for comp in karta.components(ctx.data):
         gvk = karta.gvk_of(comp.data.get("kind"))

@@ -125,6 +125,7 @@ class Examples:
     run: dict[str, tuple] = field(default_factory=dict)  # "bad"/"good" -> options
 
     def text(self, name: str) -> str:
+        """The text of one of the folder's files (``bad.yaml``, ``good.yaml`` or another)."""
         data = self.bad if name == "bad.yaml" else self.good if name == "good.yaml" else self.others[name]
         return data.decode("utf-8", "replace")
 

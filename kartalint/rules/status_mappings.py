@@ -125,6 +125,7 @@ def _matcher(status: str, path: tuple, data: Any) -> _Matcher | None:
 
 
 def check(ctx: Context) -> None:
+    """The matcher rules on the root's statusMappings (contradictory, shadowed, empty)."""
     comps = karta.components(ctx.data)
     if not comps or not comps[0].is_root:
         return

@@ -181,6 +181,7 @@ def _nonempty_str(value: Any) -> bool:
 
 
 def check(ctx: Context) -> None:
+    """Upstream validator parity: what ``KartaValidator.Validate`` refuses."""
     comps = karta.components(ctx.data)
     _names(ctx, comps)
     names = {_name(c.data) for c in comps if _name(c.data)}

@@ -59,6 +59,8 @@ _NEVER_UNUSED = {UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION}
 
 @dataclass
 class Directive:
+    """An inline suppression comment: where it is written, the rules it names, its reason."""
+
     line: int  # 1-based line it is written on
     column: int  # 1-based column of its '#'
     end_column: int

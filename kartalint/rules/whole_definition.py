@@ -36,6 +36,7 @@ RULES = (
 
 
 def no_pod_component(ctx: Context) -> None:
+    """No component has a specDefinition: the definition describes no pods."""
     comps = karta.components(ctx.data)
     if comps and not any(as_dict(c.data.get("specDefinition")) for c in comps):
         ctx.report(
