@@ -38,6 +38,7 @@ from kartalint.load.confinement import Confinement, inside
 from kartalint.load.definitions import DefinitionIndex, bundled_catalog
 from kartalint.load.discovery import glob_inside, template_marker
 from kartalint.load.documents import MAX_FILE_BYTES, display_path
+from kartalint.load.kinds import FIXTURE_TEXT, KARTA_TEXT
 from kartalint.load.patterns import PatternSet, check_pattern
 from kartalint.model import Severity
 
@@ -47,8 +48,6 @@ MAX_CONFIGURABLE_BYTES = 1 << 30
 _OFF = {"off", "disable", "disabled", "false", "no"}
 _PATH_KEYS = ("crds", "definitions", "fixtures")
 KEYS = ("extends", "rules", "exclude", "per-file-ignores", "max-file-size", *_PATH_KEYS, "mutants", "explore")
-_KARTA_TEXT = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Karta["']?\s*,?\s*$|structureDefinition""", re.M)
-_FIXTURE_TEXT = re.compile(r"KartaFixture|^\s*events\s*:|^schemaVersion\s*:", re.M)
 MAX_SCANNED_FILES = 20_000
 _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
 
@@ -346,7 +345,7 @@ class Project:
             return self._expand(self.config.definitions)
         if not self.in_project:
             return []
-        return [display_path(p) for p in self._matching(_KARTA_TEXT)]
+        return [display_path(p) for p in self._matching(KARTA_TEXT)]
 
     def fixture_paths(self) -> list[str]:
         """Where ``kartalint test`` and ``diff`` look for cases without a PATH (none outside a project)."""
@@ -362,7 +361,7 @@ class Project:
         default = os.path.join(self.root, "fixtures")
         if os.path.isdir(default):
             return [display_path(default)]
-        found = self._matching(_FIXTURE_TEXT) + [p for p in self.yaml_files() if p.endswith(".predict.yaml")]
+        found = self._matching(FIXTURE_TEXT) + [p for p in self.yaml_files() if p.endswith(".predict.yaml")]
         return [display_path(p) for p in sorted(set(found))]
 
     def fixture_roots(self) -> list[str]:

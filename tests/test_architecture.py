@@ -128,7 +128,8 @@ def test_stage_packages_do_not_reach_upwards():
 
 def test_every_output_format_is_a_lifecycle_and_registered():
     """One reporter lifecycle (start -> item -> finish) for lint, test and the documents of diff,
-    describe, catalog and rules; each command's --format choices are the registered formats."""
+    describe, catalog and rules, registered in one place (``kartalint.report``); each command's
+    --format choices are exactly its registered formats."""
     import argparse
     import io
 
@@ -138,23 +139,39 @@ def test_every_output_format_is_a_lifecycle_and_registered():
         DOCUMENTS,
         REPORTERS,
         SUMMARIES,
+        TEST_REPORTERS,
         make_document_reporter,
         make_summary_reporter,
         reporter_class,
+        test_reporter_class,
     )
-    from kartalint.report.base import Lifecycle
-    from kartalint.report.tests import TEST_REPORTERS
+    from kartalint.report.base import Lifecycle, Reporter, TestReporter
 
     lint_reporters = [reporter_class(name) for name in REPORTERS]
-    assert all(issubclass(cls, Lifecycle) for cls in [*lint_reporters, *TEST_REPORTERS.values()])
+    test_reporters = [test_reporter_class(name) for name in TEST_REPORTERS]
+    assert all(issubclass(cls, Reporter) for cls in lint_reporters)
+    assert all(issubclass(cls, TestReporter) for cls in test_reporters)
     assert [cls.name for cls in lint_reporters] == list(REPORTERS)
+    assert [cls.name for cls in test_reporters] == list(TEST_REPORTERS)
+    registered = {
+        "lint": {"auto", *REPORTERS},
+        "test": set(TEST_REPORTERS),
+        **{kind: set(formats) for kind, formats in DOCUMENTS.items()},
+    }
+    registered["describe"] |= set(SUMMARIES)  # describe --summary's formats
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    offered = {
+        name: set(action.choices)
+        for name, parser in commands.items()
+        for action in parser._actions
+        if action.dest == "format" and action.choices
+    }
+    # explore and new --crd write their own text and JSON (not yet plug-ins of kartalint.report)
+    assert set(offered) - set(registered) == {"explore", "new"}
+    assert {name: offered[name] for name in registered} == registered
     for kind, formats in DOCUMENTS.items():
         for fmt in formats:
             assert callable(make_document_reporter(kind, fmt, io.StringIO()).render)
-        offered = next(a for a in commands[kind]._actions if a.dest == "format").choices
-        extra = set(SUMMARIES) if kind == "describe" else set()  # describe --summary's formats
-        assert set(offered) == set(formats) | extra, kind
     from kartalint.diff.figures import Comparison, Expected
 
     assert set(COMPARISONS) == set(SUMMARIES)
@@ -162,3 +179,109 @@ def test_every_output_format_is_a_lifecycle_and_registered():
         assert isinstance(make_summary_reporter(fmt, io.StringIO()), Lifecycle)
         comparison = Comparison(Expected("x.csv", ("name",), ("gpus",)))
         assert isinstance(make_summary_reporter(fmt, io.StringIO(), comparison), Lifecycle)
+
+
+def _calls_rule_literal(node: ast.Call) -> ast.Constant | None:
+    """The string literal a call passes where a rule id goes (``report(rule, ...)``,
+    ``Rule(id, ...)``, ``Problem(rule, ...)``, ``Check((rule, ...), ...)``, ``Finding(..., rule, ...)``)."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    given = []
+    if name in ("report", "Rule", "Problem") and node.args:
+        given.append(node.args[0])
+    if name == "Check" and node.args and isinstance(node.args[0], ast.Tuple):
+        given.extend(node.args[0].elts)
+    if name == "Finding":
+        given.extend([*node.args[5:6], *(k.value for k in node.keywords if k.arg == "rule")])
+    return next((g for g in given if isinstance(g, ast.Constant) and isinstance(g.value, str)), None)
+
+
+def test_every_rule_id_in_code_is_a_declared_constant():
+    """A rule id is written once, as a module constant (``NAME = "rule-id"``) next to the findings
+    that carry it; code elsewhere imports the constant, so a misspelt id is an import error (and a
+    ruff/mypy error), never a KeyError at run time. No other string literal is a rule id, and no
+    call passes a literal where a rule id goes."""
+    from kartalint.rules import registry
+
+    ids = set(registry.RULES)
+    declared: dict[str, list[str]] = {}
+    stray = []
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = set()
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id.isupper()
+                and isinstance(node.value, ast.Constant)
+                and node.value.value in ids
+            ):
+                declared.setdefault(node.value.value, []).append(f"{name}.{node.targets[0].id}")
+                constants.add(id(node.value))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in ids and id(node) not in constants:
+                stray.append(f"{name}:{node.lineno}: {node.value!r}")
+            literal = _calls_rule_literal(node) if isinstance(node, ast.Call) else None
+            if literal is not None and literal.value not in ids:
+                stray.append(f"{name}:{literal.lineno}: {literal.value!r} is not a rule")
+    assert stray == []
+    assert {rule: places for rule, places in declared.items() if len(places) != 1} == {}
+    assert set(declared) == ids
+
+
+def test_the_rule_id_check_sees_a_literal_id():
+    tree = ast.parse('ctx.report("unknown-feild", path, "message")\nProblem("jq-unsafe", "m", 0, 1)')
+    literals = [_calls_rule_literal(node) for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    assert sorted(lit.value for lit in literals if lit is not None) == ["jq-unsafe", "unknown-feild"]
+
+
+def test_a_rule_is_one_unit_with_its_check():
+    """Every rule a Karta document can break is reported by a check (``CHECKS``) of the module that
+    declares it; ``check_document`` runs the registry's checks, so a new rule needs no other list."""
+    from kartalint.rules import registry
+
+    document_categories = ("schema", "parity", "jq", "practice", "gang", "crd")
+    checked: dict[str, set[str]] = {}
+    for check in registry.CHECKS:
+        assert set(check.rules) <= set(registry.RULES), check
+        for rule_id in check.rules:
+            checked.setdefault(rule_id, set()).add(check.run.__module__)
+    for module in registry._DECLARING:
+        for rule in module.RULES:
+            if rule.category in document_categories:
+                assert module.__name__ in checked.get(rule.id, set()), rule.id
+    practice = [check for check in registry.CHECKS if check.run.__module__ == "kartalint.rules.practice"]
+    assert all(len(check.rules) == 1 for check in practice)  # one function per rule
+
+
+def test_document_kinds_are_known_in_one_place():
+    """``load/kinds`` is the one place that knows the kinds of documents (``Karta``,
+    ``KartaFixture``: is_karta, is_fixture, the text sniffs of discovery and the project scan);
+    no other module spells them."""
+    spelled = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in ("Karta", "KartaFixture", b"Karta"):
+                spelled.append(f"{name}:{node.lineno}")
+    assert spelled and all(place.startswith("kartalint.load.kinds:") for place in spelled), spelled
+
+
+def test_the_architecture_page_names_every_module():
+    """docs/architecture.md names each module in its package's row of the table (the root's
+    modules in the paragraph after it), so the page keeps up with the tree."""
+    import re
+
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\|[^|]*\| `kartalint/(\w+)/` \|.*$", page, re.M)}
+    root = page[page.index("At the root:") :]
+    missing = []
+    for name, path in _modules().items():
+        parts = name.split(".")[1:] or ["__init__"]
+        if path.name == "__init__.py" and name != "kartalint":
+            continue  # a package: its row
+        where = rows.get(parts[0], "") if len(parts) > 1 else root
+        if f"`{parts[-1]}" not in where:
+            missing.append(name)
+    assert missing == []

@@ -22,7 +22,7 @@ from kartalint.project import Config
 from kartalint.report.catalog import MUTATION_HEADING, render_markdown, rows
 from kartalint.rules.lint import lint_paths
 from kartalint.testing.cases import discover
-from kartalint.testing.run import run
+from kartalint.testing.run import run_cases
 
 CATALOG = os.path.join(ROOT, "catalog")
 FIXTURES = os.path.join(ROOT, "fixtures")
@@ -129,7 +129,7 @@ def fixture_run():
     catalog_paths = {d.path for d in index.definitions}
     cases = [c for c in found.cases if c.definition is not None and c.definition.path in catalog_paths]
     with Evaluator() as evaluator:
-        return index, cases, run(cases, evaluator)
+        return index, cases, run_cases(cases, evaluator)
 
 
 def test_every_definition_has_passing_fixtures_covering_every_status_mapping(fixture_run):
@@ -167,7 +167,7 @@ def test_our_catalog_reproduces_every_recorded_state():
     index = DefinitionIndex.from_paths([CATALOG])
     found = discover([os.path.join(REFERENCE, "real-data"), os.path.join(REFERENCE, "recorded_data")], index)
     with Evaluator() as evaluator:
-        report = run(found.cases, evaluator)
+        report = run_cases(found.cases, evaluator)
     assert len(report.results) == (242 if HAVE_SHARED_REFERENCE else 55)  # every frame: the full set, or the subset
     assert [r.case.id for r in report.results if r.outcome != "passed"] == []
 

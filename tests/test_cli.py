@@ -15,7 +15,7 @@ from conftest import BASE_DEFINITION, ROOT
 
 from kartalint.cli import main
 from kartalint.report.rules_doc import rules_markdown
-from kartalint.rules import registry as rules
+from kartalint.rules import registry
 
 BAD = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
 WARN = BASE_DEFINITION.replace(
@@ -131,7 +131,7 @@ def test_sarif_structure(files, capsys):
     driver = run_["tool"]["driver"]
     assert driver["name"] == "kartalint"
     ids = [r["id"] for r in driver["rules"]]
-    assert ids == list(rules.RULES)
+    assert ids == list(registry.RULES)
     for rule in driver["rules"]:
         assert rule["shortDescription"]["text"] and rule["help"]["text"]
         assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
@@ -183,7 +183,7 @@ def test_stdin(files, capsys, monkeypatch):
 
 def test_rules_listing_and_docs_in_sync(capsys):
     code, out, _ = run(capsys, "rules")
-    assert code == 0 and len(out.splitlines()) == len(rules.RULES)
+    assert code == 0 and len(out.splitlines()) == len(registry.RULES)
     with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as handle:
         assert handle.read() == rules_markdown(), (
             "docs/rules.md is stale: run `kartalint rules --format markdown > docs/rules.md`"

@@ -283,3 +283,20 @@ def test_describe_of_a_large_object_reads_it_without_a_node_tree(tmp_path):
     loaded, errors = object_loading.load_objects(str(path))
     assert errors == [] and len(loaded) == 1000 and loaded[3].origin.endswith("pods.yaml.items[3]")
     assert loaded[999].data == obj["items"][999]
+
+
+def test_document_kinds_on_data_and_text(tmp_path):
+    """load/kinds tells a definition from a fixture from anything else, parsed or not."""
+    from kartalint.load.kinds import FIXTURE_TEXT, KARTA_TEXT, is_fixture, is_karta, mentions_karta
+
+    assert is_karta({"kind": "Karta"}) and is_karta({"spec": {"structureDefinition": {}}})
+    assert not is_karta({"kind": "Deployment", "spec": {"structureDefinition": {}}}) and not is_karta([])
+    assert is_fixture({"kind": "KartaFixture"}) and not is_fixture({"kind": "Karta"})
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("kind: Karta\nspec: [unclosed\n")
+    unrelated = tmp_path / "values.yaml"
+    unrelated.write_text("replicas: 3\n" * 200_000)  # over a read chunk: the sniff reads in pieces
+    assert mentions_karta(str(broken), None) and not mentions_karta(str(unrelated), None)
+    assert mentions_karta("x.yaml", "kind: KartaFixture\n") and not mentions_karta("-", None)
+    assert KARTA_TEXT.search("kind: Karta\n") and not KARTA_TEXT.search("kind: KartaFixture\n")
+    assert FIXTURE_TEXT.search("apiVersion: kartalint/v1\nkind: KartaFixture\n")

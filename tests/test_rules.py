@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import BASE_DEFINITION, base, lint_data, lint_text
 
-from kartalint.rules import registry as rules
+from kartalint.rules import registry
 
 Mutation = Callable[[dict[str, Any]], None]
 
@@ -292,7 +292,7 @@ CASES.update(
 
 # Rules about reading files are tested in test_load.py; everything else must be in CASES.
 FILE_RULES = {
-    r.id for r in rules.iter_rules(["yaml", "fixture", "test", "crd", "outcome", "config"])
+    r.id for r in registry.iter_rules(["yaml", "fixture", "test", "crd", "outcome", "config"])
 }  # tested in test_load.py / test_testing.py / test_user_repository.py
 
 
@@ -301,7 +301,7 @@ def test_base_definition_is_clean():
 
 
 def test_every_definition_rule_has_a_case():
-    assert set(rules.RULES) - FILE_RULES == set(CASES)
+    assert set(registry.RULES) - FILE_RULES == set(CASES)
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
@@ -312,7 +312,7 @@ def test_rule_fires(rule_id):
     fired = [f for f in findings if f.rule == rule_id]
     assert fired, f"{rule_id} did not fire; got {[(f.rule, f.message) for f in findings]}"
     for finding in fired:
-        assert finding.severity == rules.get(rule_id).severity
+        assert finding.severity == registry.get(rule_id).severity
         assert finding.line >= 1 and finding.column >= 1
         assert finding.hint
 

@@ -12,7 +12,7 @@ import yaml
 from conftest import BASE_DEFINITION, REFERENCE, ROOT
 
 from kartalint.cli import main
-from kartalint.rules import registry as rules
+from kartalint.rules import registry
 
 FIXTURES = os.path.join(ROOT, "fixtures")
 
@@ -366,7 +366,7 @@ def test_every_test_time_rule_fires(project, capsys):
     )
     _code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "json")
     found = {f["rule"]: f["message"] for f in json.loads(out)["cases"][0]["findings"]}
-    assert set(found) == {r.id for r in rules.iter_rules(["test"])}
+    assert set(found) == {r.id for r in registry.iter_rules(["test"])}
     assert found["selectors-not-exclusive"] == "pod p0 is selected by worker, twin"
     assert found["pod-unmatched"] == "pod stray is selected by no component"
     assert found["contradictory-statuses"] == "Running and Completed matched together"

@@ -28,11 +28,11 @@ from kartalint.jqlang import parse_cached
 from kartalint.karta import jq_fields
 from kartalint.load.documents import load_file
 from kartalint.project import Config
-from kartalint.rules import registry as rules
+from kartalint.rules import registry
 from kartalint.rules.lint import lint_paths
 from kartalint.testing.recording import definition_basename, is_recording, state_events
 
-PARITY = {r.id for r in rules.iter_rules(["parity", "schema", "yaml"])} - {"null-value"}
+PARITY = {r.id for r in registry.iter_rules(["parity", "schema", "yaml"])} - {"null-value"}
 
 # (recording, event index) -> (recorded state, statuses computed by the upstream definition),
 # from the file `kartalint test --known-failures` reads too

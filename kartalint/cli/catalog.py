@@ -14,6 +14,7 @@ from kartalint.cli.common import (
     project_of,
     say_index,
 )
+from kartalint.report import format_choices
 
 HELP = "list the bundled definitions (types, roles, status mappings, fixtures, coverage)"
 
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--fixtures", metavar="DIR", help="fixtures to count and run for coverage (default: the project's fixtures)"
     )
     add_config_option(parser)
-    parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
+    parser.add_argument("-f", "--format", choices=format_choices("catalog"), default="text")
     parser.add_argument(
         "--mutants",
         action="store_true",

@@ -20,6 +20,7 @@ from kartalint.cli.common import (
     say_index,
 )
 from kartalint.errors import ConfigError
+from kartalint.report import format_choices
 
 if TYPE_CHECKING:
     from kartalint.evaluation import Evaluator
@@ -50,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-f",
         "--format",
-        choices=["tree", "json", "yaml", "table", "csv", "markdown"],
+        choices=format_choices("describe"),
         help="output format (default: tree; with --summary: table, csv, json or markdown, default table)",
     )
     parser.add_argument(

@@ -18,6 +18,7 @@ from kartalint.cli.common import (
     use_color,
 )
 from kartalint.errors import UsageError
+from kartalint.report import format_choices
 
 HELP = "what a definition change does to every fixture and recording (base vs head revision)"
 
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="git revision with the definitions before the change (e.g. origin/main)",
     )
     parser.add_argument("--head", metavar="REF", help="git revision after the change (default: the working tree)")
-    parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
+    parser.add_argument("-f", "--format", choices=format_choices("diff"), default="text")
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     parser.add_argument("--fail-on-change", action="store_true", help="exit 1 when any workload or definition changed")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")

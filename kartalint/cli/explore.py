@@ -207,6 +207,7 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
     """Each failure with an expectation that states the property as a fixture: extraction errors
     (``expect.errors: []``) and GPU totals; the others are not saved (nothing states them)."""
     from kartalint.load.documents import display_path
+    from kartalint.load.kinds import FIXTURE_API_VERSION, FIXTURE_KIND
     from kartalint.report.output import write_report
 
     os.makedirs(folder, exist_ok=True)
@@ -220,8 +221,8 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
         name = f"{definition.name or 'definition'}-explore-{number}.yaml"
         path = os.path.join(folder, name)
         fixture = {
-            "apiVersion": "kartalint/v1",
-            "kind": "KartaFixture",
+            "apiVersion": FIXTURE_API_VERSION,
+            "kind": FIXTURE_KIND,
             "name": f"explore: {item['field']}",
             "description": f"{item['property']}: {item['message']}",
             "source": f"kartalint explore --seed {seed}",

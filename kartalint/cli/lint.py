@@ -16,7 +16,7 @@ from kartalint.cli.common import (
     use_color,
 )
 from kartalint.errors import ConfigError, UsageError
-from kartalint.report import REPORTERS, format_name, make_reporter
+from kartalint.report import format_choices, format_name, make_reporter
 
 HELP = "check definitions (schema, upstream validator, jq, best practices)"
 
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-f",
         "--format",
-        choices=["auto", *sorted(REPORTERS)],
+        choices=format_choices("lint"),
         default="auto",
         help="output format (default: github inside GitHub Actions, else text)",
     )
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         for message in result.skipped_paths:
             sys.stderr.write(f"kartalint: warning: {message}\n")
         root = project.root if name == "sarif" else None  # SARIF locations start at the project root
-        make_reporter(name, stream, color=color, root=root).report(result)
+        make_reporter(name, stream, color=color, project_root=root).report(result)
     if not args.quiet:
         counts = result.counts
         skipped = f", {result.skipped_documents} other document(s) skipped" if result.skipped_documents else ""

@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE
-from kartalint.report import render_document
+from kartalint.report import format_choices, render_document
 from kartalint.report.rules_doc import RuleList
-from kartalint.rules import registry as rules
+from kartalint.rules import registry
 
 HELP = "list every rule, or explain one (`kartalint rules RULE`)"
 
@@ -17,15 +17,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "rule", nargs="?", metavar="RULE", help="explain this rule: why it exists, a bad and a good example, the fix"
     )
-    parser.add_argument("-f", "--format", choices=["text", "json", "markdown"], default="text")
+    parser.add_argument("-f", "--format", choices=format_choices("rules"), default="text")
 
 
 def run(args: argparse.Namespace) -> int:
-    listing = RuleList(rules.iter_rules())
+    listing = RuleList(registry.iter_rules())
     if args.rule is not None:
-        if args.rule not in rules.RULES:
+        if args.rule not in registry.RULES:
             sys.stderr.write(f"kartalint: error: unknown rule '{args.rule}' (see `kartalint rules`)\n")
             return EXIT_USAGE
-        listing = RuleList([rules.get(args.rule)], explain=True)
+        listing = RuleList([registry.get(args.rule)], explain=True)
     sys.stdout.write(render_document("rules", args.format, listing))
     return EXIT_OK

@@ -22,6 +22,7 @@ from kartalint.cli.common import (
     use_color,
 )
 from kartalint.errors import ConfigError, UsageError
+from kartalint.report import format_choices
 
 HELP = "run definitions against fixtures, recordings and predictions; diff statuses, roles, replicas, GPUs"
 
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-f",
         "--format",
-        choices=["text", "json", "junit", "github", "sarif"],
+        choices=format_choices("test"),
         default="text",
         help="output format (github: one annotation per differing field, at its line in the fixture; "
         "sarif: code scanning results at the same places)",
@@ -243,15 +244,15 @@ def _run_and_report(
     args: argparse.Namespace, project: Any, index: Any, cases: list, main_report: Any, extra: list, colour: bool
 ) -> int:
     from kartalint.evaluation import Evaluator
-    from kartalint.report.tests import TEST_REPORTERS
-    from kartalint.testing.run import LintCache, run
+    from kartalint.report import test_reporter_class
+    from kartalint.testing.run import LintCache, run_cases
     from kartalint.testing.update import update_fixtures
 
     lint_cache = LintCache(project.config)
     judged = index.of_origin("explicit", "project")  # never the bundled catalog: the user's definitions
     mutation = None
     with Evaluator(timeout=args.timeout) as evaluator:
-        report = run(cases, evaluator, lint_cache)
+        report = run_cases(cases, evaluator, lint_cache)
         if args.mutants or args.min_mutation_score is not None:
             mutation = _mutants(args, project, judged, report, evaluator)
     if (args.require_fixtures or args.min_coverage is not None) and not judged:
@@ -270,10 +271,15 @@ def _run_and_report(
         pending = [r for r in report.results if r.outcome == "failed" and r.case.kind == "fixture"]
         sys.stderr.write(f"kartalint: --check: {len(pending)} fixture(s) would be updated; nothing was written\n")
     for name, output in extra:  # files first: a closed stdout (`| head`) must not leave them unwritten
-        TEST_REPORTERS[name](output.stream, root=project.root, mutation=mutation).report(report)
+        test_reporter_class(name)(output.stream, project_root=project.root, mutation=mutation).report(report)
         output.commit()
-    TEST_REPORTERS[args.format](
-        main_report.stream, verbose=args.verbose, root=project.root, mutation=mutation, color=colour, quiet=args.quiet
+    test_reporter_class(args.format)(
+        main_report.stream,
+        verbose=args.verbose,
+        project_root=project.root,
+        mutation=mutation,
+        color=colour,
+        quiet=args.quiet,
     ).report(report)
     main_report.commit()
     for problem in update_problems:

@@ -20,6 +20,16 @@ from kartalint.jqlang.lexer import KEYWORDS
 from kartalint.jqlang.parser import ASSIGN_OPS, Node
 from kartalint.jqlang.types import static_type
 
+# The ids of the rules declared with this module's findings (constants: a misspelt id is an import error).
+JQ_FORBIDDEN_FUNCTION = "jq-forbidden-function"
+JQ_RECURSIVE_DESCENT = "jq-recursive-descent"
+JQ_ASSIGNMENT = "jq-assignment"
+JQ_NOT_PORTABLE = "jq-not-portable"
+JQ_UNSAFE = "jq-unsafe"
+JQ_UNBOUNDED_RECURSION = "jq-unbounded-recursion"
+OBJECT_KEY_NOT_STRING = "object-key-not-string"
+
+
 FORBIDDEN_DEL = "del"
 FORBIDDEN_EXCESSIVE = ("range", "paths", "recurse", "walk", "repeat")
 
@@ -104,13 +114,11 @@ def restrictions(root: Node) -> list[Problem]:
     problems = []
     for node, hidden in _walk_with_visibility(root):
         if node.kind == "call" and node.value == FORBIDDEN_DEL:
-            problems.append(
-                Problem("jq-forbidden-function", "del function is not allowed", node.start, node.end, hidden)
-            )
+            problems.append(Problem(JQ_FORBIDDEN_FUNCTION, "del function is not allowed", node.start, node.end, hidden))
         elif node.kind == "call" and node.value in FORBIDDEN_EXCESSIVE:
             problems.append(
                 Problem(
-                    "jq-forbidden-function",
+                    JQ_FORBIDDEN_FUNCTION,
                     f"function '{node.value}' may produce excessive output and is not allowed",
                     node.start,
                     node.end,
@@ -120,7 +128,7 @@ def restrictions(root: Node) -> list[Problem]:
         elif node.kind == "recurse":
             problems.append(
                 Problem(
-                    "jq-recursive-descent",
+                    JQ_RECURSIVE_DESCENT,
                     "recursive descent operator '..' is not allowed",
                     node.start,
                     node.end,
@@ -130,7 +138,7 @@ def restrictions(root: Node) -> list[Problem]:
         elif node.kind == "binop" and node.value in ASSIGN_OPS:
             problems.append(
                 Problem(
-                    "jq-assignment", f"modifying operator '{node.value}' is not allowed", node.start, node.end, hidden
+                    JQ_ASSIGNMENT, f"modifying operator '{node.value}' is not allowed", node.start, node.end, hidden
                 )
             )
     problems.sort(key=lambda p: (p.start, p.end))
@@ -145,7 +153,7 @@ def portability(root: Node, source: str) -> list[Problem]:
             arity = len(node.children)
             reason = NOT_PORTABLE_CALLS.get(f"{name}/{arity}") or NOT_PORTABLE_CALLS.get(name)
             if reason:
-                problems.append(Problem("jq-not-portable", f"'{name}' is not portable: {reason}", node.start, node.end))
+                problems.append(Problem(JQ_NOT_PORTABLE, f"'{name}' is not portable: {reason}", node.start, node.end))
             if name in REGEX_CALLS and node.children:
                 regex = node.children[0]
                 if (
@@ -156,7 +164,7 @@ def portability(root: Node, source: str) -> list[Problem]:
                 ):
                     problems.append(
                         Problem(
-                            "jq-not-portable",
+                            JQ_NOT_PORTABLE,
                             "regular expression uses a feature Go's regexp (gojq) does not support (lookaround, backreference, atomic or possessive groups)",
                             regex.start,
                             regex.end,
@@ -165,7 +173,7 @@ def portability(root: Node, source: str) -> list[Problem]:
         elif node.kind == "var" and node.value in NOT_PORTABLE_VARS:
             problems.append(
                 Problem(
-                    "jq-not-portable",
+                    JQ_NOT_PORTABLE,
                     f"'${node.value}' is not portable: {NOT_PORTABLE_VARS[node.value]}",
                     node.start,
                     node.end,
@@ -176,7 +184,7 @@ def portability(root: Node, source: str) -> list[Problem]:
             if "::" in name:
                 problems.append(
                     Problem(
-                        "jq-not-portable",
+                        JQ_NOT_PORTABLE,
                         f"module-qualified function name '{name}' is not accepted by gojq",
                         node.start,
                         node.end,
@@ -185,7 +193,7 @@ def portability(root: Node, source: str) -> list[Problem]:
             elif name in KEYWORDS or name == "not":
                 problems.append(
                     Problem(
-                        "jq-not-portable",
+                        JQ_NOT_PORTABLE,
                         f"gojq does not allow the keyword '{name}' as a function name",
                         node.start,
                         node.end,
@@ -196,7 +204,7 @@ def portability(root: Node, source: str) -> list[Problem]:
                 if bound is not None and bound.kind == "literal" and isinstance(bound.value, float):
                     problems.append(
                         Problem(
-                            "jq-not-portable",
+                            JQ_NOT_PORTABLE,
                             "slices with fractional bounds round differently in libjq and gojq",
                             bound.start,
                             bound.end,
@@ -211,11 +219,11 @@ def safety(root: Node) -> list[Problem]:
         if node.kind == "call":
             reason = UNSAFE_CALLS.get(str(node.value))
             if reason and not _defined_locally(root, str(node.value)):
-                problems.append(Problem("jq-unsafe", f"'{node.value}' {reason}", node.start, node.end))
+                problems.append(Problem(JQ_UNSAFE, f"'{node.value}' {reason}", node.start, node.end))
         elif node.kind == "var" and node.value in UNSAFE_VARS:
-            problems.append(Problem("jq-unsafe", f"'${node.value}' {UNSAFE_VARS[node.value]}", node.start, node.end))
+            problems.append(Problem(JQ_UNSAFE, f"'${node.value}' {UNSAFE_VARS[node.value]}", node.start, node.end))
         elif node.kind == "directive":
-            problems.append(Problem("jq-unsafe", f"'{node.value}' reads jq modules from files", node.start, node.end))
+            problems.append(Problem(JQ_UNSAFE, f"'{node.value}' reads jq modules from files", node.start, node.end))
     problems.extend(unbounded_recursion(root))
     return problems
 
@@ -233,7 +241,7 @@ def object_keys(root: Node) -> list[Problem]:
             if key is not None and kind not in (None, "string"):
                 problems.append(
                     Problem(
-                        "object-key-not-string",
+                        OBJECT_KEY_NOT_STRING,
                         f"this object key is always {'an' if kind in ('array', 'object') else 'a'} {kind}: "
                         f"jq refuses it ('Cannot use {kind} as object key') on every object",
                         key.start,
@@ -260,7 +268,7 @@ def unbounded_recursion(root: Node) -> list[Problem]:
         if call is not None:
             problems.append(
                 Problem(
-                    "jq-unbounded-recursion",
+                    JQ_UNBOUNDED_RECURSION,
                     f"function '{node.value}' calls itself on every path and never returns",
                     call.start,
                     call.end,

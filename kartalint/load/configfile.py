@@ -19,10 +19,14 @@ from kartalint.errors import ConfigError
 from kartalint.load.documents import MAX_FILE_BYTES
 from kartalint.model import Path, Rule, Severity
 
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+CONFIG_INVALID = "config-invalid"
+
+
 # The rule this module reports (in the editor, on the configuration file being edited).
 RULES = (
     Rule(
-        "config-invalid",
+        CONFIG_INVALID,
         Severity.ERROR,
         "config",
         "The configuration (`.kartalint.yaml`, `[tool.kartalint]`) cannot be used: an unknown key or rule, a value of the wrong type, a bad pattern, a path outside the project, an `extends` cycle.",

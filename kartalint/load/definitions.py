@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.karta import as_dict, gvk_of, structure
-from kartalint.load.discovery import iter_yaml_files, mentions_karta, missing_reason, template_marker, template_note
+from kartalint.load.discovery import iter_yaml_files, missing_reason, template_marker, template_note
 from kartalint.load.documents import display_path, load_file
+from kartalint.load.kinds import mentions_karta
 
 GVK = tuple[str, str, str]
 

@@ -8,11 +8,15 @@ import stat
 from collections.abc import Iterable
 
 
-def iter_yaml_files(paths: Iterable[str], skipped: list[str] | None = None) -> tuple[list[str], list[str]]:
+def iter_yaml_files(
+    paths: Iterable[str], skipped: list[str] | None = None, links_out: bool = False
+) -> tuple[list[str], list[str]]:
     """Expand paths: directories are walked for ``*.yaml``/``*.yml`` regular files; returns (files,
     missing). A path given that is not a regular file or folder counts as missing
     (``missing_reason`` says why); FIFOs, devices and unreadable folders met in a walk are
-    described in ``skipped`` (when given), never read."""
+    described in ``skipped`` (when given), never read. A file met in a walk that is a symbolic
+    link out of the folder walked is skipped the same way, unless ``links_out`` (the caller's
+    ``Confinement`` judges it, without opening it)."""
     files: list[str] = []
     missing: list[str] = []
 
@@ -34,7 +38,7 @@ def iter_yaml_files(paths: Iterable[str], skipped: list[str] | None = None) -> t
                 for name in sorted(names):
                     if name.endswith((".yaml", ".yml")):
                         full = os.path.join(root, name)
-                        if os.path.islink(full) and not _inside(os.path.realpath(full), top):
+                        if not links_out and os.path.islink(full) and not _inside(os.path.realpath(full), top):
                             note(f"{full}: a symbolic link out of {path}: skipped (name the file to read it)")
                         elif is_regular_file(full):
                             files.append(full)
@@ -67,30 +71,6 @@ def missing_reason(path: str) -> str:
     except OSError as exc:
         return f"{path}: cannot read ({exc.strerror})"
     return f"{path}: not a regular file or folder (a FIFO or device is never read)"
-
-
-_MENTIONS_KARTA = re.compile(rb"""["']?kind["']?\s*:\s*["']?Karta(?:Fixture)?\b|structureDefinition""")
-
-
-def mentions_karta(path: str, text: str | None) -> bool:
-    """Whether a file that holds no readable Karta or fixture document still looks like one
-    (a broken definition must be reported, an unrelated YAML file skipped)."""
-    if text:
-        return bool(_MENTIONS_KARTA.search(text.encode("utf-8", "replace")))
-    if path == "-":
-        return False
-    try:
-        with open(path, "rb") as handle:
-            tail = b""
-            while True:
-                chunk = handle.read(1 << 20)
-                if not chunk:
-                    return False
-                if _MENTIONS_KARTA.search(tail + chunk):
-                    return True
-                tail = chunk[-64:]
-    except OSError:
-        return True  # unreadable: cannot tell, report it
 
 
 # A Go/Helm template action: ``{{`` (or ``{{-``) followed by a space, ``.``, ``$`` or a ``/*``

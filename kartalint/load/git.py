@@ -11,8 +11,10 @@ import os
 import subprocess
 from collections.abc import Callable
 
-from kartalint.load.discovery import mentions_karta, template_marker, template_note
+from kartalint.load.discovery import template_marker, template_note
 from kartalint.load.documents import MAX_FILE_BYTES, load_text, read_text
+from kartalint.load.kinds import KARTA_KIND, mentions_karta
+from kartalint.load.yaml_rules import FILE_UNREADABLE, YAML_TOO_LARGE
 from kartalint.model import Severity
 
 
@@ -94,7 +96,7 @@ class Revision:
         try:
             return raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
         except UnicodeDecodeError as exc:
-            if b"Karta" in raw:
+            if KARTA_KIND.encode() in raw:
                 self._problem(path, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
             return None
 
@@ -113,9 +115,9 @@ class Revision:
         if problem is None:
             return text
         rule, message, _ = problem
-        if rule == "yaml-too-large":
+        if rule == YAML_TOO_LARGE:
             self._too_large(path, os.path.getsize(os.path.join(self.root, path)))
-        elif rule == "file-unreadable" or mentions_karta(os.path.join(self.root, path), text):
+        elif rule == FILE_UNREADABLE or mentions_karta(os.path.join(self.root, path), text):
             self._problem(path, message)
         return None
 
@@ -182,7 +184,7 @@ class Revision:
         those ``select`` keeps); Go/Helm templates are skipped with a note."""
         out: dict[str, tuple[str, dict]] = {}
         for path, text in sorted(self.texts(select).items()):
-            if "Karta" not in text:
+            if KARTA_KIND not in text:
                 continue
             marker = template_marker(text)
             if marker is not None and mentions_karta(path, text):

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from kartalint.load.yaml_rules import YAML_ALIAS_BOMB, YAML_DUPLICATE_KEY, YAML_NON_STRING_KEY, YAML_TOO_DEEP
 from kartalint.model import Finding
 
 if TYPE_CHECKING:
     from kartalint.load.documents import SourceFile
-
 
 MAX_EXPANDED_NODES = 500_000  # nodes added by alias expansion (billion laughs)
 
@@ -56,7 +56,7 @@ def node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
             sizes[key] = total
             if total - distinct > MAX_EXPANDED_NODES:
                 yield source.finding(
-                    "yaml-alias-bomb",
+                    YAML_ALIAS_BOMB,
                     f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases; refused",
                     source.span_of_marks(node.start_mark.index, node.start_mark.index + 1),
                     hint="remove the anchors and aliases that multiply this document",
@@ -67,7 +67,7 @@ def node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
             continue
         if key in in_progress:
             yield source.finding(
-                "yaml-alias-bomb",
+                YAML_ALIAS_BOMB,
                 "document contains a recursive alias (a node that contains itself); refused",
                 source.span_of_marks(node.start_mark.index, node.start_mark.index + 1),
                 hint="remove the recursive anchor",
@@ -78,7 +78,7 @@ def node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
         depth = depth_of.get(key, 1)
         if depth > MAX_DEPTH:
             yield source.finding(
-                "yaml-too-deep",
+                YAML_TOO_DEEP,
                 f"document is nested deeper than {MAX_DEPTH} levels; refused",
                 source.span_of_marks(node.start_mark.index, node.start_mark.index + 1),
                 hint="flatten the document",
@@ -94,7 +94,7 @@ def node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
                         continue
                     if k.tag != "tag:yaml.org,2002:str" and k.tag != "tag:yaml.org,2002:merge":
                         yield source.finding(
-                            "yaml-non-string-key",
+                            YAML_NON_STRING_KEY,
                             f"key {k.value!r} is not a string; Kubernetes converts it to the string {k.value!r}",
                             source.span_of_marks(k.start_mark.index, k.end_mark.index),
                             hint="quote the key",
@@ -104,7 +104,7 @@ def node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:
                         prev = first[text]
                         line, _ = source.position(prev.start_mark.index)
                         yield source.finding(
-                            "yaml-duplicate-key",
+                            YAML_DUPLICATE_KEY,
                             f"duplicate key {text!r} (first defined on line {line}); the last one wins silently",
                             source.span_of_marks(k.start_mark.index, k.end_mark.index),
                             hint="remove or merge the duplicate key",

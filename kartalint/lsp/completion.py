@@ -98,11 +98,12 @@ def _context(expression: str, index: int) -> tuple[tuple[str, ...] | None, str]:
 def _schema_fields(open_file: OpenFile, position: tuple[int, int]) -> list[types.CompletionItem]:
     """Karta fields that may go at the cursor's indentation, from the Karta schema."""
     from kartalint import schema as karta_schema
+    from kartalint.load.kinds import FIXTURE_KIND
 
     path, siblings = _path_by_indent(open_file, position)
     if path is None:
         return []
-    root: Any = _fixture_schema() if _document_kind(open_file, position[0]) == "KartaFixture" else None
+    root: Any = _fixture_schema() if _document_kind(open_file, position[0]) == FIXTURE_KIND else None
     root = root or karta_schema.karta_schema()
     node: Any = _resolved(root, root)
     for part in path:

@@ -16,6 +16,8 @@ from lsprotocol import types
 from kartalint.lsp.document import OpenFile, utf16_length
 from kartalint.model import Finding, Severity
 from kartalint.report.sarif import RULES_DOC
+from kartalint.rules.crd_paths import PATH_NOT_IN_CRD
+from kartalint.rules.karta_schema import UNKNOWN_FIELD
 from kartalint.rules.suppress import DIRECTIVE
 
 SEVERITIES = {
@@ -109,10 +111,10 @@ def _replacement(open_file: OpenFile, where: types.Range, rule: str, hint: str, 
     if match is None:
         return None
     better = match.group(1)
-    if rule == "unknown-field" and current and "\n" not in current:
+    if rule == UNKNOWN_FIELD and current and "\n" not in current:
         return f"Rename to '{better}'", better
     missing = _MISSING_FIELD.search(message)
-    if rule == "path-not-in-crd" and missing and current.count(missing.group(1)) >= 1:
+    if rule == PATH_NOT_IN_CRD and missing and current.count(missing.group(1)) >= 1:
         head, _, tail = current.rpartition(missing.group(1))
         return f"Read '{better}' instead of '{missing.group(1)}'", head + better + tail
     return None

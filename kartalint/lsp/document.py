@@ -15,6 +15,7 @@ import yaml
 
 from kartalint import karta
 from kartalint.load.documents import Document, SourceFile, load_text
+from kartalint.load.yaml_rules import YAML_ENCODING, YAML_TOO_LARGE
 from kartalint.model import Finding, Span
 from kartalint.project import Config
 
@@ -60,7 +61,7 @@ class OpenFile:
         if size > self.config.max_file_size:  # as the commands refuse it: not parsed, one finding
             self.source = SourceFile(self.path, self.text)
             message = f"file is {size} bytes, over the {self.config.max_file_size}-byte limit"
-            self.too_large = self.source.finding("yaml-too-large", message, Span.point(1, 1))
+            self.too_large = self.source.finding(YAML_TOO_LARGE, message, Span.point(1, 1))
             return
         self.source = load_text(self.text, self.path)
         if surrogate is not None:
@@ -69,7 +70,7 @@ class OpenFile:
             count = len(_LONE_SURROGATE.findall(surrogate.string))
             self.source.findings.append(
                 self.source.finding(
-                    "yaml-encoding",
+                    YAML_ENCODING,
                     f"the editor sent a lone UTF-16 surrogate U+{ord(surrogate.group(0)):04X} here"
                     + (f" (and {count - 1} more)" if count > 1 else "")
                     + ": it is no character and cannot be saved as UTF-8 (read as U+FFFD)",
@@ -180,7 +181,7 @@ def lint(open_file: OpenFile) -> list[Finding]:
     neither a Karta nor a fixture document (CloudFormation, a workflow, Helm values), the
     ``yaml-template`` note for a Go/Helm template, the configuration's problems on the
     configuration file."""
-    from kartalint.load.discovery import mentions_karta
+    from kartalint.load.kinds import mentions_karta
     from kartalint.rules.lint import lint_source, template_outcome
 
     if open_file.config_root is not None:

@@ -95,7 +95,7 @@ def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any, r
     import dataclasses
 
     from kartalint.evaluation import Evaluator
-    from kartalint.testing.run import LintCache, run
+    from kartalint.testing.run import LintCache, run_cases
 
     cases = [
         dataclasses.replace(case, definition=dataclasses.replace(case.definition, data=definition))
@@ -105,7 +105,7 @@ def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any, r
         return "no fixture uses this definition"
 
     with Evaluator(runner=runner or project.runner()) as evaluator:  # the project's worker, bounded
-        report = run(cases, evaluator, LintCache(project.config))
+        report = run_cases(cases, evaluator, LintCache(project.config))
     counts: dict[str, int] = {}
     for result in report.results:
         counts[result.outcome] = counts.get(result.outcome, 0) + 1

@@ -1,9 +1,12 @@
-"""Stage 5: output formats, plug-ins with one lifecycle (``kartalint.report.base``).
+"""Stage 5: output formats, plug-ins with one lifecycle (``kartalint.report.base``), registered
+here, the one registry of formats: each command's ``--format`` choices come from it
+(``format_choices``).
 
-``REPORTERS``: the lint formats by name, over the findings model. ``DOCUMENTS``: the formats of
-the other commands' documents (``diff``, ``describe``, ``catalog``, ``rules``), each a render
-function loaded when used (so a one-file lint does not import them). ``SUMMARIES`` and
-``COMPARISONS``: the streamed formats of ``describe --summary`` (and ``--compare``).
+``REPORTERS``: the lint formats by name, over the findings model. ``TEST_REPORTERS``: the formats
+of ``kartalint test``, over a test run. ``DOCUMENTS``: the formats of the other commands'
+documents (``diff``, ``describe``, ``catalog``, ``rules``), each a render function. ``SUMMARIES``
+and ``COMPARISONS``: the streamed formats of ``describe --summary`` (and ``--compare``). Each is
+loaded when used (so a one-file lint does not import the others).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import io
 import os
 from typing import IO, Any
 
-from kartalint.report.base import DocumentReporter, Lifecycle, Reporter
+from kartalint.report.base import DocumentReporter, Lifecycle, Reporter, TestReporter
 
 # The lint formats: name -> "module:class", loaded when used (SARIF's imports are not free).
 REPORTERS: dict[str, str] = {
@@ -24,9 +27,30 @@ REPORTERS: dict[str, str] = {
 }
 
 
+# The formats of `kartalint test`: name -> "module:class".
+TEST_REPORTERS: dict[str, str] = {
+    "text": "kartalint.report.tests:TextTestReporter",
+    "json": "kartalint.report.tests:JsonTestReporter",
+    "junit": "kartalint.report.junit:JUnitTestReporter",
+    "github": "kartalint.report.tests:GithubTestReporter",
+    "sarif": "kartalint.report.tests:SarifTestReporter",
+}
+
+
+def _load(spec: str) -> Any:
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def reporter_class(name: str) -> type[Reporter]:
-    module, _, cls = REPORTERS[name].partition(":")
-    found: type[Reporter] = getattr(importlib.import_module(module), cls)
+    """The lint format ``name`` (a key of ``REPORTERS``)."""
+    found: type[Reporter] = _load(REPORTERS[name])
+    return found
+
+
+def test_reporter_class(name: str) -> type[TestReporter]:
+    """The test format ``name`` (a key of ``TEST_REPORTERS``)."""
+    found: type[TestReporter] = _load(TEST_REPORTERS[name])
     return found
 
 
@@ -37,9 +61,9 @@ def format_name(name: str) -> str:
     return name
 
 
-def make_reporter(name: str, stream: IO[str], color: bool = False, root: str | None = None) -> Reporter:
-    """``auto`` picks ``github`` inside GitHub Actions and ``text`` elsewhere."""
-    return reporter_class(format_name(name))(stream, color=color, root=root)
+def make_reporter(name: str, stream: IO[str], color: bool = False, project_root: str | None = None) -> Reporter:
+    """The lint format ``name``; ``auto`` picks ``github`` inside GitHub Actions and ``text`` elsewhere."""
+    return reporter_class(format_name(name))(stream, color=color, project_root=project_root)
 
 
 DOCUMENTS: dict[str, dict[str, str]] = {
@@ -82,18 +106,28 @@ COMPARISONS: dict[str, str] = {
 }
 
 
+def format_choices(command: str) -> list[str]:
+    """The ``--format`` choices of ``command``, in the order its help lists them."""
+    if command == "lint":
+        return ["auto", *sorted(REPORTERS)]
+    if command == "test":
+        return list(TEST_REPORTERS)
+    if command == "describe":  # a workload's document, or with --summary the fleet's
+        return list(dict.fromkeys([*DOCUMENTS["describe"], *SUMMARIES]))
+    return list(DOCUMENTS[command])
+
+
 def make_summary_reporter(fmt: str, stream: IO[str], comparison: Any = None) -> Lifecycle:
     """The summary format ``fmt``, or with ``comparison`` (a ``diff.figures.Comparison``) the
     format of what differs."""
-    module, _, cls = (COMPARISONS if comparison is not None else SUMMARIES)[fmt].partition(":")
-    found = getattr(importlib.import_module(module), cls)
+    found = _load((COMPARISONS if comparison is not None else SUMMARIES)[fmt])
     reporter: Lifecycle = found(stream, comparison) if comparison is not None else found(stream)
     return reporter
 
 
 def make_document_reporter(kind: str, fmt: str, stream: IO[str]) -> DocumentReporter:
-    module, _, function = DOCUMENTS[kind][fmt].partition(":")
-    return DocumentReporter(stream, getattr(importlib.import_module(module), function), f"{kind}:{fmt}")
+    """The document of ``kind`` (``diff``, ``describe``, ``catalog``, ``rules``) in format ``fmt``."""
+    return DocumentReporter(stream, _load(DOCUMENTS[kind][fmt]), f"{kind}:{fmt}")
 
 
 def render_document(kind: str, fmt: str, whole: Any) -> str:

@@ -10,57 +10,67 @@ render function per format, registered in ``kartalint.report.DOCUMENTS``) are al
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar
 
 from kartalint.model import Finding
 from kartalint.report.escape import visible
 
+if TYPE_CHECKING:  # what the reporters are given, imported only for the type checker
+    from kartalint.rules.lint import LintResult
+    from kartalint.testing.run import TestRun
 
-class Lifecycle:
+Whole = TypeVar("Whole")
+
+
+class Lifecycle(Generic[Whole]):
+    """``start`` -> ``item`` for each of ``items(whole)`` -> ``finish(whole)``; ``report`` runs it."""
+
     name = ""
 
     def start(self) -> None:
         """Called once before any item."""
 
-    def items(self, whole: Any) -> Iterable[Any]:
+    def items(self, whole: Whole) -> Iterable[Any]:
         """The items of the whole, in reporting order."""
         return ()
 
     def item(self, item: Any) -> None:
         """Called for each item."""
 
-    def finish(self, whole: Any) -> None:
+    def finish(self, whole: Whole) -> None:
         """Called once with the whole."""
 
-    def report(self, whole: Any) -> None:
+    def report(self, whole: Whole) -> None:
+        """Run the lifecycle over ``whole``."""
         self.start()
         for item in self.items(whole):
             self.item(item)
         self.finish(whole)
 
 
-class Reporter(Lifecycle):
+class Reporter(Lifecycle["LintResult"]):
     """Lint formats: the items are the findings, sorted by file, line, column and rule."""
 
-    def __init__(self, stream: IO[str], color: bool = False, root: str | None = None) -> None:
+    def __init__(self, stream: IO[str], color: bool = False, project_root: str | None = None) -> None:
         self.stream = stream
         self.color = color
-        self.root = root  # the project root: where relative locations start (SARIF)
+        self.project_root = project_root  # where relative locations start (SARIF)
 
     def finding(self, finding: Finding) -> None:
         """Called for each finding."""
 
-    def items(self, whole: Any) -> Iterable[Any]:
+    def items(self, whole: LintResult) -> Iterable[Any]:
         return sorted(whole.findings, key=lambda f: (f.file, f.line, f.column, f.rule))
 
     def item(self, item: Any) -> None:
         self.finding(item)
 
     def write(self, text: str) -> None:
+        """Write ``text`` to the report's stream."""
         self.stream.write(text)
 
 
-class DocumentReporter(Lifecycle):
+class DocumentReporter(Lifecycle[Any]):
     """A document rendered whole at ``finish`` (a diff report, described workloads, the catalog
     table, the rules reference) by the render function of its format."""
 
@@ -83,7 +93,7 @@ LABELS = {
 }
 
 
-class TestReporter(Lifecycle):
+class TestReporter(Lifecycle["TestRun"]):
     """Test formats: the items are the case results of a run, in order; ``mutation`` holds the
     results of ``--mutants`` (``kartalint.mutation.score.MutationRun``), reported after the cases."""
 
@@ -91,7 +101,7 @@ class TestReporter(Lifecycle):
         self,
         stream: IO[str],
         verbose: bool = False,
-        root: str | None = None,
+        project_root: str | None = None,
         mutation: Any = None,
         color: bool = False,
         quiet: bool = False,
@@ -100,13 +110,13 @@ class TestReporter(Lifecycle):
         self.verbose = verbose
         self.color = color  # the text format only (report.colour)
         self.quiet = quiet  # the text format only: failures and the summary
-        self.root = root  # the project root: where SARIF locations start
+        self.project_root = project_root  # where SARIF locations start
         self.mutation = mutation
 
     def case(self, result: Any) -> None:
         """Called for each case result."""
 
-    def items(self, whole: Any) -> Iterable[Any]:
+    def items(self, whole: TestRun) -> Iterable[Any]:
         return whole.results
 
     def item(self, item: Any) -> None:
@@ -114,6 +124,8 @@ class TestReporter(Lifecycle):
 
 
 def detail_lines(result: Any) -> list[str]:
+    """The detail lines of a case result (messages, differences with their hints, findings), each
+    kept on its line."""
     lines = [f"    {m}" for m in result.messages]
     for diff in result.diffs:
         lines.append(f"    {diff.text}")

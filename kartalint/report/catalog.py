@@ -89,7 +89,7 @@ def rows(
     if fixtures:
         from kartalint.evaluation import Evaluator
         from kartalint.testing.cases import discover
-        from kartalint.testing.run import run
+        from kartalint.testing.run import run_cases
 
         found = discover(fixtures, index, confinement=confinement)
         cases = [
@@ -98,7 +98,7 @@ def rows(
             if c.definition is not None and not c.problems and c.definition.path in {d.path for d in index.definitions}
         ]
         with Evaluator() as evaluator:
-            report = run(cases, evaluator, lint_cache)
+            report = run_cases(cases, evaluator, lint_cache)
             if mutants is not None:
                 scores = _mutation(report, evaluator, index, mutants)
         for case in cases:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kartalint.model import Finding
 from kartalint.report.base import Reporter
+
+if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
+    from kartalint.rules.lint import LintResult
 
 SCHEMA_VERSION = 1
 
@@ -20,7 +23,7 @@ class JsonReporter(Reporter):
     def finding(self, finding: Finding) -> None:
         self.collected.append(finding)
 
-    def finish(self, result: Any) -> None:
+    def finish(self, result: LintResult) -> None:
         document = {
             "schemaVersion": SCHEMA_VERSION,
             "checked": list(result.checked),

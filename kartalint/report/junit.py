@@ -3,31 +3,22 @@
 from __future__ import annotations
 
 import os
-import re
 import xml.etree.ElementTree as ET
 from collections import Counter, OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint.report.base import TestReporter, detail_lines
+from kartalint.report.escape import xml_element, xml_text
 from kartalint.rules import outcomes
+from kartalint.rules.outcomes import (
+    COVERAGE_BELOW_MINIMUM,
+    DEFINITION_WITHOUT_FIXTURE,
+    FIXTURE_MISMATCH,
+    MUTATION_SCORE_BELOW_MINIMUM,
+)
 
-_XML_FORBIDDEN = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def xml_text(value: Any) -> str:
-    """``value`` as text XML 1.0 can hold: each forbidden character (control characters such as an
-    ANSI escape, lone surrogates, U+FFFE/U+FFFF) is written visibly as ``\\xNN`` / ``\\uNNNN``."""
-    text = str(value)
-    return _XML_FORBIDDEN.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
-    )
-
-
-def _element(parent: Any, tag: str, text: str | None = None, **attributes: Any) -> Any:
-    element = ET.SubElement(parent, tag, {k: xml_text(v) for k, v in attributes.items()})
-    if text is not None:
-        element.text = xml_text(text)
-    return element
+if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
+    from kartalint.testing.run import TestRun
 
 
 class JUnitTestReporter(TestReporter):
@@ -39,7 +30,7 @@ class JUnitTestReporter(TestReporter):
 
     name = "junit"
 
-    def finish(self, run: Any) -> None:
+    def finish(self, run: TestRun) -> None:
         import datetime
 
         timestamp = datetime.datetime.fromtimestamp(run.started or 0, datetime.timezone.utc).strftime(
@@ -75,7 +66,7 @@ class JUnitTestReporter(TestReporter):
         suites = ET.Element("testsuites")
         for group in grouped.values():
             counts: Counter[str] = Counter()
-            suite = _element(suites, "testsuite", name=group["name"], timestamp=timestamp)
+            suite = xml_element(suites, "testsuite", name=group["name"], timestamp=timestamp)
             if group["file"]:
                 suite.set("file", xml_text(group["file"]))
             for kind, item in group["cases"]:
@@ -85,7 +76,7 @@ class JUnitTestReporter(TestReporter):
                 elif kind == "mutants":
                     self._mutants(suite, item, counts)
                 elif kind == "without-fixture":
-                    case = _element(
+                    case = xml_element(
                         suite,
                         "testcase",
                         classname=item.name or item.path,
@@ -94,16 +85,16 @@ class JUnitTestReporter(TestReporter):
                         line=1,
                         time="0.000",
                     )
-                    _element(
+                    xml_element(
                         case,
                         "error",
                         f"{item.path}: no test case exercises definition {item.name}",
                         message=f"definition {item.name} has no fixture",
-                        type="definition-without-fixture",
+                        type=DEFINITION_WITHOUT_FIXTURE,
                     )
                     counts["errors"] += 1
                 else:
-                    case = _element(
+                    case = xml_element(
                         suite,
                         "testcase",
                         classname=item.definition.name or item.definition.path,
@@ -112,12 +103,12 @@ class JUnitTestReporter(TestReporter):
                         line=1,
                         time="0.000",
                     )
-                    _element(
+                    xml_element(
                         case,
                         "error",
                         "never matched: " + ", ".join(item.unmatched),
                         message=f"status-mapping coverage {item.percent:.0f}% is below {run.min_coverage:g}%",
-                        type="coverage-below-minimum",
+                        type=COVERAGE_BELOW_MINIMUM,
                     )
                     counts["errors"] += 1
             for key in ("tests", "failures", "errors", "skipped"):
@@ -135,17 +126,17 @@ class JUnitTestReporter(TestReporter):
         """The definition's ``mutation score`` case: a failure below the minimum score."""
         from kartalint.report.mutants import junit_detail, score_text
 
-        case = _element(
+        case = xml_element(
             suite, "testcase", classname=item.definition.name, name="mutation score", file=item.definition.path, line=1
         )
         case.set("time", "0.000")
         detail = junit_detail(item)
         if item in self.mutation.below_minimum:
             message = f"mutation score {score_text(item.score)} is below {self.mutation.min_score:g}"
-            _element(case, "failure", detail, message=message, type="mutation-score-below-minimum")
+            xml_element(case, "failure", detail, message=message, type=MUTATION_SCORE_BELOW_MINIMUM)
             counts["failures"] += 1
         else:
-            _element(case, "system-out", detail)
+            xml_element(case, "system-out", detail)
 
     @staticmethod
     def _case(suite: Any, result: Any, counts: Counter) -> None:
@@ -156,7 +147,7 @@ class JUnitTestReporter(TestReporter):
             else os.path.splitext(case_.file)[0].replace(os.sep, ".")
         )
         counts["time_ms"] += round(result.seconds * 1000)
-        case = _element(
+        case = xml_element(
             suite,
             "testcase",
             classname=classname,
@@ -168,16 +159,16 @@ class JUnitTestReporter(TestReporter):
         detail = "\n".join(line.strip() for line in detail_lines(result))
         first = result.diffs[0].text if result.diffs else (result.messages[0] if result.messages else result.outcome)
         if result.outcome in ("failed", "xpassed"):
-            _element(case, "failure", detail, message=first, type="fixture-mismatch")
+            xml_element(case, "failure", detail, message=first, type=FIXTURE_MISMATCH)
             counts["failures"] += 1
         elif result.outcome == "error":
-            _element(case, "error", detail, message=first, type=outcomes.case_rule("error", case_.refused))
+            xml_element(case, "error", detail, message=first, type=outcomes.case_rule("error", case_.refused))
             counts["errors"] += 1
         elif result.outcome == "xfailed":
-            _element(case, "skipped", detail, message=f"xfail: {case_.xfail}")
+            xml_element(case, "skipped", detail, message=f"xfail: {case_.xfail}")
             counts["skipped"] += 1
         elif detail:
-            _element(case, "system-out", detail)
+            xml_element(case, "system-out", detail)
 
 
 def usage_junit(problems: list[str]) -> str:
@@ -191,7 +182,7 @@ def usage_junit(problems: list[str]) -> str:
         skipped="0",
         time="0.000",
     )
-    suite = _element(
+    suite = xml_element(
         suites,
         "testsuite",
         name="kartalint test",
@@ -202,7 +193,7 @@ def usage_junit(problems: list[str]) -> str:
         time="0.000",
     )
     for problem in problems:
-        case = _element(suite, "testcase", classname="kartalint", name="usage", time="0.000")
-        _element(case, "error", problem, message=problem, type="usage")
+        case = xml_element(suite, "testcase", classname="kartalint", name="usage", time="0.000")
+        xml_element(case, "error", problem, message=problem, type="usage")
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kartalint.load.documents import display_path
+from kartalint.rules.outcomes import MUTANT_SURVIVED, MUTATION_SCORE_BELOW_MINIMUM
 
 
 def score_text(score: float | None) -> str:
@@ -91,7 +92,7 @@ def sarif_results(log: Any, mutation: Any) -> None:
             line, column, end_line, end_column = result.location
             hint = f" (hint: {result.hint})" if result.hint else ""
             log.add_result(
-                "mutant-survived",
+                MUTANT_SURVIVED,
                 "note",
                 f"{item.definition.name}: {survivor_message(item, result)}: {result.detail}{hint}",
                 item.definition.path,
@@ -103,7 +104,7 @@ def sarif_results(log: Any, mutation: Any) -> None:
             )
     for item in mutation.below_minimum:
         log.add_result(
-            "mutation-score-below-minimum",
+            MUTATION_SCORE_BELOW_MINIMUM,
             "error",
             f"mutation score of {item.definition.name} is {score_text(item.score)} (below the minimum "
             f"{mutation.min_score:g}): {counts_text(item)}",

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 
 from kartalint.model import Rule
-from kartalint.rules import registry as rules
+from kartalint.rules import registry
 
 TITLES = {
     "yaml": "Reading files",
@@ -44,7 +44,7 @@ def rule_section(rule: Rule) -> list[str]:
         f"**Why:** {rule.why}",
         "",
     ]
-    found = rules.examples(rule.id)
+    found = registry.examples(rule.id)
     if found is None and rule.category == "config":
         lines += [
             "No example file: it is reported on `.kartalint.yaml` in the editor (`kartalint lsp`); every command stops on it with exit 2 and the same message.",
@@ -82,12 +82,12 @@ def rules_markdown() -> str:
         "the bad example fires exactly its rule at the marked line, the good one is clean.",
         "",
     ]
-    for category in rules.CATEGORIES:
+    for category in registry.CATEGORIES:
         lines += [f"## {TITLES[category]}", "", "| rule | severity | what it means |", "|---|---|---|"]
-        for rule in rules.iter_rules([category]):
+        for rule in registry.iter_rules([category]):
             lines.append(f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | {_cell(rule.summary)} |")
         lines.append("")
-        for rule in rules.iter_rules([category]):
+        for rule in registry.iter_rules([category]):
             lines += rule_section(rule)
     return "\n".join(lines)
 

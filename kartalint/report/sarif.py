@@ -17,12 +17,15 @@ import os
 import pathlib
 import urllib.parse
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint import __version__
 from kartalint.model import Finding, Severity, format_path
 from kartalint.report.base import Reporter
-from kartalint.rules import registry as rules
+from kartalint.rules import registry
+
+if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
+    from kartalint.rules.lint import LintResult
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -32,7 +35,7 @@ FINGERPRINT = "kartalint/v1"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-def rule_descriptor(rule: rules.Rule) -> dict[str, Any]:
+def rule_descriptor(rule: registry.Rule) -> dict[str, Any]:
     """``reportingDescriptor`` of a registry rule."""
     fix = f"\n\nFix: {rule.hint}." if rule.hint else ""
     properties: dict[str, Any] = {"category": rule.category, "tags": [rule.category], "precision": "very-high"}
@@ -179,8 +182,8 @@ class SarifLog:
         return json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n"
 
 
-_DESCRIPTORS = [rule_descriptor(rule) for rule in rules.RULES.values()]
-_RULE_INDEX = {rule.id: i for i, rule in enumerate(rules.RULES.values())}
+_DESCRIPTORS = [rule_descriptor(rule) for rule in registry.RULES.values()]
+_RULE_INDEX = {rule.id: i for i, rule in enumerate(registry.RULES.values())}
 
 
 class SarifReporter(Reporter):
@@ -189,12 +192,12 @@ class SarifReporter(Reporter):
     name = "sarif"
 
     def start(self) -> None:
-        self.log = SarifLog("lint", self.root)
+        self.log = SarifLog("lint", self.project_root)
 
     def finding(self, finding: Finding) -> None:
         self.log.add_finding(finding)
 
-    def finish(self, result: Any) -> None:
+    def finish(self, result: LintResult) -> None:
         for path in result.checked:
             self.log.artifact_location(path)
         for path in result.missing:

@@ -10,14 +10,17 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint.report import mutants
 from kartalint.report.base import LABELS, TestReporter, detail_lines
 from kartalint.report.colour import GREEN, OUTCOME_COLOURS, RED, count, paint
 from kartalint.report.escape import visible
-from kartalint.report.junit import JUnitTestReporter
 from kartalint.rules import outcomes
+from kartalint.rules.outcomes import COVERAGE_BELOW_MINIMUM, DEFINITION_WITHOUT_FIXTURE, FIXTURE_MISMATCH
+
+if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
+    from kartalint.testing.run import TestRun
 
 SCHEMA_VERSION = 1
 
@@ -48,7 +51,7 @@ class TextTestReporter(TestReporter):
         """An outcome label padded to five columns, coloured when colour is on."""
         return paint(label, OUTCOME_COLOURS.get(label, ""), self.color) + " " * (5 - len(label)) + " "
 
-    def finish(self, run: Any) -> None:
+    def finish(self, run: TestRun) -> None:
         for file, results in self._groups.items():
             recording = results[0].case.kind == "recording"
             passed = all(r.outcome == "passed" and not r.findings for r in results)
@@ -105,7 +108,7 @@ class TextTestReporter(TestReporter):
 class JsonTestReporter(TestReporter):
     name = "json"
 
-    def finish(self, run: Any) -> None:
+    def finish(self, run: TestRun) -> None:
         doc = {
             "schemaVersion": SCHEMA_VERSION,
             "cases": [r.to_dict() for r in run.results],
@@ -147,7 +150,7 @@ class GithubTestReporter(TestReporter):
 
     name = "github"
 
-    def finish(self, run: Any) -> None:
+    def finish(self, run: TestRun) -> None:
         from kartalint.report.github import escape_data, escape_property, workflow_file
 
         def emit(file: str, line: int, col: int, title: str, message: str, command: str = "error") -> None:
@@ -198,10 +201,10 @@ class SarifTestReporter(TestReporter):
 
     name = "sarif"
 
-    def finish(self, run: Any) -> None:
+    def finish(self, run: TestRun) -> None:
         from kartalint.report.sarif import LEVELS, SarifLog
 
-        log = SarifLog("test", self.root)
+        log = SarifLog("test", self.project_root)
         for result in run.results:
             case = result.case
             title = case.name or case.id
@@ -228,7 +231,7 @@ class SarifTestReporter(TestReporter):
                     line, column = diff_location(result, diff)
                     hints = "".join(f" (hint: {h})" for h in result.hints.get(diff.path, []))
                     log.add_result(
-                        "fixture-mismatch",
+                        FIXTURE_MISMATCH,
                         "error",
                         f"{title}: {diff.text}{hints}",
                         case.file,
@@ -250,7 +253,7 @@ class SarifTestReporter(TestReporter):
                 )
         for item in run.without_fixtures:
             log.add_result(
-                "definition-without-fixture",
+                DEFINITION_WITHOUT_FIXTURE,
                 "error",
                 f"definition {item.name} has no fixture (--require-fixtures)",
                 item.path,
@@ -258,7 +261,7 @@ class SarifTestReporter(TestReporter):
             )
         for cov in run.below_coverage:
             log.add_result(
-                "coverage-below-minimum",
+                COVERAGE_BELOW_MINIMUM,
                 "error",
                 f"status-mapping coverage of {cov.definition.name} is {cov.percent:.0f}% (below --min-coverage "
                 f"{run.min_coverage:g}%): never matched {', '.join(cov.unmatched)}",
@@ -268,8 +271,3 @@ class SarifTestReporter(TestReporter):
         if self.mutation is not None:
             mutants.sarif_results(log, self.mutation)
         self.stream.write(log.render())
-
-
-TEST_REPORTERS = {
-    r.name: r for r in (TextTestReporter, JsonTestReporter, JUnitTestReporter, GithubTestReporter, SarifTestReporter)
-}

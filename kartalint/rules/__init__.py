@@ -1,0 +1,1 @@
+"""Stage 2, check: the rules, their registry, and the lint pipeline (docs/architecture.md)."""

@@ -30,6 +30,7 @@ def _relative(path: str, root: str) -> str:
 
 
 def fingerprint(finding: Finding, root: str) -> str:
+    """A finding's identity in a baseline: rule, file relative to ``root``, path and message."""
     key = "\0".join((finding.rule, _relative(finding.file, root), format_path(finding.path), finding.message))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
@@ -54,11 +55,14 @@ def render(findings: Sequence[Finding], root: str) -> str:
 
 @dataclass
 class Baseline:
+    """The findings of a baseline file, as fingerprints counted, with their files."""
+
     counts: Counter  # fingerprint -> entries
     files: dict[str, str]  # fingerprint -> file (relative to the root)
 
     @classmethod
     def read(cls, path: str) -> Baseline:
+        """The baseline of the file at ``path`` (a ``UsageError`` when it cannot be used)."""
         try:
             with open(path, encoding="utf-8") as handle:
                 data = json.load(handle)

@@ -5,23 +5,31 @@ definition built in Python without going through YAML text."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from kartalint.load.documents import Document
 from kartalint.model import Finding, Path, Rule
+
+if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
+    from kartalint.load.crds import CrdIndex
 
 
 class Context:
     """Collects findings for one document; positions are looked up only when reported."""
 
-    def __init__(self, document: Document | None, data: Any = None, *, rules: Mapping[str, Rule]) -> None:
+    def __init__(
+        self, document: Document | None, data: Any = None, *, rules: Mapping[str, Rule], crds: CrdIndex | None = None
+    ) -> None:
         """A document read from YAML (findings carry its positions), or ``None`` and plain ``data``
         (a definition built in Python: findings have no position). ``rules`` are the rules the
-        checks may report (the registry's, or one module's)."""
+        checks may report (the registry's, or one module's); ``crds`` (a ``CrdIndex``) enables the
+        CRD-aware checks."""
         self.rules = rules
         self.document = document
         self.data: Any = document.data if document is not None else data
+        self.crds = crds
         self.findings: list[Finding] = []
         self.superseded: set = set()  # (field path, offset): null-safety settled by the CRD
 
@@ -35,6 +43,8 @@ class Context:
         hint: str | None = None,
         scalar_range: tuple | None = None,
     ) -> None:
+        """Add a finding of ``rule_id`` at ``path`` (its key with ``key``, characters of a scalar
+        with ``scalar_range``); ``hint`` replaces the rule's fix hint."""
         rule = self.rules[rule_id]
         if self.document is None:
             self.findings.append(
@@ -70,3 +80,14 @@ class Context:
                 rule.hint if hint is None else hint,
             )
         )
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a Karta document: ``run(ctx)`` reports the rules ``rules`` (their ids).
+
+    A module declares its checks in ``CHECKS`` next to its ``RULES``; the registry collects them
+    and ``check_document`` runs them in the registry's order."""
+
+    rules: tuple[str, ...]
+    run: Callable[[Context], None]

@@ -13,23 +13,33 @@ finding replaces it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kartalint import karta
 from kartalint.jqlang import parse_cached, paths
+from kartalint.jqlang.analysis import OBJECT_KEY_NOT_STRING
 from kartalint.jqlang.segments import path_before
 from kartalint.karta import as_list
 from kartalint.model import Rule, Severity
 from kartalint.rules import crd_shapes
-from kartalint.rules.context import Context
+from kartalint.rules.context import Check, Context
 
-if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
-    from kartalint.load.crds import CrdIndex
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+PATH_NOT_IN_CRD = "path-not-in-crd"
+CRD_OPTIONAL_ARITHMETIC = "crd-optional-arithmetic"
+CRD_OPTIONAL_ITERATION = "crd-optional-iteration"
+PATH_NOT_FOLLOWED = "path-not-followed"
+CRD_OPTIONAL_OBJECT_KEY = "crd-optional-object-key"
+CRD_FREE_FORM = "crd-free-form"
+PHASE_NEVER_MATCHES = "phase-never-matches"
+ENUM_COMPARISON_NEVER_MATCHES = "enum-comparison-never-matches"
+CONDITION_TYPE_NOT_IN_CRD = "condition-type-not-in-crd"
+
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "path-not-in-crd",
+        PATH_NOT_IN_CRD,
         Severity.ERROR,
         "crd",
         "An expression reads a field that the CRD of the root kind does not define (a typo, or another version's field): it always reads null.",
@@ -37,7 +47,7 @@ RULES = (
         why="jq reads a missing field as null without an error, so a typo or another version's field silently reads nothing.",
     ),
     Rule(
-        "crd-optional-arithmetic",
+        CRD_OPTIONAL_ARITHMETIC,
         Severity.WARNING,
         "crd",
         "An expression does arithmetic (`-`, `*`, `/`, `%`) on a field the CRD marks optional (or under an optional parent), without a `//` default or a test.",
@@ -45,7 +55,7 @@ RULES = (
         why="The CRD marks the field optional: objects without it make jq fail on null arithmetic, and the extraction (or the status match) fails.",
     ),
     Rule(
-        "crd-optional-iteration",
+        CRD_OPTIONAL_ITERATION,
         Severity.WARNING,
         "crd",
         "An expression iterates (`[]`) a list the CRD marks optional, without `?` or a `//` default: objects without the list make jq fail.",
@@ -53,7 +63,7 @@ RULES = (
         why="jq cannot iterate over null: an object that omits an optional list (or one of its parents) makes the whole expression fail, and the extraction with it.",
     ),
     Rule(
-        "path-not-followed",
+        PATH_NOT_FOLLOWED,
         Severity.INFO,
         "crd",
         "An expression passes its input through a construct that builds new values (an object or a list it builds, `keys`, arithmetic), so the fields it reads after that cannot be checked against the CRD (reads after `to_entries`, `with_entries`, `getpath` with a literal path, `//` defaults and `if` branches are followed).",
@@ -61,7 +71,7 @@ RULES = (
         why="After a construct that builds new values the reads cannot be mapped to the CRD's fields, so a typo there is not found by path-not-in-crd.",
     ),
     Rule(
-        "crd-optional-object-key",
+        CRD_OPTIONAL_OBJECT_KEY,
         Severity.WARNING,
         "crd",
         "An object key is computed from a field the CRD marks optional (`{(.gpu.name): ...}` where `gpu` is optional): on an object without it the key is null, and jq fails.",
@@ -69,7 +79,7 @@ RULES = (
         why="jq refuses a null object key ('Cannot use null (null) as object key'): every object that omits the optional field makes the whole expression fail.",
     ),
     Rule(
-        "crd-free-form",
+        CRD_FREE_FORM,
         Severity.INFO,
         "crd",
         "An expression reads into a subtree the CRD declares free-form (`x-kubernetes-preserve-unknown-fields` without properties, or an object without fields): paths under it are not checked.",
@@ -77,7 +87,7 @@ RULES = (
         why="A free-form subtree declares no fields, so nothing under it can be checked against the CRD; fixtures with real objects are the check.",
     ),
     Rule(
-        "phase-never-matches",
+        PHASE_NEVER_MATCHES,
         Severity.WARNING,
         "crd",
         "A byPhase value is not in the enum the CRD declares for the phase field (`SUCCEEDED` where the operator writes `FINISHED`): it never matches.",
@@ -85,7 +95,7 @@ RULES = (
         why="The CRD lists every value the phase field can take; a byPhase outside that list (a different case, another operator's word) never matches.",
     ),
     Rule(
-        "enum-comparison-never-matches",
+        ENUM_COMPARISON_NEVER_MATCHES,
         Severity.WARNING,
         "crd",
         'A byExpression compares a field with a string its CRD enum does not allow (`.status.state == "Suspended"` where the enum says `SUSPENDED`): the comparison is never true.',
@@ -93,7 +103,7 @@ RULES = (
         why="A comparison with a value the field can never hold is always false, so the status it should detect is never reported.",
     ),
     Rule(
-        "condition-type-not-in-crd",
+        CONDITION_TYPE_NOT_IN_CRD,
         Severity.WARNING,
         "crd",
         "A byConditions type is not among the condition types the CRD declares (an enum on the conditions' type, or printer columns): it never matches.",
@@ -103,18 +113,16 @@ RULES = (
 )
 
 
-def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
-    """Run the rules; returns the (field path, offset) places where the generic null-safety
-    finding is superseded."""
-    superseded: set[tuple[tuple, int]] = set()
-    if crds is None:
-        return superseded
+def check(ctx: Context) -> None:
+    """Run the rules; the (field path, offset) places where the generic null-safety finding is
+    superseded go to ``ctx.superseded`` (the jq checks run after this one)."""
+    version = crd_shapes.root_version(ctx)
+    if version is None:
+        return
     from kartalint.load.crds import lookup
 
     root = karta.as_dict(karta.structure(ctx.data).get("rootComponent"))
-    version = crds.get(karta.gvk_of(root.get("kind")))
-    if version is None or not version.schema:
-        return superseded
+    superseded = ctx.superseded
     where = f"{version.kind} {version.group}/{version.version}"
     free_forms: set[tuple] = set()  # reported once per definition
     for jq_field in karta.jq_fields(ctx.data):
@@ -127,7 +135,7 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
         facts = paths.path_facts_of(tree)
         for place in facts.not_followed:
             ctx.report(
-                "path-not-followed",
+                PATH_NOT_FOLLOWED,
                 jq_field.path,
                 f"the fields read after {place.construct} cannot be related to {where}: they are not checked against the CRD",
                 scalar_range=(place.start, place.end),
@@ -138,7 +146,7 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
                 free_forms.add(result.free_form)
                 subtree = paths.path_text(result.free_form)
                 ctx.report(
-                    "crd-free-form",
+                    CRD_FREE_FORM,
                     jq_field.path,
                     f"{subtree} is free-form in {where} (no declared fields): paths under it are not checked",
                     scalar_range=(read.start, read.end),
@@ -153,7 +161,7 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
                 else f"check the field names of {where} (kubectl explain {version.plural}.{'.'.join(p for p in result.at if not p.startswith('['))})"
             )
             ctx.report(
-                "path-not-in-crd",
+                PATH_NOT_IN_CRD,
                 jq_field.path,
                 f"{read.text()}: {where} has no field '{result.missing}' under {parent}; the expression always reads null here",
                 scalar_range=(read.start, read.end),
@@ -163,8 +171,6 @@ def check(ctx: Context, crds: CrdIndex | None) -> set[tuple[tuple, int]]:
         _object_keys(ctx, jq_field, facts, version, where)
         _arithmetic(ctx, jq_field, facts, version, where, superseded)
     _matchers(ctx, root, version, where)
-    crd_shapes.check(ctx, version)
-    return superseded
 
 
 def _arithmetic(ctx: Context, jq_field: Any, facts: Any, version: Any, where: str, superseded: set) -> None:
@@ -194,7 +200,7 @@ def _arithmetic(ctx: Context, jq_field: Any, facts: Any, version: Any, where: st
         else:
             note = "the CRD does not require it"
         ctx.report(
-            "crd-optional-arithmetic",
+            CRD_OPTIONAL_ARITHMETIC,
             jq_field.path,
             f"'{operator.value}' on {read.text()}, optional in {where} ({note}): the {jq_field.kind} "
             f"{'extraction' if scale else 'evaluation'} fails without it",
@@ -218,7 +224,7 @@ def _object_keys(ctx: Context, jq_field: Any, facts: Any, version: Any, where: s
             "x-kubernetes-int-or-string"
         ):
             ctx.report(
-                "object-key-not-string",
+                OBJECT_KEY_NOT_STRING,
                 jq_field.path,
                 f"{read.text()} is {'an' if kind in ('integer', 'object', 'array') else 'a'} {kind} in {where}: "
                 f"jq cannot use it as an object key (only strings are keys)",
@@ -231,7 +237,7 @@ def _object_keys(ctx: Context, jq_field: Any, facts: Any, version: Any, where: s
             continue
         text = jq_field.expression[read.start : read.end]
         ctx.report(
-            "crd-optional-object-key",
+            CRD_OPTIONAL_OBJECT_KEY,
             jq_field.path,
             f"{read.text()} is used as an object key, but {paths.path_text(absent)} is optional in {where}: "
             "on an object without it the key is null and jq fails",
@@ -260,7 +266,7 @@ def _iterations(ctx: Context, jq_field: Any, tree: Any, facts: Any, version: Any
                 continue
             bracket = jq_field.expression.rindex("[", 0, node.end)
             ctx.report(
-                "crd-optional-iteration",
+                CRD_OPTIONAL_ITERATION,
                 jq_field.path,
                 f"{paths.path_text(full)}: {paths.path_text(absent)} is optional in {where}; "
                 "iterating it fails on an object without it",
@@ -331,7 +337,7 @@ def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
             if isinstance(phase, str) and phase_enum is not None and phase not in phase_enum:
                 close = [v for v in phase_enum if v.lower() == phase.lower()]
                 ctx.report(
-                    "phase-never-matches",
+                    PHASE_NEVER_MATCHES,
                     (*mpath, "byPhase"),
                     f"byPhase '{phase}' never matches: {paths.path_text(phase_path or ())} in {where} is one of {', '.join(phase_enum)}",
                     hint=f"write byPhase: {close[0]}" if close else f"use one of {', '.join(phase_enum)}",
@@ -340,7 +346,7 @@ def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
                 kind = karta.as_dict(entry).get("type")
                 if isinstance(kind, str) and declared and kind not in declared:
                     ctx.report(
-                        "condition-type-not-in-crd",
+                        CONDITION_TYPE_NOT_IN_CRD,
                         (*mpath, "byConditions", ci, "type"),
                         f"condition type '{kind}' is not among the types {where} declares ({', '.join(declared)}): it never matches",
                         hint=f"use one of {', '.join(declared)}",
@@ -354,7 +360,7 @@ def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
                 if enum is not None and constant not in enum:
                     close = [v for v in enum if v.lower() == constant.lower()]
                     ctx.report(
-                        "enum-comparison-never-matches",
+                        ENUM_COMPARISON_NEVER_MATCHES,
                         (*mpath, "byExpression", "expression"),
                         f'{paths.path_text(path)} is compared with "{constant}", which {where} does not allow '
                         f"(one of {', '.join(enum)}): the comparison is never true",
@@ -364,4 +370,9 @@ def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
 
 
 def result_depth(result: Any) -> int:
+    """How many path parts of a read a CRD lookup got through (its ``at`` and the missing one)."""
     return len(result.at) + 1
+
+
+# The jq rule object-key-not-string fires here too when the CRD types a key as a number or object.
+CHECKS = (Check((*(rule.id for rule in RULES), OBJECT_KEY_NOT_STRING), check),)

@@ -17,12 +17,18 @@ from kartalint import karta
 from kartalint.jqlang import parse_cached, paths
 from kartalint.karta import as_dict, as_list
 from kartalint.model import Rule, Severity
-from kartalint.rules.context import Context
+from kartalint.rules.context import Check, Context
+
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+POD_TEMPLATE_WRONG_LEVEL = "pod-template-wrong-level"
+CONDITION_FIELD_NOT_IN_CRD = "condition-field-not-in-crd"
+ACTION_VALUE_REFUSED = "action-value-refused"
+
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "pod-template-wrong-level",
+        POD_TEMPLATE_WRONG_LEVEL,
         Severity.ERROR,
         "crd",
         "podTemplateSpecPath or podSpecPath points at another level than the CRD's schema says: a PodSpec (it has `containers`) given as a pod template, a PodTemplateSpec (`metadata` + `spec`) given as a pod spec, a wrapper around one, or a whole wrapped resource (`x-kubernetes-embedded-resource`).",
@@ -30,7 +36,7 @@ RULES = (
         why="Consumers decode what the path yields as a PodTemplateSpec (or a PodSpec): one level off, the containers are not where they look, so the role shows no containers, no GPUs and no resources.",
     ),
     Rule(
-        "condition-field-not-in-crd",
+        CONDITION_FIELD_NOT_IN_CRD,
         Severity.ERROR,
         "crd",
         "conditionsDefinition names a field (typeFieldName, statusFieldName, reasonFieldName, messageFieldName) that the CRD's condition items do not have: no condition is ever read with it.",
@@ -38,7 +44,7 @@ RULES = (
         why="Conditions are read by these field names; a name the operator's conditions lack reads nothing, so every byConditions matcher silently never matches.",
     ),
     Rule(
-        "action-value-refused",
+        ACTION_VALUE_REFUSED,
         Severity.ERROR,
         "crd",
         'A suspend or resume action writes a value whose JSON type contradicts the CRD type of the field it sets (the string `"true"` into a boolean), or that is outside the field\'s enum: the API server refuses the write.',
@@ -50,8 +56,20 @@ RULES = (
 _MAX_SEARCH_DEPTH = 4  # how deep under a wrapper the pod template is looked for
 
 
-def check(ctx: Context, version: Any) -> None:
-    """Run the rules against one CRD version (the definition's root kind)."""
+def root_version(ctx: Context) -> Any | None:
+    """The CRD version of the definition's root kind, when the CRDs given have it with a schema."""
+    if ctx.crds is None:
+        return None
+    root = as_dict(karta.structure(ctx.data).get("rootComponent"))
+    version = ctx.crds.get(karta.gvk_of(root.get("kind")))
+    return version if version is not None and version.schema else None
+
+
+def check(ctx: Context) -> None:
+    """Run the rules against the CRD version of the definition's root kind."""
+    version = root_version(ctx)
+    if version is None:
+        return
     where = f"{version.kind} {version.group}/{version.version}"
     comps = karta.components(ctx.data)
     for comp in comps:
@@ -107,7 +125,7 @@ def _pod_path(ctx: Context, field_path: tuple, key: str, expression: str, versio
         problem = _level_problem(key, found.schema, place)
         if problem is not None:
             ctx.report(
-                "pod-template-wrong-level",
+                POD_TEMPLATE_WRONG_LEVEL,
                 field_path,
                 f"{key} {paths.path_text(place)} is {problem[0]} in {where}",
                 hint=problem[1],
@@ -179,7 +197,7 @@ def _condition_fields(ctx: Context, root: karta.ComponentRef, version: Any, wher
             continue
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
         ctx.report(
-            "condition-field-not-in-crd",
+            CONDITION_FIELD_NOT_IN_CRD,
             (*root.path, "statusDefinition", "conditionsDefinition", key),
             f"{key} '{name}': the conditions of {where} ({paths.path_text((*path, '[]'))}) have no field '{name}'",
             hint=(f"did you mean '{close[0]}'? " if close else "") + f"their fields: {', '.join(names)}",
@@ -237,7 +255,7 @@ def _actions(ctx: Context, comp: karta.ComponentRef, version: Any, where: str) -
             problem = _value_problem(found.schema, value, text)
             if problem is not None:
                 ctx.report(
-                    "action-value-refused",
+                    ACTION_VALUE_REFUSED,
                     (*comp.path, "suspendDefinition", key, index, "value"),
                     f"{key}[{index}] writes {text} into {paths.path_text(path)}, {problem[0]} in {where}: "
                     "the API server refuses it",
@@ -269,3 +287,6 @@ def _value_problem(schema: dict, value: Any, text: str) -> tuple[str, str] | Non
             f"write value: '{json.dumps(close[0])}'" if close else f"use one of {shown}"
         )
     return None
+
+
+CHECKS = (Check(tuple(rule.id for rule in RULES), check),)

@@ -1,6 +1,7 @@
-"""Stage 2: check Karta documents. Each module adds findings for one family of rules.
+"""Stage 2: check Karta documents. Each module declares its rules (``RULES``) and the checks that
+report them (``CHECKS``); the registry collects both.
 
-``check_document`` runs them all on one document and returns its findings; ``Context`` is what a
+``check_document`` runs the registry's checks on one document and returns its findings; ``Context`` is what a
 check module sees: the document, the registry and a ``report`` function that turns a rule id, a
 path and a message into a positioned ``Finding``.
 """
@@ -11,45 +12,29 @@ from typing import Any
 
 from kartalint.load.documents import Document
 from kartalint.model import Finding
-from kartalint.rules import registry as rules
+from kartalint.rules import registry
 from kartalint.rules.context import Context
+from kartalint.rules.karta_schema import WRONG_TYPE
 
 
 def check_document(document: Document, crds: Any | None = None) -> list[Finding]:
     """All findings of one Karta document; ``crds`` (a ``CrdIndex``) enables the CRD-aware rules."""
-    return _check(Context(document, rules=rules.RULES), crds)
+    return _check(Context(document, rules=registry.RULES, crds=crds))
 
 
 def lint_definition_data(definition: Any, crds: Any | None = None) -> list[Finding]:
     """The same findings for a definition given as plain data (no positions; paths and hints)."""
-    return _check(Context(None, definition, rules=rules.RULES), crds)
+    return _check(Context(None, definition, rules=registry.RULES, crds=crds))
 
 
-def _check(ctx: Context, crds: Any | None) -> list[Finding]:
-    from kartalint.rules import crd_paths as crd
-    from kartalint.rules import expressions as jq
-    from kartalint.rules import kai_gang as gang
-    from kartalint.rules import karta_schema as schema
-    from kartalint.rules import practice, status_mappings, structure
-
-    schema.check(ctx)
-    structure.check(ctx)
-    ctx.superseded = crd.check(ctx, crds)  # before jq: the CRD may settle null-safety questions
-    jq.check(ctx)
-    practice.check(ctx)
-    status_mappings.check(ctx)
-    gang.check(ctx)
+def _check(ctx: Context) -> list[Finding]:
+    for check in registry.CHECKS:
+        check.run(ctx)
     return _dedupe(ctx.findings)
 
 
-_SCHEMA_RULES = {
-    "unknown-field",
-    "missing-required-field",
-    "wrong-type",
-    "invalid-value",
-    "duplicate-list-key",
-    "null-value",
-}
+# The rules of the generated JSON Schema: a more specific rule at the same path replaces them.
+_SCHEMA_RULES = {rule.id for rule in registry.iter_rules(["schema"])}
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -73,10 +58,10 @@ def parity_messages(definition: Any) -> list[str]:
     from kartalint.rules import karta_schema as schema
     from kartalint.rules import structure
 
-    ctx = Context(None, definition, rules=rules.RULES)
+    ctx = Context(None, definition, rules=registry.RULES)
     schema.check(ctx)
     # A value of the wrong type cannot be decoded into upstream's Go structs (the definition is
     # refused); other schema findings (unknown fields, enums, lengths) are not enforced there.
-    ctx.findings = [f for f in ctx.findings if f.rule == "wrong-type"]
+    ctx.findings = [f for f in ctx.findings if f.rule == WRONG_TYPE]
     structure.check(ctx)
     return [f.message for f in ctx.findings]

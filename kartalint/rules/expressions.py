@@ -8,15 +8,31 @@ from typing import Any
 
 from kartalint import karta
 from kartalint.jqlang import analysis, parse_cached, paths
+from kartalint.jqlang.analysis import (
+    JQ_ASSIGNMENT,
+    JQ_FORBIDDEN_FUNCTION,
+    JQ_NOT_PORTABLE,
+    JQ_RECURSIVE_DESCENT,
+    JQ_UNBOUNDED_RECURSION,
+    JQ_UNSAFE,
+    OBJECT_KEY_NOT_STRING,
+)
 from kartalint.jqlang.builtins import statically_compiles
 from kartalint.jqlang.compile import compile_problems
 from kartalint.model import Rule, Severity
-from kartalint.rules.context import Context
+from kartalint.rules.context import Check, Context
+
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+JQ_SYNTAX_ERROR = "jq-syntax-error"
+JQ_COMPILE_ERROR = "jq-compile-error"
+NOT_ASSIGNABLE_PATH = "not-assignable-path"
+SCALE_PATH_NOT_NULL_SAFE = "scale-path-not-null-safe"
+
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "jq-syntax-error",
+        JQ_SYNTAX_ERROR,
         Severity.ERROR,
         "parity",
         "A jq expression does not parse.",
@@ -24,7 +40,7 @@ RULES = (
         why="Upstream parses every expression when a definition is applied and refuses one that does not parse.",
     ),
     Rule(
-        "jq-compile-error",
+        JQ_COMPILE_ERROR,
         Severity.ERROR,
         "jq",
         "A jq expression parses but does not compile (unknown function, wrong arity, undefined variable); upstream only parses, so it fails at run time in every consumer.",
@@ -32,7 +48,7 @@ RULES = (
         why="Upstream only parses expressions, so an unknown function or variable is accepted and then fails in every consumer each time the definition is used.",
     ),
     Rule(
-        "jq-forbidden-function",
+        JQ_FORBIDDEN_FUNCTION,
         Severity.ERROR,
         "jq",
         "Karta forbids `del`, and `range`, `paths`, `recurse`, `walk`, `repeat` at any arity.",
@@ -40,7 +56,7 @@ RULES = (
         why="Karta refuses these functions: del modifies its input, the others can produce unbounded output.",
     ),
     Rule(
-        "jq-recursive-descent",
+        JQ_RECURSIVE_DESCENT,
         Severity.ERROR,
         "jq",
         "Karta forbids the recursive descent operator `..`.",
@@ -48,7 +64,7 @@ RULES = (
         why="Karta refuses `..`: it walks the whole object and its output grows with the object.",
     ),
     Rule(
-        "jq-assignment",
+        JQ_ASSIGNMENT,
         Severity.ERROR,
         "jq",
         "Karta forbids assignment and update operators (`=`, `|=`, `+=`, `-=`, `*=`, `/=`, `%=`, `//=`) in read expressions.",
@@ -56,7 +72,7 @@ RULES = (
         why="Karta refuses assignments in read expressions: an expression reads the object, it never changes it.",
     ),
     Rule(
-        "jq-not-portable",
+        JQ_NOT_PORTABLE,
         Severity.WARNING,
         "jq",
         "A jq builtin or construct that libjq accepts but gojq (what Karta, KAI and Run:ai run) lacks or evaluates differently.",
@@ -64,7 +80,7 @@ RULES = (
         why="kartalint runs libjq, but Karta, KAI Scheduler and Run:ai run gojq: an expression that only works in libjq passes here and fails there.",
     ),
     Rule(
-        "jq-unsafe",
+        JQ_UNSAFE,
         Severity.ERROR,
         "jq",
         "A jq construct that reads the environment, files or input, or writes to stderr (`env`, `$ENV`, `input`, `inputs`, `debug`, `stderr`, `input_filename`, `halt`, `halt_error`, `import`, `include`).",
@@ -73,7 +89,7 @@ RULES = (
         security_severity="8.0",
     ),
     Rule(
-        "jq-unbounded-recursion",
+        JQ_UNBOUNDED_RECURSION,
         Severity.ERROR,
         "jq",
         "A recursive jq function without a visible base case never terminates.",
@@ -81,7 +97,7 @@ RULES = (
         why="A recursive function without a base case never ends; consumers kill the evaluation after their time limit and report nothing.",
     ),
     Rule(
-        "object-key-not-string",
+        OBJECT_KEY_NOT_STRING,
         Severity.ERROR,
         "jq",
         "An object key is computed from a value that is never a string (a number, a boolean, null, a list or an object, known from the expression or from the CRD's type of the field it reads): jq refuses it on every object.",
@@ -89,7 +105,7 @@ RULES = (
         why="Only strings can be object keys: jq fails with 'Cannot use number (1) as object key', so the expression fails on every object, in every consumer.",
     ),
     Rule(
-        "not-assignable-path",
+        NOT_ASSIGNABLE_PATH,
         Severity.WARNING,
         "jq",
         "A write-back path (pod template, pod spec, fragmented field, suspend action) is not a plain assignable path.",
@@ -97,7 +113,7 @@ RULES = (
         why="Consumers write pod templates, fragments and suspend values back through these paths; a path jq cannot assign to fails exactly when it is written.",
     ),
     Rule(
-        "scale-path-not-null-safe",
+        SCALE_PATH_NOT_NULL_SAFE,
         Severity.WARNING,
         "practice",
         "A scale path does arithmetic on a field that may be absent, without a `//` default; objects without the field make the whole extraction fail.",
@@ -130,6 +146,7 @@ def compile_unproven(expressions: list[str]) -> list[tuple[Any, ...]]:
 
 
 def check(ctx: Context) -> None:
+    """The jq rules on every expression of the definition (parsing, compiling, restrictions, portability, safety)."""
     fields = list(karta.jq_fields(ctx.data))
     if not fields:
         return
@@ -137,7 +154,7 @@ def check(ctx: Context) -> None:
     for field, problems in zip(fields, compiled, strict=False):
         expr = field.expression
         for problem in problems:
-            rule = "jq-syntax-error" if problem.syntax else "jq-compile-error"
+            rule = JQ_SYNTAX_ERROR if problem.syntax else JQ_COMPILE_ERROR
             prefix = "jq syntax error" if problem.syntax else "jq compile error"
             ctx.report(
                 rule,
@@ -152,7 +169,7 @@ def check(ctx: Context) -> None:
         if tree is None:
             if not problems and error is not None:
                 ctx.report(
-                    "jq-not-portable",
+                    JQ_NOT_PORTABLE,
                     field.path,
                     f"libjq accepts this expression but kartalint's gojq-grammar parser does not: {error.message}",
                     scalar_range=(error.start, error.end),
@@ -168,7 +185,7 @@ def check(ctx: Context) -> None:
             if bad is not None:
                 what = expr[bad.start : bad.end]
                 ctx.report(
-                    "not-assignable-path",
+                    NOT_ASSIGNABLE_PATH,
                     field.path,
                     f"{field.kind} is written back by consumers but '{what}' is not an assignable path",
                     scalar_range=(bad.start, bad.end),
@@ -178,7 +195,7 @@ def check(ctx: Context) -> None:
                 if (tuple(field.path), read.start) in ctx.superseded:
                     continue
                 ctx.report(
-                    "scale-path-not-null-safe",
+                    SCALE_PATH_NOT_NULL_SAFE,
                     field.path,
                     f"'{operator.value}' on {read.text()}, which may be absent: the whole {field.kind} "
                     f"extraction fails when it is (jq cannot do arithmetic on null)",
@@ -200,3 +217,6 @@ def _compile_hint(expression: str, message: str) -> str | None:
     ):
         return f"jq paths start with a dot: write .{expression}"
     return None
+
+
+CHECKS = (Check(tuple(rule.id for rule in RULES), check),)

@@ -15,10 +15,14 @@ from kartalint.load.documents import Document
 from kartalint.model import Finding, Rule, Severity, format_path
 from kartalint.rules.context import Context
 
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+FIXTURE_INVALID = "fixture-invalid"
+
+
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "fixture-invalid",
+        FIXTURE_INVALID,
         Severity.ERROR,
         "fixture",
         "A fixture file does not follow the fixture format (docs/fixtures.md).",
@@ -28,15 +32,9 @@ RULES = (
 )
 
 
-FIXTURE_API_VERSION = "kartalint/v1"
-FIXTURE_KIND = "KartaFixture"
 SCHEMA_FILE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schema", "data", "fixture.schema.json"
 )
-
-
-def is_fixture(data: Any) -> bool:
-    return isinstance(data, dict) and data.get("kind") == FIXTURE_KIND
 
 
 @functools.lru_cache(maxsize=1)
@@ -49,6 +47,7 @@ def _validator() -> Any:
 
 
 def check_fixture(document: Document) -> list[Finding]:
+    """The findings of a fixture document against the fixture's JSON Schema."""
     ctx = Context(document, rules={rule.id: rule for rule in RULES})
     for error in sorted(_validator().iter_errors(document.data), key=lambda e: list(map(str, e.absolute_path))):
         path = tuple(error.absolute_path)
@@ -59,5 +58,5 @@ def check_fixture(document: Document) -> list[Finding]:
             message = f"{where}: {error.message}"
         else:
             message = f"{where}: {error.message}"
-        ctx.report("fixture-invalid", path, message, key=error.validator == "additionalProperties")
+        ctx.report(FIXTURE_INVALID, path, message, key=error.validator == "additionalProperties")
     return ctx.findings

@@ -11,12 +11,19 @@ from typing import Any
 from kartalint import karta
 from kartalint.karta import as_dict
 from kartalint.model import Rule, Severity
-from kartalint.rules.context import Context
+from kartalint.rules.context import Check, Context
+
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+GANG_UNKNOWN_SUBGROUP_COMPONENT = "gang-unknown-subgroup-component"
+GANG_SUBGROUP_WITHOUT_SCALE = "gang-subgroup-without-scale"
+GANG_SUBGROUP_WITHOUT_SELECTOR = "gang-subgroup-without-selector"
+GANG_TOPOLOGY_INCOMPLETE = "gang-topology-incomplete"
+
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "gang-unknown-subgroup-component",
+        GANG_UNKNOWN_SUBGROUP_COMPONENT,
         Severity.ERROR,
         "gang",
         "podGroup.subGroups names a component that does not exist (upstream does not check; KAI fails).",
@@ -24,7 +31,7 @@ RULES = (
         why="KAI Scheduler builds a sub-group per named component; a name that is not a component makes the pod group fail (upstream does not check it).",
     ),
     Rule(
-        "gang-subgroup-without-scale",
+        GANG_SUBGROUP_WITHOUT_SCALE,
         Severity.ERROR,
         "gang",
         "A podGroup sub-group component (and its subtree) has no scaleDefinition; KAI requires a minimum above 0.",
@@ -32,7 +39,7 @@ RULES = (
         why="KAI needs each sub-group's minimum from the component's replicas; without a scaleDefinition in its subtree the minimum is 0 and KAI refuses the group.",
     ),
     Rule(
-        "gang-subgroup-without-selector",
+        GANG_SUBGROUP_WITHOUT_SELECTOR,
         Severity.WARNING,
         "gang",
         "A podGroup sub-group component and its descendants have no componentTypeSelector, so no pod is ever placed in the sub-group.",
@@ -40,7 +47,7 @@ RULES = (
         why="Pods join a sub-group through their component's selector; without one no pod ever joins and the gang waits forever.",
     ),
     Rule(
-        "gang-topology-incomplete",
+        GANG_TOPOLOGY_INCOMPLETE,
         Severity.ERROR,
         "gang",
         "A topology constraint needs a topologyName and at least one of preferredTopologyLevel and requiredTopologyLevel.",
@@ -51,6 +58,7 @@ RULES = (
 
 
 def check(ctx: Context) -> None:
+    """The gang rules on the definition's gangScheduling (pod groups, subgroups, topology)."""
     gang = karta.gang_scheduling(ctx.data)
     group = gang.get("podGroup")
     if not isinstance(group, dict):
@@ -73,7 +81,7 @@ def check(ctx: Context) -> None:
         _topology(ctx, sub.get("topology"), (*spath, "topology"))
         if name not in comps:
             ctx.report(
-                "gang-unknown-subgroup-component",
+                GANG_UNKNOWN_SUBGROUP_COMPONENT,
                 (*spath, "componentName"),
                 f"sub-group component '{name}' is not defined (KAI: the pod group cannot be built)",
             )
@@ -81,13 +89,13 @@ def check(ctx: Context) -> None:
         subtree = _subtree(name, children)
         if not _may_have_minimum(subtree, comps, any_scale):
             ctx.report(
-                "gang-subgroup-without-scale",
+                GANG_SUBGROUP_WITHOUT_SCALE,
                 (*spath, "componentName"),
                 f"component {name} must expose a replica scale definition: its sub-group minimum is always 0",
             )
         if not any(as_dict(as_dict(comps[n].data.get("podSelector")).get("componentTypeSelector")) for n in subtree):
             ctx.report(
-                "gang-subgroup-without-selector",
+                GANG_SUBGROUP_WITHOUT_SELECTOR,
                 (*spath, "componentName"),
                 f"neither '{name}' nor its descendants have podSelector.componentTypeSelector: no pod joins this sub-group",
             )
@@ -124,8 +132,11 @@ def _topology(ctx: Context, topology: Any, path: tuple) -> None:
     if not isinstance(topology, dict):
         return
     if not topology.get("topologyName"):
-        ctx.report("gang-topology-incomplete", path, "topology has no topologyName", key=True)
+        ctx.report(GANG_TOPOLOGY_INCOMPLETE, path, "topology has no topologyName", key=True)
     if not topology.get("preferredTopologyLevel") and not topology.get("requiredTopologyLevel"):
         ctx.report(
-            "gang-topology-incomplete", path, "topology needs preferredTopologyLevel or requiredTopologyLevel", key=True
+            GANG_TOPOLOGY_INCOMPLETE, path, "topology needs preferredTopologyLevel or requiredTopologyLevel", key=True
         )
+
+
+CHECKS = (Check(tuple(rule.id for rule in RULES), check),)

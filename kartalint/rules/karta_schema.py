@@ -5,13 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from kartalint import schema as karta_schema
+from kartalint.load.kinds import KARTA_KIND
 from kartalint.model import Rule, Severity, format_path
-from kartalint.rules.context import Context
+from kartalint.rules.context import Check, Context
+
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+KARTA_API_VERSION_RULE = "karta-api-version"
+UNKNOWN_FIELD = "unknown-field"
+MISSING_REQUIRED_FIELD = "missing-required-field"
+WRONG_TYPE = "wrong-type"
+NULL_VALUE = "null-value"
+INVALID_VALUE = "invalid-value"
+DUPLICATE_LIST_KEY = "duplicate-list-key"
+
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "karta-api-version",
+        KARTA_API_VERSION_RULE,
         Severity.ERROR,
         "schema",
         "A Karta document must have `apiVersion: run.ai/v1alpha1` and `kind: Karta`.",
@@ -19,7 +30,7 @@ RULES = (
         why="Without the right apiVersion and kind the document is not a Karta: the API server and every consumer ignore it or refuse it.",
     ),
     Rule(
-        "unknown-field",
+        UNKNOWN_FIELD,
         Severity.ERROR,
         "schema",
         "A field the Karta CRD does not define; upstream drops it silently, so its content is ignored.",
@@ -27,7 +38,7 @@ RULES = (
         why="The API server prunes fields the CRD does not declare, so a misspelt field is dropped and its content ignored without an error.",
     ),
     Rule(
-        "missing-required-field",
+        MISSING_REQUIRED_FIELD,
         Severity.ERROR,
         "schema",
         "A field the Karta CRD requires is missing.",
@@ -35,7 +46,7 @@ RULES = (
         why="The API server refuses a Karta without the fields its CRD requires.",
     ),
     Rule(
-        "wrong-type",
+        WRONG_TYPE,
         Severity.ERROR,
         "schema",
         "A field has the wrong type for the Karta CRD.",
@@ -43,7 +54,7 @@ RULES = (
         why="The API server refuses a value of the wrong type, and upstream's Go code cannot decode it.",
     ),
     Rule(
-        "null-value",
+        NULL_VALUE,
         Severity.WARNING,
         "schema",
         "A field is set to null; the API server drops it and Go reads it as empty.",
@@ -51,7 +62,7 @@ RULES = (
         why="A null is dropped by the API server and read as empty by Go, which is rarely what was meant.",
     ),
     Rule(
-        "invalid-value",
+        INVALID_VALUE,
         Severity.ERROR,
         "schema",
         "A value breaks a CRD constraint (enum, pattern, length, minimum items or properties, uniqueness).",
@@ -59,7 +70,7 @@ RULES = (
         why="The API server refuses values that break the CRD's constraints.",
     ),
     Rule(
-        "duplicate-list-key",
+        DUPLICATE_LIST_KEY,
         Severity.ERROR,
         "schema",
         "Two entries of a keyed list share their key (the API server rejects the object).",
@@ -99,13 +110,14 @@ MAX_UNKNOWN_FIELDS = 100  # per mapping; beyond, one finding gives the count
 
 
 def check(ctx: Context) -> None:
+    """The schema rules: apiVersion and kind, then every error of the generated Karta JSON Schema."""
     data = ctx.data
     if not isinstance(data, dict):
         return
-    if data.get("apiVersion") != karta_schema.KARTA_API_VERSION or data.get("kind") != "Karta":
-        key = "apiVersion" if data.get("kind") == "Karta" else "kind"
+    if data.get("apiVersion") != karta_schema.KARTA_API_VERSION or data.get("kind") != KARTA_KIND:
+        key = "apiVersion" if data.get("kind") == KARTA_KIND else "kind"
         ctx.report(
-            "karta-api-version",
+            KARTA_API_VERSION_RULE,
             (key,),
             f"a Karta definition needs apiVersion: {karta_schema.KARTA_API_VERSION} and kind: Karta "
             f"(found apiVersion: {data.get('apiVersion')!r}, kind: {data.get('kind')!r})",
@@ -129,7 +141,7 @@ def _report(ctx: Context, error: Any) -> None:
         unknown = sorted(set(error.instance) - set(known))
         if len(unknown) > MAX_UNKNOWN_FIELDS:  # one finding counts the rest: the report stays readable and linear
             ctx.report(
-                "unknown-field",
+                UNKNOWN_FIELD,
                 path,
                 f"{len(unknown) - MAX_UNKNOWN_FIELDS} more unknown fields in {where} than the "
                 f"{MAX_UNKNOWN_FIELDS} reported (upstream drops them silently)",
@@ -142,7 +154,7 @@ def _report(ctx: Context, error: Any) -> None:
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else f"known fields: {', '.join(known)}"
             ctx.report(
-                "unknown-field",
+                UNKNOWN_FIELD,
                 (*path, name),
                 f"unknown field '{name}' in {where}: upstream drops it silently",
                 key=True,
@@ -150,21 +162,21 @@ def _report(ctx: Context, error: Any) -> None:
             )
     elif keyword == "required":
         name = error.message.split("'")[1] if "'" in error.message else str(error.validator_value)
-        ctx.report("missing-required-field", (*path, name), f"missing required field '{name}' in {where}", key=True)
+        ctx.report(MISSING_REQUIRED_FIELD, (*path, name), f"missing required field '{name}' in {where}", key=True)
     elif keyword == "type":
         if error.instance is None:
-            ctx.report("null-value", path, f"{where} is null; the API server drops it and consumers read it as empty")
+            ctx.report(NULL_VALUE, path, f"{where} is null; the API server drops it and consumers read it as empty")
         else:
             expected = error.validator_value
             expected = " or ".join(expected) if isinstance(expected, list) else expected
             got = _JSON_TYPES.get(type(error.instance), type(error.instance).__name__)
-            ctx.report("wrong-type", path, f"{where} must be {expected}, not {got}")
+            ctx.report(WRONG_TYPE, path, f"{where} must be {expected}, not {got}")
     elif keyword == "x-kubernetes-list-map-keys":
-        ctx.report("duplicate-list-key", path, f"{where}: {error.message}")
+        ctx.report(DUPLICATE_LIST_KEY, path, f"{where}: {error.message}")
     elif keyword in _CONSTRAINTS:
-        ctx.report("invalid-value", path, f"{where}: {_constraint_message(error)}")
+        ctx.report(INVALID_VALUE, path, f"{where}: {_constraint_message(error)}")
     else:
-        ctx.report("invalid-value", path, f"{where}: {error.message}")
+        ctx.report(INVALID_VALUE, path, f"{where}: {error.message}")
 
 
 def _constraint_message(error: Any) -> str:
@@ -180,3 +192,6 @@ def _constraint_message(error: Any) -> str:
     if keyword == "enum":
         return f"{error.instance!r} is not one of {', '.join(map(repr, value))}"
     return error.message
+
+
+CHECKS = (Check(tuple(rule.id for rule in RULES), check),)

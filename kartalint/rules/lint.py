@@ -8,20 +8,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kartalint.load.discovery import TEMPLATE_HINT, iter_yaml_files, mentions_karta, template_marker
+from kartalint.load.discovery import TEMPLATE_HINT, iter_yaml_files, template_marker
 from kartalint.load.documents import SourceFile, load_file
+from kartalint.load.kinds import mentions_karta
 from kartalint.model import Finding, Severity, Span
 from kartalint.project import Config
-from kartalint.rules import registry as rules
-from kartalint.rules import suppress
+from kartalint.rules import registry, suppress
 from kartalint.rules.document import check_document
 
 if TYPE_CHECKING:
     from kartalint.load.crds import CrdIndex
+from kartalint.load.yaml_rules import YAML_TEMPLATE
 
 
 @dataclass
 class LintResult:
+    """What a lint run found: files checked, findings, missing paths, skipped files and documents."""
+
     checked: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
@@ -34,10 +37,12 @@ class LintResult:
     suppressed: int = 0
 
     def count(self, severity: Severity) -> int:
+        """How many findings have ``severity``."""
         return sum(1 for f in self.findings if f.severity == severity)
 
     @property
     def counts(self) -> dict:
+        """The number of findings per severity name."""
         return {
             "error": self.count(Severity.ERROR),
             "warning": self.count(Severity.WARNING),
@@ -45,6 +50,7 @@ class LintResult:
         }
 
     def exit_code(self, strict: bool = False) -> int:
+        """The exit code of ``kartalint lint``: 2 for a missing path, 1 for an error (or a warning when ``strict``), else 0."""
         if self.missing:
             return 2
         if self.count(Severity.ERROR) or (strict and self.count(Severity.WARNING)):
@@ -89,7 +95,8 @@ class FileOutcome:
 
 def lint_source(source: SourceFile, config: Config) -> FileOutcome:
     """Lint one file read: check each Karta and fixture document, configure, suppress."""
-    from kartalint.rules.fixture_schema import check_fixture, is_fixture
+    from kartalint.load.kinds import is_fixture
+    from kartalint.rules.fixture_schema import check_fixture
 
     found: list[Finding] = []
     kartas = fixtures = others = 0
@@ -111,7 +118,7 @@ def _configured(
 ) -> FileOutcome:
     """Configure and suppress a file's findings; judge its suppression directives."""
     findings = apply_config(found, config)
-    findings, suppressed, directives = suppress.apply(findings, source.text, source.path, rules.RULES)
+    findings, suppressed, directives = suppress.apply(findings, source.text, source.path, registry.RULES)
     findings.extend(apply_config(directives, config))
     return FileOutcome(source.path, findings, kartas, others, suppressed, fixtures)
 
@@ -123,7 +130,7 @@ def template_outcome(source: SourceFile, config: Config) -> FileOutcome | None:
     if where is None or not mentions_karta(source.path, source.text):
         return None
     note = source.finding(
-        "yaml-template",
+        YAML_TEMPLATE,
         "a Go/Helm template (it holds {{ }} template actions outside quoted strings): not checked",
         Span(where[0], where[1], where[0], where[1] + 2),
         hint=TEMPLATE_HINT,
@@ -149,6 +156,7 @@ PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs mo
 
 
 def lint_file(path: str, config: Config, strict_files: bool) -> FileOutcome:
+    """The outcome of linting the file at ``path`` (a template or a file without Karta is skipped unless ``strict_files``)."""
     source = load_file(path, config.max_file_size, keep=False)
     if not strict_files:
         template = template_outcome(source, config)
@@ -245,4 +253,4 @@ def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -
         yield lint_file(path, config, strict_files)
 
 
-__all__ = ["FileOutcome", "LintResult", "apply_config", "lint_file", "lint_paths", "lint_source", "rules"]
+__all__ = ["FileOutcome", "LintResult", "apply_config", "lint_file", "lint_paths", "lint_source", "registry"]

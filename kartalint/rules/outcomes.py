@@ -6,10 +6,20 @@ from __future__ import annotations
 
 from kartalint.model import Rule, Severity
 
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+FIXTURE_MISMATCH = "fixture-mismatch"
+FIXTURE_ERROR = "fixture-error"
+FIXTURE_PATH_OUTSIDE = "fixture-path-outside"
+DEFINITION_WITHOUT_FIXTURE = "definition-without-fixture"
+MUTANT_SURVIVED = "mutant-survived"
+MUTATION_SCORE_BELOW_MINIMUM = "mutation-score-below-minimum"
+COVERAGE_BELOW_MINIMUM = "coverage-below-minimum"
+
+
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "fixture-mismatch",
+        FIXTURE_MISMATCH,
         Severity.ERROR,
         "outcome",
         "What the definition makes of a fixture's object differs from the fixture's `expect` (a status, role, replica count, GPU total, pod placement or error), or an `xfail` case passed.",
@@ -17,7 +27,7 @@ RULES = (
         why="The fixture pins what the definition must make of a real object; a difference is a behaviour change every consumer would see.",
     ),
     Rule(
-        "fixture-error",
+        FIXTURE_ERROR,
         Severity.ERROR,
         "outcome",
         "A test case cannot run: its object, pods or definition cannot be read or found, its file is not valid, or its `expect` is empty.",
@@ -25,7 +35,7 @@ RULES = (
         why="A case that cannot run tests nothing; it fails rather than passes silently.",
     ),
     Rule(
-        "fixture-path-outside",
+        FIXTURE_PATH_OUTSIDE,
         Severity.ERROR,
         "outcome",
         "A fixture names a file (`objectFile`, `podsFile`, `definition`) or is a symbolic link that resolves outside the project; it is refused, so a pull request cannot make CI print a file of the machine.",
@@ -34,7 +44,7 @@ RULES = (
         security_severity="7.5",
     ),
     Rule(
-        "definition-without-fixture",
+        DEFINITION_WITHOUT_FIXTURE,
         Severity.ERROR,
         "outcome",
         "A project definition that no test case exercises (`--require-fixtures`).",
@@ -42,7 +52,7 @@ RULES = (
         why="A definition no fixture exercises can break without any test noticing.",
     ),
     Rule(
-        "mutant-survived",
+        MUTANT_SURVIVED,
         Severity.INFO,
         "outcome",
         "A small change of the definition (a mutant, `kartalint test --mutants`) that no fixture notices, though some object would tell it apart: the fixtures do not pin this part of the definition.",
@@ -50,7 +60,7 @@ RULES = (
         why="A fixture suite that passes on a broken definition proves nothing about the broken part; each surviving mutant is a mistake that would ship unnoticed.",
     ),
     Rule(
-        "mutation-score-below-minimum",
+        MUTATION_SCORE_BELOW_MINIMUM,
         Severity.ERROR,
         "outcome",
         "A definition's mutation score (killed / (killed + survived) mutants) is below `mutants: {min-score}` or `--min-mutation-score`.",
@@ -58,7 +68,7 @@ RULES = (
         why="The score says how much of the definition the fixtures pin; below the project's threshold, changes to the definition can ship unnoticed.",
     ),
     Rule(
-        "coverage-below-minimum",
+        COVERAGE_BELOW_MINIMUM,
         Severity.ERROR,
         "outcome",
         "A definition's status mappings matched by its fixtures are below `--min-coverage`.",
@@ -72,7 +82,7 @@ def case_rule(outcome: str, refused: bool) -> str:
     """The rule naming a case's outcome: a failure (or an ``xfail`` that passed) is a mismatch, a
     case that could not run an error (a refused file has its own rule); passing outcomes have none."""
     if outcome in ("failed", "xpassed"):
-        return "fixture-mismatch"
+        return FIXTURE_MISMATCH
     if outcome == "error":
-        return "fixture-path-outside" if refused else "fixture-error"
+        return FIXTURE_PATH_OUTSIDE if refused else FIXTURE_ERROR
     return ""

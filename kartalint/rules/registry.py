@@ -1,8 +1,10 @@
 """The rule registry: every rule kartalint can report, collected from the modules that report them.
 
 A rule (``kartalint.model.Rule``) is declared in the ``RULES`` of the module that raises it, next
-to its code; this module collects them, in category order, and is the single source for
-severities, ``kartalint rules``, docs/rules.md and SARIF metadata. Each rule's examples live in
+to its code: its id is a module constant (imported wherever else it is named), and the checks of
+a Karta document that report it are in the module's ``CHECKS``. This module collects both, rules
+in category order, checks in the order they run, and is the single source for severities,
+``kartalint rules``, docs/rules.md, SARIF metadata and ``check_document``. Each rule's examples live in
 ``kartalint/rules/examples/<rule-id>/``: ``bad.yaml`` fires exactly that rule at the line marked
 ``# <- here`` (other files of the folder: a CRD, a definition the fixtures run against),
 ``good.yaml`` is the fix and is clean. ``tests/test_rule_examples.py`` runs all of them.
@@ -30,7 +32,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kartalint.load import configfile, documents
+from kartalint.load import configfile, yaml_rules
 from kartalint.model import Rule
 from kartalint.rules import (
     crd_paths,
@@ -45,21 +47,26 @@ from kartalint.rules import (
     structure,
     suppress,
     test_time,
+    whole_definition,
 )
+from kartalint.rules.context import Check
 
-__all__ = ["CATEGORIES", "EXAMPLES_DIR", "RULES", "Examples", "Rule", "examples", "get", "iter_rules"]
+__all__ = ["CATEGORIES", "CHECKS", "EXAMPLES_DIR", "RULES", "Examples", "Rule", "examples", "get", "iter_rules"]
 
 CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "crd", "fixture", "test", "outcome", "config")
+# The modules that declare rules, in the order their document checks (``CHECKS``) run: the CRD
+# checks before the jq ones, because the CRD may settle a null-safety question the jq rules ask.
 _DECLARING = (
-    documents,
+    yaml_rules,
     karta_schema,
     structure,
-    expressions,
-    practice,
-    status_mappings,
-    kai_gang,
     crd_paths,
     crd_shapes,
+    expressions,
+    practice,
+    whole_definition,
+    status_mappings,
+    kai_gang,
     fixture_schema,
     test_time,
     outcomes,
@@ -81,13 +88,17 @@ def _collect() -> list[Rule]:
 
 _ALL = _collect()
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
+# The checks of one Karta document (``kartalint.rules.document``), in the order they run.
+CHECKS: tuple[Check, ...] = tuple(check for module in _DECLARING for check in getattr(module, "CHECKS", ()))
 
 
 def get(rule_id: str) -> Rule:
+    """The rule ``rule_id`` (a ``KeyError`` when no module declares it)."""
     return RULES[rule_id]
 
 
 def iter_rules(categories: Iterable[str] = CATEGORIES) -> list[Rule]:
+    """The rules of ``categories``, in category order (declaration order within one)."""
     wanted = set(categories)
     return [rule for rule in _ALL if rule.category in wanted]
 
@@ -114,6 +125,7 @@ class Examples:
     run: dict[str, tuple] = field(default_factory=dict)  # "bad"/"good" -> options
 
     def text(self, name: str) -> str:
+        """The text of one of the folder's files (``bad.yaml``, ``good.yaml`` or another)."""
         data = self.bad if name == "bad.yaml" else self.good if name == "good.yaml" else self.others[name]
         return data.decode("utf-8", "replace")
 

@@ -20,13 +20,19 @@ from typing import Any
 from kartalint import karta
 from kartalint.karta import as_dict, as_list
 from kartalint.model import Rule, Severity
-from kartalint.rules.context import Context
+from kartalint.rules.context import Check, Context
 from kartalint.rules.test_time import CONTRADICTORY
+
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+CONTRADICTORY_MATCHERS = "contradictory-matchers"
+SHADOWED_MATCHER = "shadowed-matcher"
+EMPTY_STATUS_MAPPINGS = "empty-status-mappings"
+
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "contradictory-matchers",
+        CONTRADICTORY_MATCHERS,
         Severity.WARNING,
         "practice",
         "Two statuses that cannot hold together (Running and Failed, Completed and Running, ...) have matchers that match the same objects: the same byPhase value, the same condition type and status, or one matcher of the higher-precedence status contained in one of the other.",
@@ -34,7 +40,7 @@ RULES = (
         why="Every object such a matcher matches is reported with both statuses; consumers pick one by precedence, so the workload shows the wrong one, or flips between them.",
     ),
     Rule(
-        "shadowed-matcher",
+        SHADOWED_MATCHER,
         Severity.WARNING,
         "practice",
         "A matcher matches only objects that a matcher of an exclusive status with higher precedence (earlier in Resuming, Suspending, Suspended, Running, Failed, Completed, Initializing, Degraded) matches too: it can never decide anything.",
@@ -42,7 +48,7 @@ RULES = (
         why="Whenever the shadowed matcher matches, the earlier exclusive status matches too and takes precedence: the status it was written for is never the one shown.",
     ),
     Rule(
-        "empty-status-mappings",
+        EMPTY_STATUS_MAPPINGS,
         Severity.WARNING,
         "practice",
         "The root's statusMappings has no matcher at all: every object is reported Undefined.",
@@ -119,6 +125,7 @@ def _matcher(status: str, path: tuple, data: Any) -> _Matcher | None:
 
 
 def check(ctx: Context) -> None:
+    """The matcher rules on the root's statusMappings (contradictory, shadowed, empty)."""
     comps = karta.components(ctx.data)
     if not comps or not comps[0].is_root:
         return
@@ -128,7 +135,7 @@ def check(ctx: Context) -> None:
         return
     if not any(as_list(matchers) for matchers in mappings.values()):
         ctx.report(
-            "empty-status-mappings",
+            EMPTY_STATUS_MAPPINGS,
             (*spath, "statusMappings"),
             "statusMappings has no matcher: every object is reported Undefined",
             key=True,
@@ -155,7 +162,7 @@ def check(ctx: Context) -> None:
             elif late.contains(early) and early.path not in reported:
                 reported.add(early.path)
                 ctx.report(
-                    "contradictory-matchers",
+                    CONTRADICTORY_MATCHERS,
                     early.path,
                     f"every object this {early.status} matcher matches also matches {_name(ctx, late)}: "
                     f"it is reported {early.status} and {late.status} together",
@@ -166,13 +173,13 @@ def _report_late(ctx: Context, early: _Matcher, late: _Matcher, identical: bool)
     both = f"{early.status} and {late.status}"
     if identical:
         ctx.report(
-            "contradictory-matchers",
+            CONTRADICTORY_MATCHERS,
             late.path,
             f"this {late.status} matcher is the same as {_name(ctx, early)}: every object it matches is reported {both} together",
         )
     else:
         ctx.report(
-            "shadowed-matcher",
+            SHADOWED_MATCHER,
             late.path,
             f"every object this {late.status} matcher matches also matches {_name(ctx, early)}, and {early.status} "
             f"takes precedence: it never decides anything (the object is reported {both} together)",
@@ -186,3 +193,6 @@ def _name(ctx: Context, matcher: _Matcher) -> str:
     if ctx.document is not None:
         where += f" (line {ctx.document.span(matcher.path).line})"
     return where
+
+
+CHECKS = (Check(tuple(rule.id for rule in RULES), check),)

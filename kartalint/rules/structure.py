@@ -12,12 +12,31 @@ from typing import Any
 from kartalint import karta
 from kartalint.karta import as_dict
 from kartalint.model import Rule, Severity
-from kartalint.rules.context import Context
+from kartalint.rules.context import Check, Context
+
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+DUPLICATE_COMPONENT_NAME = "duplicate-component-name"
+EMPTY_COMPONENT_NAME = "empty-component-name"
+ROOT_INCOMPLETE_KIND = "root-incomplete-kind"
+ROOT_HAS_OWNER_REF = "root-has-owner-ref"
+ROOT_MISSING_STATUS_DEFINITION = "root-missing-status-definition"
+CHILD_MISSING_OWNER_REF = "child-missing-owner-ref"
+UNKNOWN_OWNER_REF = "unknown-owner-ref"
+MULTIPLE_POD_SPEC_DEFINITIONS = "multiple-pod-spec-definitions"
+SELECTOR_EMPTY_MATCH_LABELS = "selector-empty-match-labels"
+SELECTOR_MISSING_KEY = "selector-missing-key"
+SELECTOR_VALUE_WITHOUT_KEY_PATH = "selector-value-without-key-path"
+SELECTOR_INVALID_MATCH_LABELS = "selector-invalid-match-labels"
+INSTANCE_ID_WITHOUT_INSTANCE_SELECTOR = "instance-id-without-instance-selector"
+INSTANCE_SELECTOR_WITHOUT_INSTANCE_ID = "instance-selector-without-instance-id"
+OWNERSHIP_CYCLE = "ownership-cycle"
+UNKNOWN_GANG_MEMBER = "unknown-gang-member"
+
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "duplicate-component-name",
+        DUPLICATE_COMPONENT_NAME,
         Severity.ERROR,
         "parity",
         "Two components share a name (root included).",
@@ -25,7 +44,7 @@ RULES = (
         why="Components are found by name (ownerRef, gang members, sub-groups); with two of the same name the references are ambiguous and upstream's validator refuses the definition.",
     ),
     Rule(
-        "empty-component-name",
+        EMPTY_COMPONENT_NAME,
         Severity.ERROR,
         "parity",
         "A component has an empty or missing name.",
@@ -33,7 +52,7 @@ RULES = (
         why="A component without a name cannot be referenced and upstream's validator refuses it.",
     ),
     Rule(
-        "root-incomplete-kind",
+        ROOT_INCOMPLETE_KIND,
         Severity.ERROR,
         "parity",
         "The root component needs a full kind: group, version and kind (group may be empty only for Pod).",
@@ -41,7 +60,7 @@ RULES = (
         why="The root kind is how a consumer finds the definition for a workload; upstream refuses a root without group, version and kind.",
     ),
     Rule(
-        "root-has-owner-ref",
+        ROOT_HAS_OWNER_REF,
         Severity.ERROR,
         "parity",
         "The root component must not have an ownerRef (not even an empty one).",
@@ -49,7 +68,7 @@ RULES = (
         why="The root component is the workload itself; upstream refuses an ownerRef on it.",
     ),
     Rule(
-        "root-missing-status-definition",
+        ROOT_MISSING_STATUS_DEFINITION,
         Severity.ERROR,
         "parity",
         "The root component must have a statusDefinition.",
@@ -57,7 +76,7 @@ RULES = (
         why="The workload's status comes from the root's statusDefinition; upstream refuses a root without one.",
     ),
     Rule(
-        "child-missing-owner-ref",
+        CHILD_MISSING_OWNER_REF,
         Severity.ERROR,
         "parity",
         "A child component has no (or an empty) ownerRef.",
@@ -65,7 +84,7 @@ RULES = (
         why="A child component is placed in the tree by its ownerRef; upstream refuses a child without one.",
     ),
     Rule(
-        "unknown-owner-ref",
+        UNKNOWN_OWNER_REF,
         Severity.ERROR,
         "parity",
         "A child's ownerRef names a component that does not exist.",
@@ -73,7 +92,7 @@ RULES = (
         why="An ownerRef naming no component leaves the child outside the tree; upstream refuses it.",
     ),
     Rule(
-        "multiple-pod-spec-definitions",
+        MULTIPLE_POD_SPEC_DEFINITIONS,
         Severity.ERROR,
         "parity",
         "More than one of podTemplateSpecPath, podSpecPath and fragmentedPodSpecDefinition is set.",
@@ -81,7 +100,7 @@ RULES = (
         why="A component's pods come from exactly one of the three locations; upstream refuses a component with more than one.",
     ),
     Rule(
-        "selector-empty-match-labels",
+        SELECTOR_EMPTY_MATCH_LABELS,
         Severity.ERROR,
         "parity",
         "componentTypeSelector.matchLabels is an empty map.",
@@ -89,7 +108,7 @@ RULES = (
         why="An empty matchLabels selects every pod; upstream refuses it.",
     ),
     Rule(
-        "selector-missing-key",
+        SELECTOR_MISSING_KEY,
         Severity.ERROR,
         "parity",
         "componentTypeSelector has neither keyPath nor matchLabels.",
@@ -97,7 +116,7 @@ RULES = (
         why="A componentTypeSelector without keyPath or matchLabels selects nothing; upstream refuses it.",
     ),
     Rule(
-        "selector-value-without-key-path",
+        SELECTOR_VALUE_WITHOUT_KEY_PATH,
         Severity.ERROR,
         "parity",
         "componentTypeSelector.value is set without keyPath.",
@@ -105,7 +124,7 @@ RULES = (
         why="value is compared with what keyPath reads; without keyPath upstream refuses it.",
     ),
     Rule(
-        "selector-invalid-match-labels",
+        SELECTOR_INVALID_MATCH_LABELS,
         Severity.ERROR,
         "parity",
         "componentTypeSelector.matchLabels has a key or value that is not a valid Kubernetes label.",
@@ -113,7 +132,7 @@ RULES = (
         why="A label that Kubernetes would never accept can never be on a pod; upstream refuses it.",
     ),
     Rule(
-        "instance-id-without-instance-selector",
+        INSTANCE_ID_WITHOUT_INSTANCE_SELECTOR,
         Severity.ERROR,
         "parity",
         "instanceIdPath is set but podSelector.componentInstanceSelector is not.",
@@ -121,7 +140,7 @@ RULES = (
         why="Instance ids split a component into roles; without a componentInstanceSelector no pod can be placed in an instance and upstream refuses the definition.",
     ),
     Rule(
-        "instance-selector-without-instance-id",
+        INSTANCE_SELECTOR_WITHOUT_INSTANCE_ID,
         Severity.ERROR,
         "parity",
         "podSelector.componentInstanceSelector is set but instanceIdPath is not.",
@@ -129,7 +148,7 @@ RULES = (
         why="The instance selector matches pods to instance ids; without instanceIdPath there are none, and upstream refuses it.",
     ),
     Rule(
-        "ownership-cycle",
+        OWNERSHIP_CYCLE,
         Severity.ERROR,
         "parity",
         "ownerRef chains form a cycle.",
@@ -137,7 +156,7 @@ RULES = (
         why="Components must form a tree under the root; upstream refuses a cycle of ownerRefs.",
     ),
     Rule(
-        "unknown-gang-member",
+        UNKNOWN_GANG_MEMBER,
         Severity.ERROR,
         "parity",
         "A podGroups member names a component that does not exist.",
@@ -162,6 +181,7 @@ def _nonempty_str(value: Any) -> bool:
 
 
 def check(ctx: Context) -> None:
+    """Upstream validator parity: what ``KartaValidator.Validate`` refuses."""
     comps = karta.components(ctx.data)
     _names(ctx, comps)
     names = {_name(c.data) for c in comps if _name(c.data)}
@@ -183,7 +203,7 @@ def _names(ctx: Context, comps: list[karta.ComponentRef]) -> None:
         if not name:
             continue
         if name in seen:
-            ctx.report("duplicate-component-name", (*comp.path, "name"), f"component name {name} is not unique")
+            ctx.report(DUPLICATE_COMPONENT_NAME, (*comp.path, "name"), f"component name {name} is not unique")
         seen[name] = True
 
 
@@ -202,16 +222,16 @@ def _root(ctx: Context, comp: karta.ComponentRef) -> None:
             )
         )
         ctx.report(
-            "root-incomplete-kind",
+            ROOT_INCOMPLETE_KIND,
             (*comp.path, "kind"),
             f"root component must have full kind (group, version, kind): missing {missing}",
             key=True,
         )
     if "ownerRef" in data:
-        ctx.report("root-has-owner-ref", (*comp.path, "ownerRef"), "root component cannot have owner ref", key=True)
+        ctx.report(ROOT_HAS_OWNER_REF, (*comp.path, "ownerRef"), "root component cannot have owner ref", key=True)
     if data.get("statusDefinition") is None:
         ctx.report(
-            "root-missing-status-definition",
+            ROOT_MISSING_STATUS_DEFINITION,
             (*comp.path, "statusDefinition"),
             "root component must have status definition",
             key=True,
@@ -223,14 +243,14 @@ def _child(ctx: Context, comp: karta.ComponentRef, names: set) -> None:
     label = _name(comp.data) or ""
     if not _nonempty_str(owner):
         ctx.report(
-            "child-missing-owner-ref",
+            CHILD_MISSING_OWNER_REF,
             (*comp.path, "ownerRef"),
             f"child component '{label}' has no owner ref",
             key=True,
         )
     elif owner not in names:
         ctx.report(
-            "unknown-owner-ref",
+            UNKNOWN_OWNER_REF,
             (*comp.path, "ownerRef"),
             f"child component '{label}' has owner ref to non-existing component '{owner}'",
         )
@@ -241,7 +261,7 @@ def _component(ctx: Context, comp: karta.ComponentRef) -> None:
     name = _name(data)
     label = name or ""
     if not name:
-        ctx.report("empty-component-name", (*comp.path, "name"), "component name is empty", key="name" not in data)
+        ctx.report(EMPTY_COMPONENT_NAME, (*comp.path, "name"), "component name is empty", key="name" not in data)
     spec = data.get("specDefinition")
     if isinstance(spec, dict):
         present = [k for k in ("podTemplateSpecPath", "podSpecPath") if _nonempty_str(spec.get(k))]
@@ -249,7 +269,7 @@ def _component(ctx: Context, comp: karta.ComponentRef) -> None:
             present.append("fragmentedPodSpecDefinition")
         if len(present) > 1:
             ctx.report(
-                "multiple-pod-spec-definitions",
+                MULTIPLE_POD_SPEC_DEFINITIONS,
                 (*comp.path, "specDefinition"),
                 f"component '{label}' has multiple pod spec definitions ({', '.join(present)})",
                 key=True,
@@ -260,14 +280,14 @@ def _component(ctx: Context, comp: karta.ComponentRef) -> None:
     has_id_path = _nonempty_str(data.get("instanceIdPath"))
     if has_id_path and instance_selector is None:
         ctx.report(
-            "instance-id-without-instance-selector",
+            INSTANCE_ID_WITHOUT_INSTANCE_SELECTOR,
             (*comp.path, "instanceIdPath"),
             f"component '{label}' has instance id path but no pod component instance selector",
             key=True,
         )
     elif instance_selector is not None and not has_id_path:
         ctx.report(
-            "instance-selector-without-instance-id",
+            INSTANCE_SELECTOR_WITHOUT_INSTANCE_ID,
             (*comp.path, "podSelector", "componentInstanceSelector"),
             f"component '{label}' has pod component instance selector but no instance id path",
             key=True,
@@ -282,20 +302,20 @@ def _type_selector(ctx: Context, comp: karta.ComponentRef, label: str, selector:
     has_key = _nonempty_str(selector.get("keyPath"))
     if isinstance(labels, dict) and not labels:
         ctx.report(
-            "selector-empty-match-labels",
+            SELECTOR_EMPTY_MATCH_LABELS,
             (*path, "matchLabels"),
             f"component '{label}' has component type selector with empty matchLabels",
         )
     elif not has_key and labels is None:
         ctx.report(
-            "selector-missing-key",
+            SELECTOR_MISSING_KEY,
             path,
             f"component '{label}' has component type selector with neither keyPath nor matchLabels",
             key=True,
         )
     elif not has_key and selector.get("value") is not None:
         ctx.report(
-            "selector-value-without-key-path",
+            SELECTOR_VALUE_WITHOUT_KEY_PATH,
             (*path, "value"),
             f"component '{label}' has component type selector value without keyPath",
             key=True,
@@ -304,7 +324,7 @@ def _type_selector(ctx: Context, comp: karta.ComponentRef, label: str, selector:
         errors = sorted(_label_errors(labels))
         if errors:
             ctx.report(
-                "selector-invalid-match-labels",
+                SELECTOR_INVALID_MATCH_LABELS,
                 (*path, "matchLabels"),
                 f"component '{label}' has invalid matchLabels: {'; '.join(errors)}",
             )
@@ -352,7 +372,7 @@ def _cycles(ctx: Context, comps: list[karta.ComponentRef]) -> None:
                 if cycle not in reported:
                     reported.add(cycle)
                     ctx.report(
-                        "ownership-cycle",
+                        OWNERSHIP_CYCLE,
                         path_of[current] + ("ownerRef",),
                         f"ownership cycle detected involving component {current} "
                         f"({' -> '.join([*seen[seen.index(current) :], current])})",
@@ -375,7 +395,7 @@ def _gang_members(ctx: Context, names: set) -> None:
             name = member.get("componentName")
             if name not in names:
                 ctx.report(
-                    "unknown-gang-member",
+                    UNKNOWN_GANG_MEMBER,
                     (
                         "spec",
                         "optimizationInstructions",
@@ -388,3 +408,6 @@ def _gang_members(ctx: Context, names: set) -> None:
                     ),
                     f"pod-group member component '{name}' is not defined (should be a root or child component)",
                 )
+
+
+CHECKS = (Check(tuple(rule.id for rule in RULES), check),)

@@ -21,6 +21,11 @@ from dataclasses import dataclass, field
 
 from kartalint.model import Finding, Rule, Severity
 
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+UNKNOWN_SUPPRESSION = "unknown-suppression"
+UNUSED_SUPPRESSION = "unused-suppression"
+
+
 # rule ids separated by commas; anything after them (` -- the reason`) is a comment
 DIRECTIVE = re.compile(r"#\s*kartalint:\s*(disable-file|disable)(?:\s*=\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*))?")
 ALL = "*"
@@ -32,7 +37,7 @@ _BLOCK_KEY = re.compile(
 
 RULES = (
     Rule(
-        "unknown-suppression",
+        UNKNOWN_SUPPRESSION,
         Severity.WARNING,
         "config",
         "An inline suppression names a rule that does not exist (`# kartalint: disable=unknown-owner-rf`).",
@@ -40,7 +45,7 @@ RULES = (
         why="A misspelt rule id silences nothing: the finding it was written for is reported again, or, worse, the reader believes a rule is silenced that is not.",
     ),
     Rule(
-        "unused-suppression",
+        UNUSED_SUPPRESSION,
         Severity.INFO,
         "config",
         "An inline suppression silenced nothing: its rule does not fire where it applies (any more).",
@@ -49,11 +54,13 @@ RULES = (
     ),
 )
 _SEVERITY = {rule.id: rule.severity for rule in RULES}
-_NEVER_UNUSED = {"unknown-suppression", "unused-suppression"}
+_NEVER_UNUSED = {UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION}
 
 
 @dataclass
 class Directive:
+    """An inline suppression comment: where it is written, the rules it names, its reason."""
+
     line: int  # 1-based line it is written on
     column: int  # 1-based column of its '#'
     end_column: int
@@ -167,8 +174,8 @@ def _judge(parsed: list[Directive], used: set[tuple[int, str]], path: str, known
                         column,
                         directive.line,
                         column + len(name),
-                        "unknown-suppression",
-                        _SEVERITY["unknown-suppression"],
+                        UNKNOWN_SUPPRESSION,
+                        _SEVERITY[UNKNOWN_SUPPRESSION],
                         f"no rule is named '{name}': this directive silences nothing",
                         (),
                         f"did you mean '{near}'?" if near else "see `kartalint rules` for the rule ids",
@@ -193,8 +200,8 @@ def _finding(path: str, directive: Directive, column: int, message: str, name: s
         column,
         directive.line,
         end,
-        "unused-suppression",
-        _SEVERITY["unused-suppression"],
+        UNUSED_SUPPRESSION,
+        _SEVERITY[UNUSED_SUPPRESSION],
         message,
         (),
         "remove the directive" if name == ALL else f"remove '{name}' from the directive",

@@ -14,10 +14,17 @@ from kartalint.model import Finding, Rule, Severity
 if TYPE_CHECKING:
     from kartalint.evaluation.view import WorkloadView
 
+# The ids of the rules this module reports (constants: a misspelt id is an import error).
+SELECTORS_NOT_EXCLUSIVE = "selectors-not-exclusive"
+POD_UNMATCHED = "pod-unmatched"
+CONTRADICTORY_STATUSES = "contradictory-statuses"
+INSTANCES_OUT_OF_STEP = "instances-out-of-step"
+
+
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(
-        "selectors-not-exclusive",
+        SELECTORS_NOT_EXCLUSIVE,
         Severity.WARNING,
         "test",
         "A pod is selected by more than one pod-bearing component, so consumers may place it in either.",
@@ -25,7 +32,7 @@ RULES = (
         why="A pod selected by two components may be counted in either by each consumer: GPUs and roles differ between tools.",
     ),
     Rule(
-        "pod-unmatched",
+        POD_UNMATCHED,
         Severity.WARNING,
         "test",
         "A pod of the workload is selected by no component; kli hides it and schedulers cannot group it.",
@@ -33,7 +40,7 @@ RULES = (
         why="A pod no component selects is invisible: kli hides it and KAI cannot put it in a gang.",
     ),
     Rule(
-        "contradictory-statuses",
+        CONTRADICTORY_STATUSES,
         Severity.WARNING,
         "test",
         "Statuses that exclude each other matched together (Running with Failed or Completed, Failed with Completed, Suspended with Running).",
@@ -41,7 +48,7 @@ RULES = (
         why="Consumers pick one status by priority; two exclusive statuses matching together means one mapping is too loose, and the workload shows the wrong one.",
     ),
     Rule(
-        "instances-out-of-step",
+        INSTANCES_OUT_OF_STEP,
         Severity.ERROR,
         "test",
         "Instance ids and extracted results do not line up (count mismatch or duplicate ids that collapse).",
@@ -73,25 +80,25 @@ def findings(file: str, line: int, view: WorkloadView) -> list[Finding]:
         for pod_name, names in owners.items():
             if len(names) > 1:
                 out.append(
-                    _finding(file, line, "selectors-not-exclusive", f"pod {pod_name} is selected by {', '.join(names)}")
+                    _finding(file, line, SELECTORS_NOT_EXCLUSIVE, f"pod {pod_name} is selected by {', '.join(names)}")
                 )
         for pod_name in view.unmatched_pods:
-            out.append(_finding(file, line, "pod-unmatched", f"pod {pod_name} is selected by no component"))
+            out.append(_finding(file, line, POD_UNMATCHED, f"pod {pod_name} is selected by no component"))
     statuses = set(view.statuses)
     for first, second in CONTRADICTORY:
         if first in statuses and second in statuses:
-            out.append(_finding(file, line, "contradictory-statuses", f"{first} and {second} matched together"))
+            out.append(_finding(file, line, CONTRADICTORY_STATUSES, f"{first} and {second} matched together"))
     for comp in view.components:
         if comp.duplicate_ids:
             out.append(
                 _finding(
                     file,
                     line,
-                    "instances-out-of-step",
+                    INSTANCES_OUT_OF_STEP,
                     f"{comp.name}: duplicate instance ids {comp.duplicate_ids} collapse (last wins)",
                 )
             )
         for error in comp.errors:
             if error.code == COUNT_MISMATCH:
-                out.append(_finding(file, line, "instances-out-of-step", f"{comp.name}.{error.field}: {error.message}"))
+                out.append(_finding(file, line, INSTANCES_OUT_OF_STEP, f"{comp.name}.{error.field}: {error.message}"))
     return out

@@ -18,6 +18,7 @@ import yaml
 from kartalint.karta import as_dict
 from kartalint.load.crds import CrdIndex, CrdVersion
 from kartalint.load.documents import load_file
+from kartalint.load.kinds import KARTA_KIND
 from kartalint.scaffold.crd_roles import find_roles, fragments, pod_set_paths, status_pod_sets
 from kartalint.scaffold.crd_schema import (
     LIBRARY_NAME,
@@ -259,7 +260,7 @@ def draft_definition(version: CrdVersion) -> Draft:
     }
     data: dict[str, Any] = {
         "apiVersion": "run.ai/v1alpha1",
-        "kind": "Karta",
+        "kind": KARTA_KIND,
         "metadata": {"name": name},
         "spec": {"structureDefinition": {"rootComponent": root}},
     }

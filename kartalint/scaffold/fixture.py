@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from kartalint.evaluation.view import WorkloadView
-from kartalint.rules.fixture_schema import FIXTURE_API_VERSION, FIXTURE_KIND
+from kartalint.load.kinds import FIXTURE_API_VERSION, FIXTURE_KIND
 from kartalint.testing.compare import snapshot
 
 _NOISE_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)

@@ -20,10 +20,11 @@ from typing import Any
 from kartalint.karta import as_dict
 from kartalint.load.confinement import Confinement
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, format_gvk, object_gvk
-from kartalint.load.discovery import iter_yaml_files, mentions_karta, template_marker, template_note
+from kartalint.load.discovery import iter_yaml_files, template_marker, template_note
 from kartalint.load.documents import load_file
+from kartalint.load.kinds import is_fixture, mentions_karta
 from kartalint.load.objects import load_objects
-from kartalint.rules.fixture_schema import check_fixture, is_fixture
+from kartalint.rules.fixture_schema import check_fixture
 from kartalint.testing.recording import definition_basename, is_recording, state_events
 
 PREDICTION_SUFFIX = ".predict.yaml"
@@ -113,7 +114,7 @@ def discover(
     inside its folders (files given by name are read wherever they are). Files ``excluded`` (the
     project's ``exclude``) and Go/Helm templates are skipped, as lint skips them."""
     out = Discovery()
-    files, out.missing = iter_yaml_files(paths, out.skipped)
+    files, out.missing = iter_yaml_files(paths, out.skipped, links_out=confinement is not None)
     if excluded is not None:
         files = [f for f in files if f == "-" or not excluded(f)]
     given = [p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"]

@@ -19,8 +19,8 @@ from kartalint.load.definitions import DefinitionFile, field_location
 from kartalint.load.documents import display_path
 from kartalint.model import Finding, Severity
 from kartalint.project import Config
-from kartalint.rules import registry as rules
-from kartalint.rules import test_time
+from kartalint.rules import registry, test_time
+from kartalint.rules.karta_schema import WRONG_TYPE
 from kartalint.testing.cases import Case
 from kartalint.testing.compare import Diff, compare
 from kartalint.testing.predictions import compare_prediction
@@ -170,7 +170,7 @@ class LintCache:
         return sorted({f.rule for f in self.findings(definition)})
 
 
-def run(cases: Sequence[Case], evaluator: Evaluator, lint_cache: LintCache | None = None) -> TestRun:
+def run_cases(cases: Sequence[Case], evaluator: Evaluator, lint_cache: LintCache | None = None) -> TestRun:
     lint_cache = lint_cache or LintCache()
     report = TestRun(started=time.time())
     started = time.perf_counter()
@@ -198,7 +198,7 @@ def _evaluates(case: Case, evaluator: Evaluator) -> bool:
 
 
 def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache, view: WorkloadView | None = None) -> CaseResult:
-    """The outcome of one case; ``view`` is its evaluation when done already (``run`` evaluates
+    """The outcome of one case; ``view`` is its evaluation when done already (``run_cases`` evaluates
     all cases of a definition together)."""
     if case.problems or case.definition is None:
         return CaseResult(case, "error", messages=list(case.problems) or ["no definition"])
@@ -249,7 +249,7 @@ def invalid_definition_problems(definition: DefinitionFile, lint_cache: LintCach
     located = [
         f"{display_path(f.file)}:{f.line}:{f.column}: {f.message} ({f.rule})"
         for f in lint_cache.findings(definition)
-        if f.severity >= Severity.ERROR and (f.rule == "wrong-type" or rules.get(f.rule).category == "parity")
+        if f.severity >= Severity.ERROR and (f.rule == WRONG_TYPE or registry.get(f.rule).category == "parity")
     ]
     if located:
         return located
