@@ -70,13 +70,12 @@ def _tree_rows(comp: Component, prefix: str, last: bool, rows: list[list[str]], 
         )
         items: list[Any] = list(comp.instances)
     else:
-        desired: int | None = comp.instances[0].desired if comp.instances else 0
         if comp.has_pod_definition:
-            label = _counts(comp.pods, desired, comp.pods_given)
+            label = _counts(comp.pods, comp.desired_if_known, comp.pods_given)
         elif comp.logical and comp.children:
             label = f"replicas: {comp.row_replicas}"  # as kli: the sum of its children
-        elif comp.instances and comp.instances[0].scale is not None:
-            label = f"replicas: {desired}"  # replicas but no pod spec (a Job whose pods the operator builds)
+        elif comp.has_replicas:  # replicas but no pod spec (a Job whose pods the operator builds)
+            label = f"replicas: {comp.desired_if_known}"
         else:
             label = ""
         rows.append([f"{prefix}{branch}{comp.name}", label, _gpu(own.gpus), _nodes(comp.pods)])
