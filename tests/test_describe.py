@@ -176,6 +176,10 @@ def test_extraction_errors_exit_1_and_are_shown(workdir, capsys):
         in out
     )
     assert "Phase: Running" in out
+    # the tree shows a count it could not read as `?`, the table's sums count it as 0
+    lines = norm(out)
+    assert "|-- leader replicas: ?" in lines and "`-- worker replicas: ?" in lines
+    assert "worker 0 0 0 0" in lines and "TOTAL 0 0 0 0" in lines
 
 
 @pytest.mark.parametrize(

@@ -415,6 +415,39 @@ def test_logical_component_and_subtree_scale(ev):
     assert (gang.min_available, gang.min_sub_group, gang.sub_groups) == (8, None, [])
 
 
+def test_replicas_vocabulary_of_a_logical_group(ev):
+    view = ev.evaluate(yaml.safe_load(LWS_LIKE), lws_object(replicas=2, size=4))
+    replicas = {
+        c.name: (c.desired, c.desired_if_known, c.has_replicas, c.scaled_desired, c.row_replicas)
+        for c in view.components
+    }
+    assert replicas == {
+        "root": (1, 1, False, 0, 1),  # no scaleDefinition: one replica, but nothing the gang counts
+        "group": (2, 2, True, 2, 1 + 3),  # a logical row shows its children's sum, not its own 2
+        "leader": (1, 1, True, 1, 1),
+        "worker": (3, 3, True, 3, 3),
+    }
+    assert [c.name for c in view.table_components] == ["leader", "worker"]
+    assert view.replicas == 4
+    assert view.component("group").to_dict()["replicas"] == {"own": 2, "row": 4}
+
+
+def test_replicas_vocabulary_sums_instances_and_marks_a_failed_count(ev):
+    definition = base()
+    view = ev.evaluate(definition, trainer([role("a", 3), role("b", None), role("c", 0)]))
+    worker = view.component("worker")
+    assert (worker.desired, worker.desired_if_known, worker.has_replicas, worker.scaled_desired) == (4, 4, True, 4)
+    scale = definition["spec"]["structureDefinition"]["childComponents"][0]["scaleDefinition"]
+    scale["replicasPath"] = ".spec.roles[] | .replicas"
+    worker = ev.evaluate(definition, trainer([role("a", 3), role("b", "three")])).component("worker")
+    assert [e.field for e in worker.errors] == ["scaleDefinition.replicasPath"]
+    # a failed count: 0 in sums (describe's table, TOTAL), unknown where it is shown on its own
+    assert (worker.desired, worker.desired_if_known, worker.has_replicas, worker.scaled_desired) == (0, None, False, 0)
+    del definition["spec"]["structureDefinition"]["childComponents"][0]["scaleDefinition"]
+    worker = ev.evaluate(definition, trainer([role("a", 3), role("b")])).component("worker")
+    assert (worker.desired, worker.desired_if_known, worker.has_replicas, worker.scaled_desired) == (2, 2, False, 0)
+
+
 def test_subtree_scale_multiplies_parent_by_children_sum(ev):
     from kartalint.evaluation.gang import subtree_scale
 

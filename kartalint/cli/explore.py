@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -67,46 +68,106 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    _require_hypothesis()
+    properties = _chosen_properties(args)
+    project = project_of(args)
+    assume = _assumptions(project)
+    _require_paths([*args.definitions, *args.crd])
+    crds = _crd_index(args, project)
+    index = _definition_index(args, project)
+    exploration = _explore_definitions(index, crds, args, project.config, properties, assume)
+    if not exploration.reports:
+        if exploration.unexplored:
+            raise ConfigError("nothing was explored")
+        raise ConfigError("no definition has a CRD among those given: nothing was explored")
+    _write_reports(exploration.reports, args)
+    if exploration.unexplored:
+        return EXIT_USAGE
+    return EXIT_FAIL if exploration.failed else EXIT_OK
+
+
+@dataclass
+class Exploration:
+    """What exploring every definition gave: one report per explored definition, whether any has a
+    failure, and whether one could not be explored (a schema too large, nothing drawn)."""
+
+    reports: list[dict[str, Any]] = field(default_factory=list)
+    failed: bool = False
+    unexplored: bool = False
+
+
+def _require_hypothesis() -> None:
     try:
         import hypothesis  # noqa: F401
     except ImportError:
         raise ConfigError("explore needs hypothesis: python3 -m pip install 'kartalint[explore]'") from None
-    from kartalint.evaluation import Evaluator
-    from kartalint.explore.assume import AssumeError, parse_assumptions
-    from kartalint.explore.generate import TooLarge
+
+
+def _chosen_properties(args: argparse.Namespace) -> tuple[str, ...]:
+    """The properties to check (``--property``, else the defaults), after checking the limits."""
     from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
-    from kartalint.explore.search import NothingDrawn, explore
-    from kartalint.load.crds import CrdIndex
-    from kartalint.load.definitions import DefinitionIndex, format_gvk
-    from kartalint.load.documents import display_path
 
     if args.examples < 1 or args.max_time <= 0:
         raise ConfigError("--examples must be 1 or more and --max-time above 0")
     unknown = [p for p in args.property if p not in PROPERTIES]
     if unknown:
         raise ConfigError(f"unknown property {unknown[0]!r} (known: {', '.join(PROPERTIES)})")
-    properties = tuple(args.property) or DEFAULT_PROPERTIES
-    project = project_of(args)
+    return tuple(args.property) or DEFAULT_PROPERTIES
+
+
+def _assumptions(project: Any) -> Any:
+    """The configuration's ``explore.assume``, parsed."""
+    from kartalint.explore.assume import AssumeError, parse_assumptions
+
     try:
-        assume = parse_assumptions(project.config.explore_assume)
+        return parse_assumptions(project.config.explore_assume)
     except AssumeError as exc:
         raise ConfigError(f"{project.config.source}: explore.assume: {exc}") from None
-    for path in [*args.definitions, *args.crd]:
+
+
+def _require_paths(paths: list[str]) -> None:
+    for path in paths:
         if not os.path.exists(path):
             raise ConfigError(f"{path}: no such file or directory")
+
+
+def _crd_index(args: argparse.Namespace, project: Any) -> Any:
+    """The CRDs of ``--crd``, else of the configuration's ``crds:``."""
+    from kartalint.load.crds import CrdIndex
+
     crd_paths = list(args.crd) or [os.path.join(project.root, p) for p in project.config.crds]
     if not crd_paths:
         raise ConfigError("no CRD given: pass --crd CRD (or list crds: in .kartalint.yaml)")
     crds = CrdIndex.from_paths(crd_paths)
     if crds.problems:
         raise ConfigError("; ".join(f"CRD {p}" for p in crds.problems))
+    return crds
+
+
+def _definition_index(args: argparse.Namespace, project: Any) -> Any:
+    """The definitions named on the command line, else the project's own."""
+    from kartalint.load.definitions import DefinitionIndex
+
     if args.definitions:
         index = DefinitionIndex.from_paths(args.definitions)
     else:
         index = DefinitionIndex.from_paths([d.path for d in project.index().of_origin("project")], origin="project")
     if not index.definitions:
         raise ConfigError(f"no definition found; {index.describe_search()}")
-    reports, failed, unexplored = [], False, False
+    return index
+
+
+def _explore_definitions(
+    index: Any, crds: Any, args: argparse.Namespace, config: Any, properties: tuple[str, ...], assume: Any
+) -> Exploration:
+    """Explore each definition whose root kind has a CRD; a note for the others on stderr."""
+    from kartalint.evaluation import Evaluator
+    from kartalint.explore.generate import TooLarge
+    from kartalint.explore.search import NothingDrawn, explore
+    from kartalint.load.definitions import format_gvk
+    from kartalint.load.documents import display_path
+
+    exploration = Exploration()
     with Evaluator() as evaluator:
         for definition in index.definitions:
             gvk = object_gvk_of(definition)
@@ -129,27 +190,33 @@ def run(args: argparse.Namespace) -> int:
             except (TooLarge, NothingDrawn) as exc:
                 where = f"{display_path(version.source)}: {format_gvk(gvk)}"
                 sys.stderr.write(f"kartalint: error: {where}: {exc}; {name} not explored\n")
-                unexplored = True
+                exploration.unexplored = True
                 continue
-            findings = _lint_findings(definition, project.config) if found.failures else []
-            for failure in found.failures:
-                failure.hint = _hint(definition, findings, failure.to_dict()["field"])
-            failed = failed or bool(found.failures)
-            report = {
-                "definition": name,
-                "crd": display_path(version.source),
-                "examples": found.examples,
-                "failures": [f.to_dict() for f in found.failures],
-            }
-            if found.out_of_time:
-                report["outOfTime"] = True
-            if args.save:
-                report["saved"] = _save(args.save, definition, found.failures, args.seed)
-            reports.append(report)
-    if not reports:
-        if unexplored:
-            raise ConfigError("nothing was explored")
-        raise ConfigError("no definition has a CRD among those given: nothing was explored")
+            exploration.failed = exploration.failed or bool(found.failures)
+            exploration.reports.append(_report(definition, name, display_path(version.source), found, args, config))
+    return exploration
+
+
+def _report(definition: Any, name: str, crd: str, found: Any, args: argparse.Namespace, config: Any) -> dict[str, Any]:
+    """One definition's report: its failures with lint's hint, saved as fixtures with ``--save``."""
+    findings = _lint_findings(definition, config) if found.failures else []
+    for failure in found.failures:
+        failure.hint = _hint(definition, findings, failure.to_dict()["field"])
+    report = {
+        "definition": name,
+        "crd": crd,
+        "examples": found.examples,
+        "failures": [f.to_dict() for f in found.failures],
+    }
+    if found.out_of_time:
+        report["outOfTime"] = True
+    if args.save:
+        report["saved"] = _save(args.save, definition, found.failures, args.seed)
+    return report
+
+
+def _write_reports(reports: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """The reports as JSON (one document, or a list of them) or as text."""
     if args.format == "json":
         document: Any = (
             dict(schemaVersion=SCHEMA_VERSION, **reports[0])
@@ -160,9 +227,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         colour = use_color(args.color, None if args.output else sys.stdout)
         emit(_texts(reports, args.quiet, colour), args.output, colour=colour)
-    if unexplored:
-        return EXIT_USAGE
-    return EXIT_FAIL if failed else EXIT_OK
 
 
 def object_gvk_of(definition: Any) -> Any:

@@ -269,7 +269,7 @@ def _tree(view: WorkloadView | None, changes: list[dict[str, Any]]) -> dict[str,
                 "name": c.name,
                 "owner": c.owner,
                 "instances": [i.id for i in c.instances if i.id],
-                "replicas": sum(i.desired or 0 for i in c.instances),
+                "replicas": c.desired,
                 "changed": c.name in changed,
             }
             for c in view.components

@@ -93,114 +93,137 @@ def _change(
 
 
 def compare_summaries(base: dict[str, Any] | None, head: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The changes from ``base`` to ``head`` (two ``summarize`` results), in the order a reviewer
+    reads them: statuses, components (roles, replicas), resources, gang, pods, errors."""
+    if base is None or head is None:
+        return _definition_presence_change(base, head)
+    return [
+        *_status_changes(base["statuses"], head["statuses"]),
+        *_component_changes(base["components"], head["components"]),
+        *_resource_changes(base["resources"], head["resources"]),
+        *_gang_changes(base["gang"], head["gang"]),
+        *_pod_changes(base, head),
+        *_error_changes(base["errors"], head["errors"]),
+    ]
+
+
+def _definition_presence_change(base: dict[str, Any] | None, head: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A definition evaluated on one side only (nothing when on neither)."""
     if base is None and head is None:
         return []
     if base is None:
         return [_change("definition", None, "added", text="no definition at base; evaluated at head only")]
-    if head is None:
-        return [_change("definition", "present", None, text="no definition at head (deleted or renamed away)")]
+    return [_change("definition", "present", None, text="no definition at head (deleted or renamed away)")]
+
+
+def _status_changes(base: list[str], head: list[str]) -> list[dict[str, Any]]:
+    if base == head:
+        return []
+    gone = [s for s in base if s not in head]
+    new = [s for s in head if s not in base]
+    detail = "; ".join(
+        x
+        for x in (
+            f"stops matching {', '.join(gone)}" if gone else "",
+            f"now matches {', '.join(new)}" if new else "",
+        )
+        if x
+    )
+    return [_change("statuses", base, head, text=f"statuses: {show(base)} -> {show(head)} ({detail})")]
+
+
+def _component_changes(base: dict[str, Any], head: dict[str, Any]) -> list[dict[str, Any]]:
+    """Components added or removed, and in the others roles renamed, gone or new and replicas changed."""
     out = []
-    if base["statuses"] != head["statuses"]:
-        gone = [s for s in base["statuses"] if s not in head["statuses"]]
-        new = [s for s in head["statuses"] if s not in base["statuses"]]
-        detail = "; ".join(
-            x
-            for x in (
-                f"stops matching {', '.join(gone)}" if gone else "",
-                f"now matches {', '.join(new)}" if new else "",
-            )
-            if x
-        )
-        out.append(
-            _change(
-                "statuses",
-                base["statuses"],
-                head["statuses"],
-                text=f"statuses: {show(base['statuses'])} -> {show(head['statuses'])} ({detail})",
-            )
-        )
-    for name in sorted(set(base["components"]) | set(head["components"])):
-        b, h = base["components"].get(name), head["components"].get(name)
+    for name in sorted(set(base) | set(head)):
+        b, h = base.get(name), head.get(name)
         if b is None:
             out.append(_change("component-added", None, h, name, f"component {name} added", field_name="component"))
-            continue
-        if h is None:
+        elif h is None:
             out.append(_change("component-removed", b, None, name, f"component {name} removed", field_name="component"))
-            continue
-        gone = [i for i in b if i not in h]
-        new = [i for i in h if i not in b]
-        if gone and len(gone) == len(new):  # same number of roles, other names: renamed, paired in order
-            for old_id, new_id in zip(sorted(gone), sorted(new), strict=False):
-                out.append(
-                    _change(
-                        "role-renamed",
-                        old_id,
-                        new_id,
-                        name,
-                        f"{name}: role {show(old_id)} renamed to {show(new_id)}",
-                        instance=new_id,
-                        field_name="instanceId",
-                    )
-                )
         else:
-            for i in gone:
-                out.append(
-                    _change(
-                        "role-removed",
-                        i,
-                        None,
-                        name,
-                        f"{name}: role {show(i)} disappeared",
-                        instance=i,
-                        field_name="instanceId",
-                    )
+            out.extend(_role_changes(name, b, h))
+            out.extend(_replica_changes(name, b, h))
+    return out
+
+
+def _role_changes(name: str, base: dict[str, Any], head: dict[str, Any]) -> list[dict[str, Any]]:
+    """The instance ids of a component that changed: renamed when as many went as came, paired in
+    order; else each one gone or new."""
+    gone = [i for i in base if i not in head]
+    new = [i for i in head if i not in base]
+    if gone and len(gone) == len(new):  # same number of roles, other names: renamed, paired in order
+        return [
+            _change(
+                "role-renamed",
+                old_id,
+                new_id,
+                name,
+                f"{name}: role {show(old_id)} renamed to {show(new_id)}",
+                instance=new_id,
+                field_name="instanceId",
+            )
+            for old_id, new_id in zip(sorted(gone), sorted(new), strict=False)
+        ]
+    out = [
+        _change(
+            "role-removed", i, None, name, f"{name}: role {show(i)} disappeared", instance=i, field_name="instanceId"
+        )
+        for i in gone
+    ]
+    out += [
+        _change("role-added", None, i, name, f"{name}: role {show(i)} appeared", instance=i, field_name="instanceId")
+        for i in new
+    ]
+    return out
+
+
+def _replica_changes(name: str, base: dict[str, Any], head: dict[str, Any]) -> list[dict[str, Any]]:
+    """The desired replicas of each instance present on both sides, where they differ."""
+    out = []
+    for i in sorted(set(base) & set(head)):
+        if base[i] != head[i]:
+            label = f"{name}[{i}]" if i else name
+            out.append(
+                _change(
+                    "replicas",
+                    base[i],
+                    head[i],
+                    name,
+                    f"{label}.replicas: {show(base[i])} -> {show(head[i])}{delta_text(base[i], head[i])}",
+                    instance=i or None,
+                    field_name="replicas",
                 )
-            for i in new:
-                out.append(
-                    _change(
-                        "role-added",
-                        None,
-                        i,
-                        name,
-                        f"{name}: role {show(i)} appeared",
-                        instance=i,
-                        field_name="instanceId",
-                    )
-                )
-        for i in sorted(set(b) & set(h)):
-            if b[i] != h[i]:
-                label = f"{name}[{i}]" if i else name
-                out.append(
-                    _change(
-                        "replicas",
-                        b[i],
-                        h[i],
-                        name,
-                        f"{label}.replicas: {show(b[i])} -> {show(h[i])}{delta_text(b[i], h[i])}",
-                        instance=i or None,
-                        field_name="replicas",
-                    )
-                )
+            )
+    return out
+
+
+def _resource_changes(base: dict[str, int], head: dict[str, int]) -> list[dict[str, Any]]:
+    """The workload's total GPUs, CPU and memory, where they differ."""
+    out = []
     for key, label in RESOURCE_LABELS.items():
-        before, after = base["resources"][key], head["resources"][key]
+        before, after = base[key], head[key]
         if before != after:
             b_text, h_text, delta = show_resource(key, before, after)
             out.append(
                 _change(key, before, after, text=f"total {label}: {b_text} -> {h_text} ({delta})", field_name=key)
             )
-    out.extend(_gang_changes(base["gang"], head["gang"]))
-    out.extend(_pod_changes(base, head))
-    for error in head["errors"]:
-        if error not in base["errors"]:
-            out.append(
-                _change("error-appeared", None, error, text=f"extraction error appeared: {error}", field_name="errors")
-            )
-    for error in base["errors"]:
-        if error not in head["errors"]:
-            out.append(
-                _change("error-fixed", error, None, text=f"extraction error went away: {error}", field_name="errors")
-            )
     return out
+
+
+def _error_changes(base: list[str], head: list[str]) -> list[dict[str, Any]]:
+    """Extraction errors that appeared at head, then those that went away."""
+    appeared = [
+        _change("error-appeared", None, error, text=f"extraction error appeared: {error}", field_name="errors")
+        for error in head
+        if error not in base
+    ]
+    fixed = [
+        _change("error-fixed", error, None, text=f"extraction error went away: {error}", field_name="errors")
+        for error in base
+        if error not in head
+    ]
+    return appeared + fixed
 
 
 def _gang_changes(base: dict[str, Any] | None, head: dict[str, Any] | None) -> list[dict[str, Any]]:

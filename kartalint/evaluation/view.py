@@ -145,10 +145,33 @@ class Component:
             total = total + child.resources
         return total
 
+    # The replicas vocabulary: every report reads a component's replicas from these properties.
+
     @property
     def desired(self) -> int:
-        """The component's own desired replicas, summed over its instances."""
+        """The component's own desired replicas, summed over its instances; an instance whose
+        replica count failed to evaluate counts 0 (describe's table and TOTAL, ``replicas.own``)."""
         return sum(i.desired or 0 for i in self.instances)
+
+    @property
+    def desired_if_known(self) -> int | None:
+        """``desired``, or None when an instance's replica count failed to evaluate (describe's
+        tree shows ``?``, a fixture's ``replicas`` expectation compares with it)."""
+        values = [i.desired for i in self.instances]
+        if any(value is None for value in values):
+            return None
+        return sum(value for value in values if value is not None)
+
+    @property
+    def has_replicas(self) -> bool:
+        """Whether the scaleDefinition gave an instance a replica count (evaluated without error)."""
+        return any(i.scale is not None for i in self.instances)
+
+    @property
+    def scaled_desired(self) -> int:
+        """The desired replicas of the instances that have a replica count: unlike ``desired``, an
+        instance without a scaleDefinition counts 0, not 1 (the gang minimum's way of counting)."""
+        return sum(i.desired or 0 for i in self.instances if i.scale is not None)
 
     @property
     def logical(self) -> bool:
@@ -219,11 +242,7 @@ class WorkloadView:
     def table_components(self) -> list[Component]:
         """The components of describe's Resources table, as kli lists them: every non-grouping
         component with a pod definition or a replica count."""
-        return [
-            c
-            for c in self.components
-            if not c.logical and (c.has_pod_definition or any(i.scale is not None for i in c.instances))
-        ]
+        return [c for c in self.components if not c.logical and (c.has_pod_definition or c.has_replicas)]
 
     @property
     def replicas(self) -> int:

@@ -115,7 +115,7 @@ def _asked(comp: Any, depth: int = 0) -> int:
     """The pods a component's subtree asks for, composed as the gang minimum is (spec 3.8: a
     parent's scale multiplies its children's), with each instance's desired replicas in place of
     its minimum."""
-    own = sum(i.desired or 0 for i in comp.instances if i.scale is not None)
+    own = comp.scaled_desired
     if not comp.children or depth > 64:
         return own
     children = sum(_asked(child, depth + 1) for child in comp.children)
@@ -132,10 +132,10 @@ def gang_fits(probe: Probe) -> list[Violation]:
     if gang is None or gang.min_available is None:
         return []
     root = view.root
-    if root is not None and any(i.scale is not None for c in view.components for i in c.instances):
+    if root is not None and any(c.has_replicas for c in view.components):
         total = _asked(root)
     else:
-        total = sum(i.desired or 0 for c in view.components if c.has_pod_definition for i in c.instances)
+        total = sum(c.desired for c in view.components if c.has_pod_definition)
     if gang.min_available > total:
         return [
             Violation(

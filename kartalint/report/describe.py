@@ -70,13 +70,12 @@ def _tree_rows(comp: Component, prefix: str, last: bool, rows: list[list[str]], 
         )
         items: list[Any] = list(comp.instances)
     else:
-        desired: int | None = comp.instances[0].desired if comp.instances else 0
         if comp.has_pod_definition:
-            label = _counts(comp.pods, desired, comp.pods_given)
+            label = _counts(comp.pods, comp.desired_if_known, comp.pods_given)
         elif comp.logical and comp.children:
             label = f"replicas: {comp.row_replicas}"  # as kli: the sum of its children
-        elif comp.instances and comp.instances[0].scale is not None:
-            label = f"replicas: {desired}"  # replicas but no pod spec (a Job whose pods the operator builds)
+        elif comp.has_replicas:  # replicas but no pod spec (a Job whose pods the operator builds)
+            label = f"replicas: {comp.desired_if_known}"
         else:
             label = ""
         rows.append([f"{prefix}{branch}{comp.name}", label, _gpu(own.gpus), _nodes(comp.pods)])
@@ -109,6 +108,21 @@ def render_tree(
     view: WorkloadView, origin: str = "", locate: Callable[[str | None, str], str | None] | None = None
 ) -> str:
     """The kli-style tree; ``locate(component, field)`` gives ``file:line:col`` for error lines."""
+    lines = _header_lines(view, origin)
+    lines.extend(_component_lines(view))
+    if view.unmatched_pods:
+        lines.append(f"pods matched by no component: {', '.join(view.unmatched_pods)}")
+    lines += ["", f"Phase: {','.join(view.statuses) if view.statuses else '<no status definition>'}", "", "Resources:"]
+    lines.extend(_resource_table(view))
+    lines.extend(_error_lines(view, locate))
+    if view.gang:
+        lines += ["", "Gang scheduling:"]
+        lines.extend(_gang_lines(view.gang))
+    return "\n".join(visible(line) for line in lines) + "\n"  # names and messages from the inputs stay on their line
+
+
+def _header_lines(view: WorkloadView, origin: str) -> list[str]:
+    """The workload, its namespace and definition, and a note when no pods were given."""
     w = view.workload
     header = (
         f"{w.get('kind') or '<no kind>'}/{w.get('name') or '<no name>'}   namespace: {w.get('namespace') or '<none>'}   "
@@ -118,6 +132,12 @@ def render_tree(
     if not view.pods_given:
         lines.append("(no pods given: replicas are the desired counts)")
     lines.append("")
+    return lines
+
+
+def _component_lines(view: WorkloadView) -> list[str]:
+    """The component tree, aligned: the root's row when it has pods (without its children), then
+    the root's visible children as top-level branches."""
     rows: list[list[str]] = []
     root = view.root
     if root is not None:
@@ -138,11 +158,12 @@ def render_tree(
             tops[0] = root_copy
         for i, comp in enumerate(tops):
             _tree_rows(comp, "", i == len(tops) - 1, rows)
-    lines.extend(_align(rows) if rows else ["(no components)"])
-    if view.unmatched_pods:
-        lines.append(f"pods matched by no component: {', '.join(view.unmatched_pods)}")
-    lines += ["", f"Phase: {','.join(view.statuses) if view.statuses else '<no status definition>'}", "", "Resources:"]
-    # as kli: one row per non-grouping component, including one with replicas and no pod spec
+    return _align(rows) if rows else ["(no components)"]
+
+
+def _resource_table(view: WorkloadView) -> list[str]:
+    """COMPONENT/REPLICAS/GPU/CPU/MEMORY, as kli: one row per non-grouping component, including
+    one with replicas and no pod spec, then TOTAL."""
     rows_data = [(comp.name, str(comp.desired), comp.own_resources) for comp in view.table_components]
     rows_data.append(("TOTAL", str(view.replicas), view.resources))
     # one unit per column (4096Gi and 4100Gi, not 4Ti and 4100Gi), so the column reads at a glance
@@ -153,19 +174,20 @@ def render_tree(
         [name, replicas, str(res.gpus), cpu, memory]
         for (name, replicas, res), cpu, memory in zip(rows_data, cpus, memories, strict=False)
     ]
-    lines.extend(_align(table))
+    return _align(table)
+
+
+def _error_lines(view: WorkloadView, locate: Callable[[str | None, str], str | None] | None) -> list[str]:
+    """Every extraction error, with its place in the definition when ``locate`` finds it."""
     problems = view.all_errors
-    if problems:
-        lines += ["", "Errors:"]
-        for component, error in problems:
-            where = f"{component}: " if component else ""
-            place = locate(component, error.field) if locate and component else None
-            lines.append(f"  {where}{error.field}: {error.message}" + (f" ({place})" if place else ""))
-    gang = view.gang
-    if gang:
-        lines += ["", "Gang scheduling:"]
-        lines.extend(_gang_lines(gang))
-    return "\n".join(visible(line) for line in lines) + "\n"  # names and messages from the inputs stay on their line
+    if not problems:
+        return []
+    lines = ["", "Errors:"]
+    for component, error in problems:
+        where = f"{component}: " if component else ""
+        place = locate(component, error.field) if locate and component else None
+        lines.append(f"  {where}{error.field}: {error.message}" + (f" ({place})" if place else ""))
+    return lines
 
 
 def _gang_lines(gang: GangView) -> list[str]:

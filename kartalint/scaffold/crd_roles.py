@@ -5,14 +5,18 @@ the pod sets of a wrapped resource (AppWrapper's ``podSets[].path`` into an embe
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
+from kartalint.karta import as_dict
 from kartalint.scaffold.crd_schema import (
     COUNT_FIELDS,
+    LIBRARY_NAME,
     TEMPLATE_NAME,
     Role,
     embedded,
     free_form,
+    is_base,
     jq_path,
     properties_of,
     required_of,
@@ -154,6 +158,41 @@ def find_roles(node: Any, path: tuple, out: list[Role]) -> None:
         find_roles(node["items"], (*path, "[]"), out)
     if isinstance(node, dict) and isinstance(node.get("additionalProperties"), dict):
         find_roles(node["additionalProperties"], (*path, "{}"), out)
+
+
+def _iterations(role: Role) -> int:
+    return sum(p in ("[]", "{}") for p in role.path)
+
+
+@dataclass
+class PodBearingFields:
+    """The pod-bearing fields of a schema: the roles, and those that are not roles."""
+
+    roles: list[Role]
+    skipped: list[Role]  # templates nested in two lists or maps
+    wrapped: list[Role]  # wrapped resources (x-kubernetes-embedded-resource)
+    libraries: list[Role]  # template libraries, referenced by name from the roles
+    bases: list[Role]  # base templates merged into the role templates
+
+
+def pod_bearing_fields(schema: dict[str, Any]) -> PodBearingFields:
+    """The schema's pod-bearing fields (outside status), sorted into roles and the others."""
+    found: list[Role] = []
+    for key, child in as_dict(schema.get("properties")).items():  # roles may live outside spec (KAITO's `inference`)
+        if isinstance(key, str) and key not in ("apiVersion", "kind", "metadata", "status"):
+            find_roles(child, (key,), found)
+    wrapped = [r for r in found if r.shape == "wrapped"]
+    found = [r for r in found if r.shape != "wrapped"]
+    skipped = [
+        r
+        for r in found
+        if _iterations(r) > (2 if r.shape == "podsets" else 1)
+        or (r.shape == "podsets" and "{}" in r.path[: r.path.index(r.fields["list"])])
+    ]
+    libraries = [r for r in found if r not in skipped and any(LIBRARY_NAME.match(str(p)) for p in r.path)]
+    bases = [r for r in found if r not in skipped and r not in libraries and is_base(r, found)]
+    roles = [r for r in found if r not in skipped and r not in libraries and r not in bases]
+    return PodBearingFields(roles, skipped, wrapped, libraries, bases)
 
 
 def resources_expression(base: str, fields: dict[str, str]) -> tuple[str, list[str]]:

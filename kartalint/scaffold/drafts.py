@@ -19,21 +19,25 @@ from kartalint.karta import as_dict
 from kartalint.load.crds import CrdIndex, CrdVersion
 from kartalint.load.documents import load_file
 from kartalint.load.kinds import KARTA_KIND
-from kartalint.scaffold.crd_roles import find_roles, fragments, pod_set_paths, status_pod_sets
+from kartalint.scaffold.crd_roles import (
+    PodBearingFields,
+    fragments,
+    pod_bearing_fields,
+    pod_set_paths,
+    status_pod_sets,
+)
 from kartalint.scaffold.crd_schema import (
-    LIBRARY_NAME,
     Role,
     count_default,
     count_factors,
     identifier_field,
-    is_base,
     jq_path,
     required_of,
     role_name,
     schema_at,
     text_of,
 )
-from kartalint.scaffold.crd_status import PrinterColumn, draft_status, suspend_fields
+from kartalint.scaffold.crd_status import PrinterColumn, StatusDraft, draft_status, suspend_fields
 from kartalint.scaffold.fixture import QuotingDumper
 from kartalint.scaffold.skeleton import minimal_object, skeleton_problems
 
@@ -53,10 +57,6 @@ class Draft:
     roles: list[Role] = dc_field(default_factory=list)
     problems: list[str] = dc_field(default_factory=list)  # why the skeleton object is not valid for its CRD
     todo: list[str] = dc_field(default_factory=list)  # the status TODOs written inside statusMappings
-
-
-def _iterations(role: Role) -> int:
-    return sum(p in ("[]", "{}") for p in role.path)
 
 
 def _may_be_empty(node: dict[str, Any]) -> bool:
@@ -224,39 +224,47 @@ def _component(
 
 
 def draft_definition(version: CrdVersion) -> Draft:
+    """A definition drafted from one CRD version: its roles become components, its status the
+    root's statusDefinition; every guess is commented in the text."""
     schema = version.schema
-    name = f"{(version.group or 'core').replace('.', '-')}-{version.kind.lower()}-{version.version}"
-    found: list[Role] = []
-    for key, child in as_dict(schema.get("properties")).items():  # roles may live outside spec (KAITO's `inference`)
-        if isinstance(key, str) and key not in ("apiVersion", "kind", "metadata", "status"):
-            find_roles(child, (key,), found)
-    wrapped = [r for r in found if r.shape == "wrapped"]
-    found = [r for r in found if r.shape != "wrapped"]
-    skipped = [
-        r
-        for r in found
-        if _iterations(r) > (2 if r.shape == "podsets" else 1)
-        or (r.shape == "podsets" and "{}" in r.path[: r.path.index(r.fields["list"])])
-    ]
-    libraries = [r for r in found if r not in skipped and any(LIBRARY_NAME.match(str(p)) for p in r.path)]
-    bases = [r for r in found if r not in skipped and r not in libraries and is_base(r, found)]
-    roles = [r for r in found if r not in skipped and r not in libraries and r not in bases]
+    fields = pod_bearing_fields(schema)
     root_name = version.kind.lower()
+    _name_roles(fields.roles, root_name)
+    comments: Comments = {}
+    children = [_component(schema, role, fields.roles, root_name, comments) for role in fields.roles]
+    status = _root_status(version, root_name, comments)
+    data = _definition_data(version, root_name, status.definition, children, fields.roles)
+    text = "\n".join(_header(version, fields, status.notes)) + "\n---\n" + render(data, comments)
+    todo = [f"Status: {line}" for line in status.todo if "TODO" in line]
+    return Draft(data["metadata"]["name"], text, data, minimal_object(version, fields.roles), fields.roles, todo=todo)
+
+
+def _name_roles(roles: list[Role], root_name: str) -> None:
     used = {root_name}
     for role in roles:
         role.name = role_name(role.path, used)
-    comments: Comments = {}
-    children = [_component(schema, role, roles, root_name, comments) for role in roles]
-    columns = [PrinterColumn(*details) for details in version.printer_details]
-    status = draft_status(schema, columns)
+
+
+def _root_status(version: CrdVersion, root_name: str, comments: Comments) -> StatusDraft:
+    """The root's drafted status (from the schema and the printer columns), its reasons commented."""
+    status = draft_status(version.schema, [PrinterColumn(*details) for details in version.printer_details])
     for key, why in status.why.items():
         comments[(root_name, key)] = why
     if status.todo:
         comments[(root_name, "statusMappings")] = status.todo
+    return status
+
+
+def _definition_data(
+    version: CrdVersion, root_name: str, status: dict[str, Any], children: list[dict[str, Any]], roles: list[Role]
+) -> dict[str, Any]:
+    """The Karta document: the root with its status, the children, and a podGroup when there is
+    more than one pod role (or instances)."""
+    name = f"{(version.group or 'core').replace('.', '-')}-{version.kind.lower()}-{version.version}"
     root: dict[str, Any] = {
         "name": root_name,
         "kind": {"group": version.group, "version": version.version, "kind": version.kind},
-        "statusDefinition": status.definition,
+        "statusDefinition": status,
     }
     data: dict[str, Any] = {
         "apiVersion": "run.ai/v1alpha1",
@@ -271,36 +279,41 @@ def draft_definition(version: CrdVersion) -> Draft:
         if (len(roles) > 1 or any("instanceIdPath" in c for c in children))
         else {}
     )
+    return data
+
+
+def _header(version: CrdVersion, fields: PodBearingFields, status_notes: list[str]) -> list[str]:
+    """The draft's opening comment: where it comes from, its roles and what it reads, then the
+    status notes and each pod-bearing field that is not a role, and why."""
+    roles = fields.roles
     header = [
         f"# Draft generated by `kartalint new --crd` from {os.path.basename(version.source)} ({version.kind} {version.group}/{version.version}).",
         "# Every guess is commented; TODO marks what must be confirmed against the operator and real objects.",
         f"# Roles: {', '.join(r.name for r in roles) or 'none found (TODO: no pod template or pod spec in the CRD schema)'}.",
         f"# Reads: {', '.join(sorted({jq_path(r.path[:2]) for r in roles} | {'.status'}))}.",
     ]
-    header += [f"# Status: {n}" for n in status.notes]
+    header += [f"# Status: {n}" for n in status_notes]
     header += [
         f"# Skipped {jq_path(r.path)}: templates nested in two lists or maps are not modelled (TODO if they are pods of this workload)."
-        for r in skipped
+        for r in fields.skipped
     ]
     header += [
         f"# Not a role: {jq_path(r.path)} is a wrapped resource (x-kubernetes-embedded-resource), not a pod template; "
         "TODO: the CRD does not say where its pods are (no pod sets): add components for them by hand."
-        for r in wrapped
+        for r in fields.wrapped
     ]
     header += [
         f"# Not a role: {jq_path(r.path)} is a template library (entries referenced by name from the roles)."
-        for r in libraries
+        for r in fields.libraries
     ]
     header += [
         f"# Not a role: {jq_path(r.path)} is a base template beside the role templates (the operator merges it into them; "
         "TODO: read it with `*` where a role's own template leaves fields out)."
-        for r in bases
+        for r in fields.bases
     ]
     if not roles:
         header.append("# TODO: no pod-bearing field was found; add components by hand.")
-    text = "\n".join(header) + "\n---\n" + render(data, comments)
-    todo = [f"Status: {line}" for line in status.todo if "TODO" in line]
-    return Draft(name, text, data, minimal_object(version, roles), roles, todo=todo)
+    return header
 
 
 def review(draft: Draft) -> dict[str, Any]:

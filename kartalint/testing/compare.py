@@ -71,11 +71,6 @@ RESOURCE_KEYS = {"gpus": "gpus", "cpuMillis": "cpu_millis", "memoryBytes": "memo
 SCALE_KEYS = {"replicas": "desired", "min": "min", "max": "max"}
 
 
-def _component_desired(comp: Component) -> int | None:
-    values = [i.desired for i in comp.instances]
-    return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
-
-
 def _errors_note(comp: Component | None, *fields: str) -> str:
     if comp is None:
         return ""
@@ -119,7 +114,7 @@ def _observed_component(comp: Component, fields: dict[str, Any]) -> dict[str, An
     out: dict[str, Any] = {}
     for key in fields or {"replicas": None, "gpus": None}:
         if key == "replicas":
-            out[key] = _component_desired(comp)
+            out[key] = comp.desired_if_known
         elif key in RESOURCE_KEYS:
             out[key] = getattr(comp.resources, RESOURCE_KEYS[key])
         elif key == "pods":
@@ -157,7 +152,7 @@ def _snapshot_components(view: WorkloadView) -> dict[str, Any] | None:
                     instances[i.id]["pods"] = _instance_value(i, "pods")
             components[comp.name] = {"instances": instances}
         elif comp.has_pod_definition:
-            components[comp.name] = {"replicas": _component_desired(comp), "gpus": comp.resources.gpus}
+            components[comp.name] = {"replicas": comp.desired_if_known, "gpus": comp.resources.gpus}
         else:
             if not (pinned and comp.pods):
                 continue
@@ -237,7 +232,7 @@ def _compare_component(name: str, fields: dict[str, Any], view: WorkloadView) ->
     diffs = []
     for key, stated in fields.items():
         if key == "replicas":
-            actual = _component_desired(comp)
+            actual = comp.desired_if_known
             if stated != actual:
                 diffs.append(
                     Diff(f"{name}.replicas", stated, actual, _errors_note(comp, "scaleDefinition", "instanceIdPath"))
