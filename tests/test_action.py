@@ -274,6 +274,7 @@ def test_failing_lint_and_failing_fixture_give_sarif_junit_and_annotations_in_on
     assert len(failures) == 1 and failures[0].get("type") == "fixture-mismatch"
 
 
+@pytest.mark.slow  # the Action with explore: ~12 s on two cores
 def test_opt_in_explore_step_fails_on_an_object_the_definition_gets_wrong(tmp_path):
     """explore: "true" runs `kartalint explore` with the configuration's definitions and crds:."""
     repo = tmp_path / "user"

@@ -736,6 +736,7 @@ def _all_cases():
     return [c for c in found.cases if c.definition is not None and c.object is not None]
 
 
+@pytest.mark.slow  # every fixture and recording twice: ~16 s on two cores
 def test_batched_evaluation_equals_one_by_one_on_every_fixture_and_recording():
     cases = _all_cases()
     assert len(cases) > 250

@@ -144,6 +144,7 @@ def start(project: pathlib.Path, name: str) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.slow  # every command started and killed: ~18 s each on two cores
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_no_process_outlives_a_killed_kartalint(project, how):
     names = [*COMMANDS, "lsp"]
