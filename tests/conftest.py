@@ -82,6 +82,15 @@ spec:
 """
 
 
+def unmeasured_environment(**extra: str) -> dict[str, str]:
+    """The environment for a child process that must not be measured by coverage: one run under a
+    file-size limit, whose coverage data file could not be written at exit (a traceback that is
+    coverage's, not kartalint's)."""
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE_")}
+    environment.update(extra)
+    return environment
+
+
 def trainer_object(role: str = "worker", replicas: int = 2, phase: str = "Running") -> dict[str, Any]:
     """A Trainer (tests/data/crds/example.com_trainers.yaml) with one role, as BASE_DEFINITION reads it."""
     return {

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, ROOT
+from conftest import BASE_DEFINITION, ROOT, unmeasured_environment
 from conftest import git as run_git
 
 import kartalint
@@ -544,7 +544,7 @@ def test_init_under_a_file_size_limit_writes_nothing(tmp_path):
         capture_output=True,
         text=True,
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (1500, 1500)),  # the draft is larger
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        env=unmeasured_environment(PYTHONDONTWRITEBYTECODE="1"),
         timeout=120,
     )
     assert done.returncode == 2 and "File too large" in done.stderr and "Traceback" not in done.stderr

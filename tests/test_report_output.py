@@ -12,7 +12,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, trainer_object
+from conftest import BASE_DEFINITION, trainer_object, unmeasured_environment
 
 from kartalint.cli import main
 
@@ -79,7 +79,7 @@ def run_limited(argv: list[str], cwd, limit: int, **kwargs) -> subprocess.Comple
         capture_output=True,
         text=True,
         preexec_fn=limited,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "CI": ""},
+        env=unmeasured_environment(PYTHONDONTWRITEBYTECODE="1", CI=""),
         timeout=120,
         **kwargs,
     )

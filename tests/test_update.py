@@ -12,7 +12,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION
+from conftest import BASE_DEFINITION, unmeasured_environment
 
 from kartalint.cli import main
 from kartalint.testing.update import TEMP_SUFFIX, rewrite_expect
@@ -306,7 +306,7 @@ def test_write_error_after_the_first_byte_leaves_the_file_unchanged(project):
         resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
 
     # a child that cannot write 64 bytes cannot save coverage data either: measured runs leave it out
-    env = {key: value for key, value in _env().items() if not key.startswith("COVERAGE_")}
+    env = {key: value for key, value in unmeasured_environment().items() if key != "CI"}
     proc = subprocess.run(
         _command(), cwd=project, env=env, capture_output=True, text=True, preexec_fn=limit_file_size, check=False
     )
