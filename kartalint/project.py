@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kartalint import __version__
 from kartalint.errors import ConfigError
 from kartalint.load.configfile import (
     CONFIG_NAMES,
@@ -137,7 +138,8 @@ def _apply(config: Config, layer: ConfigFile, root: str) -> None:
     unknown = sorted(str(k) for k in data if k not in KEYS)
     if unknown:
         raise layer.error(
-            f"unknown configuration key(s) {', '.join(unknown)} (known: {', '.join(sorted(KEYS))})",
+            f"unknown configuration key(s) {', '.join(unknown)} (known to kartalint {__version__}: "
+            f"{', '.join(sorted(KEYS))}; a key of a newer version needs that version)",
             (unknown[0],),
             key=True,
         )

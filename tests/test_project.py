@@ -367,3 +367,18 @@ def test_init_pins_a_revision_that_exists():
         ["git", "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=ROOT, capture_output=True
     )
     assert proc.returncode == 0, (revision, how)
+
+
+def test_an_unknown_configuration_key_names_the_version_that_refuses_it(tmp_path, capsys, monkeypatch):
+    """A `.kartalint.yaml` written for a newer kartalint, read by an older one installed elsewhere
+    (a stale `pip install` in the base interpreter): the error says which version knows which keys."""
+    from kartalint import __version__
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".kartalint.yaml").write_text("definitions: [defs]\nexplorr: {}\n")
+    (tmp_path / "defs").mkdir()
+    (tmp_path / "defs" / "d.yaml").write_text(BASE_DEFINITION)
+    assert main(["lint"]) == 2
+    err = capsys.readouterr().err
+    assert f".kartalint.yaml:2:1: unknown configuration key(s) explorr (known to kartalint {__version__}: " in err
+    assert "explore, extends" in err and "a key of a newer version needs that version" in err
