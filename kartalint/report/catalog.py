@@ -86,30 +86,27 @@ def rows(
     counts: dict[str, int] = {}
     scores: dict[str, dict[str, Any]] = {}
     fixtures = [f for f in fixtures if os.path.exists(f)]
-    if fixtures:
-        from kartalint.evaluation import Evaluator
-        from kartalint.testing.cases import discover
-        from kartalint.testing.run import run_cases
+    with Evaluator() as evaluator:  # one jq worker for the fixtures, the mutants and the written values
+        if fixtures:
+            from kartalint.testing.cases import discover
+            from kartalint.testing.run import run_cases
 
-        found = discover(fixtures, index, confinement=confinement)
-        cases = [
-            c
-            for c in found.cases
-            if c.definition is not None and not c.problems and c.definition.path in {d.path for d in index.definitions}
-        ]
-        with Evaluator() as evaluator:
+            found = discover(fixtures, index, confinement=confinement)
+            cases = [
+                c
+                for c in found.cases
+                if c.definition is not None
+                and not c.problems
+                and c.definition.path in {d.path for d in index.definitions}
+            ]
             report = run_cases(cases, evaluator, lint_cache)
             if mutants is not None:
                 scores = _mutation(report, evaluator, index, mutants)
-        for case in cases:
-            counts[case.definition.path] = counts.get(case.definition.path, 0) + 1  # type: ignore[union-attr]
-        coverage = {path: cov.percent for path, cov in report.coverage.items()}
-    out = []
-    evaluator = Evaluator()
-    try:
+            for case in cases:
+                counts[case.definition.path] = counts.get(case.definition.path, 0) + 1  # type: ignore[union-attr]
+            coverage = {path: cov.percent for path, cov in report.coverage.items()}
         written = {entry.path: _written(entry, fixtures, evaluator) for entry in index.definitions}
-    finally:
-        evaluator.close()
+    out = []
     for entry in sorted(index.definitions, key=lambda d: os.path.basename(d.path)):
         gvk = karta.gvk_of(karta.as_dict(karta.structure(entry.data).get("rootComponent")).get("kind")) or ("", "", "")
         out.append(
