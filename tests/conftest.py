@@ -5,14 +5,33 @@ from __future__ import annotations
 import copy
 import os
 import subprocess
+import sys
 from typing import Any
 
-import pytest
-import yaml
 
-from kartalint.load.documents import load_text
-from kartalint.project import Config
-from kartalint.rules.lint import lint_source
+def _keep_bytecode() -> None:
+    """Where ``PYTHONDONTWRITEBYTECODE`` is set (some CI images set it), every Python process the
+    suite starts (``python -m kartalint``, the language server, the xdist workers) compiles every
+    module again: half the CPU time of a short command. The suite keeps the bytecode in a cache of
+    its own instead, outside the checkout (``PYTHONPYCACHEPREFIX``), for itself and its children."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or os.path.join(cache, "kartalint-tests", "pycache")
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = prefix
+
+
+_keep_bytecode()
+
+import pytest  # noqa: E402
+import yaml  # noqa: E402
+
+from kartalint.load.documents import load_text  # noqa: E402
+from kartalint.project import Config  # noqa: E402
+from kartalint.rules.lint import lint_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The real-world reference data: ../shared/reference when present (the full set), else the
@@ -197,7 +216,7 @@ def reference_crds_read_once():
         if key not in indexes:
             indexes[key] = read(cls, paths)
         first = indexes[key]
-        return CrdIndex(versions=dict(first.versions), problems=list(first.problems))
+        return CrdIndex(versions=dict(first.versions), problems=list(first.problems), documents=list(first.documents))
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(CrdIndex, "from_paths", classmethod(from_paths))

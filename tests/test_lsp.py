@@ -5,6 +5,7 @@ copy of the definition with a misspelt jq path (`paralelism`)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pathlib
@@ -18,7 +19,7 @@ import yaml
 
 pytest.importorskip("pygls")
 pytest_lsp = pytest.importorskip("pytest_lsp")
-
+import pytest_asyncio  # noqa: E402
 from conftest import REFERENCE, ROOT, run_cli  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
@@ -46,14 +47,44 @@ def project(tmp_path_factory):
     return make_project(tmp_path_factory.mktemp("lsp-project"))
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "kartalint", "lsp"]))
-async def client(lsp_client: LanguageClient, project):
+# One server for the tests of this module (in each test process): starting one costs 1-2 s of
+# imports (pygls, lsprotocol). Each test works on its own files or reopens the ones it reads, and
+# ``client`` closes every document the test left open, waiting for the empty diagnostics the close
+# publishes, so no test sees what an earlier one left behind.
+@pytest_lsp.fixture(
+    scope="module",
+    loop_scope="module",
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "kartalint", "lsp"]),
+)
+async def server(lsp_client: LanguageClient, project):
     await lsp_client.initialize_session(
         types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=project.as_uri())
     )
     lsp_client.project = project
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def client(server: LanguageClient):
+    opened: set[str] = set()
+    did_open, did_close = server.text_document_did_open, server.text_document_did_close
+
+    def track_open(params: types.DidOpenTextDocumentParams) -> None:
+        opened.add(params.text_document.uri)
+        did_open(params)
+
+    def track_close(params: types.DidCloseTextDocumentParams) -> None:
+        opened.discard(params.text_document.uri)
+        did_close(params)
+
+    server.text_document_did_open, server.text_document_did_close = track_open, track_close
+    yield server
+    server.text_document_did_open, server.text_document_did_close = did_open, did_close
+    for uri in sorted(opened):
+        server.diagnostics.pop(uri, None)
+        did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+        await published(server, uri)
 
 
 def uri_of(path: pathlib.Path) -> str:
@@ -63,9 +94,18 @@ def uri_of(path: pathlib.Path) -> str:
 async def open_and_wait(client: LanguageClient, path: pathlib.Path, text: str | None = None) -> list:
     text = path.read_text() if text is None else text
     uri = uri_of(path)
+    client.diagnostics.pop(uri, None)
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, text)))
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return list(client.diagnostics[uri])
+    return await published(client, uri)
+
+
+async def published(client: LanguageClient, uri: str, timeout: float = 20.0) -> list:
+    """The diagnostics published for ``uri`` (open or not), waiting until some are."""
+    for _ in range(int(timeout / 0.02)):
+        if uri in client.diagnostics:
+            return list(client.diagnostics[uri])
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"no diagnostics published for {uri}")
 
 
 async def open_catalog_definition(client: LanguageClient) -> tuple[pathlib.Path, str]:
@@ -116,7 +156,7 @@ def lint_json(path: pathlib.Path, cwd: pathlib.Path) -> list:
     return json.loads(out)["findings"]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_diagnostics_of_a_typo_in_a_jq_path_have_the_exact_range(client: LanguageClient):
     path = client.project / "broken" / "jobset-typo.yaml"
     diagnostics = await open_and_wait(client, path)
@@ -134,23 +174,23 @@ async def test_diagnostics_of_a_typo_in_a_jq_path_have_the_exact_range(client: L
     assert sorted(d.code for d in diagnostics) == sorted(f["rule"] for f in expected)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_the_catalog_definition_is_clean_and_changes_are_linted_again(client: LanguageClient):
     path = client.project / "definitions" / f"{JOBSET}.yaml"
     assert await open_and_wait(client, path) == []
     text = path.read_text().replace("statusDefinition:", "statusDefiniton:", 1)
     uri = uri_of(path)
+    client.diagnostics.pop(uri, None)
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             types.VersionedTextDocumentIdentifier(uri=uri, version=2),
             [types.TextDocumentContentChangeWholeDocument(text)],
         )
     )
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert {d.code for d in client.diagnostics[uri]} >= {"unknown-field"}
+    assert {d.code for d in await published(client, uri)} >= {"unknown-field"}
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_code_action_fixes_the_typo_and_the_finding_disappears(client: LanguageClient):
     path = client.project / "broken" / "jobset-typo.yaml"
     diagnostics = await open_and_wait(client, path)
@@ -168,7 +208,7 @@ async def test_code_action_fixes_the_typo_and_the_finding_disappears(client: Lan
     assert [f for f in lint_json(target, client.project) if f["rule"] == "path-not-in-crd"] == []
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_shows_the_values_describe_computes(client: LanguageClient):
     path, text = await open_catalog_definition(client)
     replicas = position_of(text, "replicasPath: ", len("replicasPath: ") + 3)
@@ -194,7 +234,7 @@ async def test_hover_shows_the_values_describe_computes(client: LanguageClient):
         assert json.loads(values) == replicas, name
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_on_a_path_segment_shows_the_crd_field(client: LanguageClient):
     path, text = await open_catalog_definition(client)
     where = position_of(text, "parallelism // 1", 3)
@@ -202,7 +242,7 @@ async def test_hover_on_a_path_segment_shows_the_crd_field(client: LanguageClien
     assert hover is not None and "parallelism" in hover.contents.value and "(integer)" in hover.contents.value
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_on_a_suppressed_rule_shows_its_documentation(client: LanguageClient):
     path = client.project / "broken" / "suppressed.yaml"
     text = (
@@ -217,7 +257,7 @@ async def test_hover_on_a_suppressed_rule_shows_its_documentation(client: Langua
     assert hover is not None and hover.contents.value.startswith("**unknown-field** (error, schema)")
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_completion_offers_crd_fields_karta_fields_and_component_names(client: LanguageClient):
     path = client.project / "broken" / "completion.yaml"
     base = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
@@ -258,7 +298,7 @@ async def test_completion_offers_crd_fields_karta_fields_and_component_names(cli
         assert {item.label for item in result.items} == {"jobset", "replicatedjob"}, key
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_definition_symbols_and_code_lens(client: LanguageClient):
     path, text = await open_catalog_definition(client)
     uri = uri_of(path)
@@ -326,7 +366,7 @@ def test_neovim_with_the_documented_configuration_receives_the_diagnostic(tmp_pa
     assert any(entry.startswith(f"{line}:") and "unknown-field" in entry for entry in lines), lines
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_the_project_configuration_applies(client: LanguageClient, tmp_path):
     """rules (off, severity) and exclude from .kartalint.yaml, as `kartalint lint` applies them."""
     project = make_project(tmp_path / "configured")
@@ -344,7 +384,7 @@ async def test_the_project_configuration_applies(client: LanguageClient, tmp_pat
     assert await open_and_wait(client, ignored) == []
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_code_action_adds_the_default_the_crd_declares(client: LanguageClient):
     path, _, broken, diagnostics = await open_variant(
         client, "no-default.yaml", "(.template.spec.parallelism // 1)", ".template.spec.parallelism"
@@ -365,7 +405,7 @@ async def test_code_action_adds_the_default_the_crd_declares(client: LanguageCli
     assert "crd-optional-arithmetic" not in {f["rule"] for f in lint_json(path, client.project)}
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_code_action_makes_an_iteration_of_an_optional_list_optional(client: LanguageClient):
     text = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
     assert ".spec.replicatedJobs[]?" in text
@@ -403,7 +443,7 @@ def _text(text: str, where: types.Range) -> str:
     return line[where.start.character : where.end.character]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_code_action_renames_a_misspelt_karta_field(client: LanguageClient):
     path, text, broken, diagnostics = await open_variant(client, "field-typo.yaml", "instanceIdPath:", "instanceIdPth:")
     unknown = next(d for d in diagnostics if d.code == "unknown-field")
@@ -412,7 +452,7 @@ async def test_code_action_renames_a_misspelt_karta_field(client: LanguageClient
     assert apply(broken, fix.edit.changes[uri_of(path)][0]) == text
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_definition_from_a_gang_member(client: LanguageClient):
     path, text = await open_catalog_definition(client)
     member = position_of(text, "componentName: ", len("componentName: ") + 2)
@@ -424,7 +464,7 @@ async def test_definition_from_a_gang_member(client: LanguageClient):
     assert location.range.start == position_of(text, text[child:], 0)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hostile_input_never_stops_the_server(client: LanguageClient):
     """Broken YAML is a diagnostic; a jq expression that never ends stops at the hover's limit,
     once, and the server answers the next request."""
@@ -453,7 +493,7 @@ async def test_hostile_input_never_stops_the_server(client: LanguageClient):
     assert [s.name for s in symbols] == ["jobset"]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_code_lens_follows_the_unsaved_buffer(client: LanguageClient):
     path = client.project / "definitions" / f"{JOBSET}.yaml"
     saved = path.read_text()
@@ -467,7 +507,7 @@ async def test_code_lens_follows_the_unsaved_buffer(client: LanguageClient):
     assert path.read_text() == saved
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_file_over_the_size_limit_is_refused_not_parsed(client: LanguageClient, tmp_path):
     project = make_project(tmp_path / "limited")
     (project / ".kartalint.yaml").write_text("definitions: [definitions]\nmax-file-size: 2000\n")
@@ -489,7 +529,7 @@ def test_without_the_lsp_extra_the_command_says_what_to_install(monkeypatch, cap
     assert "pip install 'kartalint[lsp]'" in capsys.readouterr().err
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_completion_in_a_fixture_offers_the_fixture_fields(client: LanguageClient):
     fixture = next((client.project / "fixtures" / JOBSET).glob("*.yaml"))
     text = fixture.read_text()
@@ -520,19 +560,12 @@ async def test_completion_in_a_fixture_offers_the_fixture_fields(client: Languag
 # -- the editor sees what the hook sees (issue 28 item 9; issue 34 items 1 and 15) --------------------------
 
 
-async def diagnostics_of(client: LanguageClient, path: pathlib.Path, timeout: float = 20.0) -> list:
+async def diagnostics_of(client: LanguageClient, path: pathlib.Path) -> list:
     """The diagnostics published for ``path`` (open or not), waiting until some are."""
-    import asyncio
-
-    uri = uri_of(path)
-    for _ in range(int(timeout / 0.05)):
-        if uri in client.diagnostics:
-            return list(client.diagnostics[uri])
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no diagnostics published for {path}")
+    return await published(client, uri_of(path))
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_the_editor_judges_only_what_lint_judges(client: LanguageClient, tmp_path):
     from team_repo import CONFIG, make_team_repo
 
@@ -559,7 +592,7 @@ async def test_the_editor_judges_only_what_lint_judges(client: LanguageClient, t
     assert (problem.range.start.line, problem.range.start.character) == (line, 2)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_bad_configuration_is_shown_and_the_server_goes_on(client: LanguageClient, tmp_path):
     from team_repo import CONFIG, TEAM_DEFINITION, make_team_repo
 
@@ -586,7 +619,7 @@ async def test_a_bad_configuration_is_shown_and_the_server_goes_on(client: Langu
     assert len([m for m in client.messages if "max-file-size" in m.message]) == 1
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_and_code_lens_read_no_file_outside_the_project(client: LanguageClient, tmp_path):
     from team_repo import OBJECT, fixture, make_team_repo
 
@@ -629,7 +662,7 @@ def _runaway_text(client: LanguageClient) -> str:
     return broken
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_runaway_code_lens_keeps_no_request_waiting_and_stops_on_change(client: LanguageClient):
     """Code lenses of a definition whose expression never ends, asked for again and again, keep
     neither document symbols nor a hover waiting; changing the document cancels their jq."""
@@ -671,7 +704,7 @@ async def test_a_runaway_code_lens_keeps_no_request_waiting_and_stops_on_change(
     await asyncio.wait_for(asyncio.gather(*lenses), 30)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_positions_far_outside_the_document_are_clamped(client: LanguageClient):
     """Line 2,147,483,647 or a character far past a long line: an answer at once, not work that
     grows with the position."""
@@ -692,7 +725,7 @@ async def test_positions_far_outside_the_document_are_clamped(client: LanguageCl
         await asyncio.wait_for(client.text_document_definition_async(types.DefinitionParams(identifier, where)), 15)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_closed_document_gets_empty_diagnostics_and_nothing_after(client: LanguageClient):
     """A lint scheduled by a change and still on its way when the document closes publishes
     nothing: the empty list of the close is the last word, whether the file stays on disk or is
@@ -727,7 +760,7 @@ async def test_a_closed_document_gets_empty_diagnostics_and_nothing_after(client
     assert symbols is not None  # still answering
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_lone_surrogate_is_replaced_and_reported_at_its_place(client: LanguageClient):
     path = client.project / "broken" / "surrogate.yaml"
     text = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()

@@ -45,6 +45,7 @@ class CrdVersion:
 class CrdIndex:
     versions: dict[GVK, CrdVersion] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    documents: list[dict[str, Any]] = field(default_factory=list)  # each CRD document read, as loaded
 
     @classmethod
     def from_paths(cls, paths: Iterable[str]) -> CrdIndex:
@@ -65,6 +66,8 @@ class CrdIndex:
                     where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
                     index.problems.append(f"{path}:{where}: {exc}")
                     continue
+                if versions:
+                    index.documents.append(document.data)
                 for version in versions:
                     index.versions.setdefault(version.gvk, version)
         if files and not index.versions and not index.problems:

@@ -17,7 +17,6 @@ import yaml
 
 from kartalint.karta import as_dict
 from kartalint.load.crds import CrdIndex, CrdVersion
-from kartalint.load.documents import load_file
 from kartalint.load.kinds import KARTA_KIND
 from kartalint.scaffold.crd_roles import (
     PodBearingFields,
@@ -413,11 +412,7 @@ def drafts_from_crd(path: str, version: str | None = None) -> list[Draft]:
         kinds.setdefault((found.group, found.kind), []).append(found)
     if not kinds:
         raise ScaffoldError(f"{path}: no CustomResourceDefinition with a schema found")
-    documents = [
-        d.data
-        for d in load_file(path).documents
-        if isinstance(d.data, dict) and d.data.get("kind") == "CustomResourceDefinition"
-    ]
+    documents = index.documents  # read once: a CRD can be megabytes of YAML
     drafts = []
     for (group, kind), versions in sorted(kinds.items()):
         if version:
