@@ -55,6 +55,9 @@ class PreparedDefinition:
 
 
 def prepare(definition: dict[str, Any]) -> PreparedDefinition:
+    """What a definition gives before any object is seen: its components, its workload and pod
+    expressions (each once, in order; ``actionPath`` left out), the expressions refused before they run
+    (jq modules), and why upstream would refuse the definition (``invalid``, empty when it would not)."""
     comps = karta.components(definition)
     workload: list[str] = []
     pod: list[str] = []
@@ -128,6 +131,11 @@ class Evaluator:
         batch: bool = True,
         force: bool = False,
     ) -> None:
+        """``timeout``: seconds each jq run may take (above 0, at most 3600; ``ArgumentError``
+        otherwise). ``runner``: a jq worker to share, closed by whoever made it; without one the
+        evaluator starts and closes its own. ``batch`` False runs every expression on its own (the
+        benchmark's comparison). ``force`` evaluates invalid definitions too, their "invalid karta"
+        errors kept in the view."""
         check_timeout(timeout)
         self.force = force  # evaluate invalid definitions too (their "invalid karta" errors stay in the view)
         self._own_runner = runner is None
@@ -141,16 +149,22 @@ class Evaluator:
         return self
 
     def close(self) -> None:
+        """Stop the jq worker, unless it was handed in (then its owner stops it)."""
         if self._own_runner:
             self.runner.close()
 
     def __enter__(self) -> Evaluator:
+        """The evaluator itself; leaving the ``with`` block closes it."""
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        """Close the evaluator (``close``); an exception of the ``with`` block propagates."""
         self.close()
 
     def prepare(self, definition: dict[str, Any]) -> PreparedDefinition:
+        """``prepare(definition)``, kept per definition text (at most 512, on a private copy with
+        string keys). A definition that is not JSON data (too deep, NaN) is prepared with
+        ``unreadable`` set; one that is not a dict raises ``ArgumentError``."""
         if not isinstance(definition, dict):
             raise ArgumentError(f"definition must be a dict (a Karta document), not {type(definition).__name__}")
         key, problem = json_text(definition)
@@ -329,6 +343,8 @@ def _readable_pods(pods: Sequence[Any]) -> tuple[list[dict[str, Any]], list[str]
 
 
 def check_timeout(timeout: Any) -> None:
+    """Raise ``ArgumentError`` unless ``timeout`` is a number of seconds above 0 and at most 3600
+    (booleans, NaN and infinity are refused)."""
     if (
         isinstance(timeout, bool)
         or not isinstance(timeout, (int, float))

@@ -50,6 +50,10 @@ _FRAGMENT_KEYS = {
 def extract_specs(
     data: dict[str, Any], ids: list[str], ordered: list[Instance], outcomes: dict[str, Outcome], comp: Component
 ) -> None:
+    """Set each instance's ``pod_template``, ``pod_spec`` and ``metadata`` from the paths of the
+    component's ``specDefinition`` (one result per instance id). A path whose run fails, whose result
+    does not convert, or that gives a different count records a field error on ``comp`` and sets
+    nothing."""
     spec = as_dict(data.get("specDefinition"))
     for key, type_name in SPEC_PATHS:
         field_name = f"specDefinition.{key}"
@@ -70,6 +74,10 @@ def extract_specs(
 def extract_scale(
     data: dict[str, Any], ids: list[str], ordered: list[Instance], outcomes: dict[str, Outcome], comp: Component
 ) -> None:
+    """Set each instance's ``scale`` from the ``scaleDefinition`` paths (replicas, min, max; None where
+    a path is not set or gives null). When a path fails or the counts differ from the instance ids, the
+    error goes on ``comp`` and every instance is marked ``scale_failed`` (its desired replicas
+    unknown)."""
     scale_def = data.get("scaleDefinition")
     if not isinstance(scale_def, dict):
         return
@@ -125,6 +133,9 @@ def _fragment_value(key: str, value: Any, index: int) -> Any:
 def extract_fragments(
     data: dict[str, Any], ids: list[str], ordered: list[Instance], outcomes: dict[str, Outcome], comp: Component
 ) -> None:
+    """Set each instance's ``fragments`` from the ``fragmentedPodSpecDefinition`` paths, keyed by the
+    pod field each fills (``labels``, ``containers``, ``resources``, ...). On any error the error goes
+    on ``comp`` and no instance gets fragments (they stay None)."""
     frag = as_dict(data.get("specDefinition")).get("fragmentedPodSpecDefinition")
     if not isinstance(frag, dict):
         return
@@ -156,6 +167,8 @@ def extract_fragments(
 
 
 def account(instance: Instance, comp: Component) -> None:
+    """Set ``instance.per_replica`` from its pod template or pod spec, else from its fragments. A
+    quantity Kubernetes would refuse records a ``specDefinition`` error on ``comp`` and counts nothing."""
     label = "" if instance.id is None else f"[{instance.id}]"
     try:
         if instance.pod_template is not None or instance.pod_spec is not None:
@@ -167,25 +180,35 @@ def account(instance: Instance, comp: Component) -> None:
 
 
 class ExtractionError(Exception):
+    """A jq result that cannot become its field's value; ``code`` is one of ``kartalint.karta``'s error
+    codes (``FIELD_ERROR``, ``COUNT_MISMATCH``) and travels into the ``FieldError``."""
+
     def __init__(self, message: str, code: str = FIELD_ERROR) -> None:
+        """``message`` is the error's text; ``code`` says what kind of problem it is (``FIELD_ERROR`` unless given)."""
         super().__init__(message)
         self.code = code
 
 
 def field_error(field_name: str, exc: Exception) -> FieldError:
+    """The ``FieldError`` of ``field_name`` for ``exc``, with the exception's ``code`` when it has one
+    (else ``FIELD_ERROR``)."""
     return FieldError(field_name, str(exc), getattr(exc, "code", FIELD_ERROR))
 
 
 def expression_results(outcomes: dict[str, Outcome], expression: str) -> list[Any]:
+    """The jq results of ``expression`` (empty when it was not run); its jq error raises ``ExtractionError``."""
     return results_of(outcomes, expression, ExtractionError)
 
 
 def zip_check(ids: list[str], count: int) -> None:
+    """Raise an ``ExtractionError`` (``COUNT_MISMATCH``) unless a path gave one value per instance id."""
     if count != len(ids):
         raise ExtractionError(f"instance ids count ({len(ids)}) does not match results count ({count})", COUNT_MISMATCH)
 
 
 def field_results(comp: Component, field_name: str, expression: Any, outcomes: dict[str, Outcome]) -> list[Any] | None:
+    """The jq results of a field's expression, or None when the field has no expression (missing, not a
+    string or empty) or its run failed (the error is then recorded on ``comp``)."""
     if not isinstance(expression, str) or expression == "":
         return None
     try:

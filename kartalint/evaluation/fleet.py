@@ -57,6 +57,8 @@ class Entry:
 
     @property
     def status(self) -> str:
+        """The matched statuses joined by commas (``Undefined`` when none matched); empty unless the
+        entry is counted."""
         if self.outcome != "counted":
             return ""
         return ",".join(self.statuses) or UNDEFINED
@@ -112,6 +114,8 @@ class PodIndex:
     are in the pods file too (``kubectl get pods,jobs -o yaml``)."""
 
     def __init__(self, objects: Sequence[Any]) -> None:
+        """Index the pods among ``objects`` (kind ``Pod``, or no kind) under every uid their owner
+        references reach, following the owners found in ``objects`` up to ``OWNER_LEVELS`` levels."""
         owners: dict[str, list[str]] = {}
         pods: list[tuple[dict[str, Any], list[str]]] = []
         for obj in objects:
@@ -133,6 +137,8 @@ class PodIndex:
                 self.by_owner.setdefault(uid, []).append(pod)
 
     def of(self, workload: Any) -> list[dict[str, Any]]:
+        """The pods of ``workload``: those whose owners reach its uid and that share its namespace
+        (none without a uid)."""
         meta = as_dict(as_dict(workload).get("metadata"))
         uid, namespace = meta.get("uid"), meta.get("namespace")
         if not isinstance(uid, str):
@@ -215,6 +221,7 @@ class Total:
     resources: Resources = ZERO
 
     def add(self, entry: Entry) -> None:
+        """Count one counted entry (a missing replica or ready count adds 0)."""
         self.workloads += 1
         self.replicas += entry.replicas or 0
         self.ready += entry.ready or 0
@@ -226,6 +233,7 @@ class Totals:
     (failed and unreadable entries, with their errors)."""
 
     def __init__(self, group_by: Sequence[str] = DEFAULT_GROUP_BY) -> None:
+        """``group_by`` holds keys of ``GROUP_KEYS`` (a repeated one counts once); another key raises ``ValueError``."""
         unknown = [key for key in group_by if key not in GROUP_KEYS]
         if unknown:
             raise ValueError(f"cannot group by {', '.join(unknown)} (choose from {', '.join(GROUP_KEYS)})")
@@ -238,6 +246,9 @@ class Totals:
         self.objects = 0
 
     def add(self, entry: Entry) -> None:
+        """Take one entry: a counted one into its group and into ``all``, an uncovered one counted by
+        (apiVersion, kind), a failed or unreadable one kept. Every entry but an unreadable one counts
+        in ``objects``."""
         if entry.outcome == "unreadable":
             self.unreadable.append(entry)
             return
@@ -254,9 +265,11 @@ class Totals:
 
     @property
     def uncovered_count(self) -> int:
+        """How many objects no definition covers."""
         return sum(self.uncovered.values())
 
     def sorted_groups(self) -> list[tuple[tuple[str, ...], Total]]:
+        """The groups as (key values in ``group_by`` order, total) pairs, sorted by the key values."""
         return sorted(self.groups.items())
 
 
@@ -271,12 +284,17 @@ class FleetSummary:
         pods_given: bool = False,
         observers: Sequence[Any] = (),
     ) -> None:
+        """``entries`` as ``summarise`` yields them (read once, by ``entries()``); ``group_by``: the
+        keys of the totals; ``pods_given``: whether pods were read (``--pods``, so ready counts mean
+        something); ``observers``: objects whose ``add(entry)`` sees every entry."""
         self._entries = entries
         self.totals = Totals(group_by)
         self.pods_given = pods_given
         self.observers = list(observers)
 
     def entries(self) -> Iterator[Entry]:
+        """Each entry as it comes, once added to ``totals`` and handed to the observers (the entries
+        can be walked once)."""
         for entry in self._entries:
             self.totals.add(entry)
             for observer in self.observers:

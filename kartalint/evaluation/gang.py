@@ -29,12 +29,19 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 
 
 class GangError(Exception):
-    pass
+    """A gang minimum that cannot be computed: the component tree is too deep or cyclic, or an instance
+    id does not exist."""
 
 
 def subtree_scale(
     view: WorkloadView, any_scale: bool, comp: Component, instance: str | None = None, depth: int = 0
 ) -> int:
+    """Upstream's ``CalculateSubtreeScale``: how many pods the subtree of ``comp`` (of its
+    ``instance``, when given) needs at least. When any component has a ``scaleDefinition``
+    (``any_scale``): the component's own gang minimum (``Scale.gang_minimum``, summed over its
+    instances) times its children's sum, or whichever of the two is not 0; otherwise 1 per named
+    instance of a pod-bearing component (at least 1), else the children's sum. ``GangError`` past 64
+    levels or for an unknown instance."""
     if depth > 64:
         raise GangError("component tree is too deep or cyclic")
     if any_scale:
@@ -74,6 +81,9 @@ def _descendants(comp: Component, depth: int = 0) -> list[Component]:
 
 
 def describe(view: WorkloadView, prepared: Any, obj: Any, records: list[PodRecord] | None = None) -> GangView | None:
+    """The gang part of ``view``, or None when the definition schedules no gang: its ``podGroup`` when
+    set (even when ``podGroups`` is set too), else its ``podGroups``. ``obj``'s uid is part of the
+    PodGroup's name; ``records`` (when pods were given) place each pod in a sub-group or group."""
     gs = gang_scheduling(prepared.data)
     if isinstance(gs.get("podGroup"), dict):
         return _pod_group(view, prepared, obj, as_dict(gs.get("podGroup")), records)

@@ -24,6 +24,7 @@ class SubGroup:
     pods: list[str] | None = None  # with pods given: the pods that land in the sub-group
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"name", "minAvailable", "topology"}``, and ``pods`` when pods were given."""
         out: dict[str, Any] = {"name": self.name, "minAvailable": self.min_available, "topology": self.topology}
         if self.pods is not None:
             out["pods"] = list(self.pods)
@@ -39,6 +40,8 @@ class Member:
     instances: dict[Any, int] | None = None  # instance id (None for an unnamed one) -> minimum
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"componentName", "minAvailable"}``, and ``instances`` (instance id -> minimum) for a
+        multi-instance component."""
         out: dict[str, Any] = {"componentName": self.component, "minAvailable": self.min_available}
         if self.instances is not None:
             out["instances"] = dict(self.instances)
@@ -47,10 +50,13 @@ class Member:
 
 @dataclass
 class Group:
+    """An alpha group (a ``podGroups`` entry): its name as written and its members."""
+
     name: Any
     members: list[Member] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"name", "members"}``."""
         return {"name": self.name, "members": [m.to_dict() for m in self.members]}
 
 
@@ -68,6 +74,8 @@ class PodAssignment:
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"pod", "error"}`` when the pod cannot be placed; else ``pod``, ``component``, ``member``,
+        ``group``, ``instance``, ``podGroup`` (the PodGroup's name) and its ``minAvailable``."""
         if self.error is not None:
             return {"pod": self.pod, "error": self.error}
         return {
@@ -83,6 +91,10 @@ class PodAssignment:
 
 @dataclass
 class GangView:
+    """KAI's pod groups for one workload: ``format`` (``POD_GROUP`` or ``POD_GROUPS``) says which shape
+    the definition uses and so which fields are filled; ``errors`` are the problems the grouper would
+    meet."""
+
     format: str  # POD_GROUP or POD_GROUPS
     errors: list[str] = field(default_factory=list)
     # podGroup (v2)
@@ -105,6 +117,9 @@ class GangView:
         return {"minAvailable": self.min_available, "minSubGroup": self.min_sub_group}.get(key)
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``gang`` object of ``describe -o json``: ``format``, then the podGroup fields (``name``,
+        ``nameSuffix``, ``topology``, ``minAvailable``, ``minSubGroup``, ``subGroups``) or the
+        podGroups ones (``groups``, and ``pods`` when pods were given), then ``errors``."""
         out: dict[str, Any]
         if self.format == POD_GROUP:
             out = {

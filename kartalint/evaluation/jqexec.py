@@ -31,6 +31,9 @@ from kartalint.jqlang.runner import MAX_RESULTS, BoundedRunner, RunResult
 
 @dataclass(frozen=True)
 class Outcome:
+    """What one expression gave on one input: its outputs in order, or ``error`` (jq's message, or why
+    it was not run) and no outputs."""
+
     results: list[Any] = field(default_factory=list)
     error: str | None = None
 
@@ -56,6 +59,8 @@ class JqSession:
     """Evaluates batches of expressions through one ``BoundedRunner``."""
 
     def __init__(self, runner: BoundedRunner, batch: bool = True) -> None:
+        """Runs through ``runner`` (which the caller owns and closes); ``batch`` False runs every
+        expression on its own instead of in one joined program (kept for the benchmark's comparison)."""
         self.runner = runner
         self.batch = batch  # False: one jq run per expression (kept for the benchmark's comparison)
         self._programs: dict[tuple, str] = {}

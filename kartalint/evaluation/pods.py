@@ -28,6 +28,9 @@ from kartalint.karta import as_dict, as_list
 
 @dataclass
 class PodRecord:
+    """One given pod and what the evaluation knows of it: the pod object, its name, the outcomes of the
+    definition's pod expressions on it and its ``PodView``."""
+
     pod: dict[str, Any]
     name: str
     outcomes: dict[str, Outcome]
@@ -36,10 +39,12 @@ class PodRecord:
 
 
 class SelectorError(Exception):
-    pass
+    """A pod selector that cannot be applied to a pod (a jq error, an id that is not one result, no
+    ``componentInstanceSelector`` where one is needed, no component found)."""
 
 
 def pod_results(record: PodRecord, expression: str) -> list[Any]:
+    """The results of a pod expression on ``record``'s pod; its jq error raises ``SelectorError``."""
     return results_of(record.outcomes, expression, SelectorError)
 
 
@@ -61,6 +66,9 @@ def type_selector_matches(comp_data: dict[str, Any], record: PodRecord) -> bool 
 
 
 def pod_instance_id(comp_data: dict[str, Any], record: PodRecord) -> str:
+    """The instance id a pod carries: the single, non-empty result of the component's
+    ``podSelector.componentInstanceSelector.idPath`` on it, formatted as Go's ``%v``; ``SelectorError``
+    when the component has no idPath or the result is not exactly one value."""
     id_path = as_dict(as_dict(comp_data.get("podSelector")).get("componentInstanceSelector")).get("idPath")
     if not isinstance(id_path, str) or not id_path:
         raise SelectorError("component has instances but no podSelector.componentInstanceSelector")
@@ -189,6 +197,9 @@ def _with_instance(pod: PodView, instance: str | None) -> PodView:
 
 
 def infer_component(prepared: Any, record: PodRecord) -> str:
+    """The library's rule: the name of the first leaf component (one with a pod definition) whose
+    ``componentTypeSelector`` matches the pod; a sole leaf takes every pod. ``SelectorError`` when no
+    leaf matches."""
     leaves = [ref.data for ref in prepared.components if _is_leaf(ref.data)]
     if len(leaves) == 1:
         return str(leaves[0].get("name"))
@@ -202,6 +213,8 @@ def infer_component(prepared: Any, record: PodRecord) -> str:
 
 
 def infer_instance(comp: Component, data: dict[str, Any], record: PodRecord) -> str | None:
+    """The id of the instance of ``comp`` the pod belongs to, or None when the component has no named
+    instances or no ``podSelector``; ``SelectorError`` when the pod's id is not one of the component's."""
     ids = [i.id for i in comp.instances if i.id]
     if not ids or not isinstance(data.get("podSelector"), dict):
         return None

@@ -30,7 +30,7 @@ _DECIMAL = {
 
 
 class QuantityError(ValueError):
-    pass
+    """A value that is not a Kubernetes quantity, or one out of the range kartalint reads."""
 
 
 def parse(value: Any) -> Fraction:
@@ -63,10 +63,12 @@ def parse(value: Any) -> Fraction:
 
 
 def value(quantity: Fraction) -> int:
+    """A quantity as a whole number, rounded up (Kubernetes' ``Quantity.Value()``): GPUs, bytes."""
     return math.ceil(quantity)
 
 
 def milli_value(quantity: Fraction) -> int:
+    """A quantity in thousandths, rounded up (Kubernetes' ``Quantity.MilliValue()``): CPU millicores."""
     return math.ceil(quantity * 1000)
 
 

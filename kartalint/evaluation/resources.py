@@ -23,19 +23,24 @@ class ResourceError(ValueError):
 
 @dataclass(frozen=True)
 class Resources:
+    """Counted resources of a pod or of many: ``nvidia.com/gpu`` devices, CPU in millicores, memory in bytes."""
+
     gpus: int = 0
     cpu_millis: int = 0
     memory_bytes: int = 0
 
     def __add__(self, other: Resources) -> Resources:
+        """The sum, per resource."""
         return Resources(
             self.gpus + other.gpus, self.cpu_millis + other.cpu_millis, self.memory_bytes + other.memory_bytes
         )
 
     def times(self, factor: int) -> Resources:
+        """Every resource times ``factor`` (a replica count)."""
         return Resources(self.gpus * factor, self.cpu_millis * factor, self.memory_bytes * factor)
 
     def max(self, other: Resources) -> Resources:
+        """The larger value per resource (what init containers need against what runs after them)."""
         return Resources(
             max(self.gpus, other.gpus),
             max(self.cpu_millis, other.cpu_millis),
@@ -44,9 +49,11 @@ class Resources:
 
     @property
     def is_zero(self) -> bool:
+        """Whether nothing is counted: no GPU, no CPU, no memory."""
         return not (self.gpus or self.cpu_millis or self.memory_bytes)
 
     def to_dict(self) -> dict[str, int]:
+        """``{"gpus", "cpuMillis", "memoryBytes"}``: the resources object of the JSON documents."""
         return {"gpus": self.gpus, "cpuMillis": self.cpu_millis, "memoryBytes": self.memory_bytes}
 
 

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
 
 
 def match_status(view: WorkloadView, prepared: PreparedDefinition, outcomes: dict[str, Outcome]) -> None:
+    """Set ``view``'s ``phase``, ``conditions``, ``statuses`` and ``matched_matchers`` from the root
+    component's ``statusDefinition``: each status of ``STATUS_ORDER`` whose mapping has a matching
+    matcher (the first match counts); ``[Undefined]`` when none matches, no statuses without a
+    statusDefinition. Problems are recorded on the root component (on the view without one)."""
     root = prepared.components[0].data if prepared.components and prepared.components[0].is_root else None
     if not root or not isinstance(as_dict(root).get("statusDefinition"), dict):
         view.statuses = []  # no status definition at all

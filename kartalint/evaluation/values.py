@@ -18,7 +18,8 @@ _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 
 
 class ConversionError(ValueError):
-    pass
+    """A jq result that does not convert to its field's Go type, in upstream's words (``failed to
+    convert object at index 0 to type string``)."""
 
 
 def _fail(index: int, type_name: str) -> ConversionError:
@@ -26,6 +27,8 @@ def _fail(index: int, type_name: str) -> ConversionError:
 
 
 def to_string(value: Any, index: int) -> str:
+    """A string result (``index``: its position, for the message); ``null`` gives ``""``, anything else
+    raises ``ConversionError``."""
     if value is None:
         return ""
     if isinstance(value, str):
@@ -34,6 +37,7 @@ def to_string(value: Any, index: int) -> str:
 
 
 def to_object(value: Any, index: int, type_name: str) -> dict:
+    """An object result as the Go type ``type_name`` (``v1.PodSpec``, ...); ``null`` gives ``{}``."""
     if value is None:
         return {}
     if isinstance(value, dict):
@@ -42,6 +46,8 @@ def to_object(value: Any, index: int, type_name: str) -> dict:
 
 
 def to_string_map(value: Any, index: int) -> dict:
+    """A ``map[string]string`` result (labels, annotations): an object of strings, null values becoming
+    ``""``; ``null`` gives ``{}``."""
     if value is None:
         return {}
     if isinstance(value, dict) and all(isinstance(v, str) or v is None for v in value.values()):
@@ -50,6 +56,7 @@ def to_string_map(value: Any, index: int) -> dict:
 
 
 def to_object_list(value: Any, index: int, type_name: str) -> list:
+    """A list of objects (``[]v1.Container``, ...), null items becoming ``{}``; ``null`` gives ``[]``."""
     if value is None:
         return []
     if isinstance(value, list) and all(isinstance(v, dict) or v is None for v in value):

@@ -18,16 +18,23 @@ SCHEMA_VERSION = 1
 
 @dataclass
 class FieldError:
+    """A problem met while evaluating, and where: ``field`` is a definition field
+    (``scaleDefinition.replicasPath``) or ``definition``, ``object``, ``pods``. The rest of the view is
+    still computed."""
+
     field: str  # e.g. "scaleDefinition.replicasPath" or "statusDefinition.statusMappings.running[0]"
     message: str
     code: str = FIELD_ERROR  # kartalint.karta's codes; not part of the JSON document (schemaVersion 1)
 
     def to_dict(self) -> dict[str, str]:
+        """``{"field", "message"}``, an entry of ``errors`` in ``describe -o json`` (the ``code`` is not part of it)."""
         return {"field": self.field, "message": self.message}
 
 
 @dataclass
 class Scale:
+    """An instance's replica counts from its ``scaleDefinition``; None where a path is not set or gave null."""
+
     replicas: int | None = None
     min: int | None = None
     max: int | None = None
@@ -53,6 +60,12 @@ class Scale:
 
 @dataclass
 class PodView:
+    """One given pod as describe shows it: its phase (``Unknown`` when it has none), whether its
+    ``Ready`` condition is ``True``, its node, a reason (of a ``PodScheduled`` condition that is
+    ``False``, else of the pod's status, else of a ``Ready`` condition that is ``False``; None without
+    one), the resources it requests, and the instance it was placed under (None outside a
+    multi-instance component)."""
+
     name: str
     namespace: str | None
     phase: str
@@ -63,6 +76,7 @@ class PodView:
     instance: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The pod in ``pods.items`` of ``describe -o json`` (without its namespace)."""
         return {
             "name": self.name,
             "phase": self.phase,
@@ -76,6 +90,9 @@ class PodView:
 
 @dataclass
 class Instance:
+    """One instance of a component (a value of its ``instanceIdPath``; a single one with ``id`` None
+    without it): its scale, pod template or spec or fragments, per-replica resources and pods."""
+
     id: str | None  # None for a single-instance component
     scale: Scale | None = None  # None: no scaleDefinition
     scale_failed: bool = False
@@ -88,16 +105,21 @@ class Instance:
 
     @property
     def desired(self) -> int | None:
+        """Desired replicas (``Scale.desired``; 1 without a scaleDefinition), or None when the scale
+        failed to evaluate."""
         if self.scale_failed:
             return None
         return 1 if self.scale is None else self.scale.desired
 
     @property
     def resources(self) -> Resources | None:
+        """``per_replica`` times ``desired``, or None when ``desired`` is unknown."""
         desired = self.desired
         return None if desired is None else self.per_replica.times(desired)
 
     def to_dict(self) -> dict[str, Any]:
+        """The instance in ``instances`` of ``describe -o json``: ``id``, ``replicas`` (desired,
+        replicas, min, max), ``resources`` (None when desired is unknown) and ``perReplica``."""
         scale = self.scale or Scale()
         total = self.resources
         return {
@@ -109,6 +131,8 @@ class Instance:
 
     @property
     def effective_pod_spec(self) -> dict[str, Any] | None:
+        """The PodSpec of the instance's pods: its template's ``spec`` (``{}`` when the template has
+        none), else its ``podSpecPath`` value, else None (fragments only, or nothing)."""
         if self.pod_template is not None:
             spec = self.pod_template.get("spec")
             return spec if isinstance(spec, dict) else {}
@@ -117,6 +141,9 @@ class Instance:
 
 @dataclass
 class Component:
+    """A component of the definition as evaluated on the object: its kind (None for a grouping
+    component), owner, instances, children, field errors, and with pods given the pods it selects."""
+
     name: str
     kind: dict[str, str] | None
     owner: str | None
@@ -131,6 +158,8 @@ class Component:
 
     @property
     def own_resources(self) -> Resources:
+        """The component's own request, without its children: its instances' ``resources`` summed (an
+        instance whose desired replicas are unknown counts nothing)."""
         total = ZERO
         for instance in self.instances:
             if instance.resources is not None:
@@ -188,6 +217,9 @@ class Component:
         return self.desired
 
     def to_dict(self) -> dict[str, Any]:
+        """The component in ``components`` of ``describe -o json`` (docs/api.md): replicas ``own`` and
+        ``row``, instances, ``resources`` with children and ``ownResources`` without, ``pods`` (None
+        when no pods were given) and ``errors``."""
         pods = None
         if self.pods_given:
             pods = {
@@ -212,6 +244,10 @@ class Component:
 
 @dataclass
 class WorkloadView:
+    """What a definition makes of one workload object (and its pods): the workload's identity, the
+    statuses matched, phase and conditions, the components (the root first), the gang part and every
+    problem met."""
+
     workload: dict[str, str | None]
     definition: str | None
     statuses: list[str] = field(default_factory=list)
@@ -226,9 +262,11 @@ class WorkloadView:
 
     @property
     def root(self) -> Component | None:
+        """The root component (the first one), or None when there are no components."""
         return self.components[0] if self.components else None
 
     def component(self, name: str) -> Component | None:
+        """The first component called ``name``, or None."""
         for comp in self.components:
             if comp.name == name:
                 return comp
@@ -236,6 +274,7 @@ class WorkloadView:
 
     @property
     def resources(self) -> Resources:
+        """The workload's whole request: the root's ``resources`` (its tree), zero without a root."""
         return self.root.resources if self.root else ZERO
 
     @property
@@ -265,6 +304,7 @@ class WorkloadView:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``kartalint describe -o json`` document (``schemaVersion`` 1, docs/api.md)."""
         return {
             "schemaVersion": SCHEMA_VERSION,
             "workload": dict(self.workload),

@@ -52,6 +52,8 @@ class Reporter(Lifecycle["LintResult"]):
     """Lint formats: the items are the findings, sorted by file, line, column and rule."""
 
     def __init__(self, stream: IO[str], color: bool = False, project_root: str | None = None) -> None:
+        """Writes to ``stream``; ``color``: ANSI colour in the text format (the command decided it is
+        on); ``project_root``: where SARIF's relative locations start (None: the current folder)."""
         self.stream = stream
         self.color = color
         self.project_root = project_root  # where relative locations start (SARIF)
@@ -60,9 +62,11 @@ class Reporter(Lifecycle["LintResult"]):
         """Called for each finding."""
 
     def items(self, whole: LintResult) -> Iterable[Any]:
+        """The findings of the run, sorted by file, line, column and rule."""
         return sorted(whole.findings, key=lambda f: (f.file, f.line, f.column, f.rule))
 
     def item(self, item: Any) -> None:
+        """Hand the finding to ``finding``."""
         self.finding(item)
 
     def write(self, text: str) -> None:
@@ -75,11 +79,13 @@ class DocumentReporter(Lifecycle[Any]):
     table, the rules reference) by the render function of its format."""
 
     def __init__(self, stream: IO[str], render: Callable[[Any], str], name: str = "") -> None:
+        """Writes ``render(whole)`` to ``stream`` at ``finish``; ``name`` is the format's name."""
         self.stream = stream
         self.render = render
         self.name = name
 
     def finish(self, whole: Any) -> None:
+        """Write the whole document, rendered by the format's function."""
         self.stream.write(self.render(whole))
 
 
@@ -106,6 +112,10 @@ class TestReporter(Lifecycle["TestRun"]):
         color: bool = False,
         quiet: bool = False,
     ) -> None:
+        """Writes to ``stream``; ``verbose`` (``-v``): every case and mutant in full, not only the
+        failures; ``project_root``: where SARIF locations start (None: the current folder);
+        ``mutation``: the ``MutationRun`` of ``--mutants``, or None; ``color`` and ``quiet`` (``-q``:
+        the failures and the summary only) concern the text format."""
         self.stream = stream
         self.verbose = verbose
         self.color = color  # the text format only (report.colour)
@@ -117,9 +127,11 @@ class TestReporter(Lifecycle["TestRun"]):
         """Called for each case result."""
 
     def items(self, whole: TestRun) -> Iterable[Any]:
+        """The case results of the run, in order."""
         return whole.results
 
     def item(self, item: Any) -> None:
+        """Hand the case result to ``case``."""
         self.case(item)
 
 

@@ -183,6 +183,9 @@ def _mutation_markdown(table: list[dict[str, Any]]) -> list[str]:
 
 
 def render_markdown(table: list[dict[str, Any]]) -> str:
+    """docs/catalog.md: one table row per definition (kind, group/version, roles, status mappings, gang
+    scheduling, fixtures, coverage), the values each operator writes and the statuses they get, and the
+    mutation table when the rows have scores (``--mutants``)."""
     lines = [
         "# Catalog",
         "",
@@ -243,6 +246,8 @@ def _written_markdown(table: list[dict[str, Any]]) -> list[str]:
 
 
 def render_text(table: list[dict[str, Any]]) -> str:
+    """The terminal table: kind, group/version, fixtures, coverage (``-`` when no fixture ran for the
+    definition), the mutation score with ``--mutants``, and the name, one line per definition."""
     widths = {"kind": 4, "groupVersion": 13, "fixtures": 8}
     for row in table:
         widths["kind"] = max(widths["kind"], len(row["kind"]))
@@ -262,6 +267,7 @@ def render_text(table: list[dict[str, Any]]) -> str:
 
 
 def render_json(table: list[dict[str, Any]]) -> str:
+    """``{"schemaVersion": 1, "definitions": [row, ...]}`` (the rows of ``rows``), indented."""
     return json.dumps({"schemaVersion": 1, "definitions": table}, indent=2) + "\n"
 
 

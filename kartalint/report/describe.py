@@ -217,11 +217,15 @@ class Described:
     single: bool = True
 
     def payload(self) -> Any:
+        """The data of ``-o json`` and ``-o yaml``: the one view's document when the input held one
+        object and one was described, else the list of the documents."""
         data = [view.to_dict() for _, view in self.documents]
         return data[0] if self.single and len(data) == 1 else data
 
 
 def render_trees(described: Described) -> str:
+    """The kli-style tree of every described workload (``render_tree``), one after the other; error
+    lines point at their field in the definition file."""
     from kartalint.load.definitions import field_location
 
     return "\n".join(
@@ -230,10 +234,12 @@ def render_trees(described: Described) -> str:
 
 
 def render_json(described: Described) -> str:
+    """``describe -o json``: ``Described.payload`` as indented JSON."""
     return json.dumps(described.payload(), indent=2) + "\n"
 
 
 def render_yaml(described: Described) -> str:
+    """``describe -o yaml``: ``Described.payload`` as block YAML, keys in document order."""
     import yaml
 
     return yaml.safe_dump(described.payload(), sort_keys=False, default_flow_style=False)

@@ -51,6 +51,7 @@ def render_text(report: Any, colour: bool = False) -> str:
 
 
 def render_json(report: Any) -> str:
+    """``kartalint diff --format json``: the report's ``to_dict()`` (``schemaVersion`` 1), indented."""
     return json.dumps(report.to_dict(), indent=2) + "\n"
 
 
@@ -99,6 +100,10 @@ def _mermaid(tree: dict[str, Any]) -> list[str]:
 
 
 def render_markdown(report: Any) -> str:
+    """The pull-request comment: the summary line; each changed definition file with a table of its
+    changed expressions and its new and fixed lint findings; per definition a table of the workloads'
+    changes (quantities in Kubernetes units) and a collapsed mermaid role tree per workload; the
+    problems."""
     lines = ["## kartalint diff", "", _summary(report), ""]
     for definition in report.definitions:
         where = f"`{definition['path']}`" + (

@@ -11,10 +11,12 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def escape_data(text: str) -> str:
+    """Text as the message of a workflow command may hold it: ``%``, CR and LF percent-encoded."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:
+    """Text as a property value of a workflow command may hold it: ``escape_data``, and ``:`` and ``,`` encoded."""
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
@@ -38,9 +40,14 @@ def workflow_file(path: str) -> str:
 
 
 class GithubReporter(Reporter):
+    """``--format github``: one workflow command per finding (``::error``, ``::warning`` or
+    ``::notice`` by severity) annotating its file and range, titled ``kartalint <rule>``, its hint on a
+    second line of the message."""
+
     name = "github"
 
     def finding(self, finding: Finding) -> None:
+        """Write the finding's workflow command."""
         props = [
             f"file={escape_property(workflow_file(finding.file))}",
             f"line={finding.line}",

@@ -15,15 +15,21 @@ SCHEMA_VERSION = 1
 
 
 class JsonReporter(Reporter):
+    """``--format json``: one document written at ``finish`` (``schemaVersion`` 1, docs/output.md)."""
+
     name = "json"
 
     def start(self) -> None:
+        """Begin with no finding collected."""
         self.collected: list[Finding] = []
 
     def finding(self, finding: Finding) -> None:
+        """Collect the finding (they come sorted)."""
         self.collected.append(finding)
 
     def finish(self, result: LintResult) -> None:
+        """Write the document: ``checked`` files, ``findings``, ``counts`` per severity,
+        ``kartaDocuments``, ``skippedDocuments``, ``skippedFiles`` and ``suppressed``."""
         document = {
             "schemaVersion": SCHEMA_VERSION,
             "checked": list(result.checked),

@@ -31,6 +31,10 @@ class JUnitTestReporter(TestReporter):
     name = "junit"
 
     def finish(self, run: TestRun) -> None:
+        """Write the XML: the cases grouped by definition (those without one in ``(no definition)``),
+        suites of one name told apart by their file; the ``--require-fixtures``, ``--min-coverage`` and
+        mutation-score cases in their definition's suite; counts and times per suite and on
+        ``testsuites``."""
         import datetime
 
         timestamp = datetime.datetime.fromtimestamp(run.started or 0, datetime.timezone.utc).strftime(

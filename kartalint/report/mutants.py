@@ -22,10 +22,13 @@ from kartalint.rules.outcomes import MUTANT_SURVIVED, MUTATION_SCORE_BELOW_MINIM
 
 
 def score_text(score: float | None) -> str:
+    """A mutation score (killed of judged, 0 to 1) with two decimals; ``-`` when there is none (nothing judged)."""
     return "-" if score is None else f"{score:.2f}"
 
 
 def counts_text(item: Any) -> str:
+    """``3 killed, 1 survived of 4``, then the equivalent, invalid and untested mutants when there are
+    any: of one definition's results or of the whole run."""
     counts = item.counts
     judged = counts["killed"] + counts["survived"]
     apart = [f"{counts[k]} {k}" for k in ("equivalent", "invalid", "untested") if counts[k]]
@@ -34,10 +37,16 @@ def counts_text(item: Any) -> str:
 
 
 def survivor_message(item: Any, result: Any) -> str:
+    """What a survivor's report says: its change (before -> after) went unnoticed by all the
+    definition's cases (called fixtures when they all are)."""
     return result.message(item.cases, item.kinds)
 
 
 def text_lines(mutation: Any, verbose: bool) -> list[str]:
+    """The text format's ``Mutants:`` block, one string per line (a blank one first): per definition
+    its score (or why it was not run) and each survivor (``verbose``: every mutant and the score per
+    field), the listed equivalents that match nothing, the scores below the minimum, and last the run's
+    score."""
     lines = ["", "Mutants:"]
     for item in mutation.definitions:
         if item.note:
@@ -79,6 +88,8 @@ def text_lines(mutation: Any, verbose: bool) -> list[str]:
 
 
 def json_document(mutation: Any) -> dict[str, Any]:
+    """The ``mutation`` object of the test JSON document: ``MutationRun.to_dict()`` with each result's
+    ``message`` (a survivor's; None for the others)."""
     doc: dict[str, Any] = mutation.to_dict()
     for item, entry in zip(mutation.definitions, doc["definitions"], strict=True):
         for result, result_entry in zip(item.results, entry["results"], strict=True):
@@ -87,6 +98,8 @@ def json_document(mutation: Any) -> dict[str, Any]:
 
 
 def sarif_results(log: Any, mutation: Any) -> None:
+    """Add to ``log`` a ``mutant-survived`` note per survivor, at the mutated place and fingerprinted
+    by the mutant's id, and a ``mutation-score-below-minimum`` error per definition below the minimum."""
     for item in mutation.definitions:
         for result in item.survivors:
             line, column, end_line, end_column = result.location

@@ -29,6 +29,8 @@ class OutputError(KartalintError):
     """A report could not be written (exit code 2)."""
 
     def __init__(self, target: str, problem: BaseException | str) -> None:
+        """``target``: the file (or ``standard output``) that could not be written; ``problem``: the OS
+        error (its ``strerror`` is said) or a sentence."""
         reason = problem if isinstance(problem, str) else (getattr(problem, "strerror", None) or str(problem))
         super().__init__(f"cannot write {target}: {reason or type(problem).__name__}")
         self.target = target
@@ -41,6 +43,8 @@ class GuardedStream(io.TextIOBase):
     for ``colour``). A line is written once complete (or on ``flush``)."""
 
     def __init__(self, stream: IO[str] | None, target: str, commands: bool = False, colour: bool = False) -> None:
+        """Guards ``stream`` (None: closed, every write fails) for ``target``, the name its errors
+        give; ``commands`` lets workflow commands through (the github format), ``colour`` keeps ESC."""
         super().__init__()
         self.stream = stream
         self.target = target
@@ -69,6 +73,8 @@ class GuardedStream(io.TextIOBase):
             raise self._failed(exc) from None
 
     def write(self, text: str) -> int:
+        """Take ``text``: each complete line is guarded and written, the rest waits for its newline or
+        ``flush``. Returns ``len(text)``; ``OutputError`` when writing fails or the stream is closed."""
         if self.stream is None:
             raise OutputError(self.target, "it is closed")
         self._pending += text
@@ -78,6 +84,8 @@ class GuardedStream(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
+        """Write the pending part of a line (guarded) and flush the stream; ``OutputError`` when that
+        fails. Nothing once closed."""
         if self.stream is None:
             return
         if self._pending:
@@ -90,16 +98,19 @@ class GuardedStream(io.TextIOBase):
             raise self._failed(exc) from None
 
     def isatty(self) -> bool:
+        """Whether the stream underneath is a terminal (False when it is closed or cannot tell)."""
         try:
             return bool(self.stream is not None and self.stream.isatty())
         except (OSError, ValueError):
             return False
 
     def writable(self) -> bool:
+        """Always True: a report stream is written to."""
         return True
 
     @property
     def encoding(self) -> Any:  # type: ignore[override]
+        """The encoding of the stream underneath (``utf-8`` when it has none)."""
         return getattr(self.stream, "encoding", "utf-8")
 
 
@@ -111,6 +122,7 @@ class MessageStream(GuardedStream):
     values); a failure to write there is ignored (there is nowhere left to say it)."""
 
     def __init__(self, stream: IO[str] | None) -> None:
+        """Guards ``stream`` (None: messages are dropped); the notes are written until ``quiet`` is set."""
         super().__init__(stream, "standard error")
         self.quiet = False  # ``-q``: the ``kartalint: note:`` lines are left out
 
@@ -121,11 +133,13 @@ class MessageStream(GuardedStream):
             super()._send(text)
 
     def write(self, text: str) -> int:
+        """As ``GuardedStream.write``; without a stream the text is dropped."""
         if self.stream is None:
             return len(text)
         return super().write(text)
 
     def flush(self) -> None:
+        """As ``GuardedStream.flush``, a failure ignored."""
         with contextlib.suppress(OutputError):
             super().flush()
 
@@ -136,6 +150,9 @@ class ReportFile:
     nothing)."""
 
     def __init__(self, path: str, commands: bool = False, colour: bool = False) -> None:
+        """Open a temporary file in the folder of ``path`` (of the file a symbolic link names; the
+        folder is made when missing); a device or FIFO is opened in place. ``commands`` and ``colour``
+        as ``GuardedStream``. ``OutputError`` when ``path`` is a folder or the file cannot be made."""
         self.path = path
         self.temporary: str | None = None
         try:
@@ -163,6 +180,9 @@ class ReportFile:
         self.stream = GuardedStream(self.handle, path, commands=commands, colour=colour)
 
     def commit(self) -> None:
+        """Flush, sync and close the file, then rename it over the target, with the target's permission
+        bits (a new file: the umask's). On failure the temporary file is removed and ``OutputError``
+        raised."""
         try:
             self.handle.flush()
             if self.temporary is not None:
@@ -177,6 +197,7 @@ class ReportFile:
             raise OutputError(self.path, exc) from None
 
     def abandon(self) -> None:
+        """Close and remove the temporary file: the target stays as it was."""
         with contextlib.suppress(OSError, ValueError):
             self.handle.close()
         if self.temporary is not None:
@@ -195,6 +216,8 @@ class StdoutReport:
     """A report on standard output (``commit`` flushes it)."""
 
     def __init__(self, commands: bool = False, colour: bool = False) -> None:
+        """Guards standard output (what ``sys.stdout`` holds when it is already the command's guard,
+        flushed first); ``commands`` and ``colour`` as ``GuardedStream``."""
         stdout: Any = sys.stdout
         if isinstance(stdout, GuardedStream):  # the command's guard (cli.main): this one guards instead
             stdout.flush()
@@ -202,10 +225,11 @@ class StdoutReport:
         self.stream = GuardedStream(stdout, STDOUT, commands=commands, colour=colour)
 
     def commit(self) -> None:
+        """Write what is pending to standard output and flush it."""
         self.stream.flush()
 
     def abandon(self) -> None:
-        pass
+        """Nothing: what was written to standard output stays."""
 
 
 def open_report(path: str | None, commands: bool = False, colour: bool = False) -> ReportFile | StdoutReport:

@@ -36,6 +36,9 @@ def _block(title: str, name: str, text: str) -> list[str]:
 
 
 def rule_section(rule: Rule) -> list[str]:
+    """A rule's section of docs/rules.md (and of ``kartalint rules RULE``), markdown lines:
+    heading, severity, category and summary, why, the bad and good examples with their other files (or
+    why there are none), the fix."""
     lines = [
         f"### `{rule.id}`",
         "",
@@ -101,6 +104,8 @@ class RuleList:
 
 
 def render_text(listing: RuleList) -> str:
+    """``kartalint rules``: one aligned line per rule (id, severity, category, summary), or with
+    ``explain`` the one rule's full section."""
     if listing.explain:
         return "\n".join(rule_section(listing.rules[0]))
     width = max(len(r.id) for r in listing.rules)
@@ -108,6 +113,8 @@ def render_text(listing: RuleList) -> str:
 
 
 def render_json(listing: RuleList) -> str:
+    """``{"schemaVersion": 1, "rules": [...]}``, each rule's ``id``, ``severity``, ``category``,
+    ``summary``, ``hint`` and ``why``."""
     data = [
         {
             "id": r.id,
@@ -123,4 +130,5 @@ def render_json(listing: RuleList) -> str:
 
 
 def render_markdown(listing: RuleList) -> str:
+    """The rule's section with ``explain``, else the whole of docs/rules.md."""
     return "\n".join(rule_section(listing.rules[0])) if listing.explain else rules_markdown()

@@ -63,6 +63,9 @@ class SarifLog:
     """Collects one run of one command (``lint`` or ``test``) and renders the SARIF document."""
 
     def __init__(self, command: str, root: str | None = None) -> None:
+        """``command``: ``lint`` or ``test`` (the run's ``automationDetails.id``); ``root``: where
+        relative artifact URIs start (None: the current folder), the repository root
+        (``GITHUB_WORKSPACE``) instead when the root is inside it."""
         from kartalint.report.github import workspace_root
 
         self.command = command
@@ -99,6 +102,8 @@ class SarifLog:
     def location(
         self, path: str, line: int = 1, column: int = 1, end_line: int = 0, end_column: int = 0
     ) -> dict[str, Any]:
+        """A result's ``location``: the file's ``artifactLocation`` and its region, start at least 1:1;
+        the end only when it is given and not before the start."""
         region = {"startLine": max(1, line), "startColumn": max(1, column)}
         if end_line >= line and end_column > 0 and (end_line, end_column) >= (line, column):
             region.update(endLine=end_line, endColumn=end_column)
@@ -136,6 +141,8 @@ class SarifLog:
         self.results.append(entry)
 
     def add_finding(self, finding: Finding) -> None:
+        """A lint finding as a result: its rule, level, message (with the hint), range, and its path in
+        the document as what identifies it across commits."""
         message = finding.message + (f" (hint: {finding.hint})" if finding.hint else "")
         self.add_result(
             finding.rule,
@@ -159,6 +166,9 @@ class SarifLog:
             self.successful = False
 
     def document(self) -> dict[str, Any]:
+        """The SARIF log as data: ``$schema``, ``version`` 2.1.0 and one run (the tool with every rule
+        of the registry, ``automationDetails``, ``originalUriBaseIds``, ``invocations``, ``artifacts``,
+        ``results``)."""
         run: dict[str, Any] = {
             "tool": {
                 "driver": {
@@ -179,6 +189,7 @@ class SarifLog:
         return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
     def render(self) -> str:
+        """The SARIF log as indented JSON text (non-ASCII characters kept), ending in a newline."""
         return json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -192,12 +203,16 @@ class SarifReporter(Reporter):
     name = "sarif"
 
     def start(self) -> None:
+        """Begin a ``lint`` run whose locations are relative to ``project_root``."""
         self.log = SarifLog("lint", self.project_root)
 
     def finding(self, finding: Finding) -> None:
+        """Add the finding as a result."""
         self.log.add_finding(finding)
 
     def finish(self, result: LintResult) -> None:
+        """List every checked file as an artifact; notify each missing path (an error: the run is
+        unsuccessful), skipped path (warning) and skipped file (note); write the log."""
         for path in result.checked:
             self.log.artifact_location(path)
         for path in result.missing:

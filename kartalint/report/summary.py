@@ -43,18 +43,22 @@ class SummaryReporter(Lifecycle):
     """A summary format: ``report(summary)`` walks the entries as they are evaluated."""
 
     def __init__(self, stream: IO[str]) -> None:
+        """Writes to ``stream``; the summary is known once ``report`` is called."""
         self.stream = stream
         self.summary: FleetSummary | None = None
 
     def report(self, whole: Any) -> None:
+        """Run the lifecycle over ``whole`` (a ``FleetSummary``), kept as ``summary`` for the steps."""
         self.summary = whole
         super().report(whole)
 
     def items(self, whole: Any) -> Iterable[Any]:
+        """The summary's entries, each as soon as its batch is evaluated."""
         return whole.entries()
 
     @property
     def pods_given(self) -> bool:
+        """Whether pods were read (``--pods``): only then the READY column and ready counts are shown."""
         return bool(self.summary and self.summary.pods_given)
 
 
@@ -141,11 +145,13 @@ class TableSummary(SummaryReporter):
     name = "table"
 
     def start(self) -> None:
+        """Begin with no row kept and none written."""
         self.rows: list[list[str]] = []
         self.widths: list[int] = []
         self.written = 0
 
     def item(self, item: Any) -> None:
+        """Keep a counted entry's row (the header before the first); write them every ``FLUSH`` rows."""
         if item.outcome == "counted":
             if not self.widths:
                 head = _row_head(self.pods_given)
@@ -162,6 +168,8 @@ class TableSummary(SummaryReporter):
         self.rows = []
 
     def finish(self, whole: Any) -> None:
+        """Write the rows left (``(no workload counted)`` when there was none), the totals table and
+        the objects not covered or failed."""
         self._flush()
         totals: Totals = whole.totals
         if not self.written:
@@ -177,6 +185,8 @@ class TableSummary(SummaryReporter):
 
 
 def csv_record(entry: Entry) -> list[str]:
+    """A CSV record in ``CSV_COLUMNS`` order, in machine units; a failed entry has empty figures and
+    its errors joined by ``; ``."""
     resources = entry.resources
     numbers = ["", "", "", ""]
     if resources is not None:
@@ -203,15 +213,20 @@ class CsvSummary(SummaryReporter):
     name = "csv"
 
     def start(self) -> None:
+        """Begin with the header record."""
         self.writer = csv.writer(self.stream, lineterminator="\r\n")
         self.writer.writerow(CSV_COLUMNS)
 
     def item(self, item: Any) -> None:
+        """Write the record of a counted or failed entry (the others are said on stderr by the command)."""
         if item.outcome in ("counted", "failed"):
             self.writer.writerow(csv_record(item))
 
 
 def entry_dict(entry: Entry) -> dict[str, Any]:
+    """An entry of ``rows`` in the summary document: where it comes from, the object's identity, its
+    definition, outcome, statuses, replicas, ready pods, ``resources`` (None unless counted) and
+    errors."""
     return {
         "origin": entry.origin,
         "namespace": entry.namespace,
@@ -230,6 +245,8 @@ def entry_dict(entry: Entry) -> dict[str, Any]:
 
 
 def total_dict(total: Total, pods_given: bool) -> dict[str, Any]:
+    """A group's figures in the summary document: ``workloads``, ``replicas``, ``ready`` (None without
+    pods) and ``resources``."""
     return {
         "workloads": total.workloads,
         "replicas": total.replicas,
@@ -246,6 +263,8 @@ class JsonSummary(SummaryReporter):
     name = "json"
 
     def start(self) -> None:
+        """Write the head of the document (``schemaVersion``, ``document``, ``groupBy``, ``podsGiven``)
+        and open ``rows``."""
         assert self.summary is not None
         head = {
             "schemaVersion": SCHEMA_VERSION,
@@ -259,11 +278,14 @@ class JsonSummary(SummaryReporter):
         self.first = True
 
     def item(self, item: Any) -> None:
+        """Write a counted or failed entry as one line of ``rows``."""
         if item.outcome in ("counted", "failed"):
             self.stream.write(("\n    " if self.first else ",\n    ") + json.dumps(entry_dict(item)))
             self.first = False
 
     def finish(self, whole: Any) -> None:
+        """Close ``rows`` and write ``totals`` (per group and ``all``), ``objects``, ``failed``,
+        ``uncovered`` (by kind) and ``unreadable``."""
         totals: Totals = whole.totals
         pods = whole.pods_given
         tail = {
@@ -308,13 +330,16 @@ class MarkdownSummary(SummaryReporter):
     name = "markdown"
 
     def start(self) -> None:
+        """Begin with no row kept."""
         self.lines: list[str] = []
 
     def item(self, item: Any) -> None:
+        """Keep a counted entry's table row for the end."""
         if item.outcome == "counted":
             self.lines.append("| " + " | ".join(_cell(c) for c in _row_cells(item, self.pods_given)) + " |")
 
     def finish(self, whole: Any) -> None:
+        """Write the totals table, the problems, then the kept rows in a collapsed section."""
         totals: Totals = whole.totals
         by = ", ".join(totals.group_by)
         out = ["## Workloads by " + by if by else "## Workloads", ""]

@@ -49,14 +49,20 @@ class ComparisonReporter(SummaryReporter):
     """The lifecycle of a comparison: nothing per entry, everything at ``finish``."""
 
     def __init__(self, stream: Any, comparison: Comparison) -> None:
+        """Writes to ``stream`` the differences that ``comparison`` finds (it adds the entries up as they go by)."""
         super().__init__(stream)
         self.comparison = comparison
 
 
 class TableComparison(ComparisonReporter):
+    """The default format: the figures that differ from the user's file, aligned, with a TOTAL row per
+    differing column, or one line saying they are the same."""
+
     name = "table"
 
     def finish(self, whole: Any) -> None:
+        """Write the differences (or that there are none), the columns not compared, and the objects
+        not covered or failed."""
         rows = difference_rows(self.comparison)
         if len(rows) == 1:
             self.stream.write(f"{_scope(self.comparison)}: the same figures as the summary\n")
@@ -80,6 +86,7 @@ class CsvComparison(ComparisonReporter):
     name = "csv"
 
     def finish(self, whole: Any) -> None:
+        """Write the header and the records."""
         writer = csv.writer(self.stream, lineterminator="\r\n")
         keys = list(self.comparison.expected.keys)
         writer.writerow(["scope", *keys, "column", "summary", "file", "note"])
@@ -98,6 +105,8 @@ class JsonComparison(ComparisonReporter):
     name = "json"
 
     def finish(self, whole: Any) -> None:
+        """Write the document: the comparison's own fields, then the ``failed`` objects with their
+        errors and the ``unreadable`` places of the input."""
         totals: Totals = whole.totals
         document = {
             "schemaVersion": SCHEMA_VERSION,
@@ -110,9 +119,13 @@ class JsonComparison(ComparisonReporter):
 
 
 class MarkdownComparison(ComparisonReporter):
+    """For a CI job summary: the differences as a markdown table (or one line saying there are none),
+    then the problems."""
+
     name = "markdown"
 
     def finish(self, whole: Any) -> None:
+        """Write the differences (or that there are none), then the objects not covered, failed or not read."""
         rows = difference_rows(self.comparison)
         if len(rows) == 1:
             out = [f"**{_scope(self.comparison)}**: the same figures as the summary"]

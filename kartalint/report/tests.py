@@ -41,10 +41,12 @@ class TextTestReporter(TestReporter):
         self.stream.write(label + visible(text) + "\n")
 
     def start(self) -> None:
+        """Begin with no case result kept."""
         self._groups: OrderedDict[str, list[Any]] = OrderedDict()
         self._said = False  # whether any line was written before the summary
 
     def case(self, result: Any) -> None:
+        """Keep the result with the others of its file (written at ``finish``)."""
         self._groups.setdefault(result.case.file, []).append(result)
 
     def _label(self, label: str) -> str:
@@ -52,6 +54,10 @@ class TextTestReporter(TestReporter):
         return paint(label, OUTCOME_COLOURS.get(label, ""), self.color) + " " * (5 - len(label)) + " "
 
     def finish(self, run: TestRun) -> None:
+        """Write the results file by file (a recording that passes is one line unless ``verbose``;
+        ``quiet`` leaves passed cases out), the ``--require-fixtures`` and ``--min-coverage`` errors,
+        the coverage per definition (not with ``quiet``), the summary line, then the ``--mutants``
+        block."""
         for file, results in self._groups.items():
             recording = results[0].case.kind == "recording"
             passed = all(r.outcome == "passed" and not r.findings for r in results)
@@ -106,9 +112,13 @@ class TextTestReporter(TestReporter):
 
 
 class JsonTestReporter(TestReporter):
+    """``kartalint test --format json``: one document (``schemaVersion`` 1, docs/fixtures.md) written at ``finish``."""
+
     name = "json"
 
     def finish(self, run: TestRun) -> None:
+        """Write the document: ``cases``, ``summary``, ``coverage``, ``definitionsWithoutFixtures``,
+        ``belowCoverage`` (each with its ``minimum``), and ``mutation`` with ``--mutants``."""
         doc = {
             "schemaVersion": SCHEMA_VERSION,
             "cases": [r.to_dict() for r in run.results],
@@ -151,6 +161,8 @@ class GithubTestReporter(TestReporter):
     name = "github"
 
     def finish(self, run: TestRun) -> None:
+        """Write the workflow commands (see the class; survivors and low mutation scores too), then the
+        summary line and, with ``--mutants``, the run's mutation score line."""
         from kartalint.report.github import escape_data, escape_property, workflow_file
 
         def emit(file: str, line: int, col: int, title: str, message: str, command: str = "error") -> None:
@@ -202,6 +214,7 @@ class SarifTestReporter(TestReporter):
     name = "sarif"
 
     def finish(self, run: TestRun) -> None:
+        """Write the SARIF log of the run (see the class), the ``--mutants`` results included."""
         from kartalint.report.sarif import LEVELS, SarifLog
 
         log = SarifLog("test", self.project_root)
