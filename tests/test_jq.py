@@ -318,11 +318,8 @@ def test_static_proof_is_sound_and_lint_findings_are_unchanged(monkeypatch):
             proven += 1
             jq.compile(expression)  # raises if the proof was wrong
     assert proven > 100
-    targets = [
-        os.path.join(ROOT, "catalog"),
-        os.path.join(ROOT, "fixtures"),
-        os.path.join(ROOT, "kartalint", "rules", "examples"),
-    ]
+    # the definitions (the fixtures' objects hold no jq; their expressions are in the corpus above)
+    targets = [os.path.join(ROOT, "catalog"), os.path.join(ROOT, "kartalint", "rules", "examples")]
     fast = lint_paths(targets, Config(), jobs=1)
     monkeypatch.setattr(expressions, "STATIC_PROOF", False)
     slow = lint_paths(targets, Config(), jobs=1)
