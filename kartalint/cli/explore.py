@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -23,10 +22,9 @@ from kartalint.cli.common import (
     use_color,
 )
 from kartalint.errors import ConfigError
-from kartalint.report.colour import RED, count, paint
+from kartalint.report import format_choices
 
 HELP = "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)"
-SCHEMA_VERSION = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="check these properties only (repeatable; default: all but statuses-agree)",
     )
     parser.add_argument("--save", metavar="DIR", help="write each failure as a fixture (kind: KartaFixture) in DIR")
-    parser.add_argument("-f", "--format", choices=["text", "json"], default="text")
+    parser.add_argument("-f", "--format", choices=format_choices("explore"), default="text")
     add_config_option(parser)
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     add_quiet_option(parser, "only the definitions with failures, and a summary line (text format)")
@@ -216,17 +214,12 @@ def _report(definition: Any, name: str, crd: str, found: Any, args: argparse.Nam
 
 
 def _write_reports(reports: list[dict[str, Any]], args: argparse.Namespace) -> None:
-    """The reports as JSON (one document, or a list of them) or as text."""
-    if args.format == "json":
-        document: Any = (
-            dict(schemaVersion=SCHEMA_VERSION, **reports[0])
-            if len(reports) == 1
-            else [dict(schemaVersion=SCHEMA_VERSION, **r) for r in reports]
-        )
-        emit(json.dumps(document, indent=2) + "\n", args.output)
-    else:
-        colour = use_color(args.color, None if args.output else sys.stdout)
-        emit(_texts(reports, args.quiet, colour), args.output, colour=colour)
+    """The reports in the chosen format (``report.explore``): text in colour when it is on."""
+    from kartalint.report import render_document
+    from kartalint.report.explore import Explored
+
+    colour = args.format == "text" and use_color(args.color, None if args.output else sys.stdout)
+    emit(render_document("explore", args.format, Explored(reports, args.quiet, colour)), args.output, colour=colour)
 
 
 def object_gvk_of(definition: Any) -> Any:
@@ -298,38 +291,3 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
         write_report(path, yaml.safe_dump(fixture, sort_keys=False, width=120))  # whole or not at all
         written.append(display_path(path))
     return written
-
-
-def _texts(reports: list[dict[str, Any]], quiet: bool, colour: bool) -> str:
-    """The text report; ``quiet``: only the definitions with failures, then one summary line."""
-    shown = [r for r in reports if r["failures"]] if quiet else reports
-    text = "".join(_text(r, colour) for r in shown)
-    if quiet:
-        failing = len(shown)
-        text += f"{len(reports)} definition(s) explored, {count(failing, 'with failures', RED, colour)}\n"
-    return text
-
-
-def _text(report: dict[str, Any], colour: bool = False) -> str:
-    from kartalint.report.escape import visible
-
-    failures = report["failures"]
-    budget = " (time budget spent)" if report.get("outOfTime") else ""
-    lines = [  # (text from the inputs, made visible; colour added around it)
-        visible(f"{report['definition']} (CRD {report['crd']}): {report['examples']} object(s), ")
-        + count(len(failures), "failure(s)", RED, colour)
-        + budget
-    ]
-    for failure in failures:
-        lines.append(
-            "  "
-            + paint(visible(failure["property"]), RED, colour)
-            + visible(f": {failure['field']}: {failure['message']}")
-        )
-        if failure["hint"]:
-            lines.append(visible(f"    hint: {failure['hint']}"))
-        lines.append("    minimal object:")
-        shown = yaml.safe_dump(failure["object"], sort_keys=False, width=120).rstrip("\n")
-        lines.extend(visible("      " + line) for line in shown.splitlines())
-    lines.extend(visible(f"  wrote {path}") for path in report.get("saved", []))
-    return "\n".join(lines) + "\n"  # values from the objects stay on their line

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from typing import Any
 
 from kartalint.cli.common import (
     EXIT_FAIL,
@@ -20,6 +18,7 @@ from kartalint.cli.common import (
     say_index,
 )
 from kartalint.errors import ConfigError
+from kartalint.report import format_choices
 
 HELP = "draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)"
 
@@ -47,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-f",
         "--format",
-        choices=["text", "json"],
+        choices=format_choices("new"),
         default="text",
         help="with --crd: `json` prints the review (roles, paths, replicas, confidence, problems) as JSON on stdout",
     )
@@ -81,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _new_from_crd(args: argparse.Namespace) -> int:
     from kartalint.evaluation import Evaluator
+    from kartalint.report import make_document_reporter
+    from kartalint.report.drafts import DraftReview
     from kartalint.report.output import open_report, write_report
-    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd, review_lines
+    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd
     from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
 
     if not os.path.isfile(args.crd):
@@ -106,12 +107,8 @@ def _new_from_crd(args: argparse.Namespace) -> int:
     for draft, skeleton in zip(drafts, skeletons, strict=True):
         if skeleton.text is not None:  # evaluated: its extraction errors are problems of the draft
             draft.problems = list(draft.problems) + skeleton.errors
-    if args.format == "json":
-        sys.stdout.write(json.dumps(_review_document(drafts), indent=2) + "\n")
-    else:
-        for draft in drafts:
-            for line in review_lines(draft, args.crd):
-                sys.stderr.write(f"kartalint: {line}\n")
+    review_stream = sys.stdout if args.format == "json" else sys.stderr  # text: notes beside the draft
+    make_document_reporter("new", args.format, review_stream).report(DraftReview(drafts, args.crd))
     failed = False
     for skeleton in skeletons:
         for error in skeleton.errors:
@@ -128,13 +125,6 @@ def _new_from_crd(args: argparse.Namespace) -> int:
         what = "its current evaluation" if not first.errors else "an empty expect (nothing pinned)"
         sys.stderr.write(f"kartalint: wrote {fixture_path}: a minimal object of the CRD with {what}\n")
     return EXIT_FAIL if failed else EXIT_OK
-
-
-def _review_document(drafts: Any) -> dict:
-    """``new --crd --format json``: what each draft found (``schemaVersion`` 1)."""
-    from kartalint.scaffold.drafts import review
-
-    return {"schemaVersion": 1, "drafts": [review(d) for d in drafts]}
 
 
 def _new_fixture(args: argparse.Namespace, object_path: str) -> int:

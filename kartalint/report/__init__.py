@@ -4,9 +4,10 @@ here, the one registry of formats: each command's ``--format`` choices come from
 
 ``REPORTERS``: the lint formats by name, over the findings model. ``TEST_REPORTERS``: the formats
 of ``kartalint test``, over a test run. ``DOCUMENTS``: the formats of the other commands'
-documents (``diff``, ``describe``, ``catalog``, ``rules``), each a render function. ``SUMMARIES``
-and ``COMPARISONS``: the streamed formats of ``describe --summary`` (and ``--compare``). Each is
-loaded when used (so a one-file lint does not import the others).
+documents (``diff``, ``describe``, ``catalog``, ``rules``, ``explore``, ``new --crd``'s review),
+each a render function. ``SUMMARIES`` and ``COMPARISONS``: the streamed formats of ``describe
+--summary`` (and ``--compare``). Each is loaded when used (so a one-file lint does not import the
+others).
 """
 
 from __future__ import annotations
@@ -87,6 +88,14 @@ DOCUMENTS: dict[str, dict[str, str]] = {
         "json": "kartalint.report.rules_doc:render_json",
         "markdown": "kartalint.report.rules_doc:render_markdown",
     },
+    "explore": {
+        "text": "kartalint.report.explore:render_text",
+        "json": "kartalint.report.explore:render_json",
+    },
+    "new": {  # `new --crd`'s review of its drafts (the text: notes on standard error)
+        "text": "kartalint.report.drafts:render_text",
+        "json": "kartalint.report.drafts:render_json",
+    },
 }
 
 
@@ -126,7 +135,7 @@ def make_summary_reporter(fmt: str, stream: IO[str], comparison: Any = None) -> 
 
 
 def make_document_reporter(kind: str, fmt: str, stream: IO[str]) -> DocumentReporter:
-    """The document of ``kind`` (``diff``, ``describe``, ``catalog``, ``rules``) in format ``fmt``."""
+    """The document of ``kind`` (a key of ``DOCUMENTS``: ``diff``, ``describe``, ...) in format ``fmt``."""
     return DocumentReporter(stream, _load(DOCUMENTS[kind][fmt]), f"{kind}:{fmt}")
 
 

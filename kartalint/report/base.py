@@ -3,8 +3,9 @@
 ``start`` -> ``item`` for each item of the whole (the findings of a lint run, sorted; the case
 results of a test run; nothing for documents rendered whole) -> ``finish`` with the whole.
 ``report(whole)`` runs it. Lint formats (``Reporter``), test formats (``TestReporter``) and the
-document formats of ``diff``, ``describe``, ``catalog`` and ``rules`` (``DocumentReporter``, a
-render function per format, registered in ``kartalint.report.DOCUMENTS``) are all lifecycles.
+document formats of ``diff``, ``describe``, ``catalog``, ``rules``, ``explore`` and ``new --crd``
+(``DocumentReporter``, a render function per format, registered in
+``kartalint.report.DOCUMENTS``) are all lifecycles.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ class Reporter(Lifecycle["LintResult"]):
 
 class DocumentReporter(Lifecycle[Any]):
     """A document rendered whole at ``finish`` (a diff report, described workloads, the catalog
-    table, the rules reference) by the render function of its format."""
+    table, the rules reference, what explore found, new --crd's review) by the render function of
+    its format."""
 
     def __init__(self, stream: IO[str], render: Callable[[Any], str], name: str = "") -> None:
         """Writes ``render(whole)`` to ``stream`` at ``finish``; ``name`` is the format's name."""
