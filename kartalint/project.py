@@ -190,6 +190,9 @@ def _apply(config: Config, layer: ConfigFile, root: str) -> None:
             raise layer.error(f"'{key}' must be a list of paths", (key,))
         resolved = []
         for index, entry in enumerate(paths):
+            place = (key,) if isinstance(data.get(key), str) else (key, index)
+            if "\x00" in entry:  # no file system takes it (os.path refuses it with ValueError)
+                raise layer.error(f"'{key}' entry {entry!r} holds a NUL character: not a path", place)
             absolute = os.path.normpath(os.path.join(layer.folder, entry))
             literal = _literal_prefix(absolute)
             if not inside(literal, root):
@@ -197,7 +200,7 @@ def _apply(config: Config, layer: ConfigFile, root: str) -> None:
                     f"'{key}' entry {entry} resolves to {os.path.realpath(literal)}, outside the project root {root}: "
                     "configuration paths must stay inside the project (give the path on the command line, or "
                     "`--allow-outside DIR`, to read elsewhere deliberately)",
-                    (key, index),
+                    place,
                 )
             resolved.append(absolute)
         setattr(config, key, resolved)

@@ -583,3 +583,40 @@ def test_unknown_keys_are_placed_in_linear_work_and_capped_with_a_count(work, ca
         assert summary and summary[0]["message"].startswith(f"{count - MAX_UNKNOWN_FIELDS} more unknown fields in spec")
         assert summary[0]["line"] == BASE_DEFINITION.split("\n").index("spec:") + 1
     assert work_for[4000] < 6 * work_for[1000], work_for  # 4 times the keys: linear work is 4 times, quadratic 16
+
+
+# -- a NUL character where a path is expected (found by the configuration fuzz campaign) -------------
+
+
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ('crds: ["a\\x00b"]\n', "1:8: 'crds' entry 'a\\x00b' holds a NUL character: not a path"),
+        ('definitions: "\\x00\\u0007"\n', "1:14: 'definitions' entry '\\x00\\x07' holds a NUL character"),
+        ('fixtures: [fixtures, "f\\x00"]\n', "1:22: 'fixtures' entry 'f\\x00' holds a NUL character"),
+        ('extends: "a\\x00b"\n', "1:10: 'extends' must be the path of another configuration file"),
+    ],
+)
+def test_a_nul_character_in_a_configuration_path_is_a_positioned_error(work, capsys, config, message):
+    """os.path refuses a NUL character with ValueError (it was a traceback): the configuration is
+    refused at the entry's place, exit 2."""
+    (work / ".kartalint.yaml").write_text(config)
+    for command in ("lint", "test"):
+        code, _out, err = run(capsys, command, "def.yaml")
+        assert code == 2 and f".kartalint.yaml:{message}" in err and "Traceback" not in err, (command, err)
+
+
+@pytest.mark.parametrize("field", ["objectFile", "podsFile", "definition"])
+def test_a_nul_character_in_a_fixtures_path_is_the_fixtures_error_at_its_place(work, capsys, field):
+    fixture = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": "nul", "definition": "def.yaml"}
+    fixture.update({"object": OBJECT} if field != "objectFile" else {})
+    fixture[field] = "obj\x00.yaml"
+    fixture["expect"] = {}
+    text = yaml.safe_dump(fixture, sort_keys=False)
+    (work / "nul.yaml").write_text(text)
+    line = text.split("\n").index(next(x for x in text.split("\n") if x.startswith(f"{field}:"))) + 1
+    expected = f"nul.yaml:{line}:{len(field) + 3}: {field}: 'obj\\x00.yaml' holds a NUL character: not a path"
+    code, out, err = run(capsys, "test", "nul.yaml")
+    assert code == 1 and expected in out and "Traceback" not in out + err, out + err
+    code, out, _ = run(capsys, "lint", "nul.yaml")
+    assert code == 1 and "fixture-invalid" in out and "holds a NUL character" in out, out

@@ -163,7 +163,7 @@ def read_chain(path: str, boundary: str, text: str | None = None) -> list[Config
         target = config.data.get("extends")
         if target is None:
             break
-        if not isinstance(target, str) or not target:
+        if not isinstance(target, str) or not target or "\x00" in target:
             raise config.error("'extends' must be the path of another configuration file", ("extends",))
         resolved = os.path.normpath(os.path.join(config.folder, target))
         real = os.path.realpath(resolved)

@@ -28,6 +28,8 @@ class Confinement:
 
     def outside(self, path: str) -> str | None:
         """None when ``path`` resolves inside a folder, else the resolved path."""
+        if "\x00" in path:  # no file has that name (os.path.realpath raises ValueError): refused
+            return repr(path)
         real = os.path.realpath(path)
         if any(real == f or real.startswith(f.rstrip(os.sep) + os.sep) for f in self.folders):
             return None

@@ -56,6 +56,8 @@ def check_fixture(document: Document) -> list[Finding]:
             message = "a fixture needs exactly one of `object` (inline) and `objectFile` (a path)"
         elif error.validator == "additionalProperties":
             message = f"{where}: {error.message}"
+        elif error.validator == "pattern" and path and path[-1] in ("definition", "objectFile", "podsFile"):
+            message = f"{where}: {error.instance!r} holds a NUL character: not a path"
         else:
             message = f"{where}: {error.message}"
         ctx.report(FIXTURE_INVALID, path, message, key=error.validator == "additionalProperties")
