@@ -89,3 +89,27 @@ def test_lookup_handles_maps_preserve_unknown_and_metadata():
     replicas = lookup(jobset, ("spec", "replicatedJobs", "[]", "replicas"))
     assert replicas.found and replicas.default == 1 and not replicas.required
     assert lookup(jobset, ("spec", "replicatedJobs", "[]", "name")).required
+
+
+def test_a_crd_file_is_parsed_once_per_process_while_it_is_unchanged(tmp_path, monkeypatch):
+    """The language server, `new --crd` and the tests ask for the same megabytes of CRD again: an
+    unchanged file is not parsed again; a changed one (content, or only its mode) is."""
+    import kartalint.load.crds as crds
+
+    parsed = []
+    real = crds.load_file
+    monkeypatch.setattr(crds, "load_file", lambda path, *a, **k: parsed.append(path) or real(path, *a, **k))
+    path = tmp_path / "trainers.yaml"
+    shutil.copyfile(os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml"), path)
+    first = CrdIndex.from_paths([str(tmp_path)])
+    second = CrdIndex.from_paths([str(path.parent)])
+    assert len(parsed) == 1 and first.versions.keys() == second.versions.keys() and not second.problems
+    assert first.versions is not second.versions  # each caller gets its own index to change
+    text = path.read_text()
+    path.write_text(text.replace("kind: Trainer\n", "kind: Teacher\n"))
+    changed = CrdIndex.from_paths([str(path)])
+    assert len(parsed) == 2 and {v.kind for v in changed.versions.values()} == {"Teacher"}
+    path.chmod(0o000)
+    if os.access(path, os.R_OK):  # root reads it anyway: nothing to observe
+        return
+    assert CrdIndex.from_paths([str(path)]).problems and len(parsed) == 3

@@ -9,7 +9,9 @@ declared structure (``metadata``, plain ``type: object``) accept any path.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,33 +51,70 @@ class CrdIndex:
 
     @classmethod
     def from_paths(cls, paths: Iterable[str]) -> CrdIndex:
+        """The CRDs of the files and folders ``paths`` (the first version of a group/version/kind
+        wins); what cannot be used is a problem naming the file and place."""
         index = cls()
         files, missing = iter_yaml_files(list(paths))
         index.problems.extend(missing_reason(p) for p in missing)
         for path in files:
-            source = load_file(path)
-            index.problems.extend(
-                f"{path}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR
-            )
-            for document in source.documents:
-                try:
-                    versions = crd_versions(document.data, path)
-                except CrdError as exc:
-                    node, key, _ = document.node_at(exc.path)
-                    mark = (key or node).start_mark if (key or node) is not None else None
-                    where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-                    index.problems.append(f"{path}:{where}: {exc}")
-                    continue
-                if versions:
-                    index.documents.append(document.data)
-                for version in versions:
-                    index.versions.setdefault(version.gvk, version)
+            problems, versions, documents = _read_crd_file(path)
+            index.problems.extend(problems)
+            index.documents.extend(documents)
+            for version in versions:
+                index.versions.setdefault(version.gvk, version)
         if files and not index.versions and not index.problems:
             index.problems.append(f"no CustomResourceDefinition found in {', '.join(files)}")
         return index
 
     def get(self, gvk: GVK | None) -> CrdVersion | None:
         return self.versions.get(gvk) if gvk else None
+
+
+_CrdFile = tuple[list[str], list[CrdVersion], list[dict[str, Any]]]
+_READ: OrderedDict[tuple[str, str, int, int, int, int], _CrdFile] = OrderedDict()
+_READ_LIMIT = 64  # files: a CRD can be megabytes of YAML, read again by each command of a process
+
+
+def _read_crd_file(path: str) -> _CrdFile:
+    """(problems, versions, CRD documents) of one file, read once per process while the file is
+    unchanged (the language server, ``new --crd`` and the tests ask again for the same CRDs)."""
+    try:
+        stat = os.stat(path)
+        key: tuple[str, str, int, int, int, int] | None = (
+            path,
+            os.path.realpath(path),
+            stat.st_mtime_ns,
+            stat.st_ctime_ns,  # a chmod too
+            stat.st_size,
+            stat.st_ino,
+        )
+    except (OSError, ValueError):
+        key = None
+    if key is not None and key in _READ:
+        _READ.move_to_end(key)
+        return _READ[key]
+    source = load_file(path)
+    problems = [f"{path}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR]
+    found: list[CrdVersion] = []
+    documents = []
+    for document in source.documents:
+        try:
+            versions = crd_versions(document.data, path)
+        except CrdError as exc:
+            node, key_node, _ = document.node_at(exc.path)
+            mark = (key_node or node).start_mark if (key_node or node) is not None else None
+            where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
+            problems.append(f"{path}:{where}: {exc}")
+            continue
+        if versions:
+            documents.append(document.data)
+        found.extend(versions)
+    read = (problems, found, documents)
+    if key is not None:
+        _READ[key] = read
+        while len(_READ) > _READ_LIMIT:
+            _READ.popitem(last=False)
+    return read
 
 
 def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
