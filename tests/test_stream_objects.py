@@ -27,6 +27,7 @@ def reference_files():
     return sorted(paths)
 
 
+@pytest.mark.slow  # a walk over all the reference data
 def test_the_same_objects_as_the_whole_file_reader_on_every_reference_file(tmp_path):
     checked = 0
     for path in reference_files():

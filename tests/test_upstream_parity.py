@@ -18,6 +18,7 @@ import glob
 import os
 from collections import Counter
 
+import pytest
 import yaml
 from conftest import REFERENCE, ROOT, needs_upstream
 
@@ -115,6 +116,7 @@ def test_upstream_definitions_lint_as_upstream_accepts_them():
         assert a.read() == b.read()
 
 
+@pytest.mark.slow  # a walk over all the reference data
 @needs_upstream
 def test_upstream_replay_contract(capsys):
     catalog = {}
