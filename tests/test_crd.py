@@ -113,3 +113,25 @@ def test_a_crd_file_is_parsed_once_per_process_while_it_is_unchanged(tmp_path, m
     if os.access(path, os.R_OK):  # root reads it anyway: nothing to observe
         return
     assert CrdIndex.from_paths([str(path)]).problems and len(parsed) == 3
+
+
+def test_a_definition_file_is_parsed_once_per_process_and_each_index_gets_its_own_data(tmp_path, monkeypatch):
+    """Every command run in one process (a tool calling ``main``, the tests, the language server)
+    indexes the bundled catalog again: an unchanged file is not parsed again, and what one caller
+    changes in its definitions never reaches the next index."""
+    import kartalint.load.definitions as definitions
+
+    parsed = []
+    real = definitions.load_file
+    monkeypatch.setattr(definitions, "load_file", lambda path, *a, **k: parsed.append(path) or real(path, *a, **k))
+    path = tmp_path / "jobset.yaml"
+    shutil.copyfile(JOBSET, path)
+    first = definitions.DefinitionIndex.from_paths([str(path)])
+    ((gvk, entry),) = first.by_gvk.items()
+    entry.data["spec"]["structureDefinition"] = "changed by the first caller"
+    second = definitions.DefinitionIndex.from_paths([str(path)])
+    assert len(parsed) == 1
+    assert isinstance(second.by_gvk[gvk].data["spec"]["structureDefinition"], dict)
+    path.write_text(path.read_text().replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: renamed", 1))
+    third = definitions.DefinitionIndex.from_paths([str(path)])
+    assert len(parsed) == 2 and "renamed" in third.by_name

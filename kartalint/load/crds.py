@@ -9,9 +9,7 @@ declared structure (``metadata``, plain ``type: object``) accept any path.
 from __future__ import annotations
 
 import difflib
-import os
 import re
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +18,7 @@ from kartalint.karta import as_dict, as_list
 from kartalint.load.crd_validation import CrdError, dotted, schema_problem
 from kartalint.load.discovery import iter_yaml_files, missing_reason
 from kartalint.load.documents import load_file
+from kartalint.load.filecache import FileCache
 from kartalint.model import Severity
 
 GVK = tuple[str, str, str]
@@ -71,28 +70,16 @@ class CrdIndex:
 
 
 _CrdFile = tuple[list[str], list[CrdVersion], list[dict[str, Any]]]
-_READ: OrderedDict[tuple[str, str, int, int, int, int], _CrdFile] = OrderedDict()
-_READ_LIMIT = 64  # files: a CRD can be megabytes of YAML, read again by each command of a process
+_CRD_FILES: FileCache[_CrdFile] = FileCache(64)  # a CRD can be megabytes of YAML
 
 
 def _read_crd_file(path: str) -> _CrdFile:
-    """(problems, versions, CRD documents) of one file, read once per process while the file is
+    """(problems, versions, CRD documents) of one file, parsed once per process while the file is
     unchanged (the language server, ``new --crd`` and the tests ask again for the same CRDs)."""
-    try:
-        stat = os.stat(path)
-        key: tuple[str, str, int, int, int, int] | None = (
-            path,
-            os.path.realpath(path),
-            stat.st_mtime_ns,
-            stat.st_ctime_ns,  # a chmod too
-            stat.st_size,
-            stat.st_ino,
-        )
-    except (OSError, ValueError):
-        key = None
-    if key is not None and key in _READ:
-        _READ.move_to_end(key)
-        return _READ[key]
+    return _CRD_FILES.get(path, _parse_crd_file)
+
+
+def _parse_crd_file(path: str) -> _CrdFile:
     source = load_file(path)
     problems = [f"{path}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR]
     found: list[CrdVersion] = []
@@ -109,12 +96,7 @@ def _read_crd_file(path: str) -> _CrdFile:
         if versions:
             documents.append(document.data)
         found.extend(versions)
-    read = (problems, found, documents)
-    if key is not None:
-        _READ[key] = read
-        while len(_READ) > _READ_LIMIT:
-            _READ.popitem(last=False)
-    return read
+    return problems, found, documents
 
 
 def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:

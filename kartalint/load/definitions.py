@@ -8,6 +8,7 @@ options. Its fixtures (the repository's ``fixtures/``) ship as ``kartalint.fixtu
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any
 from kartalint.karta import as_dict, gvk_of, structure
 from kartalint.load.discovery import iter_yaml_files, missing_reason, template_marker, template_note
 from kartalint.load.documents import display_path, load_file
+from kartalint.load.filecache import FileCache
 from kartalint.load.kinds import mentions_karta
 
 GVK = tuple[str, str, str]
@@ -58,6 +60,22 @@ def format_gvk(gvk: GVK | None) -> str:
 
 def root_gvk(definition: Any) -> GVK | None:
     return gvk_of(as_dict(structure(definition).get("rootComponent")).get("kind"))
+
+
+_DefinitionFile = tuple[str | None, str | None, list[dict[str, Any]]]
+_DEFINITION_FILES: FileCache[_DefinitionFile] = FileCache(256)  # the bundled catalog, read per command
+
+
+def _read_definition_file(path: str) -> _DefinitionFile:
+    """(a template's note, the first error, the Karta documents' data) of one file."""
+    source = load_file(path)
+    template = template_marker(source.text)
+    if template is not None and mentions_karta(path, source.text):
+        return template_note(path, template), None, []
+    bad = [f for f in source.findings if f.severity.name == "ERROR"]
+    if bad:
+        return None, f"{path}:{bad[0].line}:{bad[0].column}: {bad[0].message}", []
+    return None, None, [document.data for document in source.karta_documents]
 
 
 @dataclass
@@ -111,18 +129,14 @@ class DefinitionIndex:
             if real in self._real:
                 continue  # the same file through two layers (kartalint's own catalog/)
             self._real[real] = origin
-            source = load_file(file_path)
-            template = template_marker(source.text)
-            if template is not None and mentions_karta(file_path, source.text):
-                self.notes.append(template_note(file_path, template))
-                continue
-            bad = [f for f in source.findings if f.severity.name == "ERROR"]
-            if bad:
-                self.problems.append(f"{file_path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
-                problems.append(self.problems[-1])
-                continue
-            for document in source.karta_documents:
-                self.add_definition(file_path, document.data, origin)
+            note, error, definitions = _DEFINITION_FILES.get(file_path, _read_definition_file)
+            if note is not None:
+                self.notes.append(note)
+            elif error is not None:
+                self.problems.append(error)
+                problems.append(error)
+            for data in definitions:
+                self.add_definition(file_path, copy.deepcopy(data), origin)  # callers may change theirs
 
     def add_definition(self, path: str, data: dict[str, Any], origin: str = "explicit") -> DefinitionFile:
         """Index one definition (read elsewhere, e.g. from a git revision)."""
