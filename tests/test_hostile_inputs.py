@@ -620,3 +620,16 @@ def test_a_nul_character_in_a_fixtures_path_is_the_fixtures_error_at_its_place(w
     assert code == 1 and expected in out and "Traceback" not in out + err, out + err
     code, out, _ = run(capsys, "lint", "nul.yaml")
     assert code == 1 and "fixture-invalid" in out and "holds a NUL character" in out, out
+
+
+@pytest.mark.parametrize("value", ["[]", "{a: b}", "[worker]"])
+def test_a_gang_component_name_that_is_a_list_or_a_map_is_a_schema_finding(work, capsys, value):
+    """Found by the fuzz campaign: ``componentName: []`` made the gang rule look a list up in a
+    dict (TypeError) in lint, test and describe."""
+    text = BASE_DEFINITION.replace("- componentName: worker", f"- componentName: {value}")
+    (work / "def.yaml").write_text(text)
+    code, out, err = run(capsys, "lint", "-f", "json", "def.yaml")
+    rules = {f["rule"] for f in json.loads(out)["findings"]}
+    assert code == 1 and rules == {"wrong-type"} and "Traceback" not in err, (rules, err)
+    code, out, err = run(capsys, "describe", "--definition", "def.yaml", "obj.yaml")
+    assert code in (0, 1) and "Traceback" not in out + err

@@ -79,6 +79,8 @@ def check(ctx: Context) -> None:
         spath = (*base, "subGroups", i)
         name = sub.get("componentName")
         _topology(ctx, sub.get("topology"), (*spath, "topology"))
+        if isinstance(name, (list, dict)):
+            continue  # not a name at all: the schema's type finding says so
         if name not in comps:
             ctx.report(
                 GANG_UNKNOWN_SUBGROUP_COMPONENT,
