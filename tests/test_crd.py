@@ -98,8 +98,8 @@ def test_a_crd_file_is_parsed_once_per_process_while_it_is_unchanged(tmp_path, m
     import kartalint.load.crds as crds
 
     parsed = []
-    real = crds.load_file
-    monkeypatch.setattr(crds, "load_file", lambda path, *a, **k: parsed.append(path) or real(path, *a, **k))
+    real = crds._parse_crd_file
+    monkeypatch.setattr(crds, "_parse_crd_file", lambda path: parsed.append(path) or real(path))
     path = tmp_path / "trainers.yaml"
     shutil.copyfile(os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml"), path)
     first = CrdIndex.from_paths([str(tmp_path)])
@@ -138,29 +138,46 @@ def test_a_definition_file_is_parsed_once_per_process_and_each_index_gets_its_ow
     assert len(parsed) == 2 and "renamed" in third.by_name
 
 
+def _crd_files(folder):
+    import glob
+
+    return sorted(
+        p
+        for p in glob.glob(os.path.join(folder, "**", "*.yaml"), recursive=True)
+        if "CustomResourceDefinition" in pathlib.Path(p).read_text(encoding="utf-8", errors="replace")
+    )
+
+
+def _read_both_ways(path):
+    from kartalint.load import crds
+
+    plain = crds._parse_crd_file(path)
+    assert plain == crds._parse_crd_file_with_positions(path), path
+    return plain
+
+
 def test_plain_crd_files_are_read_without_a_node_tree_to_the_same_index(tmp_path):
     """A CRD file of plain YAML is read from libyaml's events (6 times faster on the reference
     CRDs' 9 MB); what needs a place (a YAML problem, a CRD of the wrong shape) is read again with
     positions. Both give the same versions, documents and problems."""
-    import glob
-
-    from kartalint.load import crds
-
-    paths = sorted(
-        p
-        for folder in (os.path.join(REFERENCE, "crds"), os.path.join(ROOT, "tests", "data"))
-        for p in glob.glob(os.path.join(folder, "**", "*.yaml"), recursive=True)
-        if "CustomResourceDefinition" in pathlib.Path(p).read_text(encoding="utf-8", errors="replace")
-    )
+    paths = _crd_files(os.path.join(ROOT, "tests", "data"))
     assert len(paths) >= 10
+    for path in paths:
+        _read_both_ways(path)
     bad = tmp_path / "bad.yaml"
     bad.write_text(
-        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: {kind: K}\n  versions: {}\n"
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        "spec:\n  group: g\n  names: {kind: K}\n  versions: {}\n"
     )
+    assert _read_both_ways(str(bad))[0] == [f"{bad}:6:3: spec.versions: must be a list"]
     duplicated = tmp_path / "duplicated.yaml"
-    with open(paths[0], encoding="utf-8") as handle:
-        duplicated.write_text(handle.read().replace("\nspec:\n", "\nspec:\n  group: first.example.com\n", 1))
-    for path in [*paths, str(bad), str(duplicated)]:
-        assert crds._parse_crd_file(path) == crds._parse_crd_file_with_positions(path), path
-    assert crds._parse_crd_file(str(bad))[0] == [f"{bad}:6:3: spec.versions: must be a list"]
-    assert "duplicate key" in crds._parse_crd_file(str(duplicated))[0][0]
+    duplicated.write_text(
+        pathlib.Path(paths[0]).read_text().replace("\nspec:\n", "\nspec:\n  group: first.example.com\n", 1)
+    )
+    assert "duplicate key" in _read_both_ways(str(duplicated))[0][0]
+
+
+@pytest.mark.slow  # a walk over all the reference CRDs, twice
+def test_the_reference_crds_read_without_a_node_tree_give_the_same_index():
+    for path in _crd_files(os.path.join(REFERENCE, "crds")):
+        _read_both_ways(path)
