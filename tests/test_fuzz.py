@@ -99,6 +99,12 @@ POD = {
 # -- the project every example runs in -------------------------------------------------------------
 
 
+def fixture_text(name: str, **fields: Any) -> str:
+    """A fixture of the fuzz project expecting ``Running``: ``object`` or ``objectFile``, maybe a ``definition``."""
+    document = {"apiVersion": "kartalint/v1", "kind": "KartaFixture", "name": name, "source": "fuzz", **fields}
+    return yaml.safe_dump({**document, "expect": {"statuses": ["Running"]}}, sort_keys=False)
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     """tmp/outside/secret.yaml (a file no output may show) and tmp/project, a git repository with
@@ -114,19 +120,7 @@ def project(tmp_path_factory):
     (root / "defs").mkdir(parents=True)
     (root / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
     (root / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
-    (root / "fixtures" / "example-com-trainer-v1" / "ok.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "kartalint/v1",
-                "kind": "KartaFixture",
-                "name": "ok",
-                "source": "fuzz",
-                "object": OBJECT,
-                "expect": {"statuses": ["Running"]},
-            },
-            sort_keys=False,
-        )
-    )
+    (root / "fixtures" / "example-com-trainer-v1" / "ok.yaml").write_text(fixture_text(name="ok", object=OBJECT))
     (root / "obj.yaml").write_text(yaml.safe_dump(OBJECT))
     (root / "pods.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [POD]}))
     (root / ".kartalint.yaml").write_text("definitions: [defs]\nfixtures: [fixtures]\n")
@@ -874,18 +868,7 @@ def with_surrogates(text: str, where: list[int]) -> str:
 
 
 def lsp_fixture_text(object_file: str) -> str:
-    return yaml.safe_dump(
-        {
-            "apiVersion": "kartalint/v1",
-            "kind": "KartaFixture",
-            "name": "f",
-            "source": "fuzz",
-            "definition": "../../defs/trainer.yaml",
-            "objectFile": object_file,
-            "expect": {"statuses": ["Running"]},
-        },
-        sort_keys=False,
-    )
+    return fixture_text(name="f", definition="../../defs/trainer.yaml", objectFile=object_file)
 
 
 @st.composite
