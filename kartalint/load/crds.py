@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.karta import as_dict, as_list
 from kartalint.load.crd_validation import CrdError, dotted, schema_problem
 from kartalint.load.discovery import iter_yaml_files, missing_reason
-from kartalint.load.documents import load_file, read_text
+from kartalint.load.documents import Document, load_file, read_text
 from kartalint.load.filecache import FileCache
 from kartalint.load.plain import load_plain
 from kartalint.model import Severity
@@ -85,14 +85,7 @@ def _parse_crd_file(path: str) -> _CrdFile:
     plain = load_plain(text) if unreadable is None and text is not None else None
     if plain is not None:  # plain YAML, read without a node tree (6 times faster on megabytes of CRDs)
         try:
-            found: list[CrdVersion] = []
-            documents = []
-            for data in plain:
-                versions = crd_versions(data, path)
-                if versions:
-                    documents.append(data)
-                found.extend(versions)
-            return [], found, documents
+            return _index_documents(path, plain, [])
         except CrdError:
             pass  # read again with positions, to say where
     return _parse_crd_file_with_positions(path)
@@ -101,21 +94,30 @@ def _parse_crd_file(path: str) -> _CrdFile:
 def _parse_crd_file_with_positions(path: str) -> _CrdFile:
     source = load_file(path)
     problems = [f"{path}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR]
+    return _index_documents(path, source.documents, problems)
+
+
+def _index_documents(path: str, documents: Sequence[Any], problems: list[str]) -> _CrdFile:
+    """(problems, versions, CRD documents) of a file's documents: ``Document`` objects, whose CRD
+    errors become problems at their place, or plain data, whose first CRD error is raised."""
     found: list[CrdVersion] = []
-    documents = []
-    for document in source.documents:
+    kept = []
+    for document in documents:
+        data = document.data if isinstance(document, Document) else document
         try:
-            versions = crd_versions(document.data, path)
+            versions = crd_versions(data, path)
         except CrdError as exc:
+            if not isinstance(document, Document):
+                raise
             node, key_node, _ = document.node_at(exc.path)
             mark = (key_node or node).start_mark if (key_node or node) is not None else None
             where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
             problems.append(f"{path}:{where}: {exc}")
             continue
         if versions:
-            documents.append(document.data)
+            kept.append(data)
         found.extend(versions)
-    return problems, found, documents
+    return problems, found, kept
 
 
 def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
