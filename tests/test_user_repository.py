@@ -127,6 +127,23 @@ def test_a_template_is_skipped_with_a_note_by_lint_test_and_diff(team, capsys):
     assert code == 0 and "a Go/Helm template" in err, out + err
 
 
+def test_yaml_that_is_not_a_case_is_never_an_error_of_test(team, capsys):
+    """CloudFormation (``!Ref`` does not load) and a workflow among the fixtures or given by name:
+    lint skips them, and so does test (it reported a YAML syntax error for the stack); a broken
+    fixture is still an error."""
+    folder = team / "fixtures" / "example-com-trainer-v1"
+    shutil.copyfile(team / "infra" / "stack.yaml", folder / "stack.yaml")
+    shutil.copyfile(team / ".github" / "workflows" / "deploy.yml", folder / "deploy.yml")
+    code, out, err = run(capsys, "test")
+    assert code == 0 and "ERROR" not in out and "stack.yaml" not in out, out + err
+    code, out, err = run(capsys, "test", "infra/stack.yaml", "--allow-empty")
+    assert code == 0 and "ERROR" not in out, out + err
+    assert run(capsys, "lint", "--allow-empty", "infra/stack.yaml")[0] == 0  # the hook's verdict: the same
+    (folder / "broken.yaml").write_text("apiVersion: kartalint/v1\nkind: KartaFixture\nobject: [\n")
+    code, out, _ = run(capsys, "test")
+    assert code == 1 and "ERROR fixtures/example-com-trainer-v1/broken.yaml" in out, out
+
+
 # -- 4. a repository with definitions and no fixtures yet --------------------------------------------------
 
 

@@ -58,3 +58,10 @@ def mentions_karta(path: str, text: str | None) -> bool:
                 tail = chunk[-64:]
     except OSError:
         return True  # unreadable: cannot tell, report it
+
+
+def mentions_case(path: str, text: str | None) -> bool:
+    """Whether a file that holds no readable document still looks like a fixture, a recording or
+    a definition: ``test`` reports it broken; any other YAML (CloudFormation's ``!Ref``, a workflow)
+    is skipped, as ``lint`` skips it."""
+    return mentions_karta(path, text) or bool(text and FIXTURE_TEXT.search(text))

@@ -22,7 +22,7 @@ from kartalint.load.confinement import Confinement
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, format_gvk, object_gvk
 from kartalint.load.discovery import iter_yaml_files, template_marker, template_note
 from kartalint.load.documents import load_file
-from kartalint.load.kinds import is_fixture, mentions_karta
+from kartalint.load.kinds import is_fixture, mentions_case, mentions_karta
 from kartalint.load.objects import load_objects
 from kartalint.rules.fixture_schema import check_fixture
 from kartalint.testing.recording import definition_basename, is_recording, state_events
@@ -150,7 +150,7 @@ def discover(
                 out.cases.append(case)
             elif is_recording(document.data):
                 out.cases.extend(_recording(path, document.data, definitions))
-        if bad and not source.documents:
+        if bad and not source.documents and mentions_case(path, source.text):
             first = bad[0]
             out.cases.append(
                 Case(
