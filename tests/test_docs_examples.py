@@ -95,7 +95,19 @@ def setup_wheel(tmp):
     for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         shutil.copyfile(os.path.join(ROOT, name), source / name)
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(tmp / "dist"), str(source)],
+        # with the test extra's setuptools: no build environment of its own to install (offline, 4 s less)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "--wheel-dir",
+            str(tmp / "dist"),
+            str(source),
+        ],
         capture_output=True,
         text=True,
         timeout=600,
@@ -216,7 +228,8 @@ def test_ci_runs_the_readme_test_command_in_a_fresh_virtual_environment():
         assert found is not None, f".ci/run does not {what}"
         return found
 
-    made = first("make a virtual environment", lambda line: line.startswith("python3 -m venv "))
+    # the environment's interpreter may be a newer Python than python3 (.ci/run prefers 3.12+)
+    made = first("make a virtual environment", lambda line: re.match(r'^(python3|"\$python") -m venv ', line))
     activated = first("activate it", lambda line: line.startswith(". ") and line.endswith('/bin/activate"'))
     installed = first(
         f"run {install}", lambda line: line.startswith("python3 -m pip install") and line.endswith(install.split()[-1])
