@@ -738,34 +738,40 @@ JQ_ATOMS = st.sampled_from(
 )
 
 
+# each way of combining two programs (one that takes one ignores the second): drawn as one choice,
+# so each level of the recursion names the level below once. A one_of of 26 strategies over it
+# made hypothesis walk the nested strategies 26 times per level when it first validated them (10 s
+# of the first test that drew a program, a few milliseconds now)
+JQ_COMBINATIONS = [
+    lambda a, b: f"{a} | {b}",
+    lambda a, b: f"({a} // {b})",
+    lambda a, b: f"({a} and {b})",
+    lambda a, b: f"({a} == {b})",
+    lambda a, b: f"({a} * {b})",
+    lambda a, b: f"({a} - {b})",
+    lambda a, b: f"select({a})",
+    lambda a, b: f"map({a})",
+    lambda a, b: f"[{a}]",
+    lambda a, b: f"{{a: {a}}}",
+    lambda a, b: f"try {a}",
+    lambda a, b: f"({a})?",
+    lambda a, b: f"first({a})",
+    lambda a, b: f'has("a") and {a}',
+    lambda a, b: f"if {a} then {b} else . end",
+    lambda a, b: f"if {a} then {b} elif . then .a end",
+    lambda a, b: f"{a} as $x | {b}",
+    lambda a, b: f"{a} as [$x, $y] | {b}",
+    lambda a, b: f"{a} as {{a: $x}} | {b}",
+    lambda a, b: f"reduce {a} as $x (0; {b})",
+    lambda a, b: f"foreach {a} as $x (0; {b}; .)",
+    lambda a, b: f"def f: {a}; f | {b}",
+    lambda a, b: f"def g(a): {a}; g({b})",
+    lambda a, b: f"{a} | .spec.roles[].leaderWorkerPattern.size",
+]
+
+
 def _combine(children):
-    pair = st.tuples(children, children)
-    return st.one_of(
-        pair.map(lambda p: f"{p[0]} | {p[1]}"),
-        pair.map(lambda p: f"({p[0]} // {p[1]})"),
-        pair.map(lambda p: f"({p[0]} and {p[1]})"),
-        pair.map(lambda p: f"({p[0]} == {p[1]})"),
-        pair.map(lambda p: f"({p[0]} * {p[1]})"),
-        pair.map(lambda p: f"({p[0]} - {p[1]})"),
-        children.map(lambda c: f"select({c})"),
-        children.map(lambda c: f"map({c})"),
-        children.map(lambda c: f"[{c}]"),
-        children.map(lambda c: f"{{a: {c}}}"),
-        children.map(lambda c: f"try {c}"),
-        children.map(lambda c: f"({c})?"),
-        children.map(lambda c: f"first({c})"),
-        children.map(lambda c: f'has("a") and {c}'),
-        pair.map(lambda p: f"if {p[0]} then {p[1]} else . end"),
-        pair.map(lambda p: f"if {p[0]} then {p[1]} elif . then .a end"),
-        pair.map(lambda p: f"{p[0]} as $x | {p[1]}"),
-        pair.map(lambda p: f"{p[0]} as [$x, $y] | {p[1]}"),
-        pair.map(lambda p: f"{p[0]} as {{a: $x}} | {p[1]}"),
-        pair.map(lambda p: f"reduce {p[0]} as $x (0; {p[1]})"),
-        pair.map(lambda p: f"foreach {p[0]} as $x (0; {p[1]}; .)"),
-        pair.map(lambda p: f"def f: {p[0]}; f | {p[1]}"),
-        pair.map(lambda p: f"def g(a): {p[0]}; g({p[1]})"),
-        children.map(lambda c: f"{c} | .spec.roles[].leaderWorkerPattern.size"),
-    )
+    return st.tuples(st.sampled_from(JQ_COMBINATIONS), children, children).map(lambda t: t[0](t[1], t[2]))
 
 
 JQ_PROGRAMS = st.recursive(JQ_ATOMS, _combine, max_leaves=25)
