@@ -183,27 +183,22 @@ def test_scalar_offsets_reproduce_value(text):
             assert text[offset] == char or text[offset] == "\\" or text[offset] == "'"
 
 
-@pytest.mark.slow
-def test_every_reference_scalar_maps_back():
+def scalars_mapped_back(source) -> int:
+    """How many scalars of a loaded file there are; each maps back to its place in the text."""
     total = 0
-    for folder, _, names in os.walk(REFERENCE):
-        for name in names:
-            if not name.endswith(".yaml"):
-                continue
-            source = load_file(os.path.join(folder, name))
-            for doc in source.documents:
-                stack = [doc.node]
-                while stack:
-                    node = stack.pop()
-                    if isinstance(node, yaml.ScalarNode):
-                        total += 1
-                        assert source.offsets_for(node) is not None, (name, node.start_mark)
-                    elif isinstance(node, yaml.MappingNode):
-                        for k, v in node.value:
-                            stack += [k, v]
-                    else:
-                        stack += node.value
-    assert total > (100_000 if HAVE_SHARED_REFERENCE else 10_000)  # the full set, or the vendored subset
+    for doc in source.documents:
+        stack = [doc.node]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, yaml.ScalarNode):
+                total += 1
+                assert source.offsets_for(node) is not None, (source.path, node.start_mark)
+            elif isinstance(node, yaml.MappingNode):
+                for k, v in node.value:
+                    stack += [k, v]
+            else:
+                stack += node.value
+    return total
 
 
 # -- plain YAML without a node tree (objects): the same data, or the full loader ----------------
@@ -214,8 +209,8 @@ def _full(text):
     return source, [d.data for d in source.documents]
 
 
-@pytest.mark.slow
-def test_plain_loader_gives_the_full_loaders_data_on_every_yaml_file():
+@pytest.mark.slow  # a walk over all the reference data
+def test_plain_loader_gives_the_full_loaders_data_on_every_yaml_file_and_every_scalar_maps_back():
     import glob
 
     from conftest import ROOT
@@ -233,7 +228,7 @@ def test_plain_loader_gives_the_full_loaders_data_on_every_yaml_file():
         for p in glob.glob(os.path.join(ROOT, pattern), recursive=True)
     ]
     paths += glob.glob(os.path.join(REFERENCE, "**", "*.yaml"), recursive=True)
-    plain_count = 0
+    plain_count = reference_scalars = 0
     for path in sorted(set(paths)):
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
@@ -243,7 +238,10 @@ def test_plain_loader_gives_the_full_loaders_data_on_every_yaml_file():
             assert not [f for f in source.findings if f.rule.startswith("yaml-")], path  # anything odd is not plain
             assert plain == data, path
             plain_count += 1
+        if path.startswith(REFERENCE + os.sep):  # one walk over the reference data for both checks
+            reference_scalars += scalars_mapped_back(source)
     assert plain_count > 300
+    assert reference_scalars > (100_000 if HAVE_SHARED_REFERENCE else 10_000)  # the full set, or the vendored subset
 
 
 @pytest.mark.parametrize(
