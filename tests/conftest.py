@@ -190,6 +190,29 @@ def run_cli(argv: list[str], cwd: Any = None, stdin: str = "") -> tuple[int, str
     return code, out.getvalue(), err.getvalue()
 
 
+def build_wheel(source: Any, wheel_dir: Any) -> None:
+    """Build kartalint's wheel from the copy of its sources in ``source`` into ``wheel_dir``, offline:
+    with the test extra's setuptools, not in a build environment of pip's own (4 s less)."""
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(wheel_dir),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stderr
+
+
 def git(repo, *args):
     """Run git in ``repo`` with a fixed author (tests build throwaway repositories)."""
     subprocess.run(

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 import yaml
-from conftest import HAVE_SHARED_REFERENCE, REFERENCE, ROOT
+from conftest import HAVE_SHARED_REFERENCE, REFERENCE, ROOT, build_wheel
 
 from kartalint.evaluation import Evaluator
 from kartalint.karta import as_dict, gang_scheduling, gvk_of, structure
@@ -227,24 +227,7 @@ def test_the_wheel_ships_the_catalog_with_its_fixtures(tmp_path):
         if os.path.isfile(os.path.join(ROOT, name)):
             os.makedirs(os.path.dirname(source / name), exist_ok=True)
             shutil.copyfile(os.path.join(ROOT, name), source / name)
-    built = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path),
-            str(source),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert built.returncode == 0, built.stderr
+    build_wheel(source, tmp_path)
     [wheel] = tmp_path.glob("kartalint-*.whl")
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:

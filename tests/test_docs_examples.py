@@ -16,7 +16,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, HAVE_SHARED_REFERENCE, REFERENCE, ROOT, git, trainer_object
+from conftest import BASE_DEFINITION, HAVE_SHARED_REFERENCE, REFERENCE, ROOT, build_wheel, git, trainer_object
 
 DOCS = [os.path.join(ROOT, "README.md"), *sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))]
 BLOCK = re.compile(r"(?:<!-- docs-test: (?P<note>[^>]*?) -->\n\s*)?```(?P<lang>[a-z]*)\n(?P<body>.*?)```", re.S)
@@ -94,25 +94,7 @@ def setup_wheel(tmp):
         shutil.copytree(os.path.join(ROOT, name), source / name, ignore=ignore)
     for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         shutil.copyfile(os.path.join(ROOT, name), source / name)
-    proc = subprocess.run(
-        # with the test extra's setuptools: no build environment of its own to install (offline, 4 s less)
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--quiet",
-            "--wheel-dir",
-            str(tmp / "dist"),
-            str(source),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr
+    build_wheel(source, tmp / "dist")
     shutil.rmtree(source)
 
 
