@@ -10,8 +10,7 @@ import os
 import shutil
 
 import pytest
-import yaml
-from conftest import HAVE_SHARED_REFERENCE, REFERENCE, ROOT, build_wheel
+from conftest import HAVE_SHARED_REFERENCE, REFERENCE, ROOT, build_wheel, read_yaml
 
 from kartalint.evaluation import Evaluator
 from kartalint.karta import as_dict, gang_scheduling, gvk_of, structure
@@ -79,22 +78,17 @@ EXPECTED_TYPES = {
 }
 
 
-def load(path):
-    with open(path, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=yaml.CSafeLoader)  # libyaml: the same data, faster
-
-
 def root_gvk(data):
     return gvk_of(as_dict(structure(data).get("rootComponent")).get("kind"))
 
 
 def test_catalog_covers_every_listed_type():
-    assert {root_gvk(load(p)) for p in FILES} == EXPECTED_TYPES
+    assert {root_gvk(read_yaml(p)) for p in FILES} == EXPECTED_TYPES
 
 
 @pytest.mark.parametrize("path", FILES, ids=os.path.basename)
 def test_file_name_and_metadata_follow_the_convention(path):
-    data = load(path)
+    data = read_yaml(path)
     group, version, kind = root_gvk(data)
     expected = f"{(group or 'core').replace('.', '-')}-{kind.lower()}-{version}"
     assert os.path.basename(path) == expected + ".yaml"
@@ -116,7 +110,7 @@ def test_catalog_lints_clean_under_strict():
 
 @pytest.mark.parametrize("path", FILES, ids=os.path.basename)
 def test_gang_scheduling_where_gang_scheduled_in_practice(path):
-    data = load(path)
+    data = read_yaml(path)
     kind = root_gvk(data)[2]
     if kind in GANG_SCHEDULED:
         assert gang_scheduling(data), f"{kind} is gang-scheduled in practice"
@@ -145,7 +139,7 @@ def test_every_definition_has_passing_fixtures_covering_every_status_mapping(fix
 
 def test_fixtures_say_where_their_object_comes_from():
     for path in glob.glob(os.path.join(FIXTURES, "*", "*.yaml")):
-        data = load(path)
+        data = read_yaml(path)
         if isinstance(data, dict) and data.get("kind") == "KartaFixture":
             source = data.get("source", "")
             assert source.startswith(
@@ -159,7 +153,7 @@ def test_recorded_types_have_fixtures_from_recordings():
         for p in glob.glob(os.path.join(REFERENCE, "*data", "*", "*", "*", "*.yaml"))
     }
     for name in recorded:
-        sources = [load(p).get("source", "") for p in glob.glob(os.path.join(FIXTURES, name, "*.yaml"))]
+        sources = [read_yaml(p).get("source", "") for p in glob.glob(os.path.join(FIXTURES, name, "*.yaml"))]
         assert any(s.startswith("recording ") for s in sources), name
 
 
@@ -280,7 +274,7 @@ def test_every_value_the_operator_writes_reads_as_the_written_values_say(path, e
     operator never writes."""
     from kartalint.testing import written
 
-    data = load(path)
+    data = read_yaml(path)
     found = written.find(FIXTURES, data["metadata"]["name"])
     assert found, f"fixtures/{data['metadata']['name']}/{written.FILE_NAME} lists what the operator writes"
     values = written.load(found)
@@ -304,6 +298,6 @@ def test_written_values_files_are_checked(tmp_path):
     bad.write_text("kind: KartaWrittenValues\nvalues: [{phase: A, status: Running}]\n")
     with pytest.raises(written.WrittenValuesError, match="'source'"):
         written.load(str(bad))
-    definition = load(os.path.join(CATALOG, "batch-volcano-sh-job-v1alpha1.yaml"))
+    definition = read_yaml(os.path.join(CATALOG, "batch-volcano-sh-job-v1alpha1.yaml"))
     bad.write_text("kind: KartaWrittenValues\nsource: x@1\nvalues: [{phase: Running, status: Running}]\n")
     assert "failed: byPhase Failed" in written.unwritten(definition, written.load(str(bad)))

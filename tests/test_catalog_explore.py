@@ -10,8 +10,7 @@ import glob
 import os
 
 import pytest
-import yaml
-from conftest import REFERENCE, ROOT
+from conftest import REFERENCE, ROOT, read_yaml
 
 pytest.importorskip("hypothesis")
 
@@ -33,11 +32,6 @@ def crds() -> CrdIndex:
 @functools.cache
 def assumptions():
     return parse_assumptions(read_config(os.path.join(ROOT, ".kartalint.yaml")).explore_assume)
-
-
-def _load(path):
-    with open(path, encoding="utf-8") as handle:  # libyaml: this runs at collection, in every test process
-        return yaml.load(handle, Loader=yaml.CSafeLoader)
 
 
 def _gvk(definition):
@@ -66,12 +60,12 @@ def _mentioned(gvk, texts) -> bool:
 
 
 TEXTS = _crd_texts()
-EXPLORED = [os.path.basename(p)[: -len(".yaml")] for p in CATALOG if _mentioned(_gvk(_load(p)), TEXTS)]
+EXPLORED = [os.path.basename(p)[: -len(".yaml")] for p in CATALOG if _mentioned(_gvk(read_yaml(p)), TEXTS)]
 del TEXTS
 
 
 def test_the_definitions_chosen_at_collection_are_those_the_crd_index_serves():
-    served = [os.path.basename(p)[: -len(".yaml")] for p in CATALOG if _version(_load(p)) is not None]
+    served = [os.path.basename(p)[: -len(".yaml")] for p in CATALOG if _version(read_yaml(p)) is not None]
     assert served == EXPLORED
 
 
@@ -84,7 +78,7 @@ def test_the_operator_crds_reach_the_definitions_the_issue_names():
 def test_spark_and_volcano_hold_on_a_small_budget(name):
     """Before issue 36 SparkApplication failed on every seed (coreRequest "a", an empty new state)
     and Volcano on unnamed tasks and absent replicas."""
-    definition = _load(os.path.join(ROOT, "catalog", f"{name}.yaml"))
+    definition = read_yaml(os.path.join(ROOT, "catalog", f"{name}.yaml"))
     found = explore(definition, _version(definition), examples=60, seed=0, max_time=600, assume=assumptions())
     assert [f.to_dict() for f in found.failures] == []
 
@@ -93,6 +87,6 @@ def test_spark_and_volcano_hold_on_a_small_budget(name):
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("name", EXPLORED)
 def test_every_bundled_definition_holds_under_explore(name, seed):
-    definition = _load(os.path.join(ROOT, "catalog", f"{name}.yaml"))
+    definition = read_yaml(os.path.join(ROOT, "catalog", f"{name}.yaml"))
     found = explore(definition, _version(definition), seed=seed, assume=assumptions())  # the default budget
     assert [f.to_dict() for f in found.failures] == []
