@@ -114,6 +114,19 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return cores + min(cores, 4)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """In an xdist test process only: no DeprecationWarning for a fork from a multi-threaded
+    process (Python 3.12+). Those threads are execnet's, which xdist runs in each test process; a
+    `kartalint` command is single-threaded when it forks its jq worker or `lint -j` workers. The
+    warning filled the summary with about 700 copies; a run without ``-n`` still shows a fork
+    from a thread of the code under test."""
+    if hasattr(config, "workerinput"):
+        config.addinivalue_line(
+            "filterwarnings",
+            r"ignore:This process \(pid=\d+\) is multi-threaded, use of fork\(\):DeprecationWarning",
+        )
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``-n`` with xdist's default distribution (``load``): a process that has run out of tests takes
