@@ -73,7 +73,7 @@ def project(tmp_path_factory) -> pathlib.Path:
     (root / "crds").mkdir()
     shutil.copyfile(os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml"), root / "crds" / "t.yaml")
     (root / ".kartalint.yaml").write_text("definitions: [definitions]\nfixtures: [fixtures]\n")
-    many = root / "many"  # enough files that `lint -j 2` is still at work when it is killed
+    many = root / "many"  # enough files that `lint -j 2` has its workers for a while (FROZEN)
     many.mkdir()
     catalog = pathlib.Path(ROOT, "catalog")
     for number, path in enumerate(sorted(catalog.glob("*.yaml")) * 8):
@@ -93,6 +93,11 @@ COMMANDS = {
     "diff": ["diff", "--base", "HEAD", "--timeout", "600"],
     "lint-j": ["lint", "-j", "2", "many"],
 }
+# Commands without a runaway expression, which would end before the kill: each is stopped
+# (SIGSTOP) as soon as its workers are seen, so that they are alive when it is killed (a worker
+# whose work is done waits for more), and continued after the signal. Before, `lint -j 2` had
+# often ended on its own by then, and the test asserted nothing about it.
+FROZEN = {"lint-j"}
 
 
 def lsp_messages(project: pathlib.Path) -> bytes:
@@ -159,16 +164,25 @@ def test_no_process_outlives_a_killed_kartalint(project, how):
                 seen[name] |= found
                 if found and not busy[name]:
                     busy[name] = time.monotonic()
+                    if name in FROZEN:
+                        os.kill(proc.pid, signal.SIGSTOP)
             time.sleep(0.05)
         assert all(busy.values()), f"no child process seen for {[n for n in names if not busy[n]]}"
         for name, proc in procs.items():
             seen[name] |= descendants(proc.pid)
+            assert proc.poll() is None, f"{name} ended before it was killed: nothing tested"
             proc.send_signal(how)
+            if name in FROZEN:
+                os.kill(proc.pid, signal.SIGCONT)  # a stopped process takes SIGTERM when it goes on
         for name, proc in procs.items():
             try:
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 raise AssertionError(f"{name} still running 30 s after {how.name}") from None
+        # SIGTERM stops the children and exits 143 (128 + SIGTERM, as docs/security.md says)
+        codes = {name: proc.returncode for name, proc in procs.items()}
+        expected = 128 + signal.SIGTERM if how == signal.SIGTERM else -signal.SIGKILL
+        assert {name: code for name, code in codes.items() if code != expected} == {}
         time.sleep(5)
         left = {name: sorted(p for p in pids if alive(p)) for name, pids in seen.items()}
         assert not any(left.values()), f"alive 5 s after their parent was killed ({how.name}): {left}"
@@ -181,6 +195,48 @@ def test_no_process_outlives_a_killed_kartalint(project, how):
             for process in processes:
                 if alive(process):
                     os.kill(int(process[0]), signal.SIGKILL)
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_lint_workers_at_work_die_with_a_killed_lint(tmp_path, how):
+    """`lint -j 2` killed while both workers are in the middle of their files (here each sleeps
+    in its chunk, as a worker on a long file is busy in it): no worker outlives it, and SIGTERM
+    exits 143. The kill test above catches `lint -j` only between files, where a worker whose
+    parent is gone also ends on its own (its task pipe closes)."""
+    for number in range(4):
+        (tmp_path / f"{number}.yaml").write_text(BASE_DEFINITION)
+    code = (
+        "import sys, time\n"
+        "import kartalint.rules.lint as lint\n"
+        "def at_work(chunk):\n"
+        "    time.sleep(600)\n"
+        "lint._lint_chunk = at_work\n"
+        "from kartalint.cli import main\n"
+        "sys.exit(main(['lint', '-j', '2', *sys.argv[1:]]))\n"
+    )
+    files = sorted(str(path) for path in tmp_path.glob("*.yaml"))
+    proc = subprocess.Popen([sys.executable, "-c", code, *files], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    workers: set[tuple[str, str]] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(workers) < 2:
+            workers = descendants(proc.pid)
+            time.sleep(0.05)
+        assert len(workers) == 2, workers
+        proc.send_signal(how)
+        proc.wait(30)
+        assert proc.returncode == (128 + signal.SIGTERM if how == signal.SIGTERM else -signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(alive(worker) for worker in workers):
+            time.sleep(0.1)
+        assert not [worker for worker in workers if alive(worker)], f"alive 5 s after lint got {how.name}"
+    finally:
+        for worker in workers:
+            if alive(worker):
+                os.kill(int(worker[0]), signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_the_portable_watchdog_kills_a_worker_whose_parent_died():
