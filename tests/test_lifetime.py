@@ -58,6 +58,24 @@ def alive(process: tuple[str, str]) -> bool:
     return fields is not None and fields[19] == process[1] and fields[0] != "Z"
 
 
+def still_alive_after(processes: set[tuple[str, str]], seconds: float = 5.0) -> list[tuple[str, str]]:
+    """The processes still running ``seconds`` from now (polled: returns once none is)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(alive(p) for p in processes):
+        time.sleep(0.1)
+    return sorted(p for p in processes if alive(p))
+
+
+def kill_leftovers(proc: subprocess.Popen, processes: set[tuple[str, str]]) -> None:
+    """What a failed test left running: the processes listed, then the one it started."""
+    for process in processes:
+        if alive(process):
+            os.kill(int(process[0]), signal.SIGKILL)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> pathlib.Path:
     root = tmp_path_factory.mktemp("lifetime")
@@ -183,18 +201,12 @@ def test_no_process_outlives_a_killed_kartalint(project, how):
         codes = {name: proc.returncode for name, proc in procs.items()}
         expected = 128 + signal.SIGTERM if how == signal.SIGTERM else -signal.SIGKILL
         assert {name: code for name, code in codes.items() if code != expected} == {}
-        time.sleep(5)
+        still_alive_after(set().union(*seen.values()))
         left = {name: sorted(p for p in pids if alive(p)) for name, pids in seen.items()}
         assert not any(left.values()), f"alive 5 s after their parent was killed ({how.name}): {left}"
     finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        for processes in seen.values():
-            for process in processes:
-                if alive(process):
-                    os.kill(int(process[0]), signal.SIGKILL)
+        for name, proc in procs.items():
+            kill_leftovers(proc, seen[name])
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
@@ -226,17 +238,9 @@ def test_lint_workers_at_work_die_with_a_killed_lint(tmp_path, how):
         proc.send_signal(how)
         proc.wait(30)
         assert proc.returncode == (128 + signal.SIGTERM if how == signal.SIGTERM else -signal.SIGKILL)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and any(alive(worker) for worker in workers):
-            time.sleep(0.1)
-        assert not [worker for worker in workers if alive(worker)], f"alive 5 s after lint got {how.name}"
+        assert still_alive_after(workers) == [], f"alive 5 s after lint got {how.name}"
     finally:
-        for worker in workers:
-            if alive(worker):
-                os.kill(int(worker[0]), signal.SIGKILL)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        kill_leftovers(proc, workers)
 
 
 def test_the_portable_watchdog_kills_a_worker_whose_parent_died():
@@ -261,17 +265,9 @@ def test_the_portable_watchdog_kills_a_worker_whose_parent_died():
         assert worker in {pid for pid, _ in processes} and len(processes) == 2  # the worker and its watchdog
         proc.kill()
         proc.wait()
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and any(alive(p) for p in processes):
-            time.sleep(0.1)
-        assert not any(alive(p) for p in processes)
+        assert still_alive_after(processes) == []
     finally:
-        for process in processes:
-            if alive(process):
-                os.kill(int(process[0]), signal.SIGKILL)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        kill_leftovers(proc, processes)
 
 
 def test_lint_jobs_is_capped_by_the_files_and_the_cpus(capsys, monkeypatch):
