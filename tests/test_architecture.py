@@ -227,7 +227,6 @@ def test_every_rule_id_in_code_is_a_declared_constant():
             literal = _calls_rule_literal(node) if isinstance(node, ast.Call) else None
             if literal is not None and literal.value not in ids:
                 stray.append(f"{name}:{literal.lineno}: {literal.value!r} is not a rule")
-    # a rule id written as a string: import its constant from the module that declares it
     assert stray == [], "rule ids written as strings: import the constant instead"
     assert {rule: places for rule, places in declared.items() if len(places) != 1} == {}
     assert set(declared) == ids

@@ -66,6 +66,12 @@ def still_alive_after(processes: set[tuple[str, str]], seconds: float = 5.0) -> 
     return sorted(p for p in processes if alive(p))
 
 
+def exit_code_after(how: signal.Signals) -> int:
+    """What kartalint exits with when killed with ``how``: 143 after SIGTERM (it stops its
+    children first, docs/security.md), the signal itself after SIGKILL."""
+    return 128 + signal.SIGTERM if how == signal.SIGTERM else -how
+
+
 def kill_leftovers(proc: subprocess.Popen, processes: set[tuple[str, str]]) -> None:
     """What a failed test left running: the processes listed, then the one it started."""
     for process in processes:
@@ -197,13 +203,11 @@ def test_no_process_outlives_a_killed_kartalint(project, how):
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 raise AssertionError(f"{name} still running 30 s after {how.name}") from None
-        # SIGTERM stops the children and exits 143 (128 + SIGTERM, as docs/security.md says)
         codes = {name: proc.returncode for name, proc in procs.items()}
-        expected = 128 + signal.SIGTERM if how == signal.SIGTERM else -signal.SIGKILL
-        assert {name: code for name, code in codes.items() if code != expected} == {}
-        still_alive_after(set().union(*seen.values()))
-        left = {name: sorted(p for p in pids if alive(p)) for name, pids in seen.items()}
-        assert not any(left.values()), f"alive 5 s after their parent was killed ({how.name}): {left}"
+        assert {name: code for name, code in codes.items() if code != exit_code_after(how)} == {}
+        left = still_alive_after(set().union(*seen.values()))
+        by_command = {name: sorted(pids & set(left)) for name, pids in seen.items() if pids & set(left)}
+        assert left == [], f"alive 5 s after their parent was killed ({how.name}): {by_command}"
     finally:
         for name, proc in procs.items():
             kill_leftovers(proc, seen[name])
@@ -227,7 +231,7 @@ def test_lint_workers_at_work_die_with_a_killed_lint(tmp_path, how):
         "sys.exit(main(['lint', '-j', '2', *sys.argv[1:]]))\n"
     )
     files = sorted(str(path) for path in tmp_path.glob("*.yaml"))
-    proc = subprocess.Popen([sys.executable, "-c", code, *files], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", code, *files], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     workers: set[tuple[str, str]] = set()
     try:
         deadline = time.monotonic() + 60
@@ -237,7 +241,7 @@ def test_lint_workers_at_work_die_with_a_killed_lint(tmp_path, how):
         assert len(workers) == 2, workers
         proc.send_signal(how)
         proc.wait(30)
-        assert proc.returncode == (128 + signal.SIGTERM if how == signal.SIGTERM else -signal.SIGKILL)
+        assert proc.returncode == exit_code_after(how)
         assert still_alive_after(workers) == [], f"alive 5 s after lint got {how.name}"
     finally:
         kill_leftovers(proc, workers)

@@ -294,7 +294,7 @@ CASES.update(
 # test_load.py; a CRD: test_crd_rules.py, test_path_analysis.py; fixtures, objects and pods:
 # test_testing.py; outcomes: test_ci_outputs.py; configuration: test_user_repository.py), and
 # every rule by its examples (test_rule_examples.py).
-FILE_RULES = {r.id for r in registry.iter_rules(["yaml", "fixture", "test", "crd", "outcome", "config"])}
+TESTED_ELSEWHERE = {r.id for r in registry.iter_rules(["yaml", "fixture", "test", "crd", "outcome", "config"])}
 
 
 def test_base_definition_is_clean():
@@ -302,10 +302,10 @@ def test_base_definition_is_clean():
 
 
 def test_every_definition_rule_has_a_case():
-    missing = set(registry.RULES) - FILE_RULES - set(CASES)
+    missing = set(registry.RULES) - TESTED_ELSEWHERE - set(CASES)
     assert missing == set(), f"add an entry to CASES in tests/test_rules.py for {sorted(missing)}"
     assert set(CASES) - set(registry.RULES) == set(), "CASES names rules that do not exist"
-    assert set(CASES) & FILE_RULES == set(), "CASES names rules of a category tested elsewhere"
+    assert set(CASES) & TESTED_ELSEWHERE == set(), "CASES names rules of a category tested elsewhere"
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
