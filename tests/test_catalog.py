@@ -157,13 +157,31 @@ def test_recorded_types_have_fixtures_from_recordings():
         assert any(s.startswith("recording ") for s in sources), name
 
 
-def test_our_catalog_reproduces_every_recorded_state():
+DEPARTURES = os.path.join(ROOT, "tests", "data", "catalog-replay-departures.yaml")
+
+
+def test_our_catalog_reproduces_every_recorded_state_but_the_listed_departures():
+    """Every recorded frame passes upstream's replay contract (the recorded state is among the
+    computed statuses), except the frames tests/data/catalog-replay-departures.yaml lists (issue
+    50: KServe frames the recorder left Undefined, where KServe has written that the predictor is
+    being created), which give exactly the statuses listed there."""
+    from kartalint.testing.run import mark_known_failures
+
     index = DefinitionIndex.from_paths([CATALOG])
     found = discover([os.path.join(REFERENCE, "real-data"), os.path.join(REFERENCE, "recorded_data")], index)
+    mark_known_failures(found.cases, DEPARTURES)
     with Evaluator() as evaluator:
         report = run_cases(found.cases, evaluator)
     assert len(report.results) == (242 if HAVE_SHARED_REFERENCE else 55)  # every frame: the full set, or the subset
-    assert [r.case.id for r in report.results if r.outcome != "passed"] == []
+    assert [r.case.id for r in report.results if r.outcome not in ("passed", "xfailed")] == []
+    listed = {entry["id"]: entry for entry in read_yaml(DEPARTURES)}
+    departed = {
+        next(i for i in listed if r.case.id.endswith("/" + i)): list(r.view.statuses) if r.view else None
+        for r in report.results
+        if r.outcome == "xfailed"
+    }
+    assert departed == ({i: e["computed"] for i, e in listed.items()} if HAVE_SHARED_REFERENCE else {})
+    assert all(e["recorded"] == "Undefined" for e in listed.values())
 
 
 REGENERATE = "run `kartalint catalog --format markdown --mutants > docs/catalog.md`"
@@ -301,3 +319,115 @@ def test_written_values_files_are_checked(tmp_path):
     definition = read_yaml(os.path.join(CATALOG, "batch-volcano-sh-job-v1alpha1.yaml"))
     bad.write_text("kind: KartaWrittenValues\nsource: x@1\nvalues: [{phase: Running, status: Running}]\n")
     assert "failed: byPhase Failed" in written.unwritten(definition, written.load(str(bad)))
+
+
+def _written_file(tmp_path, text):
+    path = tmp_path / "written-values.yaml"
+    path.write_text("kind: KartaWrittenValues\nsource: op/erator@1 status.go\n" + text)
+    return str(path)
+
+
+MODES = "modes:\n- {mode: a, versions: v1 to v2, source: op/erator@1 a.go}\n- {mode: b, versions: v2}\n"
+
+
+def test_written_values_name_their_mode_and_cite_their_code(tmp_path):
+    """Issue 50: a written-values file may list the operator's deployment modes with the versions
+    they cover; each value then names its modes and the code that writes it."""
+    from kartalint.testing import written
+
+    loaded = written.load(
+        _written_file(
+            tmp_path,
+            MODES + "values:\n- {phase: A, mode: a, source: a.go Reconcile, status: Running}\n"
+            "- {phase: B, mode: [a, b], source: b.go Sync, status: Failed}\n",
+        )
+    )
+    assert [(m.name, m.versions, m.source) for m in loaded.modes] == [
+        ("a", "v1 to v2", "op/erator@1 a.go"),
+        ("b", "v2", ""),
+    ]
+    assert [(v.label, v.modes, v.source) for v in loaded.values] == [
+        ("A", ["a"], "a.go Reconcile"),
+        ("B", ["a", "b"], "b.go Sync"),
+    ]
+    plain = written.load(_written_file(tmp_path, "values:\n- {phase: A, status: Running}\n"))
+    assert plain.modes == [] and plain.values[0].modes == [] and plain.values[0].source == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (MODES + "values:\n- {phase: A, source: a.go, status: Running}\n", "each value names its 'mode'"),
+        (MODES + "values:\n- {phase: A, mode: c, source: a.go, status: Running}\n", "mode 'c' is not among"),
+        (MODES + "values:\n- {phase: A, mode: [a, b], status: Running}\n", "cites the code that writes it"),
+        (MODES + "values:\n- {phase: A, mode: a, source: a.go, status: Running}\n", "mode 'b' is listed, but no value"),
+        ("values:\n- {phase: A, mode: a, status: Running}\n", "the file lists no 'modes'"),
+        ("modes:\n- {mode: a, versions: v1}\n- {mode: a, versions: v2}\nvalues: []\n", "listed twice"),
+        ("modes:\n- {mode: a}\nvalues: []\n", r"needs 'mode' \(its name\) and 'versions'"),
+        ("modes: [x]\nvalues: []\n", "must be a mapping with 'mode' and 'versions'"),
+        (
+            MODES + "values:\n- {phase: A, mode: [a, 3], source: a.go, status: Running}\n",
+            "a mode name or a list of them",
+        ),
+        (
+            MODES + "values:\n- {phase: A, mode: [a, b], source: '  ', status: Running}\n",
+            "'source' must be a non-empty string",
+        ),
+    ],
+)
+def test_written_values_modes_are_checked(tmp_path, text, message):
+    from kartalint.testing import written
+
+    with pytest.raises(written.WrittenValuesError, match=message):
+        written.load(_written_file(tmp_path, text))
+
+
+ISSUE_50_MODES = {  # the modes each definition's written values cover, and the statuses each mode must show
+    "serving-kserve-io-inferenceservice-v1beta1": {
+        "serverless": {"Initializing", "Running", "Failed", "Degraded", "Suspended"},
+        "raw deployment": {"Initializing", "Running", "Failed", "Degraded", "Suspended"},
+        "ModelMesh": {"Initializing", "Running", "Failed", "Degraded"},
+    },
+    "serving-knative-dev-service-v1": {"Knative Serving": {"Initializing", "Running", "Failed", "Degraded"}},
+    "batch-cronjob-v1": {"CronJob controller": {"Initializing", "Running", "Suspended", "Degraded"}},
+}
+
+
+@pytest.mark.parametrize("name", sorted(ISSUE_50_MODES))
+def test_the_written_values_cover_every_mode_with_its_starting_failing_and_serving_states(name, evaluator):
+    """Issue 50: each deployment mode the operator has is listed with its versions, every value of
+    the file says its mode and cites the code that writes it, and in every mode the definition reads
+    the starting, serving and failing states the operator writes (evaluated, not taken from the file)."""
+    from kartalint.testing import written
+
+    data = read_yaml(os.path.join(CATALOG, f"{name}.yaml"))
+    values = written.load(written.find(FIXTURES, name))
+    assert [m.name for m in values.modes] == list(ISSUE_50_MODES[name])
+    assert all(m.versions for m in values.modes)
+    assert all(v.source and v.modes for v in values.values)
+    shown: dict[str, set[str]] = {mode: set() for mode in ISSUE_50_MODES[name]}
+    for value, statuses in written.evaluate(data, values, evaluator):
+        for mode in value.modes:
+            shown[mode].update(statuses)
+    for mode, wanted in ISSUE_50_MODES[name].items():
+        assert wanted <= shown[mode], (mode, sorted(wanted - shown[mode]))
+    undefined = [v.label for v in values.values if v.status == ["Undefined"]]
+    assert undefined == (["no status yet"] if name.startswith("serving-kserve") else [])
+
+
+def test_the_catalog_page_lists_the_modes_and_versions_of_the_written_values():
+    """Issue 50 item 4: docs/catalog.md names, per definition, the modes and versions its written
+    values cover, and each value's mode and source."""
+    page = _docs_catalog()
+    section = page.partition("### InferenceService (serving.kserve.io/v1beta1)")[2].partition("\n### ")[0]
+    assert "Modes and versions:" in section
+    for mode in ("serverless", "raw deployment", "ModelMesh"):
+        assert f"- **{mode}**: " in section
+    assert "KServe v0.10.0 to v0.20.0" in section and "modelmesh-serving v0.11.0 to v0.12.0" in section
+    assert "| mode | written | status | note | source |" in section
+    assert "| ModelMesh | PredictorReady=True with BlockedByFailedLoad" in section
+    cron = page.partition("### CronJob (batch/v1)")[2].partition("\n### ")[0]
+    assert "- **CronJob controller**: Kubernetes v1.21 and later" in cron
+    assert "| Degraded |" in cron
+    sandbox = page.partition("### Sandbox (agents.x-k8s.io/v1beta1)")[2].partition("\n### ")[0]
+    assert "Modes and versions: one set of values, from the source above." in sandbox

@@ -62,8 +62,15 @@ def _written(entry: DefinitionFile, fixtures: list[str], evaluator: Any) -> dict
     values = written.load(found)
     return {
         "source": values.source,
+        "modes": [{"mode": m.name, "versions": m.versions, "source": m.source} for m in values.modes],
         "values": [
-            {"value": value.label, "statuses": statuses, "note": value.note}
+            {
+                "value": value.label,
+                "statuses": statuses,
+                "note": value.note,
+                "modes": value.modes,
+                "source": value.source,
+            }
             for value, statuses in written.evaluate(entry.data, values, evaluator)
         ],
     }
@@ -225,22 +232,29 @@ def _written_markdown(table: list[dict[str, Any]]) -> list[str]:
         "Every phase or condition set each operator writes in the status its definition reads, from the",
         "operator's source (`fixtures/<definition>/written-values.yaml` names the repository, commit and",
         "files), and the statuses the definition gives it, evaluated from the definition when this page is",
-        "generated. `Undefined` is a deliberate choice where the note says why.",
+        "generated. `Undefined` is a deliberate choice where the note says why. Where an operator writes",
+        "its status differently per deployment mode, the modes and the versions they cover are listed,",
+        "and each value names its mode and the code that writes it.",
         "",
     ]
     for row in documented:
         written = row["written"]
-        lines += [
-            f"### {row['kind']} ({row['groupVersion']}): `{row['name']}`",
-            "",
-            f"Source: {written['source']}",
-            "",
-            "| written | status | note |",
-            "|---|---|---|",
-        ]
+        modes = written.get("modes") or []
+        lines += [f"### {row['kind']} ({row['groupVersion']}): `{row['name']}`", "", f"Source: {written['source']}", ""]
+        if modes:
+            lines += ["Modes and versions:", ""]
+            lines += [
+                f"- **{m['mode']}**: {m['versions']}" + (f" ({m['source']})" if m["source"] else "") for m in modes
+            ]
+            lines += ["", "| mode | written | status | note | source |", "|---|---|---|---|---|"]
+        else:
+            lines += ["Modes and versions: one set of values, from the source above.", ""]
+            lines += ["| written | status | note |", "|---|---|---|"]
         for value in written["values"]:
-            text = value["value"].replace("|", "\\|")
-            lines.append(f"| {text} | {', '.join(value['statuses'])} | {value['note']} |")
+            cells = [value["value"], ", ".join(value["statuses"]), value["note"]]
+            if modes:
+                cells = [", ".join(value["modes"]), *cells, value["source"]]
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
         lines.append("")
     return lines
 

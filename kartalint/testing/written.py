@@ -21,6 +21,22 @@ claims none, with a ``note`` saying why)::
       status: Undefined
       note: the driver pod's state cannot be read
 
+An operator that writes its status differently per deployment mode lists the modes, with the
+versions each covers, and then names the mode of every value and cites the code that writes it::
+
+    modes:
+    - mode: serverless
+      versions: KServe v0.19.0, v0.20.0
+      source: kserve/kserve@aaac4e2 pkg/apis/serving/v1beta1/inference_service_status.go
+    values:
+    - mode: serverless                  # or a list of modes written alike
+      source: PropagateStatus (the Knative Service's conditions)
+      conditions: [...]
+      status: Initializing
+
+With ``modes`` every value names modes it lists and has its ``source``, and every mode has a
+value.
+
 ``evaluate`` applies the definition to each value (docs/catalog.md shows what it gives, a test
 compares it with ``status``); ``unwritten`` lists the definition's phases and condition types
 that no written value carries (a mapping of something the operator never writes).
@@ -54,6 +70,17 @@ class WrittenValue:
     phase: str | None = None
     conditions: list[dict[str, Any]] | None = None
     fields: dict[str, Any] = field(default_factory=dict)  # `object`
+    modes: list[str] = field(default_factory=list)  # the deployment modes that write it (`mode`)
+    source: str = ""  # the code that writes it
+
+
+@dataclass
+class WrittenMode:
+    """A deployment mode of the operator: its name, the versions its values cover, its source."""
+
+    name: str
+    versions: str
+    source: str = ""
 
 
 @dataclass
@@ -62,11 +89,53 @@ class WrittenValues:
     source: str
     values: list[WrittenValue]
     base: dict[str, Any] = field(default_factory=dict)
+    modes: list[WrittenMode] = field(default_factory=list)
 
 
 def find(fixtures: str, definition_name: str) -> str | None:
     path = os.path.join(fixtures, definition_name, FILE_NAME)
     return path if os.path.isfile(path) else None
+
+
+def _text(value: Any, where: str, key: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        raise WrittenValuesError(f"{where}: '{key}' must be a non-empty string")
+    return " ".join(value.split())
+
+
+def _modes(data: Any, path: str) -> list[WrittenMode]:
+    out: list[WrittenMode] = []
+    for number, entry in enumerate(karta.as_list(data), 1):
+        where = f"{path}: modes[{number}]"
+        if not isinstance(entry, dict):
+            raise WrittenValuesError(f"{where}: must be a mapping with 'mode' and 'versions'")
+        name, versions = _text(entry.get("mode"), where, "mode"), _text(entry.get("versions"), where, "versions")
+        if not name or not versions:
+            raise WrittenValuesError(f"{where}: a mode needs 'mode' (its name) and 'versions' (the versions covered)")
+        if any(m.name == name for m in out):
+            raise WrittenValuesError(f"{where}: mode '{name}' is listed twice")
+        out.append(WrittenMode(name, versions, _text(entry.get("source"), where, "source")))
+    return out
+
+
+def _value_modes(entry: dict[str, Any], modes: list[WrittenMode], where: str) -> list[str]:
+    named = entry.get("mode")
+    listed = named if isinstance(named, list) else [] if named is None else [named]
+    if not all(isinstance(m, str) and m for m in listed):
+        raise WrittenValuesError(f"{where}: 'mode' must be a mode name or a list of them")
+    known = [m.name for m in modes]
+    if not known:
+        if listed:
+            raise WrittenValuesError(f"{where}: 'mode' names a mode, but the file lists no 'modes'")
+        return []
+    if not listed:
+        raise WrittenValuesError(f"{where}: the file lists modes, so each value names its 'mode' ({', '.join(known)})")
+    unknown = [m for m in listed if m not in known]
+    if unknown:
+        raise WrittenValuesError(f"{where}: mode {unknown[0]!r} is not among the modes listed ({', '.join(known)})")
+    return list(listed)
 
 
 def _statuses(value: Any, where: str) -> list[str]:
@@ -84,7 +153,7 @@ def load(path: str) -> WrittenValues:
     source = data.get("source")
     if not isinstance(source, str) or not source.strip():
         raise WrittenValuesError(f"{path}: 'source' must say where the values come from")
-    out = WrittenValues(path, source.strip(), [], karta.as_dict(data.get("base")))
+    out = WrittenValues(path, source.strip(), [], karta.as_dict(data.get("base")), _modes(data.get("modes"), path))
     for number, entry in enumerate(karta.as_list(data.get("values")), 1):
         where = f"{path}: values[{number}]"
         if not isinstance(entry, dict):
@@ -112,12 +181,21 @@ def load(path: str) -> WrittenValues:
             phase=phase if isinstance(phase, str) else None,
             conditions=conditions,
             fields=karta.as_dict(entry.get("object")),
+            modes=_value_modes(entry, out.modes, where),
+            source=_text(entry.get("source"), where, "source"),
         )
         if value.status == ["Undefined"] and not value.note:
             raise WrittenValuesError(f"{where}: a value left Undefined needs a 'note' saying why")
+        if out.modes and not value.source:
+            raise WrittenValuesError(
+                f"{where}: the file lists modes, so each value cites the code that writes it in 'source'"
+            )
         out.values.append(value)
     if not out.values:
         raise WrittenValuesError(f"{path}: 'values' lists nothing")
+    silent = [m.name for m in out.modes if not any(m.name in v.modes for v in out.values)]
+    if silent:
+        raise WrittenValuesError(f"{path}: mode {silent[0]!r} is listed, but no value is written in it")
     return out
 
 
