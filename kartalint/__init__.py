@@ -6,12 +6,22 @@
 
 from typing import Any
 
-__version__ = "0.2.0"
+# The version being prepared: the CHANGELOG's top section names it. A build from the tag
+# v<RELEASE> is that version; any other build is <RELEASE>.dev0+g<commit>, a development
+# version of it (``__version__``, kartalint/scaffold/release.py). Raise it right after a release.
+RELEASE = "0.2.0"
 
-__all__ = ["Evaluator", "__version__", "evaluate"]
+__version__: str  # this build's version, found when first asked (a wheel recorded it; a checkout asks git)
+
+__all__ = ["RELEASE", "Evaluator", "__version__", "evaluate"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from kartalint.scaffold.release import installed_version
+
+        version = globals()["__version__"] = installed_version()
+        return version
     if name in ("evaluate", "Evaluator"):
         from kartalint import evaluation
 
