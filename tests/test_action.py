@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 from conftest import BASE_DEFINITION, ROOT, git
+from test_ci_outputs import assert_valid_junit
 
 BROKEN = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
 FIXTURE = {
@@ -301,6 +302,7 @@ def test_clean_repository_passes_and_writes_junit_sarif_and_summary(sample, tmp_
     assert outputs["failed"] == "false" and outputs["sarif"] == "out.sarif"
     assert outputs["junit"].startswith(str(sample.parent / "runner-temp")), "the action's files go under $RUNNER_TEMP"
     assert not (sample / "kartalint-junit.xml").exists()
+    assert_valid_junit(outputs["junit"])
     suites = ET.parse(outputs["junit"]).getroot()
     assert suites.tag == "testsuites" and suites.get("tests") == "1" and suites.get("failures") == "0"
     sarif = json.loads((sample / "out.sarif").read_text())
@@ -329,6 +331,7 @@ def test_failing_fixture_fails_the_action(sample, tmp_path):
     (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(broken))
     code, logs, outputs = run_action(sample, {"paths": "catalog"}, tmp_path / "summary.md")
     assert code == 1 and "kartalint test" in logs["verdict"]
+    assert_valid_junit(outputs["junit"])
     failures = ET.parse(outputs["junit"]).getroot().findall(".//failure")
     assert failures[0].get("message") == 'statuses: expected ["Failed"], got ["Running"]'
     # the failing field is an annotation at its line in the fixture, titled with the case
@@ -393,6 +396,7 @@ def test_failing_lint_and_failing_fixture_give_sarif_junit_and_annotations_in_on
     [mismatch] = runs["kartalint/test/"]["results"]
     assert mismatch["ruleId"] == "fixture-mismatch"
     assert mismatch["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "fixtures/f.yaml"
+    assert_valid_junit(outputs["junit"])
     failures = ET.parse(outputs["junit"]).getroot().findall(".//failure")
     assert len(failures) == 1 and failures[0].get("type") == "fixture-mismatch"
 
