@@ -1,6 +1,6 @@
 """Build hook: the version of this build, and the revision it is built from.
 
-``kartalint.RELEASE`` names the version being prepared; a build from the tag ``v<RELEASE>`` is that
+``RELEASE`` (kartalint/scaffold/release.py) names the version being prepared; a build from the tag ``v<RELEASE>`` is that
 version, any other build ``<RELEASE>.dev0+g<commit>`` (kartalint/scaffold/release.py decides, for
 this file and for an editable install alike). The commit, tag and version are recorded in
 kartalint/_build_info.json, so that ``kartalint --version`` and ``kartalint init`` (which pins the
@@ -12,7 +12,6 @@ unknown commit (``<RELEASE>.dev0``). Metadata is in pyproject.toml."""
 import importlib.util
 import json
 import os
-import re
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
@@ -31,17 +30,10 @@ def _release_module():
     return module
 
 
-def _release():
-    with open(os.path.join(HERE, "kartalint", "__init__.py"), encoding="utf-8") as handle:
-        found = re.search(r'^RELEASE = "([^"]+)"$', handle.read(), re.MULTILINE)
-    if not found:
-        raise SystemExit('kartalint/__init__.py has no line RELEASE = "<version>"')
-    return found.group(1)
-
-
 def _info():
     """``{"commit", "tag", "version"}`` of this build."""
-    release, module = _release(), _release_module()
+    module = _release_module()
+    release = module.RELEASE
     found = module.git_revision(HERE, release)
     if found is None:
         try:

@@ -6,22 +6,20 @@
 
 from typing import Any
 
-# The version being prepared: the CHANGELOG's top section names it. A build from the tag
-# v<RELEASE> is that version; any other build is <RELEASE>.dev0+g<commit>, a development
-# version of it (``__version__``, kartalint/scaffold/release.py). Raise it right after a release.
-RELEASE = "0.2.0"
-
-__version__: str  # this build's version, found when first asked (a wheel recorded it; a checkout asks git)
+RELEASE: str  # the version being prepared (the CHANGELOG's top section): kartalint/scaffold/release.py
+# this build's version: RELEASE from the tag v<RELEASE>, else <RELEASE>.dev0+g<commit>, found when
+# first asked (a wheel recorded it; a checkout asks git)
+__version__: str
 
 __all__ = ["RELEASE", "Evaluator", "__version__", "evaluate"]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        from kartalint.scaffold.release import installed_version
+    if name in ("RELEASE", "__version__"):
+        from kartalint.scaffold import release
 
-        version = globals()["__version__"] = installed_version()
-        return version
+        value = globals()[name] = release.RELEASE if name == "RELEASE" else release.installed_version()
+        return value
     if name in ("evaluate", "Evaluator"):
         from kartalint import evaluation
 

@@ -73,9 +73,9 @@ def test_the_changelogs_top_section_is_the_version_being_prepared():
 def _release_repo(tmp_path, release="0.3.0", changelog="## 0.3.0 (not yet tagged)\n\n- a change\n"):
     repo = tmp_path / "repo"
     (repo / ".ci").mkdir(parents=True)
-    (repo / "kartalint").mkdir()
+    (repo / "kartalint" / "scaffold").mkdir(parents=True)
     shutil.copy(os.path.join(ROOT, ".ci", "release-check"), repo / ".ci" / "release-check")
-    (repo / "kartalint" / "__init__.py").write_text(f'RELEASE = "{release}"\n')
+    (repo / "kartalint" / "scaffold" / "release.py").write_text(f'RELEASE = "{release}"\n')
     (repo / "CHANGELOG.md").write_text(f"# Changelog\n\n{changelog}")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")

@@ -1,12 +1,12 @@
 """Which kartalint this is: its version, and the revision to pin hooks and the Action to (`init`).
 
-The version comes from where the code was built: ``kartalint.RELEASE`` names the version being
-prepared (the CHANGELOG's top section); a build from the tag ``v<RELEASE>`` is that version, any
-other build a development version of it, ``<RELEASE>.dev0+g<commit>`` (PEP 440: it sorts before
-the release, and says which commit it is). A wheel records the commit, the release tag and the
-version it was built from (setup.py writes ``_build_info.json``); an editable install asks git in
-its checkout. setup.py loads this module by its path, before kartalint is installed: it imports
-nothing of kartalint at the top.
+The version comes from where the code was built: ``RELEASE`` names the version being prepared
+(the CHANGELOG's top section names it too); a build from the tag ``v<RELEASE>`` is that version,
+any other build a development version of it, ``<RELEASE>.dev0+g<commit>`` (PEP 440: it sorts
+before the release, and says which commit it is). A wheel records the commit, the release tag and
+the version it was built from (setup.py writes ``_build_info.json``); an editable install asks git
+in its checkout. setup.py loads this module by its path, before kartalint is installed: it imports
+nothing of kartalint.
 """
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ import os
 import re
 import subprocess
 from typing import Any
+
+# The version being prepared: raise it (and open its CHANGELOG section) right after a release.
+# .ci/release-check and setup.py read it here; ``kartalint.RELEASE`` is this.
+RELEASE = "0.2.0"
 
 REPOSITORY = "https://github.com/kartalint/kartalint"  # where the hooks and the Action live
 ACTION = "kartalint/kartalint"
@@ -72,8 +76,6 @@ def revision_from_ref(ref: str | None, release: str) -> dict[str, str | None] | 
 
 def build_info() -> dict[str, str | None]:
     """``{"commit", "tag", "version"}`` of the installed kartalint (commit and tag may be None)."""
-    from kartalint import RELEASE
-
     found = git_revision(os.path.dirname(_HERE), RELEASE)  # a checkout (an editable install)
     if found is None:
         recorded = _recorded(os.path.join(_HERE, INFO_FILE))  # a wheel
@@ -154,6 +156,4 @@ def pinned_revision() -> tuple:
         return info["tag"], "release tag"
     if info.get("commit"):
         return info["commit"], "commit (no release tag at this revision)"
-    from kartalint import RELEASE
-
     return release_tag(RELEASE), "no commit recorded in this build: check that the tag exists"
