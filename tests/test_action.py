@@ -280,6 +280,16 @@ def test_every_action_used_is_pinned_to_a_commit_with_its_release_in_a_comment()
     ]
 
 
+def test_the_action_and_the_workflows_pass_githubs_schemas(capsys):
+    from check_jsonschema import main as check_jsonschema
+
+    action, *workflows = workflow_files()
+    for schema, paths in (("vendor.github-actions", [action]), ("vendor.github-workflows", workflows)):
+        with pytest.raises(SystemExit) as exit_:
+            check_jsonschema(["--builtin-schema", schema, *paths])
+        assert exit_.value.code == 0, capsys.readouterr()
+
+
 def test_only_the_publish_job_may_ask_for_an_identity_token():
     with open(os.path.join(ROOT, ".github", "workflows", "release.yml"), encoding="utf-8") as handle:
         workflow = yaml.safe_load(handle)
