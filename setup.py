@@ -1,54 +1,66 @@
-"""Build hook: record the git revision a wheel is built from (kartalint/_build_info.json), so that
-`kartalint init` can pin hooks and the Action to a revision that exists and `kartalint --version`
-names it. An sdist carries the file too, so a wheel built from the sdist (as `python -m build`
-does) keeps the revision. Metadata is in pyproject.toml."""
+"""Build hook: the version of this build, and the revision it is built from.
 
+``RELEASE`` (kartalint/scaffold/release.py) names the version being prepared; a build from the tag ``v<RELEASE>`` is that
+version, any other build ``<RELEASE>.dev0+g<commit>`` (kartalint/scaffold/release.py decides, for
+this file and for an editable install alike). The commit, tag and version are recorded in
+kartalint/_build_info.json, so that ``kartalint --version`` and ``kartalint init`` (which pins the
+hooks and the Action to the tag or the commit) tell the same. Where git does not know the
+revision: an sdist's recorded one (a wheel built from the sdist, as ``python -m build`` does), else
+``KARTALINT_BUILD_REF`` (the ref the GitHub Action runs at: its download has no history), else an
+unknown commit (``<RELEASE>.dev0``). Metadata is in pyproject.toml."""
+
+import importlib.util
 import json
 import os
-import subprocess
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 from setuptools.command.sdist import sdist
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 INFO = os.path.join("kartalint", "_build_info.json")
 
 
-def _git(*args):
-    try:
-        out = subprocess.run(
-            ["git", *args],
-            cwd=os.path.dirname(os.path.abspath(__file__)),
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=20,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
+def _release_module():
+    spec = importlib.util.spec_from_file_location(
+        "kartalint_release_at_build", os.path.join(HERE, "kartalint", "scaffold", "release.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _info():
+    """``{"commit", "tag", "version"}`` of this build."""
+    module = _release_module()
+    release = module.RELEASE
+    found = module.git_revision(HERE, release)
+    if found is None:
+        try:
+            with open(os.path.join(HERE, INFO), encoding="utf-8") as handle:
+                recorded = json.load(handle)
+            if isinstance(recorded, dict) and isinstance(recorded.get("version"), str):
+                return recorded
+        except (OSError, ValueError):
+            pass
+        found = module.revision_from_ref(os.environ.get("KARTALINT_BUILD_REF"), release)
+    found = found or {"commit": None, "tag": None}
+    return {**found, "version": module.version_of(release, found["commit"], found["tag"])}
+
+
+BUILD = _info()
 
 
 def _write_info(folder):
-    """Write the revision into ``folder``/kartalint/_build_info.json when git knows it."""
-    commit = _git("rev-parse", "HEAD")
-    if not commit:
-        return False
-    info = {"commit": commit, "tag": _git("describe", "--tags", "--exact-match", "HEAD")}
     with open(os.path.join(folder, INFO), "w", encoding="utf-8") as handle:
-        json.dump(info, handle)
-    return True
+        json.dump(BUILD, handle)
 
 
 class BuildWithRevision(build_py):
     def run(self):
         super().run()
-        if self.dry_run or _write_info(self.build_lib):
-            return
-        # no git (a build from an sdist): keep the revision the sdist recorded
-        here = os.path.dirname(os.path.abspath(__file__))
-        if os.path.isfile(os.path.join(here, INFO)):
-            self.copy_file(os.path.join(here, INFO), os.path.join(self.build_lib, INFO))
+        if not self.dry_run:
+            _write_info(self.build_lib)
 
 
 class SdistWithRevision(sdist):
@@ -58,4 +70,4 @@ class SdistWithRevision(sdist):
             _write_info(base_dir)
 
 
-setup(cmdclass={"build_py": BuildWithRevision, "sdist": SdistWithRevision})
+setup(version=BUILD["version"], cmdclass={"build_py": BuildWithRevision, "sdist": SdistWithRevision})

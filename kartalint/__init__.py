@@ -6,12 +6,20 @@
 
 from typing import Any
 
-__version__ = "0.2.0"
+RELEASE: str  # the version being prepared (the CHANGELOG's top section): kartalint/scaffold/release.py
+# this build's version: RELEASE from the tag v<RELEASE>, else <RELEASE>.dev0+g<commit>, found when
+# first asked (a wheel recorded it; a checkout asks git)
+__version__: str
 
-__all__ = ["Evaluator", "__version__", "evaluate"]
+__all__ = ["RELEASE", "Evaluator", "__version__", "evaluate"]
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("RELEASE", "__version__"):
+        from kartalint.scaffold import release
+
+        value = globals()[name] = release.RELEASE if name == "RELEASE" else release.installed_version()
+        return value
     if name in ("evaluate", "Evaluator"):
         from kartalint import evaluation
 

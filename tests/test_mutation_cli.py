@@ -9,7 +9,7 @@ import os
 import pytest
 import yaml
 from conftest import ROOT
-from test_ci_outputs import assert_valid_sarif, junitparser
+from test_ci_outputs import assert_valid_junit, assert_valid_sarif, junitparser
 from test_mutation import DEFINITION, trainer
 
 from kartalint.cli import main
@@ -101,6 +101,7 @@ def test_sarif_survivors_are_notes_with_fingerprints_that_survive_line_moves(pro
 def test_junit_has_a_mutation_score_case_per_definition_failing_below_the_minimum(project, capsys):
     code, _, _ = run(capsys, "test", "--mutants", "--junit-xml", "j.xml", "--min-mutation-score", "0.5")
     assert code == 1
+    assert_valid_junit(project / "j.xml")
     xml = junitparser.JUnitXml.fromfile(str(project / "j.xml"))
     cases = [case for suite in xml for case in suite if case.name == "mutation score"]
     assert len(cases) == 1 and cases[0].classname == "example-com-trainer-v1"
@@ -109,6 +110,7 @@ def test_junit_has_a_mutation_score_case_per_definition_failing_below_the_minimu
     assert failure.message == "mutation score 0.25 is below 0.5" and "def.yaml:15:59:" in failure.text
     assert xml.failures == 1 and xml.tests == 2
     code, _, _ = run(capsys, "test", "--mutants", "--junit-xml", "j.xml")
+    assert_valid_junit(project / "j.xml")  # the passing case's detail as system-out
     xml = junitparser.JUnitXml.fromfile(str(project / "j.xml"))
     case = next(case for suite in xml for case in suite if case.name == "mutation score")
     assert code == 0 and case.is_passed and xml.failures == 0

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 from conftest import BASE_DEFINITION, REFERENCE, ROOT
+from test_ci_outputs import assert_valid_junit
 
 from kartalint.cli import main
 from kartalint.rules import registry
@@ -320,6 +321,7 @@ def test_junit_output(project, capsys):
     write(project / "fixtures" / "example-com-trainer-v1" / "ok.yaml", fixture())
     write(project / "fixtures" / "example-com-trainer-v1" / "bad.yaml", fixture(expect={"gpus": 1}))
     _code, out, _ = run(capsys, "test", "--definitions", "defs", "-f", "junit")
+    assert_valid_junit(out.split("\n", 1)[1])
     root = ET.fromstring(out.split("\n", 1)[1])
     assert root.tag == "testsuites" and root.get("tests") == "2" and root.get("failures") == "1"
     failures = root.findall(".//failure")

@@ -1,4 +1,10 @@
-"""JUnit XML of `kartalint test` (`--format junit`, `--junit-xml FILE`): a suite per definition, a case per fixture, failures and errors named by their outcome rule."""
+"""JUnit XML of `kartalint test` (`--format junit`, `--junit-xml FILE`): a suite per definition, a case per fixture, failures and errors named by their outcome rule.
+
+Valid against Jenkins' junit-10.xsd (the xunit plugin's schema, which the other CI servers' readers
+accept too) with the attributes the Ant schema requires of a suite (``hostname``, ``timestamp``):
+``testsuites`` carries ``name``, ``tests``, ``failures``, ``errors`` and ``time`` only, a
+``testcase`` ``classname``, ``name`` and ``time`` only (where a case's fixture is, is the first
+line of its failure, error or skip: ``at FILE:LINE``)."""
 
 from __future__ import annotations
 
@@ -23,9 +29,9 @@ if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
 
 class JUnitTestReporter(TestReporter):
     """JUnit XML as junitparser, pytest, GitLab and Jenkins read it: one ``testsuite`` per
-    definition (``tests``, ``failures``, ``errors``, ``skipped``, ``time``, ``timestamp``), one
-    ``testcase`` per case (``classname`` the definition, ``name``, ``file``, ``line``, ``time``);
-    an expected failure is ``skipped`` with its reason; ``--require-fixtures`` and
+    definition (``tests``, ``failures``, ``errors``, ``skipped``, ``time``, ``timestamp``,
+    ``hostname``, ``file``), one ``testcase`` per case (``classname`` the definition, ``name``,
+    ``time``); an expected failure is ``skipped`` with its reason; ``--require-fixtures`` and
     ``--min-coverage`` failures are ``error`` cases of their definition's suite."""
 
     name = "junit"
@@ -35,11 +41,7 @@ class JUnitTestReporter(TestReporter):
         suites of one name told apart by their file; the ``--require-fixtures``, ``--min-coverage`` and
         mutation-score cases in their definition's suite; counts and times per suite and on
         ``testsuites``."""
-        import datetime
-
-        timestamp = datetime.datetime.fromtimestamp(run.started or 0, datetime.timezone.utc).strftime(
-            "%Y-%m-%dT%H:%M:%S"
-        )
+        timestamp = _timestamp(run.started or 0)
         grouped: dict[str, dict[str, Any]] = OrderedDict()
 
         def suite_of(name: str, path: str | None) -> dict[str, Any]:
@@ -70,7 +72,7 @@ class JUnitTestReporter(TestReporter):
         suites = ET.Element("testsuites")
         for group in grouped.values():
             counts: Counter[str] = Counter()
-            suite = xml_element(suites, "testsuite", name=group["name"], timestamp=timestamp)
+            suite = xml_element(suites, "testsuite", name=group["name"], timestamp=timestamp, hostname=_hostname())
             if group["file"]:
                 suite.set("file", xml_text(group["file"]))
             for kind, item in group["cases"]:
@@ -85,14 +87,12 @@ class JUnitTestReporter(TestReporter):
                         "testcase",
                         classname=item.name or item.path,
                         name="--require-fixtures",
-                        file=item.path,
-                        line=1,
                         time="0.000",
                     )
                     xml_element(
                         case,
                         "error",
-                        f"{item.path}: no test case exercises definition {item.name}",
+                        f"at {item.path}:1\nno test case exercises definition {item.name}",
                         message=f"definition {item.name} has no fixture",
                         type=DEFINITION_WITHOUT_FIXTURE,
                     )
@@ -103,14 +103,12 @@ class JUnitTestReporter(TestReporter):
                         "testcase",
                         classname=item.definition.name or item.definition.path,
                         name="--min-coverage",
-                        file=item.definition.path,
-                        line=1,
                         time="0.000",
                     )
                     xml_element(
                         case,
                         "error",
-                        "never matched: " + ", ".join(item.unmatched),
+                        f"at {item.definition.path}:1\nnever matched: " + ", ".join(item.unmatched),
                         message=f"status-mapping coverage {item.percent:.0f}% is below {run.min_coverage:g}%",
                         type=COVERAGE_BELOW_MINIMUM,
                     )
@@ -119,7 +117,7 @@ class JUnitTestReporter(TestReporter):
                 suite.set(key, str(counts[key]))
             suite.set("time", f"{counts['time_ms'] / 1000:.3f}")
             totals.update(counts)
-        for key in ("tests", "failures", "errors", "skipped"):
+        for key in ("tests", "failures", "errors"):  # (junit-10.xsd has no `skipped` here)
             suites.set(key, str(totals[key]))
         suites.set("name", "kartalint")
         suites.set("time", f"{run.seconds:.3f}")
@@ -130,14 +128,12 @@ class JUnitTestReporter(TestReporter):
         """The definition's ``mutation score`` case: a failure below the minimum score."""
         from kartalint.report.mutants import junit_detail, score_text
 
-        case = xml_element(
-            suite, "testcase", classname=item.definition.name, name="mutation score", file=item.definition.path, line=1
-        )
-        case.set("time", "0.000")
+        case = xml_element(suite, "testcase", classname=item.definition.name, name="mutation score", time="0.000")
         detail = junit_detail(item)
         if item in self.mutation.below_minimum:
             message = f"mutation score {score_text(item.score)} is below {self.mutation.min_score:g}"
-            xml_element(case, "failure", detail, message=message, type=MUTATION_SCORE_BELOW_MINIMUM)
+            located = f"at {item.definition.path}:1\n{detail}"
+            xml_element(case, "failure", located, message=message, type=MUTATION_SCORE_BELOW_MINIMUM)
             counts["failures"] += 1
         else:
             xml_element(case, "system-out", detail)
@@ -156,20 +152,19 @@ class JUnitTestReporter(TestReporter):
             "testcase",
             classname=classname,
             name=case_.name or case_.id,
-            file=case_.file,
-            line=case_.line,
             time=f"{result.seconds:.3f}",
         )
         detail = "\n".join(line.strip() for line in detail_lines(result))
+        located = "\n".join(filter(None, [f"at {case_.file}:{case_.line}", detail]))
         first = result.diffs[0].text if result.diffs else (result.messages[0] if result.messages else result.outcome)
         if result.outcome in ("failed", "xpassed"):
-            xml_element(case, "failure", detail, message=first, type=FIXTURE_MISMATCH)
+            xml_element(case, "failure", located, message=first, type=FIXTURE_MISMATCH)
             counts["failures"] += 1
         elif result.outcome == "error":
-            xml_element(case, "error", detail, message=first, type=outcomes.case_rule("error", case_.refused))
+            xml_element(case, "error", located, message=first, type=outcomes.case_rule("error", case_.refused))
             counts["errors"] += 1
         elif result.outcome == "xfailed":
-            xml_element(case, "skipped", detail, message=f"xfail: {case_.xfail}")
+            xml_element(case, "skipped", located, message=f"xfail: {case_.xfail}")
             counts["skipped"] += 1
         elif detail:
             xml_element(case, "system-out", detail)
@@ -177,14 +172,10 @@ class JUnitTestReporter(TestReporter):
 
 def usage_junit(problems: list[str]) -> str:
     """JUnit for a run that could not start: one ``error`` case per problem."""
+    import time
+
     suites = ET.Element(
-        "testsuites",
-        name="kartalint",
-        tests=str(len(problems)),
-        failures="0",
-        errors=str(len(problems)),
-        skipped="0",
-        time="0.000",
+        "testsuites", name="kartalint", tests=str(len(problems)), failures="0", errors=str(len(problems)), time="0.000"
     )
     suite = xml_element(
         suites,
@@ -195,9 +186,25 @@ def usage_junit(problems: list[str]) -> str:
         errors=len(problems),
         skipped=0,
         time="0.000",
+        timestamp=_timestamp(time.time()),
+        hostname=_hostname(),
     )
     for problem in problems:
         case = xml_element(suite, "testcase", classname="kartalint", name="usage", time="0.000")
         xml_element(case, "error", problem, message=problem, type="usage")
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _timestamp(seconds: float) -> str:
+    """When the run started, as the Ant schema writes it (ISO 8601, UTC, no zone)."""
+    import datetime
+
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _hostname() -> str:
+    """The machine the run ran on (``localhost`` when it has no name), as the Ant schema asks."""
+    import socket
+
+    return socket.gethostname() or "localhost"

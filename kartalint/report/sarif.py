@@ -23,6 +23,7 @@ from kartalint import __version__
 from kartalint.model import Finding, Severity, format_path
 from kartalint.report.base import Reporter
 from kartalint.rules import registry
+from kartalint.scaffold.release import semantic_version
 
 if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
     from kartalint.rules.lint import LintResult
@@ -174,7 +175,7 @@ class SarifLog:
                 "driver": {
                     "name": "kartalint",
                     "version": __version__,
-                    "semanticVersion": __version__,
+                    "semanticVersion": semantic_version(__version__),
                     "informationUri": REPOSITORY,
                     "rules": _DESCRIPTORS,
                 }

@@ -1,27 +1,48 @@
-"""Which revision of kartalint is installed, for pinning hooks and the Action (`kartalint init`).
+"""Which kartalint this is: its version, and the revision to pin hooks and the Action to (`init`).
 
-Releases are tagged ``v<version>`` on main (docs/ci.md). A wheel records the commit and tag it was
-built from (setup.py writes ``_build_info.json``); an editable install asks git in its checkout.
+The version comes from where the code was built: ``RELEASE`` names the version being prepared
+(the CHANGELOG's top section names it too); a build from the tag ``v<RELEASE>`` is that version,
+any other build a development version of it, ``<RELEASE>.dev0+g<commit>`` (PEP 440: it sorts
+before the release, and says which commit it is). A wheel records the commit, the release tag and
+the version it was built from (setup.py writes ``_build_info.json``); an editable install asks git
+in its checkout. setup.py loads this module by its path, before kartalint is installed: it imports
+nothing of kartalint.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+from typing import Any
 
-from kartalint import __version__
+# The version being prepared: raise it (and open its CHANGELOG section) right after a release.
+# .ci/release-check and setup.py read it here; ``kartalint.RELEASE`` is this.
+RELEASE = "0.2.0"
 
 REPOSITORY = "https://github.com/kartalint/kartalint"  # where the hooks and the Action live
 ACTION = "kartalint/kartalint"
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the kartalint package
+INFO_FILE = "_build_info.json"
+COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
-def _git(*args: str) -> str | None:
-    checkout = os.path.dirname(_HERE)
-    if not os.path.exists(os.path.join(checkout, ".git")):
-        return None
+def release_tag(release: str) -> str:
+    """The tag that releases ``release``."""
+    return f"v{release}"
+
+
+def version_of(release: str, commit: str | None, tag: str | None) -> str:
+    """The version of a build of ``commit`` (None: unknown) carrying ``tag`` (None: none that
+    releases it): the release itself only from its own tag."""
+    if tag == release_tag(release):
+        return release
+    return f"{release}.dev0+g{commit[:12]}" if commit else f"{release}.dev0"
+
+
+def _git(checkout: str, *args: str) -> str | None:
     try:
         out = subprocess.run(["git", *args], cwd=checkout, capture_output=True, text=True, check=False, timeout=20)
     except (OSError, subprocess.SubprocessError):
@@ -29,24 +50,68 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
 
 
+def git_revision(checkout: str, release: str) -> dict[str, str | None] | None:
+    """``{"commit", "tag"}`` of the git checkout at ``checkout`` (its own ``.git``, not a
+    repository it happens to sit in), the tag being ``v<release>`` when it points at the commit;
+    None when ``checkout`` is no checkout or git cannot tell."""
+    if not os.path.exists(os.path.join(checkout, ".git")):
+        return None
+    commit = _git(checkout, "rev-parse", "--verify", "HEAD^{commit}")
+    if not commit or not COMMIT.fullmatch(commit):
+        return None
+    tagged = _git(checkout, "tag", "--points-at", commit, "--list", release_tag(release))
+    return {"commit": commit, "tag": tagged if tagged == release_tag(release) else None}
+
+
+def revision_from_ref(ref: str | None, release: str) -> dict[str, str | None] | None:
+    """What a git ref says of a build without git (the Action's source, downloaded by the runner
+    without its history, knows the ref it was used at): the release tag, or a full commit."""
+    ref = (ref or "").strip()
+    if ref == release_tag(release):
+        return {"commit": None, "tag": ref}
+    if COMMIT.fullmatch(ref):
+        return {"commit": ref, "tag": None}
+    return None
+
+
 def build_info() -> dict[str, str | None]:
-    """``{"commit", "tag"}`` of the installed kartalint (values may be None)."""
+    """``{"commit", "tag", "version"}`` of the installed kartalint (commit and tag may be None)."""
+    found = git_revision(os.path.dirname(_HERE), RELEASE)  # a checkout (an editable install)
+    if found is None:
+        recorded = _recorded(os.path.join(_HERE, INFO_FILE))  # a wheel
+        if recorded is not None:
+            return recorded
+        found = {"commit": None, "tag": None}
+    return {**found, "version": version_of(RELEASE, found["commit"], found["tag"])}
+
+
+def _recorded(path: str) -> dict[str, str | None] | None:
     try:
-        with open(os.path.join(_HERE, "_build_info.json"), encoding="utf-8") as handle:
-            data = json.load(handle)
-        if isinstance(data, dict) and isinstance(data.get("commit"), str):
-            return {"commit": data["commit"], "tag": data.get("tag") if isinstance(data.get("tag"), str) else None}
+        with open(path, encoding="utf-8") as handle:
+            data: Any = json.load(handle)
     except (OSError, ValueError):
-        pass
-    commit = _git("rev-parse", "HEAD")
-    return {"commit": commit, "tag": _git("describe", "--tags", "--exact-match", "HEAD") if commit else None}
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("version"), str):
+        return None
+    text = {key: value if isinstance(value, str) else None for key, value in data.items()}
+    return {"commit": text.get("commit"), "tag": text.get("tag"), "version": text["version"]}
+
+
+def installed_version() -> str:
+    """``kartalint.__version__``: the version of this build."""
+    return str(build_info()["version"])
+
+
+def semantic_version(version: str) -> str:
+    """The version as SemVer 2.0 (SARIF's ``semanticVersion``): ``0.2.0.dev0+gabc`` is
+    ``0.2.0-dev.0+gabc``."""
+    found = re.fullmatch(r"(\d+\.\d+\.\d+)\.dev(\d+)(\+.*)?", version)
+    return f"{found.group(1)}-dev.{found.group(2)}{found.group(3) or ''}" if found else version
 
 
 def libjq_version() -> str | None:
     """The version of the libjq the ``jq`` bindings carry, read from the build path the bindings'
     extension records (``.../jq-1.8.2/src``); None when it cannot be told."""
-    import re
-
     try:
         import jq
     except ImportError:
@@ -61,15 +126,17 @@ def libjq_version() -> str | None:
 
 
 def version_report() -> str:
-    """What ``kartalint --version`` prints: the version, the commit and tag when built from git,
-    Python, and the jq bindings with the libjq they carry."""
+    """What ``kartalint --version`` prints: the version, the commit and tag when known, Python,
+    and the jq bindings with the libjq they carry."""
     import platform
     from importlib import metadata
 
     info = build_info()
-    head = f"kartalint {__version__}"
-    if info.get("commit"):
-        head += f" (commit {str(info['commit'])[:12]}" + (f", tag {info['tag']}" if info.get("tag") else "") + ")"
+    head = f"kartalint {info['version']}"
+    known = [f"commit {str(info['commit'])[:12]}"] if info.get("commit") else []
+    known += [f"tag {info['tag']}"] if info.get("tag") else []
+    if known:
+        head += f" ({', '.join(known)})"
     lines = [head, f"Python {platform.python_version()} ({platform.python_implementation()})"]
     try:
         bindings = metadata.version("jq")
@@ -82,11 +149,11 @@ def version_report() -> str:
 
 
 def pinned_revision() -> tuple:
-    """(revision, how it was found): the release tag when there is one, else the commit, else
-    ``v<version>`` as a guess that must be checked."""
+    """(revision, how it was found): the release tag of a release, else the commit built from,
+    else the release tag of the version being prepared, as a guess that must be checked."""
     info = build_info()
     if info.get("tag"):
         return info["tag"], "release tag"
     if info.get("commit"):
         return info["commit"], "commit (no release tag at this revision)"
-    return f"v{__version__}", "guessed from the version: check that the tag exists"
+    return release_tag(RELEASE), "no commit recorded in this build: check that the tag exists"
