@@ -20,6 +20,7 @@ from kartalint.scaffold.crd_schema import (
     jq_path,
     properties_of,
     required_of,
+    role_templates_below,
     type_of,
 )
 from kartalint.scaffold.crd_status import text_of
@@ -189,9 +190,13 @@ def pod_bearing_fields(schema: dict[str, Any]) -> PodBearingFields:
         if _iterations(r) > (2 if r.shape == "podsets" else 1)
         or (r.shape == "podsets" and "{}" in r.path[: r.path.index(r.fields["list"])])
     ]
-    libraries = [r for r in found if r not in skipped and any(LIBRARY_NAME.match(str(p)) for p in r.path)]
-    bases = [r for r in found if r not in skipped and r not in libraries and is_base(r, found)]
-    roles = [r for r in found if r not in skipped and r not in libraries and r not in bases]
+    sorted_out = {id(r) for r in skipped}  # by identity: Role compares by value, slowly
+    libraries = [r for r in found if id(r) not in sorted_out and any(LIBRARY_NAME.match(str(p)) for p in r.path)]
+    sorted_out |= {id(r) for r in libraries}
+    below = role_templates_below(found)
+    bases = [r for r in found if id(r) not in sorted_out and is_base(r, found, below)]
+    sorted_out |= {id(r) for r in bases}
+    roles = [r for r in found if id(r) not in sorted_out]
     return PodBearingFields(roles, skipped, wrapped, libraries, bases)
 
 

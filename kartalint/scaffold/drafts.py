@@ -27,6 +27,7 @@ from kartalint.scaffold.crd_roles import (
 )
 from kartalint.scaffold.crd_schema import (
     Role,
+    comment_text,
     count_default,
     count_factors,
     identifier_field,
@@ -118,7 +119,12 @@ def _instances(schema: dict[str, Any], role: Role, roles: list[Role], notes: lis
 
 
 def _component(
-    schema: dict[str, Any], role: Role, roles: list[Role], root_name: str, comments: Comments
+    schema: dict[str, Any],
+    role: Role,
+    roles: list[Role],
+    root_name: str,
+    comments: Comments,
+    suspends: list[tuple[str, str]],
 ) -> dict[str, Any]:
     comp: dict[str, Any] = {
         "name": role.name,
@@ -203,7 +209,7 @@ def _component(
             # one result per instance (the zip rule): a constant after the entries' iteration
             comp["scaleDefinition"] = {"replicasPath": f"{prefix}1" if iters else "1"}
             scale_notes.append("no count field next to this role: 1 pod per instance (TODO: confirm)")
-    for stopper, when in suspend_fields(schema):
+    for stopper, when in suspends:
         scale_notes.append(
             f"TODO: {stopper} suspends the workload (the CRD has it): {when} the operator runs no pod, "
             "which these replicas do not show"
@@ -230,10 +236,12 @@ def draft_definition(version: CrdVersion) -> Draft:
     root_name = version.kind.lower()
     _name_roles(fields.roles, root_name)
     comments: Comments = {}
-    children = [_component(schema, role, fields.roles, root_name, comments) for role in fields.roles]
+    suspends = suspend_fields(schema)  # once: a walk of the whole schema
+    children = [_component(schema, role, fields.roles, root_name, comments, suspends) for role in fields.roles]
     status = _root_status(version, root_name, comments)
     data = _definition_data(version, root_name, status.definition, children, fields.roles)
-    text = "\n".join(_header(version, fields, status.notes)) + "\n---\n" + render(data, comments)
+    text = "\n".join(comment_text(line) for line in _header(version, fields, status.notes)) + "\n---\n"
+    text += render(data, comments)
     todo = [f"Status: {line}" for line in status.todo if "TODO" in line]
     return Draft(data["metadata"]["name"], text, data, minimal_object(version, fields.roles), fields.roles, todo=todo)
 
@@ -393,9 +401,10 @@ def render(data: dict[str, Any], comments: Comments) -> str:
                 break
         if index is not None:
             inserts.append((index, indent, notes))
-    for index, indent, notes in sorted(inserts, key=lambda entry: entry[0], reverse=True):
-        lines[index:index] = [f"{indent}# {note}\n" for note in notes]
-    return "".join(lines)
+    above: dict[int, list[str]] = {}  # line index -> the comment lines above it, in one pass (linear)
+    for index, indent, notes in inserts:  # at one line, the last given comes first
+        above[index] = [f"{indent}# {comment_text(note)}\n" for note in notes] + above.get(index, [])
+    return "".join(part for i, line in enumerate(lines) for part in (*above.get(i, ()), line))
 
 
 class ScaffoldError(Exception):
