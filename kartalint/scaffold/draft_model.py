@@ -24,5 +24,5 @@ class Draft:
     # drafted from real objects: role -> its evidence ("12 pods on 3 objects"), the fixtures (state,
     # text) and what the evidence showed
     evidence: dict[str, str] = dc_field(default_factory=dict)
-    fixtures: list[tuple[str, str]] = dc_field(default_factory=list)
+    cases: list[Any] = dc_field(default_factory=list)  # observed_checks.FixtureCase: one per distinct state
     notes: list[str] = dc_field(default_factory=list)

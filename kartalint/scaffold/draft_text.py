@@ -25,9 +25,12 @@ def review(draft: Draft) -> dict[str, Any]:
                 "name": role.name,
                 "path": jq_path(role.path),
                 "shape": role.shape,
-                "confidence": "guessed by name"
+                "confidence": "seen"
+                if role.name in draft.evidence
+                else "guessed by name"
                 if role.note and role.shape in ("template", "podspec")
                 else f"schema shape ({role.shape})",
+                "evidence": draft.evidence.get(role.name, "the CRD alone"),
                 "instanceIdPath": component.get("instanceIdPath"),
                 "replicas": scale.get("replicasPath", "1"),
             }
@@ -44,6 +47,7 @@ def review(draft: Draft) -> dict[str, Any]:
             if line.startswith("# ") and ("Not a role" in line or "Skipped" in line or "TODO" in line)
         ]
         + draft.todo,
+        "evidence": list(draft.notes),
         "problems": list(draft.problems),
     }
 
@@ -52,7 +56,11 @@ def review_lines(draft: Draft, crd_path: str) -> list[str]:
     """The review report of `new --crd` and `init --crd`: the roles found, where, how sure, and replicas."""
     lines = [f"{draft.name}: {len(draft.roles)} role(s) found in {crd_path}"]
     for role in review(draft)["roles"]:
-        lines.append(f"  {role['name']:<16} {role['path']:<44} {role['confidence']:<26} replicas: {role['replicas']}")
+        lines.append(
+            f"  {role['name']:<16} {role['path']:<44} {role['confidence']:<26} evidence: {role['evidence']:<24} "
+            f"replicas: {role['replicas']}"
+        )
+    lines += [f"  {note}" for note in draft.notes]
     return lines
 
 

@@ -89,9 +89,7 @@ def candidate_fields(
     """(level, key) of every count-like integer on the way to the role (objects and CRD alike)."""
     found: dict[tuple[tuple[str, ...], str], None] = {}
     for depth in range(len(role_path)):
-        level = role_path[:depth]
-        if level and level[-1] == "[]":
-            continue  # the list itself: its entries are the next level
+        level = role_path[:depth]  # (ending in "[]": the list's entry)
         keys: list[str] = []
         for seen in observations:
             node = _at(seen.obj, _concrete(level, seen.entry))
@@ -122,8 +120,8 @@ def _default(
 
 def _value(factor: Factor, seen: Observation) -> int:
     node = _at(seen.obj, _concrete(factor.level, seen.entry))
-    value = node.get(factor.key) if isinstance(node, dict) else None
-    value = value if _is_int(value) else factor.default
+    found = node.get(factor.key) if isinstance(node, dict) else None
+    value: int = found if isinstance(found, int) and not isinstance(found, bool) else factor.default
     return value - 1 if factor.minus_one else value
 
 

@@ -1,12 +1,14 @@
-"""The pod selectors of roles drafted from real pods (`new --crd --from`): the label whose values
-tell the roles apart (``componentTypeSelector``) and the one whose value is the instance's id
-(``componentInstanceSelector``), chosen from the labels the operator put on the pods.
+"""The pod selectors of roles drafted from real pods (`new --crd --from`): for each role the label
+that tells its pods from the other roles' (``componentTypeSelector``), and the one whose value is
+the instance's id (``componentInstanceSelector``), chosen from the labels the operator put on the
+pods.
 
-A type label must be on every pod of every role, with one value per role and a different value
-for each role; a lone role takes a label that every pod of it has with one value. Labels that
-identify a single pod or a revision (``pod-template-hash``, ``controller-revision-hash``,
-``statefulset.kubernetes.io/pod-name``, an index) are the last resort: a selector on them breaks
-at the next rollout. None that fits: the selector stays a TODO.
+One label for all roles is preferred: on every pod of every role, one value per role, a different
+value for each (PyTorchJob's ``replica-type``). Else each role gets a label of its own that every
+pod of it has with one value and no pod of another role has with that value (or at all: a wrapped
+Job's pods have ``batch.kubernetes.io/job-name``, a PyTorchJob's do not). Labels that identify one
+pod or a revision (``pod-template-hash``, ``controller-revision-hash``, an index) come last: a
+selector on them breaks at the next rollout. None that fits: the selector stays a TODO.
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ from dataclasses import dataclass
 
 from kartalint.load.observed import ObservedObject
 
-_UNSTABLE = re.compile(r"(?i)hash|revision|pod-name|pod-index|uid|index|generation|job-completion")
+_UNSTABLE = re.compile(r"(?i)hash|revision|pod-name|pod-index|uid|index|generation|job-completion|(^|/)id$|-id$")
 
 
 @dataclass(frozen=True)
 class TypeSelector:
+    """How a role's pods are told apart: a label key, and its value (None: the key's presence)."""
+
     key: str
-    values: dict[str, str]  # role -> value
+    value: str | None
 
 
 def label_path(key: str) -> str:
@@ -31,35 +35,60 @@ def label_path(key: str) -> str:
     return f".metadata.labels[{json.dumps(key)}]"
 
 
-def _ranked(keys: set[str], preferred: list[str]) -> list[str]:
-    return sorted(keys, key=lambda k: (bool(_UNSTABLE.search(k)), k not in preferred, len(k), k))
+def _rank(key: str, named: bool = False) -> tuple[bool, bool, int, str]:
+    return (bool(_UNSTABLE.search(key)), not named, len(key), key)
 
 
-def type_selector(pods_by_role: dict[str, list[ObservedObject]]) -> TypeSelector | None:
-    """The label that separates the roles (every pod has it, one value per role, all different)."""
-    roles = [r for r, pods in pods_by_role.items() if pods]
-    if not roles:
-        return None
-    common: set[str] | None = None
-    for role in roles:
-        for pod in pods_by_role[role]:
-            common = set(pod.labels) if common is None else common & set(pod.labels)
-    fitting = []
-    for key in common or set():
-        values = {}
-        for role in roles:
-            seen = {pod.labels[key] for pod in pods_by_role[role]}
-            if len(seen) != 1:
-                break
-            values[role] = seen.pop()
-        else:
-            if len(set(values.values())) == len(roles):
-                fitting.append((key, values))
+def _constant(pods: list[ObservedObject], key: str) -> str | None:
+    values = {pod.labels.get(key) for pod in pods}
+    return values.pop() if len(values) == 1 and None not in values else None
+
+
+def _shared(pods_by_role: dict[str, list[ObservedObject]]) -> dict[str, TypeSelector] | None:
+    """One label for every role: on every pod, one value per role, all different."""
+    roles = list(pods_by_role)
+    common = set.intersection(*(set(pod.labels) for pods in pods_by_role.values() for pod in pods))
+    fitting: list[tuple[str, dict[str, str]]] = []
+    for key in common:
+        values = {role: _constant(pods_by_role[role], key) for role in roles}
+        if None not in values.values() and len(set(values.values())) == len(roles):
+            fitting.append((key, {r: v for r, v in values.items() if v is not None}))
     if not fitting:
         return None
-    named = [k for k, v in fitting if all(_names(role, value) for role, value in v.items())]
-    key = _ranked({k for k, _ in fitting}, named)[0]
-    return TypeSelector(key, dict(dict(fitting)[key]))
+    key, chosen = min(fitting, key=lambda kv: _rank(kv[0], all(_names(r, v) for r, v in kv[1].items())))
+    return {role: TypeSelector(key, value) for role, value in chosen.items()}
+
+
+def _own(role: str, pods_by_role: dict[str, list[ObservedObject]]) -> TypeSelector | None:
+    """A label of ``role``'s own: every pod of it has it (with one value), no other role's pod matches."""
+    mine = pods_by_role[role]
+    others = [pod for other, pods in pods_by_role.items() if other != role for pod in pods]
+    keys = set.intersection(*(set(pod.labels) for pod in mine))
+    options: list[tuple[tuple[bool, bool, int, str], TypeSelector]] = []
+    for key in keys:
+        value = _constant(mine, key)
+        if value is not None and not any(pod.labels.get(key) == value for pod in others):
+            options.append((_rank(key, _names(role, value)), TypeSelector(key, value)))
+        elif not any(key in pod.labels for pod in others):
+            options.append(((*_rank(key)[:3], "~" + key), TypeSelector(key, None)))
+    return min(options, key=lambda option: option[0])[1] if options else None
+
+
+def type_selectors(pods_by_role: dict[str, list[ObservedObject]]) -> dict[str, TypeSelector]:
+    """The type selector of each role that has pods (see the module's docstring); a role no label
+    tells apart is left out."""
+    seen = {role: pods for role, pods in pods_by_role.items() if pods}
+    if not seen:
+        return {}
+    shared = _shared(seen)
+    if shared is not None:
+        return shared
+    out = {}
+    for role in seen:
+        own = _own(role, seen)
+        if own is not None:
+            out[role] = own
+    return out
 
 
 def _names(role: str, value: str) -> bool:
@@ -72,5 +101,5 @@ def instance_selector(pods_by_instance: dict[str, list[ObservedObject]]) -> str 
     if not pods:
         return None
     keys = set.intersection(*(set(pod.labels) for _, pod in pods))
-    fitting = {k for k in keys if all(pod.labels[k] == instance for instance, pod in pods)}
-    return _ranked(fitting, [])[0] if fitting else None
+    fitting = [k for k in keys if all(pod.labels[k] == instance for instance, pod in pods)]
+    return min(fitting, key=_rank) if fitting else None

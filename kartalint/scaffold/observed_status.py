@@ -14,10 +14,10 @@ whose pods were Running and ready"); a status no field tells apart is a TODO nam
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kartalint.karta import as_dict, as_list
 from kartalint.load.observed import ObservedObject
 from kartalint.scaffold.crd_status import CONDITION_MEANINGS, meaning
 
@@ -35,14 +35,12 @@ _TOTAL = re.compile(r"(?i)^(replicas|desired|desiredReplicas|all|total|current|c
 
 
 def _ready(pod: dict[str, Any]) -> bool:
-    status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
-    conditions = status.get("conditions") if isinstance(status.get("conditions"), list) else []
+    conditions = as_list(as_dict(pod.get("status")).get("conditions"))
     return any(isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
 def _phase(pod: dict[str, Any]) -> str:
-    status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
-    phase = status.get("phase")
+    phase = as_dict(pod.get("status")).get("phase")
     return phase if isinstance(phase, str) else "Unknown"
 
 
@@ -115,38 +113,39 @@ def features(
     return Features(phase if isinstance(phase, str) else None, conditions, counts)
 
 
-def _counter_tests(names: set[str], desired: dict[str, int]) -> list[tuple[str, str, Callable[[Features], bool]]]:
-    """(status, expression, test) comparing a ready counter with a desired count."""
-    tests: list[tuple[str, str, Callable[[Features], bool]]] = []
+@dataclass(frozen=True)
+class CounterTest:
+    """A ready counter compared with a desired count: ``running`` when as many are ready as
+    wanted, ``initializing`` when fewer (and some are wanted)."""
+
+    status: str
+    ready: str
+    total: str
+    default: int
+
+    @property
+    def expression(self) -> str:
+        want, have = f"({self.total} // {self.default})", f"({self.ready} // 0)"
+        return f"{want} > 0 and {have} {'>=' if self.status == 'running' else '<'} {want}"
+
+    def holds(self, found: Features) -> bool:
+        got = found.counts.get(self.total, -1)
+        want = self.default if got < 0 else got
+        have = max(found.counts.get(self.ready, 0), 0)
+        return want > 0 and (have >= want if self.status == "running" else have < want)
+
+
+def _counter_tests(names: set[str], desired: dict[str, int]) -> list[CounterTest]:
+    """Every ready counter against every desired count (the spec's first, then the status's own
+    total beside it)."""
+    tests: list[CounterTest] = []
     readies = sorted(n for n in names if _READY.match(n.rsplit(".", 1)[-1]))
-    totals = [(p, d) for p, d in desired.items()] + [
-        (n, 0) for n in sorted(names) if _TOTAL.match(n.rsplit(".", 1)[-1])
-    ]
+    totals = list(desired.items()) + [(n, 0) for n in sorted(names) if _TOTAL.match(n.rsplit(".", 1)[-1])]
     for ready in readies:
         for total, default in totals:
             if total == ready or (total.startswith(".status") and ready.rsplit(".", 1)[0] != total.rsplit(".", 1)[0]):
                 continue
-            want = f"({total} // {default})"
-            have = f"({ready} // 0)"
-
-            def value(f: Features, path: str, fallback: int) -> int:
-                got = f.counts.get(path, -1)
-                return fallback if got < 0 else got
-
-            tests.append(
-                (
-                    "running",
-                    f"{want} > 0 and {have} >= {want}",
-                    lambda f, r=ready, t=total, d=default: value(f, t, d) > 0 and value(f, r, 0) >= value(f, t, d),
-                )
-            )
-            tests.append(
-                (
-                    "initializing",
-                    f"{want} > 0 and {have} < {want}",
-                    lambda f, r=ready, t=total, d=default: value(f, t, d) > 0 and value(f, r, 0) < value(f, t, d),
-                )
-            )
+            tests += [CounterTest(status, ready, total, default) for status in ("running", "initializing")]
     return tests
 
 
@@ -178,14 +177,16 @@ def learn_statuses(
             continue
         test = next(
             (
-                (expression, check)
-                for want, expression, check in counters
-                if want == status and all(check(found[i]) for i in members) and not any(check(found[i]) for i in others)
+                t
+                for t in counters
+                if t.status == status
+                and all(t.holds(found[i]) for i in members)
+                and not any(t.holds(found[i]) for i in others)
             ),
             None,
         )
         if test is not None:
-            learned.mappings[status] = [{"byExpression": {"expression": test[0], "expectedResult": "true"}}]
+            learned.mappings[status] = [{"byExpression": {"expression": test.expression, "expectedResult": "true"}}]
             learned.why[status] = [f"counts: {evidence}"]
             continue
         where = ", ".join(objects[i].key for i in members[:5])
@@ -218,3 +219,76 @@ def _condition(status: str, members: list[Features], others: list[Features]) -> 
         return (pair[1] != "True", said != status, pair[0])
 
     return min(fitting, key=rank)
+
+
+_PHASE_FIELDS = (("status", "phase"), ("status", "state"), ("status", "status"))
+_SIMPLE = re.compile(r"^(\.[A-Za-z_][A-Za-z0-9_]*)+$")
+
+
+def _observed_phase(objects: list[ObservedObject]) -> tuple[str, ...] | None:
+    for path in _PHASE_FIELDS:
+        if any(isinstance(_get(o.data, path), str) for o in objects):
+            return path
+    return None
+
+
+def _observed_conditions(objects: list[ObservedObject]) -> bool:
+    return any(
+        isinstance(item, dict) and isinstance(item.get("type"), str)
+        for o in objects
+        for item in (_get(o.data, ("status", "conditions")) or [])
+        if isinstance(_get(o.data, ("status", "conditions")), list)
+    )
+
+
+def merge_learned(
+    status: Any, evidence: Any, objects: list[ObservedObject], comments: dict[Any, list[str]], root: str
+) -> Learned:
+    """The statuses the evidence shows, in ``status`` (a ``crd_status.StatusDraft``): each learned
+    status replaces what the CRD gave it (a placeholder included), a phase value or condition it
+    was learned from leaves every other status, and the evidence is the comment above it."""
+    definition = status.definition
+    phase = definition.get("phaseDefinition", {}).get("path")
+    phase_path = tuple(phase.strip(".").split(".")) if isinstance(phase, str) and _SIMPLE.match(phase) else None
+    if phase_path is None and "phaseDefinition" not in definition:
+        phase_path = _observed_phase(objects)
+        if phase_path is not None:
+            definition["phaseDefinition"] = {"path": "." + ".".join(phase_path)}
+            status.notes.append(f".{'.'.join(phase_path)} read as the phase (a string the objects have there)")
+    conditions = definition.get("conditionsDefinition")
+    if conditions is None and _observed_conditions(objects):
+        conditions = definition["conditionsDefinition"] = {
+            "path": ".status.conditions // []",
+            "typeFieldName": "type",
+            "statusFieldName": "status",
+        }
+        status.notes.append(".status.conditions read as the conditions (the objects have them)")
+    type_field = (conditions or {}).get("typeFieldName", "type")
+    status_field = (conditions or {}).get("statusFieldName", "status")
+    desired = {".spec.replicas": 1} if any(isinstance(_get(o.data, ("spec", "replicas")), int) for o in objects) else {}
+    found = [features(o.data, phase_path, type_field, status_field, list(desired)) for o in objects]
+    learned = learn_statuses(objects, evidence.states, found, desired)
+    mappings: dict[str, list[dict[str, Any]]] = definition.get("statusMappings", {})
+    learned_conditions = [m for ms in learned.mappings.values() for m in ms if "byConditions" in m]
+    for key in list(mappings):
+        if key in learned.mappings:
+            continue
+        kept = [
+            m
+            for m in mappings[key]
+            if learned.phase_values.get(m.get("byPhase", ""), key) == key and m not in learned_conditions
+        ]
+        if kept:
+            mappings[key] = kept
+        else:
+            del mappings[key]
+            comments.pop((root, key), None)
+    for key, matchers in learned.mappings.items():
+        mappings[key] = matchers
+        comments[(root, key)] = learned.why[key]
+    order = ("initializing", "running", "completed", "failed", "degraded", "suspending", "suspended", "resuming")
+    definition["statusMappings"] = {k: mappings[k] for k in order if k in mappings}
+    status.todo.extend(learned.todo)
+    if learned.todo:
+        comments[(root, "statusMappings")] = [*comments.get((root, "statusMappings"), []), *learned.todo]
+    return learned
