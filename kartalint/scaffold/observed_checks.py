@@ -22,17 +22,20 @@ if TYPE_CHECKING:
     from kartalint.evaluation.view import WorkloadView
 
 
+def _quantity(value: int, binary: tuple[tuple[str, int], ...], decimal: tuple[tuple[str, int], ...]) -> str:
+    for unit, size in (*binary, *decimal):
+        if value and value % size == 0:
+            return f"{value // size}{unit}"
+    return f"{value / 10**9:.2f}G" if value >= 10**9 else str(value)
+
+
 def amounts(resources: Resources) -> str:
     """``1 GPU, 2 CPU, 4Gi memory`` (what describe's table counts)."""
     cpu = f"{resources.cpu_millis // 1000}" if resources.cpu_millis % 1000 == 0 else f"{resources.cpu_millis}m"
-    memory = resources.memory_bytes
-    for unit, size in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-        if memory and memory % size == 0:
-            shown = f"{memory // size}{unit}"
-            break
-    else:
-        shown = str(memory)
-    return f"{resources.gpus} GPU, {cpu} CPU, {shown} memory"
+    memory = _quantity(
+        resources.memory_bytes, (("Gi", 1 << 30), ("Mi", 1 << 20)), (("G", 10**9), ("M", 10**6), ("Ki", 1 << 10))
+    )
+    return f"{resources.gpus} GPU, {cpu} CPU, {memory} memory"
 
 
 def _requested(pod: ObservedObject) -> Resources | None:
@@ -68,19 +71,23 @@ def check_resources(data: dict[str, Any], evidence: Evidence, evaluator: Evaluat
                     if requested == instance.per_replica:
                         agree += 1
                     else:
-                        differences.append((requested, instance.per_replica, pod.key))
+                        differences.append((requested, instance.per_replica, evidence.workloads[index].key))
         name, where = observed.role.name, jq_path(observed.role.path)
         if differences:
-            read, example = differences[0][1], differences[0][2]
-            seen = sorted({amounts(d[0]) for d in differences})
+            gpus = "GPUs agree" if all(d[0].gpus == d[1].gpus for d in differences) else "GPUs differ"
+            grouped: dict[tuple[str, str, str], int] = {}
+            for requested, read, where_seen in differences:
+                key = (where_seen, amounts(requested), amounts(read))
+                grouped[key] = grouped.get(key, 0) + 1
+            seen = [f"{w} ({n} pod(s)): {r} requested, {d} read" for (w, r, d), n in grouped.items()]
             notes.append(
-                f"TODO: {name}: the pods request {'; '.join(seen[:3])} each ({example}, {len(differences)} pod(s)), the draft "
-                f"reads {amounts(read)} per pod from {where}: the operator sets resources itself; count them where it does"
+                f"TODO: {name}: the pods request other resources than the draft reads per pod from {where} ({gpus}; "
+                f"the operator adds containers or sets resources itself: count them where it does): "
+                + "; ".join(seen[:3])
+                + (f"; and {len(seen) - 3} more" if len(seen) > 3 else "")
             )
         elif agree:
-            notes.append(
-                f"{name}: {agree} pod(s) request what the draft reads per pod ({amounts(read_of(views, observed))})"
-            )
+            notes.append(f"{name}: {agree} pod(s) request what the draft reads per pod ({amounts(read_of(views, observed))})")
     return notes
 
 

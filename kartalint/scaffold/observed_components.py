@@ -90,7 +90,7 @@ class RolePaths:
                 k for k in keys if all(p.labels[k] == v.split("/", 1)[1] for v, ps in by_value.items() for p in ps)
             ]
             if fitting:
-                return field, sorted(fitting, key=lambda k: (len(k), k))[0]
+                return field, sorted(fitting, key=lambda k: ("/" not in k, len(k), k))[0]
         return None, None
 
     def path(self, rel: tuple[str, ...]) -> str:

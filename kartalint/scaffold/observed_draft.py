@@ -17,6 +17,7 @@ from kartalint.load.observed import ObservedInput, ObservedObject
 from kartalint.scaffold.crd_components import crd_component
 from kartalint.scaffold.crd_roles import pod_bearing_fields
 from kartalint.scaffold.crd_schema import comment_text, role_name
+from kartalint.scaffold.crd_status import SUSPEND_FIELDS, meaning
 from kartalint.scaffold.crd_workload import gang_reason, suspend_fields
 from kartalint.scaffold.draft_model import Comments, Draft
 from kartalint.scaffold.draft_text import render
@@ -26,6 +27,7 @@ from kartalint.scaffold.drafts import (
     header_lines,
     printer_columns,
     root_status,
+    schema_less,
     validate_skeleton,
 )
 from kartalint.scaffold.observed_checks import check_resources, check_statuses, fixture_cases
@@ -46,15 +48,22 @@ def _get(obj: Any, path: str) -> Any:
     return obj
 
 
-def is_suspended(workload: ObservedObject, suspends: list[tuple[str, str]]) -> bool:
-    """Whether a suspend field or stop annotation the CRD documents is set on the object."""
+def is_suspended(workload: ObservedObject, suspends: list[tuple[str, str]], schema_less: bool) -> bool:
+    """Whether the object is stopped on purpose: a suspend field or stop annotation the CRD
+    documents is set, or (a CRD that documents nothing) a boolean named like one under .spec is
+    true, or its phase says so (Suspended, Stopped, Paused)."""
     annotations = workload.metadata.get("annotations")
     for what, _ in suspends:
         if what.startswith(".spec.") and _get(workload.data, what) is True:
             return True
         if what.startswith("the annotation ") and isinstance(annotations, dict) and what.split()[-1] in annotations:
             return True
-    return False
+    spec = workload.data.get("spec")
+    if schema_less and isinstance(spec, dict) and any(spec.get(k) is True for k in SUSPEND_FIELDS):
+        return True
+    status = workload.data.get("status")
+    phases = [status.get(k) for k in ("phase", "state")] if isinstance(status, dict) else []
+    return any(isinstance(p, str) and meaning(p)[0] in ("suspended", "suspending") for p in phases)
 
 
 def draft_from_objects(version: CrdVersion, observed: ObservedInput, evaluator: Evaluator) -> Draft:
@@ -64,7 +73,7 @@ def draft_from_objects(version: CrdVersion, observed: ObservedInput, evaluator: 
     root_name = version.kind.lower()
     suspends = suspend_fields(schema, version.kind)
     workloads = observed.workloads(version.group, version.kind)
-    evidence = gather(observed, version.group, version.kind, [is_suspended(w, suspends) for w in workloads])
+    evidence = gather(observed, version.group, version.kind, [is_suspended(w, suspends, schema_less(schema)) for w in workloads])
     comments: Comments = {}
     notes: list[str] = []
     if evidence.roles:

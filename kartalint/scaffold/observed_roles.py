@@ -105,7 +105,7 @@ def gather(observed: ObservedInput, group: str, kind: str, suspended: list[bool]
                     rest = role.role.path[at + 1 :]
                     role.entries[index] = [i for i, item in enumerate(items) if _at(item, rest) is not None]
     evidence.roles = sorted(by_path.values(), key=lambda r: _first_seen(r, workloads))
-    _name(evidence.roles)
+    _name(evidence.roles, workloads)
     return evidence
 
 
@@ -113,7 +113,34 @@ def _first_seen(role: ObservedRole, workloads: list[ObservedObject]) -> tuple[in
     return (min(role.pods), str(role.role.path))
 
 
-def _name(roles: list[ObservedRole]) -> None:
+def _wrapped_kind(observed: ObservedRole, workloads: list[ObservedObject]) -> str | None:
+    """The kind of the object the role's template is in, below the workload (a wrapped Job), when
+    every pod's is the same."""
+    kinds = set()
+    for index, by_entry in observed.pods.items():
+        for entry in by_entry:
+            path = tuple(entry if p == "[]" and entry is not None else p for p in observed.role.path)
+            node: Any = workloads[index].data
+            found = None
+            for part in path[:-1]:
+                node = (
+                    node[part]
+                    if isinstance(part, int) and isinstance(node, list)
+                    else (node or {}).get(part)
+                    if isinstance(node, dict)
+                    else None
+                )
+                if (
+                    isinstance(node, dict)
+                    and isinstance(node.get("kind"), str)
+                    and isinstance(node.get("apiVersion"), str)
+                ):
+                    found = node["kind"]
+            kinds.add(found)
+    return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+
+
+def _name(roles: list[ObservedRole], workloads: list[ObservedObject]) -> None:
     """Role names: the last key that is not generic (``template``, ``spec``) after the list (or on
     the whole path), else the list's name in the singular; alternatives of one list entry
     (``leaderWorkerPattern``, ``standalonePattern``) are ``<list>-<pattern>``."""
@@ -133,7 +160,7 @@ def _name(roles: list[ObservedRole]) -> None:
                 base = f"{stem}-{re.sub(r'Pattern$', '', str(pattern))}"
                 observed.role.pattern = str(pattern)
             else:
-                base = after[-1] if after else stem
+                base = after[-1] if after else (_wrapped_kind(observed, workloads) or stem)
         else:
             base = next((p for p in reversed(path) if p not in GENERIC_KEYS), "pod")
         name = re.sub(r"(PodTemplate|Template|Pattern)$", "", str(base)) or str(base)

@@ -35,8 +35,10 @@ def label_path(key: str) -> str:
     return f".metadata.labels[{json.dumps(key)}]"
 
 
-def _rank(key: str, named: bool = False) -> tuple[bool, bool, int, str]:
-    return (bool(_UNSTABLE.search(key)), not named, len(key), key)
+def _rank(key: str, named: bool = False) -> tuple[bool, bool, bool, int, str]:
+    """Stable labels first, then one whose value names the role, then the operator's own (a
+    prefixed key: ``batch.kubernetes.io/job-name`` before ``job-name``), then the shortest."""
+    return (bool(_UNSTABLE.search(key)), not named, "/" not in key, len(key), key)
 
 
 def _constant(pods: list[ObservedObject], key: str) -> str | None:
@@ -59,19 +61,22 @@ def _shared(pods_by_role: dict[str, list[ObservedObject]]) -> dict[str, TypeSele
     return {role: TypeSelector(key, value) for role, value in chosen.items()}
 
 
-def _own(role: str, pods_by_role: dict[str, list[ObservedObject]]) -> TypeSelector | None:
-    """A label of ``role``'s own: every pod of it has it (with one value), no other role's pod matches."""
+def _own(
+    role: str, pods_by_role: dict[str, list[ObservedObject]]
+) -> list[tuple[tuple[bool, bool, bool, int, str], TypeSelector]]:
+    """The labels of ``role``'s own: every pod of it has one (with one value) that no other role's
+    pod has with that value (or at all), ranked."""
     mine = pods_by_role[role]
     others = [pod for other, pods in pods_by_role.items() if other != role for pod in pods]
     keys = set.intersection(*(set(pod.labels) for pod in mine))
-    options: list[tuple[tuple[bool, bool, int, str], TypeSelector]] = []
+    options: list[tuple[tuple[bool, bool, bool, int, str], TypeSelector]] = []
     for key in keys:
         value = _constant(mine, key)
         if value is not None and not any(pod.labels.get(key) == value for pod in others):
             options.append((_rank(key, _names(role, value)), TypeSelector(key, value)))
         elif not any(key in pod.labels for pod in others):
-            options.append(((*_rank(key)[:3], "~" + key), TypeSelector(key, None)))
-    return min(options, key=lambda option: option[0])[1] if options else None
+            options.append(((*_rank(key)[:4], "~" + key), TypeSelector(key, None)))
+    return options
 
 
 def type_selectors(pods_by_role: dict[str, list[ObservedObject]]) -> dict[str, TypeSelector]:
@@ -83,11 +88,15 @@ def type_selectors(pods_by_role: dict[str, list[ObservedObject]]) -> dict[str, T
     shared = _shared(seen)
     if shared is not None:
         return shared
+    options = {role: _own(role, seen) for role in seen}
+    used: dict[str, int] = {}  # a key several roles can use is preferred (replica-type for master and worker)
+    for listed in options.values():
+        for key in {option.key for _, option in listed}:
+            used[key] = used.get(key, 0) + 1
     out = {}
-    for role in seen:
-        own = _own(role, seen)
-        if own is not None:
-            out[role] = own
+    for role, listed in options.items():
+        if listed:
+            out[role] = min(listed, key=lambda o: (o[0][0], -used[o[1].key], *o[0][1:]))[1]
     return out
 
 

@@ -287,6 +287,7 @@ def merge_learned(
         mappings[key] = matchers
         comments[(root, key)] = learned.why[key]
     order = ("initializing", "running", "completed", "failed", "degraded", "suspending", "suspended", "resuming")
+    definition.pop("statusMappings", None)  # last, after a phase or conditions added here
     definition["statusMappings"] = {k: mappings[k] for k in order if k in mappings}
     status.todo.extend(learned.todo)
     if learned.todo:
