@@ -98,9 +98,14 @@ def crd_component(
         "kind": {"group": "", "version": "v1", "kind": "Pod"},
         "ownerRef": root_name,
     }
-    what = {"template": "pod template", "podspec": "pod spec", "podsets": "pod sets of a wrapped resource"}
+    what = {
+        "template": "pod template",
+        "podspec": "pod spec",
+        "podsets": "pod sets of a wrapped resource",
+        "container": "a container",
+    }
     notes = [f"{what.get(role.shape, 'pod fields')} found at {jq_path(role.path)}"]
-    if role.shape in ("template", "podspec", "fields"):
+    if role.shape in ("template", "podspec", "fields", "container"):
         notes.extend(role.note)  # how sure the guess is, what else makes the pod
     scale_notes: list[str] = []
     iters = [i for i, p in enumerate(role.path) if p in ("[]", "{}")]
@@ -146,6 +151,8 @@ def crd_component(
             comp["specDefinition"] = {"podTemplateSpecPath": spec_path}
         elif role.shape == "podspec":
             comp["specDefinition"] = {"podSpecPath": spec_path}
+        elif role.shape == "container":
+            comp["specDefinition"] = {"fragmentedPodSpecDefinition": {"containerPath": spec_path}}
         elif role.shape == "fragments":
             comp["specDefinition"] = {
                 "fragmentedPodSpecDefinition": {
@@ -164,7 +171,8 @@ def crd_component(
         factors, bounds, count_notes = count_factors(schema, role, roles)
         scale_notes.extend(count_notes)
         if factors:
-            scale = {"replicasPath": f"{prefix}{' * '.join(factors)}" if iters else " * ".join(factors)}
+            bind = ". as $o | " if any(f.startswith("($o") for f in factors) else ""
+            scale = {"replicasPath": f"{bind}{prefix}{' * '.join(factors)}" if iters else " * ".join(factors)}
             scale.update({k: (f"{prefix}{v}" if iters else v) for k, v in bounds.items()})
             comp["scaleDefinition"] = scale
             notes.append(
@@ -172,6 +180,11 @@ def crd_component(
                 + " * ".join(factors)
                 + " (an absent count: the CRD's default, else its description's, else 1)"
             )
+            if len(factors) > 1:
+                scale_notes.append(
+                    "every count on the way multiplies (the entries' counts, the counts above them, group sizes): "
+                    "Karta's consumers do not multiply a parent's scale (docs/parity.md)"
+                )
         elif len(roles) > 1 or iters:
             # one result per instance (the zip rule): a constant after the entries' iteration
             comp["scaleDefinition"] = {"replicasPath": f"{prefix}1" if iters else "1"}

@@ -37,6 +37,13 @@ PLAIN_FIELDS = {  # fragment path -> field names that hold it as is
     "priorityClassNamePath": ("priorityClassName",),
 }
 _POD_SET_TEXT = re.compile(r"template|pod", re.I)
+CONTAINER_NAME = re.compile(r"^(container|.+Container)$")
+CONTAINER_TEXT = re.compile(r"\bcontainer\b(?! images?\b)", re.I)
+
+
+def _free_spec(props: dict[str, Any]) -> bool:
+    """A template-shaped object whose ``spec`` the CRD leaves free (``metadata`` and a free-form ``spec``)."""
+    return set(props) <= {"metadata", "spec"} and "spec" in props and free_form(props["spec"])
 
 
 def _is_pod_holder(node: Any) -> bool:
@@ -120,11 +127,16 @@ def find_roles(node: Any, path: tuple, out: list[Role]) -> None:
     if "metadata" in props and "spec" in props and "containers" in properties_of(props["spec"]):
         out.append(Role("", path, "template"))
         return
-    if path and TEMPLATE_NAME.match(str(path[-1])) and free_form(node):
-        # a pod template the CRD does not describe (x-kubernetes-preserve-unknown-fields): by name
+    if path and TEMPLATE_NAME.match(str(path[-1])) and (free_form(node) or _free_spec(props)):
+        # a pod template the CRD does not describe (x-kubernetes-preserve-unknown-fields), or whose
+        # spec it leaves free: by name
         out.append(
             Role("", path, "template", ["guessed by its name: the CRD does not declare its fields (TODO: confirm)"])
         )
+        return
+    if path and free_form(node) and (CONTAINER_NAME.match(str(path[-1])) or CONTAINER_TEXT.search(text_of(node))):
+        # a single container the CRD leaves free-form (named or described as one): the pod's container
+        out.append(Role("", path, "container", ["a free-form field named or described as a container (TODO: confirm)"]))
         return
     if "containers" in props and type_of(props["containers"]) == "array":
         out.append(Role("", path, "podspec"))

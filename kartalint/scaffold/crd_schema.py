@@ -10,7 +10,17 @@ from typing import Any
 
 from kartalint.scaffold.crd_status import text_of
 
-COUNT_FIELDS = ("replicas", "parallelism", "size", "numOfHosts", "numNodes", "instances", "count")
+COUNT_FIELDS = (
+    "replicas",
+    "parallelism",
+    "size",
+    "numOfHosts",
+    "numNodes",
+    "instances",
+    "count",
+    "podGroupSize",
+    "groupSize",
+)
 
 
 GENERIC_KEYS = {"template", "spec", "podTemplate", "podSpec"}
@@ -201,12 +211,21 @@ def count_factors(
     schema: dict[str, Any], role: Role, siblings: list[Role]
 ) -> tuple[list[str], dict[str, str], list[str]]:
     """(multiplicative factors, min/max paths, notes) along the role's path, relative to the
-    iterated item (or to the object when the role is not iterated)."""
+    iterated item (or to the object when the role is not iterated). A count above the role's list
+    (RoleBasedGroupSet's ``.spec.replicas`` over its roles) reads the object through ``$o``: the
+    caller binds it (``. as $o | ...``) when a factor starts with ``($o``."""
     path = role.path
     iters = [i for i, p in enumerate(path) if p in ("[]", "{}")]
     start = iters[0] + 1 if iters else 0
     factors, bounds, notes = [], {}, []
     stop = len(path) + 1 if role.shape in ("fragments", "fields") else len(path)
+    for depth in range(1, iters[0]) if iters else ():  # counts above the list: they multiply too
+        for key in COUNT_FIELDS:
+            spec = properties_of(schema_at(schema, path[:depth])).get(key)
+            if isinstance(spec, dict) and type_of(spec) == "integer":
+                default, unstated = count_default(spec, key)
+                notes.extend([unstated] if unstated else [])
+                factors.append(f"($o{jq_path((*path[:depth], key))} // {default})")
     for depth in range(start, stop):
         level = path[start:depth]
         node = schema_at(schema, path[:depth])

@@ -28,7 +28,7 @@ def review(draft: Draft) -> dict[str, Any]:
                 "confidence": "seen"
                 if role.name in draft.evidence
                 else "guessed by name"
-                if role.note and role.shape in ("template", "podspec")
+                if role.note and role.shape in ("template", "podspec", "container")
                 else f"schema shape ({role.shape})",
                 "evidence": draft.evidence.get(role.name, "the CRD alone"),
                 "instanceIdPath": component.get("instanceIdPath"),

@@ -87,7 +87,9 @@ def check_resources(data: dict[str, Any], evidence: Evidence, evaluator: Evaluat
                 + (f"; and {len(seen) - 3} more" if len(seen) > 3 else "")
             )
         elif agree:
-            notes.append(f"{name}: {agree} pod(s) request what the draft reads per pod ({amounts(read_of(views, observed))})")
+            notes.append(
+                f"{name}: {agree} pod(s) request what the draft reads per pod ({amounts(read_of(views, observed))})"
+            )
     return notes
 
 

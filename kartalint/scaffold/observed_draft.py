@@ -73,7 +73,9 @@ def draft_from_objects(version: CrdVersion, observed: ObservedInput, evaluator: 
     root_name = version.kind.lower()
     suspends = suspend_fields(schema, version.kind)
     workloads = observed.workloads(version.group, version.kind)
-    evidence = gather(observed, version.group, version.kind, [is_suspended(w, suspends, schema_less(schema)) for w in workloads])
+    evidence = gather(
+        observed, version.group, version.kind, [is_suspended(w, suspends, schema_less(schema)) for w in workloads]
+    )
     comments: Comments = {}
     notes: list[str] = []
     if evidence.roles:
