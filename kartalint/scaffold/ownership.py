@@ -47,7 +47,10 @@ def match_pods(observed: ObservedInput, workloads: list[ObservedObject]) -> Owne
     for pod in observed.pods:
         found, how = _through_owners(pod, by_uid, by_name, others_uid, others_name, workloads)
         if found is None:
+            owners_said = how
             found, how = _by_label(pod, workloads)
+            if found is None and owners_said != "no owner reference":
+                how = f"{owners_said}; {how}"
         if isinstance(found, int):
             result.pods.setdefault(found, []).append(pod)
             result.how[pod.origin] = how
@@ -115,4 +118,4 @@ def _by_label(pod: ObservedObject, workloads: list[ObservedObject]) -> tuple[int
         return claims[0], "label"
     if claims:
         return None, f"labels name several workloads ({', '.join(workloads[i].key for i in claims)})"
-    return None, "no owner and no label names a workload"
+    return None, "no label names a workload"
