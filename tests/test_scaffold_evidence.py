@@ -259,7 +259,7 @@ FREE = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
 
 
 def test_a_free_form_container_field_and_a_template_with_a_free_form_spec(tmp_path):
-    text, data = _draft(
+    _, data = _draft(
         tmp_path,
         _crd(
             {
@@ -347,7 +347,7 @@ def test_a_gang_only_for_a_workload_that_ends_or_declares_a_minimum(tmp_path):
 
 
 def test_a_status_that_only_counts_gets_expressions(tmp_path):
-    text, data = _draft(
+    _, data = _draft(
         tmp_path, _crd({"replicas": {"type": "integer", "default": 2}}, {"readyReplicas": {"type": "integer"}})
     )
     mappings = data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
