@@ -143,8 +143,8 @@ def check_statuses(
         views = evaluator.evaluate_many(data, [w.data for w in evidence.workloads])
         wrong = []
         for workload, state, view in zip(evidence.workloads, evidence.states, views, strict=True):
-            wanted = karta_status(state).capitalize()
-            if view.statuses != [wanted]:
+            wanted = (karta_status(state) or "").capitalize()
+            if wanted and view.statuses != [wanted]:
                 wrong.append((workload, state, view.statuses))
         if not wrong or attempt:
             break
@@ -193,8 +193,8 @@ def fixture_cases(data: dict[str, Any], evidence: Evidence, evaluator: Evaluator
         if key in cases:
             continue
         slug = "-".join(s.lower() for s in view.statuses)
-        if [karta_status(state).capitalize()] != view.statuses or state == "pending":
-            slug += "-no-pods" if state == "pending" else f"-pods-{state}"
+        if [(karta_status(state) or "").capitalize()] != view.statuses or state in ("pending", "idle"):
+            slug += "-no-pods" if state in ("pending", "idle") else f"-pods-{state}"
         base, n = slug, 2
         while slug in used:
             slug, n = f"{base}-{n}", n + 1

@@ -70,6 +70,10 @@ class RolePaths:
     def _named_by_label(self, workloads: list[ObservedObject]) -> tuple[tuple[str, ...] | None, str | None]:
         """(a name field of the entries, the pod label that holds it on every pod of the entry)."""
         candidates: list[tuple[str, ...]] = [("name",)]
+        for w in workloads:  # every string field of the entries (Ray's groupName), in the order met
+            for item in _at(w.data, self.observed.role.path[: self.observed.list_at]) or []:
+                if isinstance(item, dict):
+                    candidates += [(k,) for k, v in item.items() if isinstance(v, str) and (k,) not in candidates]
         for depth in range(len(self.rel) + 1):
             candidates += [(*self.rel[:depth], "metadata", "name")]
         for field in candidates:
@@ -124,7 +128,11 @@ def replicas_expression(paths: RolePaths, factors: list[Factor]) -> str:
             read = jq_path((*factor.level[at + 1 :], factor.key))
         else:
             read = jq_path((*factor.level, factor.key))
-        term = f"({read} // {factor.default})"
+        if factor.fallback:
+            sibling = read.rsplit(".", 1)[0] + "." + factor.fallback if "." in read else f".{factor.fallback}"
+            term = f"({read} // {sibling} // {factor.default})"
+        else:
+            term = f"({read} // {factor.default})"
         parts.append(f"({term} - 1)" if factor.minus_one else term)
     product = " * ".join(parts)
     if at is None:
@@ -178,8 +186,15 @@ def observed_component(
     observations = _observations(observed, evidence, paths)
     leader = any("leader" in str(p).lower() for r in evidence.roles if r is not observed for p in r.role.path)
     choice = choose_count(role.path, observations, schema, leader and "leader" not in str(role.path).lower())
-    comp["scaleDefinition"] = {"replicasPath": replicas_expression(paths, choice.factors or [])}
+    replicas = replicas_expression(paths, choice.factors or [])
     scale_notes = list(choice.notes)
+    absent = [w.key for w in evidence.workloads if not observed.iterated and _at(w.data, role.path) is None]
+    if absent:  # a role of fixed keys (PyTorchJob's Worker) that some objects do not have: no pod there
+        replicas = f"if {jq_path(role.path)} == null then 0 else {replicas} end"
+        scale_notes.append(
+            f"0 where the object has no {jq_path(role.path)} ({', '.join(absent[:3])}{', ...' if len(absent) > 3 else ''})"
+        )
+    comp["scaleDefinition"] = {"replicasPath": replicas}
     if choice.factors is not None:
         described = (
             " * ".join(

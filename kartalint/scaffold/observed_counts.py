@@ -41,6 +41,7 @@ class Factor:
     key: str
     default: int
     minus_one: bool = False
+    fallback: str | None = None  # a sibling read when the key is absent (KubeRay: replicas, else minReplicas)
 
     @property
     def preferred(self) -> bool:
@@ -121,6 +122,8 @@ def _default(
 def _value(factor: Factor, seen: Observation) -> int:
     node = _at(seen.obj, _concrete(factor.level, seen.entry))
     found = node.get(factor.key) if isinstance(node, dict) else None
+    if not _is_int(found) and factor.fallback and isinstance(node, dict):
+        found = node.get(factor.fallback)
     value: int = found if isinstance(found, int) and not isinstance(found, bool) else factor.default
     return value - 1 if factor.minus_one else value
 
@@ -145,6 +148,10 @@ def choose_count(
         defaults, _ = _default(level, key, schema, observations)
         for default in defaults:
             factors.append(Factor(level, key, default))
+            if key == "replicas" and any(
+                _is_int((_at(o.obj, _concrete(level, o.entry)) or {}).get("minReplicas")) for o in observations
+            ):
+                factors.append(Factor(level, key, default, fallback="minReplicas"))
             if leader_beside and key in GROUP_SIZE_FIELDS:
                 factors.append(Factor(level, key, default, minus_one=True))
     choice = CountChoice(None, fields=[jq_path((*level, key)) for level, key in fields])

@@ -95,6 +95,7 @@ def draft_from_objects(version: CrdVersion, observed: ObservedInput, evaluator: 
             notes.append(
                 "TODO: no pod of these objects was explained by a place in its object: roles from the CRD alone"
             )
+    _idle(evidence, definition_data(version, root_name, {"statusMappings": {}}, children, roles, None), evaluator)
     status = root_status(version, root_name, comments, suspends)
     learned = merge_learned(status, evidence, workloads, comments, root_name)
     completed = [w.key for w, state in zip(workloads, evidence.states, strict=True) if state == "completed"]
@@ -112,6 +113,19 @@ def draft_from_objects(version: CrdVersion, observed: ObservedInput, evaluator: 
     draft.notes = notes
     draft.cases = fixture_cases(data, evidence, evaluator)
     return draft
+
+
+def _idle(evidence: Evidence, data: dict[str, Any], evaluator: Evaluator) -> None:
+    """Objects with no pod whose roles want none (replicas 0: a service scaled to zero) say nothing
+    of what their status means: ``idle``, left out of the statuses' evidence."""
+    waiting = [i for i, state in enumerate(evidence.states) if state == "pending"]
+    if not waiting or not evidence.roles:
+        return
+    views = evaluator.evaluate_many(data, [evidence.workloads[i].data for i in waiting])
+    for index, view in zip(waiting, views, strict=True):
+        wanted = sum(c.desired for c in view.components if c.has_pod_definition)
+        if wanted == 0 and not view.all_errors:
+            evidence.states[index] = "idle"
 
 
 def _jq(path: tuple[str, ...]) -> str:

@@ -13,7 +13,9 @@ whose pods were Running and ready"); a status no field tells apart is a TODO nam
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +30,7 @@ POD_STATE_WORDS = {
     "initializing": "whose pods were not all ready yet",
     "pending": "with no pod yet",
     "suspended": "with no pod and a suspend field set",
+    "idle": "with no pod and none wanted (replicas 0)",
 }
 EVIDENCE_ORDER = ("running", "completed", "failed", "initializing", "suspended")
 _READY = re.compile(r"(?i)^(ready|available)(replicas|pods|count)?$|^ready$")
@@ -58,9 +61,10 @@ def pod_state(pods: list[ObservedObject], suspended: bool = False) -> str:
     return "initializing"
 
 
-def karta_status(state: str) -> str:
-    """The Karta status a pod state is evidence of (no pod yet: ``initializing``)."""
-    return "initializing" if state == "pending" else state
+def karta_status(state: str) -> str | None:
+    """The Karta status a pod state is evidence of (no pod yet: ``initializing``; none when no pod
+    is wanted: a service scaled to zero says nothing of its status)."""
+    return None if state == "idle" else "initializing" if state == "pending" else state
 
 
 @dataclass
@@ -70,6 +74,13 @@ class Features:
     phase: str | None
     conditions: dict[str, str]
     counts: dict[str, int]  # jq path -> value, of the status's and the spec's integers
+    empty: bool = False  # no status at all yet
+    reasons: dict[str, str] = field(default_factory=dict)  # condition type -> its reason
+    strings: dict[str, str] = field(default_factory=dict)  # jq path -> value, of the status's short strings
+
+    @property
+    def true_set(self) -> tuple[str, ...]:
+        return tuple(sorted(k for k, v in self.conditions.items() if v == "True"))
 
 
 @dataclass
@@ -93,11 +104,14 @@ def features(
 ) -> Features:
     phase = _get(obj, phase_path) if phase_path else None
     conditions: dict[str, str] = {}
+    reasons: dict[str, str] = {}
     listed = _get(obj, ("status", "conditions"))
     for item in listed if isinstance(listed, list) else []:
         if isinstance(item, dict) and isinstance(item.get(type_field), str):
             value = item.get(status_field)
             conditions[item[type_field]] = value if isinstance(value, str) else ""
+            if isinstance(item.get("reason"), str) and item["reason"]:
+                reasons[item[type_field]] = item["reason"]
     counts: dict[str, int] = {}
     status = obj.get("status")
     for key, value in status.items() if isinstance(status, dict) else []:
@@ -110,7 +124,27 @@ def features(
     for path in desired:
         value = _get(obj, tuple(path.strip(".").split(".")))
         counts[path] = value if isinstance(value, int) and not isinstance(value, bool) else -1
-    return Features(phase if isinstance(phase, str) else None, conditions, counts)
+    empty = not (isinstance(status, dict) and status)
+    return Features(phase if isinstance(phase, str) else None, conditions, counts, empty, reasons, _strings(status))
+
+
+_DATE = re.compile(r"^\d{4}-\d\d-\d\d")
+
+
+def _strings(status: Any, prefix: str = ".status", depth: int = 0) -> dict[str, str]:
+    """The short strings of a status (not dates, not messages), through objects, 3 levels down:
+    RayJob's jobDeploymentStatus beside the phase the CRD shows."""
+    out: dict[str, str] = {}
+    if not isinstance(status, dict) or depth > 2:
+        return out
+    for key, value in status.items():
+        if not isinstance(key, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key) or key == "conditions":
+            continue
+        if isinstance(value, str) and 0 < len(value) <= 40 and " " not in value and not _DATE.match(value):
+            out[f"{prefix}.{key}"] = value
+        elif isinstance(value, dict):
+            out.update(_strings(value, f"{prefix}.{key}", depth + 1))
+    return out
 
 
 @dataclass(frozen=True)
@@ -149,10 +183,130 @@ def _counter_tests(names: set[str], desired: dict[str, int]) -> list[CounterTest
     return tests
 
 
+@dataclass
+class Candidate:
+    """A matcher that may map a status: its data, the test it is in Python, what it says, its rank."""
+
+    matcher: dict[str, Any]
+    holds: Callable[[Features], bool]
+    said: str
+    rank: int
+
+
+def _phase_is(value: str) -> Callable[[Features], bool]:
+    return lambda f: f.phase == value
+
+
+def _condition_is(kind: str, value: str, reason: str | None = None) -> Callable[[Features], bool]:
+    return lambda f: f.conditions.get(kind) == value and (reason is None or f.reasons.get(kind) == reason)
+
+
+def _string_is(path: str, value: str) -> Callable[[Features], bool]:
+    return lambda f: f.strings.get(path) == value
+
+
+def _no_phase(found: Features) -> bool:
+    return not found.phase
+
+
+def _true_set_is(true_set: tuple[str, ...]) -> Callable[[Features], bool]:
+    return lambda f: not f.empty and f.true_set == true_set
+
+
+def _candidates(
+    status: str, members: list[Features], counters: list[CounterTest], fields: tuple[str, str], phase_path: str | None
+) -> list[Candidate]:
+    """Every matcher a status could be drafted with, simplest first: a phase value, a condition (a
+    True one whose type names the status first), a ready count against the desired one, no status
+    yet, the exact set of True conditions (Kubeflow's Created alone)."""
+    out: list[Candidate] = []
+    for value in sorted({f.phase for f in members if f.phase is not None}):
+        if value:
+            out.append(Candidate({"byPhase": value}, _phase_is(value), value, 0))
+        elif phase_path:  # a byPhase of "" matches every object (an empty matcher): an expression instead
+            expression = f'({phase_path} // "") == ""'
+            out.append(
+                Candidate(
+                    {"byExpression": {"expression": expression, "expectedResult": "true"}},
+                    _no_phase,
+                    "an empty phase",
+                    0,
+                )
+            )
+    pairs = sorted({pair for f in members for pair in f.conditions.items()})
+    for kind, value in sorted(pairs, key=lambda p: (p[1] != "True", meaning(p[0], CONDITION_MEANINGS)[0] != status, p)):
+        out.append(
+            Candidate(
+                {"byConditions": [{"type": kind, "status": value}]},
+                _condition_is(kind, value),
+                f"condition {kind}={value}",
+                1,
+            )
+        )
+    reasoned = sorted({(k, v, f.reasons[k]) for f in members for k, v in f.conditions.items() if k in f.reasons})
+    for kind, value, reason in reasoned:
+        out.append(
+            Candidate(
+                {"byConditions": [{"type": kind, "status": value, "reason": reason}]},
+                _condition_is(kind, value, reason),
+                f"condition {kind}={value} ({reason})",
+                2,
+            )
+        )
+    for path, value in sorted({item for f in members for item in f.strings.items()}):
+        if phase_path and path == phase_path:
+            continue  # the phase itself: byPhase above
+        expression = f'({path} // "") == {json.dumps(value)}'
+        out.append(
+            Candidate(
+                {"byExpression": {"expression": expression, "expectedResult": "true"}},
+                _string_is(path, value),
+                f"{path} is {value}",
+                2,
+            )
+        )
+    for test in counters:
+        if test.status == status:
+            out.append(
+                Candidate(
+                    {"byExpression": {"expression": test.expression, "expectedResult": "true"}}, test.holds, "counts", 2
+                )
+            )
+    out.append(
+        Candidate(
+            {"byExpression": {"expression": "(.status // {}) == {}", "expectedResult": "true"}},
+            lambda f: f.empty,
+            "no status yet",
+            3,
+        )
+    )
+    kind_field, status_field = fields
+    for true_set in sorted({f.true_set for f in members}):
+        listed = json.dumps(list(true_set))
+        expression = (
+            f'[(.status.conditions // [])[]? | select(.{status_field} == "True") | .{kind_field}] | unique == {listed}'
+        )
+        out.append(
+            Candidate(
+                {"byExpression": {"expression": expression, "expectedResult": "true"}},
+                _true_set_is(true_set),
+                f"the True conditions are exactly {', '.join(true_set) or 'none'}",
+                4,
+            )
+        )
+    return out
+
+
 def learn_statuses(
-    objects: list[ObservedObject], states: list[str], found: list[Features], desired: dict[str, int]
+    objects: list[ObservedObject],
+    states: list[str],
+    found: list[Features],
+    desired: dict[str, int],
+    fields: tuple[str, str] = ("type", "status"),
+    phase_path: str | None = None,
 ) -> Learned:
-    """Matchers for each status seen (see the module's docstring)."""
+    """Matchers for each status seen (see the module's docstring): the fewest matchers, simplest
+    first, that hold on every object with the status and on no other."""
     learned = Learned()
     labels = [karta_status(s) for s in states]
     names = {n for f in found for n in f.counts if n.startswith(".status")}
@@ -161,39 +315,36 @@ def learn_statuses(
         members = [i for i, label in enumerate(labels) if label == status]
         if not members:
             continue
-        others = [i for i, label in enumerate(labels) if label != status]
-        evidence = _evidence(objects, states, members)
-        phases = {found[i].phase for i in members}
-        if None not in phases and not phases & {found[i].phase for i in others}:
-            learned.mappings[status] = [{"byPhase": value} for value in sorted(p for p in phases if p is not None)]
-            learned.why[status] = [f"{', '.join(sorted(p for p in phases if p))}: {evidence}"]
-            learned.phase_values.update({p: status for p in phases if p})
-            continue
-        condition = _condition(status, [found[i] for i in members], [found[i] for i in others])
-        if condition is not None:
-            kind, value = condition
-            learned.mappings[status] = [{"byConditions": [{"type": kind, "status": value}]}]
-            learned.why[status] = [f"condition {kind}={value}: {evidence}"]
-            continue
-        test = next(
-            (
-                t
-                for t in counters
-                if t.status == status
-                and all(t.holds(found[i]) for i in members)
-                and not any(t.holds(found[i]) for i in others)
-            ),
-            None,
-        )
-        if test is not None:
-            learned.mappings[status] = [{"byExpression": {"expression": test.expression, "expectedResult": "true"}}]
-            learned.why[status] = [f"counts: {evidence}"]
-            continue
-        where = ", ".join(objects[i].key for i in members[:5])
-        learned.todo.append(
-            f"TODO: {status}: seen on {where} ({POD_STATE_WORDS[states[members[0]]]}), but no phase, condition "
-            "or count of their status tells them from the other objects: map it by hand"
-        )
+        # an object with no pod is weak evidence: it may run at zero scale (Knative), so it blocks
+        # only the matchers of statuses other than running
+        others = [
+            found[i]
+            for i, label in enumerate(labels)
+            if label not in (status, None) and not (states[i] == "pending" and status == "running")
+        ]
+        exclusive = [
+            c
+            for c in _candidates(status, [found[i] for i in members], counters, fields, phase_path)
+            if not any(c.holds(f) for f in others)
+        ]
+        left = list(members)
+        while left and exclusive:
+            best = max(exclusive, key=lambda c: (sum(c.holds(found[i]) for i in left), -c.rank))
+            covered = [i for i in left if best.holds(found[i])]
+            if not covered:
+                break
+            learned.mappings.setdefault(status, []).append(best.matcher)
+            learned.why.setdefault(status, []).append(f"{best.said}: {_evidence(objects, states, covered)}")
+            if "byPhase" in best.matcher:
+                learned.phase_values[best.matcher["byPhase"]] = status
+            exclusive.remove(best)
+            left = [i for i in left if i not in covered]
+        if left:
+            where = ", ".join(objects[i].key for i in left[:5])
+            learned.todo.append(
+                f"TODO: {status}: seen on {where} ({POD_STATE_WORDS[states[left[0]]]}), but no phase, condition "
+                "or count of their status tells them from the other objects: map it by hand"
+            )
     return learned
 
 
@@ -202,23 +353,6 @@ def _evidence(objects: list[ObservedObject], states: list[str], members: list[in
     words = " or ".join(POD_STATE_WORDS[k] for k in kinds)
     count = len(members)
     return f"seen on {count} object{'s' if count != 1 else ''} {words} ({', '.join(objects[i].key for i in members[:3])}{', ...' if count > 3 else ''})"
-
-
-def _condition(status: str, members: list[Features], others: list[Features]) -> tuple[str, str] | None:
-    """A (type, status) every member has and no other object has; True and a type whose name
-    says the status first."""
-    shared = set(members[0].conditions.items())
-    for f in members[1:]:
-        shared &= set(f.conditions.items())
-    fitting = [pair for pair in shared if not any(f.conditions.get(pair[0]) == pair[1] for f in others)]
-    if not fitting:
-        return None
-
-    def rank(pair: tuple[str, str]) -> tuple[bool, bool, str]:
-        said, _ = meaning(pair[0], CONDITION_MEANINGS)
-        return (pair[1] != "True", said != status, pair[0])
-
-    return min(fitting, key=rank)
 
 
 _PHASE_FIELDS = (("status", "phase"), ("status", "state"), ("status", "status"))
@@ -267,7 +401,8 @@ def merge_learned(
     status_field = (conditions or {}).get("statusFieldName", "status")
     desired = {".spec.replicas": 1} if any(isinstance(_get(o.data, ("spec", "replicas")), int) for o in objects) else {}
     found = [features(o.data, phase_path, type_field, status_field, list(desired)) for o in objects]
-    learned = learn_statuses(objects, evidence.states, found, desired)
+    phase_jq = "." + ".".join(phase_path) if phase_path else None
+    learned = learn_statuses(objects, evidence.states, found, desired, (type_field, status_field), phase_jq)
     mappings: dict[str, list[dict[str, Any]]] = definition.get("statusMappings", {})
     learned_conditions = [m for ms in learned.mappings.values() for m in ms if "byConditions" in m]
     for key in list(mappings):

@@ -131,9 +131,8 @@ def _tokens(obj: dict[str, Any], place: Place) -> list[tuple[str, int]]:
                 out.append((part.lower(), 1))
         elif isinstance(node, list) and isinstance(part, int) and part < len(node):
             node = node[part]
-            name = node.get("name") if isinstance(node, dict) else None
-            if isinstance(name, str) and name:
-                out.append((name.lower(), 2))
+            names = [v for k, v in node.items() if k.lower().endswith("name")] if isinstance(node, dict) else []
+            out.extend((name.lower(), 2) for name in names if isinstance(name, str) and name)  # name, groupName
     return out
 
 
