@@ -10,10 +10,12 @@ from __future__ import annotations
 import functools
 import json
 import pathlib
+import re
+import shutil
 
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, run_cli
 
 from kartalint.cli import main
 from kartalint.evaluation import Evaluator
@@ -262,3 +264,26 @@ def test_kaito_workspace_from_the_crd_alone(tmp_path, capsys):
     status = yaml.safe_load(text)["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
     # the printer columns name the condition types (ResourceReady and InferenceReady: running by their word)
     assert {"byConditions": [{"type": "InferenceReady", "status": "True"}]} in status["statusMappings"]["running"]
+
+
+def _docs_blocks(marker):
+    docs = (pathlib.Path(ROOT) / "docs" / "crd.md").read_text()
+    return re.findall(rf"<!-- {marker}: (\S+) -->\n```[a-z]+\n(.*?)```", docs, re.S)
+
+
+def test_the_docs_example_is_what_the_command_writes(tmp_path, monkeypatch):
+    ((folder, excerpt),) = _docs_blocks("from-objects-excerpt")
+    ((review_folder, review),) = _docs_blocks("from-objects-review")
+    assert folder == review_folder == "tests/data/from-objects/rbgs"
+    docs = (pathlib.Path(ROOT) / "docs" / "crd.md").read_text()
+    command = "kartalint new --crd rbgs/crd.yaml --from rbgs/objects.yaml --from rbgs/pods.yaml -o rbgs.yaml"
+    assert f"```text\n{command}\n```" in docs
+    shutil.copytree(pathlib.Path(ROOT) / folder, tmp_path / "rbgs")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(command.split()[1:])
+    assert code == 0, err
+    written = (tmp_path / "rbgs.yaml").read_text().splitlines()
+    missing = [line for line in excerpt.splitlines() if line not in written]
+    assert not missing, missing
+    said = err.splitlines()
+    assert not [line for line in review.splitlines() if line not in said]

@@ -176,8 +176,8 @@ def _observed_fixtures(output: str, result: Drafted, evaluator: Evaluator) -> No
     from kartalint.scaffold.observed_checks import case_fixture
 
     for draft in result.drafts:
-        folder = os.path.join(os.path.dirname(os.path.abspath(output)), draft.name)
-        reference = os.path.relpath(os.path.abspath(output), folder)
+        folder = os.path.join(os.path.dirname(output), draft.name)  # relative when -o is: said as given
+        reference = os.path.relpath(os.path.abspath(output), os.path.abspath(folder))
         for case in draft.cases:
             text = case_fixture(case, draft.data, evaluator, reference)
             result.fixtures.append((os.path.join(folder, f"{case.slug}.yaml"), text, f"the {case.slug} state seen"))

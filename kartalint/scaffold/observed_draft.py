@@ -33,7 +33,7 @@ from kartalint.scaffold.drafts import (
 from kartalint.scaffold.observed_checks import check_resources, check_statuses, fixture_cases
 from kartalint.scaffold.observed_components import observed_components
 from kartalint.scaffold.observed_roles import Evidence, gather
-from kartalint.scaffold.observed_status import POD_STATE_WORDS, merge_learned
+from kartalint.scaffold.observed_status import POD_STATE_SHORT, merge_learned
 from kartalint.scaffold.skeleton import minimal_object
 
 if TYPE_CHECKING:
@@ -141,10 +141,11 @@ def _listed(items: list[str]) -> str:
 
 def _evidence_lines(evidence: Evidence, observed: ObservedInput, notes: list[str]) -> list[str]:
     """The header lines that say what the draft was drafted from and what does not agree."""
-    kind_objects = [
-        f"{w.key} ({len(evidence.ownership.pods_of(i))} pods: {POD_STATE_WORDS[evidence.states[i]].split(' ', 1)[1]})"
-        for i, w in enumerate(evidence.workloads)
-    ]
+    kind_objects = []
+    for i, w in enumerate(evidence.workloads):
+        count = len(evidence.ownership.pods_of(i))
+        said = POD_STATE_SHORT[evidence.states[i]]
+        kind_objects.append(f"{w.key} ({f'{count} pod(s), ' if count else ''}{said})")
     lines = [
         f"# Drafted from {len(evidence.workloads)} object(s) and {evidence.pods} of their pod(s) "
         f"({len(observed.files)} file(s)): {_listed(kind_objects) or 'none of this kind (TODO: the CRD alone)'}."

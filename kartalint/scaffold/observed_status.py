@@ -32,6 +32,15 @@ POD_STATE_WORDS = {
     "suspended": "with no pod and a suspend field set",
     "idle": "with no pod and none wanted (replicas 0)",
 }
+POD_STATE_SHORT = {  # the same, in the draft's header list of objects
+    "running": "Running and ready",
+    "completed": "all Succeeded",
+    "failed": "one Failed",
+    "initializing": "not all ready",
+    "pending": "no pod yet",
+    "suspended": "no pod, suspended",
+    "idle": "no pod, none wanted",
+}
 EVIDENCE_ORDER = ("running", "completed", "failed", "initializing", "suspended")
 _READY = re.compile(r"(?i)^(ready|available)(replicas|pods|count)?$|^ready$")
 _TOTAL = re.compile(r"(?i)^(replicas|desired|desiredReplicas|all|total|current|currentReplicas)$")
