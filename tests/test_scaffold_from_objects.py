@@ -231,6 +231,24 @@ def test_seldon_server_overrides_and_the_resources_the_operator_adds():
     assert set(fixtures) == {"running.yaml", "initializing.yaml"}
 
 
+def test_seldon_server_from_the_crd_alone(tmp_path, capsys):
+    out = tmp_path / "draft.yaml"
+    assert main(["new", "--crd", str(DATA / "seldon-server" / "crd.yaml"), "-o", str(out)]) == 0
+    capsys.readouterr()
+    text = out.read_text()
+    (role,) = children(yaml.safe_load(text)).values()
+    assert role["specDefinition"] == {"podSpecPath": ".spec.podSpec"}
+    # "Number of replicas - default 1": the description's default, no TODO
+    assert role["scaleDefinition"] == {
+        "replicasPath": "(.spec.replicas // 1)",
+        "minReplicasPath": ".spec.minReplicas",
+        "maxReplicasPath": ".spec.maxReplicas",
+    }
+    assert "the CRD states no default for replicas" not in text
+    status = yaml.safe_load(text)["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    assert status["statusMappings"]["running"] == [{"byConditions": [{"type": "Ready", "status": "True"}]}]
+
+
 # -- KAITO Workspace: a free-form pod template outside spec, its count in the status only
 
 

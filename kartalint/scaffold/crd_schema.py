@@ -185,7 +185,8 @@ def required_of(node: Any) -> list[str]:
 
 
 _STATED_DEFAULT = re.compile(
-    r"\bdefaults?\s*(?:to|is|value is|:|=)\s*(\d+|zero|one)\b|\b(\d+|zero|one)\s+(?:by default|if (?:not set|unset|unspecified|omitted))\b",
+    r"\bdefaults?\s*(?:to|is|value is|:|=|equal to|equals)?\s*(\d+|zero|one)\b"
+    r"|\b(\d+|zero|one)\s+(?:by default|if (?:not set|unset|unspecified|omitted))\b",
     re.I,
 )
 
