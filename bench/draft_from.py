@@ -65,7 +65,9 @@ def inputs(copies: int) -> tuple[list[dict], list[dict]]:
             "namespace": "web",
             "uid": f"00000000-0000-0000-0000-{n:012d}",
             "labels": {"app": "web", "pod-template-hash": "7d9f8c6b5"},
-            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d9f8c6b5", "uid": "rs-1"}],
+            "ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d9f8c6b5", "uid": "rs-1"}
+            ],
         }
         pods.append(pod)
         n += 1
@@ -115,7 +117,11 @@ def measure(copies: int = 50, repeat: int = 3) -> dict:
             drafts.append(
                 _child(
                     DRAFT.format(
-                        root=ROOT, crd=os.path.join(DATA, "crd.yaml"), objects=paths["objects"], pods=paths["pods"], out=out
+                        root=ROOT,
+                        crd=os.path.join(DATA, "crd.yaml"),
+                        objects=paths["objects"],
+                        pods=paths["pods"],
+                        out=out,
                     ),
                     tmp,
                 )
@@ -141,7 +147,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     m = measure(args.copies, args.repeat)
-    print(f"{m['objects']} RoleBasedGroupSets and {m['pods']} pods (exit {m['exit']}; fixtures {', '.join(m['fixtures'])})")
+    print(
+        f"{m['objects']} RoleBasedGroupSets and {m['pods']} pods (exit {m['exit']}; fixtures {', '.join(m['fixtures'])})"
+    )
     print(f"  {m['header']}")
     print(f"floor: reading both Lists {m['floor']:.2f} s")
     print(

@@ -37,6 +37,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import draft_from
 import evaluate
 import hook
 import lint_vs_check_jsonschema
@@ -44,7 +45,6 @@ import lsp
 import mutants
 import scaling
 import summary
-import draft_from
 
 
 def main() -> int:

@@ -118,7 +118,10 @@ def test_rolebasedgroupset_roles_counts_and_selectors_from_its_pods():
     assert definition["spec"]["optimizationInstructions"] == {}
     assert "# Gang: none" in text
     assert set(fixtures) == {"running.yaml", "initializing.yaml", "initializing-no-pods.yaml"}
-    assert "# Drafted from 4 object(s) and 39 of their pod(s)" in text and "llm/qwen-tp8 (12 pod(s), Running and ready)" in text
+    assert (
+        "# Drafted from 4 object(s) and 39 of their pod(s)" in text
+        and "llm/qwen-tp8 (12 pod(s), Running and ready)" in text
+    )
     assert review["drafts"][0]["roles"][0]["evidence"] == "39 pods on 3 objects"
 
 

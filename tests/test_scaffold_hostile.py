@@ -133,3 +133,71 @@ def test_drafting_time_grows_with_the_crd_not_its_square(tmp_path, capsys):
     assert large < 6 * small, f"150 roles: {small:.2f} s, 600 roles: {large:.2f} s"
     text = (tmp_path / "crd600.yaml").read_text()
     assert len(text) > 50_000
+
+
+def test_hostile_objects_and_pods_never_inject_yaml_into_the_draft(tmp_path, capsys):
+    """Keys, names, labels and status values of the objects given with --from, with line breaks and
+    quotes, stay inside comments and quoted jq strings."""
+    crd_path = tmp_path / "crd.yaml"
+    document = crd({})
+    document["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = {
+        "type": "object",
+        "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+    }
+    crd_path.write_text(yaml.safe_dump(document))
+    evil = 'a"b\nspec:\n  injected: true'
+    container = {"name": "c", "image": "img:1", "resources": {"requests": {"nvidia.com/gpu": "1"}}}
+    objects, pods = [], []
+    for n, (phase, ready) in enumerate([("Run\nning", True), ("Wait\u2028ing", False)]):
+        name = f"w{n}"
+        objects.append(
+            {
+                "apiVersion": "example.com/v1",
+                "kind": "Hostile",
+                "metadata": {"name": name, "namespace": "ns", "uid": f"u{n}"},
+                "spec": {evil: [{"name": f"entry\n{n}", "replicas": 2, "tmpl": {"spec": {"containers": [container]}}}]},
+                "status": {"phase": phase, "conditions": [{"type": evil, "status": "True"}]},
+            }
+        )
+        for i in range(2):
+            pods.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": {
+                        "name": f"{name}-{i}",
+                        "namespace": "ns",
+                        "labels": {evil: f"entry\n{n}", "role\nkey": "x\ny"},
+                        "ownerReferences": [{"kind": "Hostile", "name": name, "uid": f"u{n}"}],
+                    },
+                    "spec": {"containers": [container]},
+                    "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": str(ready)}]},
+                }
+            )
+    (tmp_path / "objects.yaml").write_text(yaml.safe_dump({"kind": "List", "apiVersion": "v1", "items": objects}))
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump({"kind": "List", "apiVersion": "v1", "items": pods}))
+    out = tmp_path / "draft.yaml"
+    code = main(
+        [
+            "new",
+            "--crd",
+            str(crd_path),
+            "--from",
+            str(tmp_path / "objects.yaml"),
+            "--from",
+            str(tmp_path / "pods.yaml"),
+            "-o",
+            str(out),
+        ]
+    )
+    capsys.readouterr()
+    assert code == 0
+    text = out.read_text()
+    (karta,) = list(yaml.safe_load_all(text))
+    assert set(karta["spec"]) == {"structureDefinition", "optimizationInstructions"}
+    for line in text.splitlines():
+        assert not line.lstrip().startswith(("injected:", "spec:\n")), line
+    (child,) = karta["spec"]["structureDefinition"]["childComponents"]
+    assert child["specDefinition"]["podTemplateSpecPath"] == '.spec["a\\"b\\nspec:\\n  injected: true"][]? | .tmpl'
+    assert main(["test", str(tmp_path)]) == 0  # the fixtures it wrote pass: every path is valid jq
+    capsys.readouterr()

@@ -224,7 +224,8 @@ def candidates(
     for true_set in sorted({f.true_set for f in members}):
         listed = json.dumps(list(true_set))
         expression = (
-            f'[(.status.conditions // [])[]? | select(.{status_field} == "True") | .{kind_field}] | unique == {listed}'
+            f'[(.status.conditions // [])[]? | select(.[{json.dumps(status_field)}] == "True") | '
+            f".[{json.dumps(kind_field)}]] | unique == {listed}"
         )
         out.append(
             Candidate(
