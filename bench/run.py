@@ -22,6 +22,9 @@
    memory under 120 MB and time at most 1.5x ``evaluate_many`` alone on the same objects (as
    ``kubectl get -o json`` and ``-o yaml`` print the List).
 
+8. drafting from real objects (issue 42): ``new --crd --from`` on 200 objects and 2,000 pods in
+   under 10 s, next to reading the same files (``bench/draft_from.py``).
+
 ``--quick`` uses fewer repeats and sizes (for a smoke run; the figures in docs/performance.md
 come from the full run). Prints one line per target: measured, target, met or not.
 """
@@ -34,6 +37,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import draft_from
 import evaluate
 import hook
 import lint_vs_check_jsonschema
@@ -116,6 +120,11 @@ def main() -> int:
         row(f"describe --summary (-o {fmt} List) / evaluate_many", f"{ratio:.2f}", "<= 1.5", ratio <= 1.5)
         peak = fleet[fmt]["peak_mb"]
         row(f"describe --summary (-o {fmt} List), peak MB", f"{peak:.0f}", "< 120", peak < 120)
+
+    print("8. drafting from real objects ...", flush=True)
+    drafted = draft_from.measure(50, 1 if args.quick else 3)
+    row("new --crd --from, 200 objects and 2,000 pods, s", f"{drafted['draft']:.2f}", "< 10", drafted["draft"] < 10)
+    row("new --crd --from / reading the same files", f"{drafted['draft'] / drafted['floor']:.1f}", "-", True)
 
     print("\nsummary")
     width = max(len(r[0]) for r in rows)

@@ -20,6 +20,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="draft a definition and a fixture skeleton from this CRD file (repeatable)",
     )
     parser.add_argument(
+        "--from",
+        dest="sources",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with --crd: draft from real objects and their pods (files or folders of YAML or JSON; repeatable), "
+        "with one fixture per state seen",
+    )
+    parser.add_argument(
         "--layout",
         choices=["definitions", "catalog"],
         default="definitions",
@@ -39,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
     from kartalint.scaffold.init import InitError, next_steps, plan, write
 
     try:
-        result = plan(args.root, args.layout, args.crd, args.hooks_repo, args.action, args.rev)
+        if args.sources and not args.crd:
+            raise InitError("--from drafts from real objects: give the CRD with --crd")
+        result = plan(args.root, args.layout, args.crd, args.hooks_repo, args.action, args.rev, args.sources)
         written = write(result)
     except InitError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")

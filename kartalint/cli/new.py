@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kartalint.cli.common import (
     EXIT_FAIL,
@@ -20,6 +22,11 @@ from kartalint.cli.common import (
 from kartalint.errors import ConfigError
 from kartalint.report import format_choices
 
+if TYPE_CHECKING:
+    from kartalint.evaluation import Evaluator
+    from kartalint.load.observed import ObservedInput
+    from kartalint.scaffold.draft_model import Draft
+
 HELP = "draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)"
 
 
@@ -34,6 +41,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--crd",
         metavar="CRD",
         help="draft a definition from this CustomResourceDefinition file (several CRDs in a stream: one draft each)",
+    )
+    parser.add_argument(
+        "--from",
+        dest="sources",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with --crd: draft from real objects and their pods (a file or folder of YAML or JSON: "
+        "`kubectl get KIND -A -o yaml`, `kubectl get pods -A -o yaml`; repeatable)",
     )
     parser.add_argument(
         "--version", dest="crd_version", metavar="V", help="CRD version to draft (default: the stored version)"
@@ -68,63 +84,154 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_verbose_option(parser)
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class DraftRequest:
+    """`new --crd CRD [--from PATH ...]`: what to draft from and where its outputs go."""
+
+    crd: str
+    version: str | None
+    sources: tuple[str, ...]
+    output: str | None
+    fixture: str | None
+    format: str
+
+
+def _request(args: argparse.Namespace) -> DraftRequest | str:
+    """The draft request of ``--crd``, or the object file of ``new fixture OBJECT``."""
     if args.crd and not args.target:
-        return _new_from_crd(args)
+        if args.sources and args.fixture:
+            raise ConfigError(
+                "--fixture names the skeleton's file; with --from the fixtures go beside -o, one per state"
+            )
+        if not os.path.isfile(args.crd):
+            raise ConfigError(f"--crd {args.crd}: no such file")
+        return DraftRequest(args.crd, args.crd_version, tuple(args.sources), args.output, args.fixture, args.format)
+    if args.sources:
+        raise ConfigError("--from drafts a definition: kartalint new --crd CRD.yaml --from PATH [-o FILE]")
     if len(args.target) == 2 and args.target[0] == "fixture" and not args.crd:
-        return _new_fixture(args, args.target[1])
+        return str(args.target[1])
     raise ConfigError(
-        "usage: kartalint new --crd CRD.yaml [--version V] [-o FILE] | kartalint new fixture OBJECT.yaml [--definition DEF] [-o FILE]"
+        "usage: kartalint new --crd CRD.yaml [--from PATH ...] [--version V] [-o FILE] | "
+        "kartalint new fixture OBJECT.yaml [--definition DEF] [-o FILE]"
     )
 
 
-def _new_from_crd(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from kartalint.evaluation import Evaluator
-    from kartalint.report import make_document_reporter
-    from kartalint.report.drafts import DraftReview
-    from kartalint.report.output import open_report, write_report
-    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd
-    from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
+    from kartalint.scaffold.drafts import ScaffoldError
 
-    if not os.path.isfile(args.crd):
-        raise ConfigError(f"--crd {args.crd}: no such file")
+    request = _request(args)
+    if isinstance(request, str):
+        return _new_fixture(args, request)
+    observed = _observed(request.sources)
+    if observed is not None and observed.problems:
+        for problem in observed.problems:
+            sys.stderr.write(f"kartalint: error: {problem}\n")
+        return EXIT_USAGE
     try:
-        drafts = drafts_from_crd(args.crd, args.crd_version)
+        with Evaluator() as evaluator:  # the same skeleton, checks and fixtures as `init --crd`
+            outcome = _drafted(request, observed, evaluator)
     except ScaffoldError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    fixture_path = args.fixture or (
-        os.path.splitext(args.output)[0] + ".fixture.yaml" if args.output and len(drafts) == 1 else None
+    _review(request, outcome)
+    for error in outcome.errors:
+        sys.stderr.write(f"kartalint: error: {error}\n")
+    _write(request, outcome)
+    return EXIT_FAIL if outcome.errors else EXIT_OK
+
+
+@dataclass
+class Drafted:
+    """The drafts of a request, the fixtures to write (path, text, what it is) and the errors."""
+
+    drafts: list[Draft]
+    fixtures: list[tuple[str, str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _observed(sources: tuple[str, ...]) -> ObservedInput | None:
+    from kartalint.load.observed import read_observed
+
+    return read_observed(sources) if sources else None
+
+
+def _drafted(request: DraftRequest, observed: ObservedInput | None, evaluator: Evaluator) -> Drafted:
+    """The drafts, and their fixtures: one per observed state (``--from``), else the skeleton."""
+    from kartalint.scaffold.drafts import drafts_from_crd
+    from kartalint.scaffold.observed_draft import drafts_from_objects
+
+    if observed is None:
+        result = Drafted(drafts_from_crd(request.crd, request.version))
+        _skeleton(request, result, evaluator)
+        return result
+    result = Drafted(drafts_from_objects(request.crd, observed, evaluator, request.version))
+    if request.output:
+        _observed_fixtures(request.output, result, evaluator)
+    return result
+
+
+def _observed_fixtures(output: str, result: Drafted, evaluator: Evaluator) -> None:
+    """One fixture per state seen, in a folder named after the definition beside ``output``."""
+    from kartalint.scaffold.observed_checks import case_fixture
+
+    for draft in result.drafts:
+        folder = os.path.join(os.path.dirname(output), draft.name)  # relative when -o is: said as given
+        reference = os.path.relpath(os.path.abspath(output), os.path.abspath(folder))
+        for case in draft.cases:
+            text = case_fixture(case, draft.data, evaluator, reference)
+            result.fixtures.append((os.path.join(folder, f"{case.slug}.yaml"), text, f"the {case.slug} state seen"))
+
+
+def _skeleton(request: DraftRequest, result: Drafted, evaluator: Evaluator) -> None:
+    """The skeleton fixture (a minimal object of the CRD) of a single draft, beside -o or at --fixture."""
+    from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
+
+    drafts = result.drafts
+    fixture_path = request.fixture or (
+        os.path.splitext(request.output)[0] + ".fixture.yaml" if request.output and len(drafts) == 1 else None
     )
-    definition_ref = (
-        os.path.relpath(os.path.abspath(args.output), os.path.dirname(os.path.abspath(fixture_path)))
-        if args.output and fixture_path
+    reference = (
+        os.path.relpath(os.path.abspath(request.output), os.path.dirname(os.path.abspath(fixture_path)))
+        if request.output and fixture_path
         else None
     )
-    source = skeleton_source(args.crd)
-    with Evaluator() as evaluator:  # the same skeleton, checks and fixture as `init --crd`
-        skeletons = [skeleton_fixture(d, evaluator, source=source, definition=definition_ref) for d in drafts]
+    source = skeleton_source(request.crd)
+    skeletons = [skeleton_fixture(d, evaluator, source=source, definition=reference) for d in drafts]
     for draft, skeleton in zip(drafts, skeletons, strict=True):
         if skeleton.text is not None:  # evaluated: its extraction errors are problems of the draft
             draft.problems = list(draft.problems) + skeleton.errors
-    review_stream = sys.stdout if args.format == "json" else sys.stderr  # text: notes beside the draft
-    make_document_reporter("new", args.format, review_stream).report(DraftReview(drafts, args.crd))
-    failed = False
-    for skeleton in skeletons:
-        for error in skeleton.errors:
-            failed = True
-            sys.stderr.write(f"kartalint: error: {error}\n")
-    first = skeletons[0] if fixture_path else None
-    fixture_text = first.text if fixture_path and first is not None else None
-    if fixture_path and fixture_text is not None:
-        open_report(fixture_path).abandon()  # an unwritable path is said now, before anything is written
-    if args.format != "json" or args.output:
-        emit("---\n".join(d.text for d in drafts), args.output, "a draft, review every TODO")
-    if fixture_path and first is not None and fixture_text is not None:
-        write_report(fixture_path, fixture_text)  # whole or not at all (report.output)
-        what = "its current evaluation" if not first.errors else "an empty expect (nothing pinned)"
-        sys.stderr.write(f"kartalint: wrote {fixture_path}: a minimal object of the CRD with {what}\n")
-    return EXIT_FAIL if failed else EXIT_OK
+        result.errors.extend(skeleton.errors)
+    first = skeletons[0]
+    if fixture_path and first.text is not None:
+        what = "a minimal object of the CRD with " + (
+            "its current evaluation" if not first.errors else "an empty expect (nothing pinned)"
+        )
+        result.fixtures.append((fixture_path, first.text, what))
+
+
+def _review(request: DraftRequest, outcome: Drafted) -> None:
+    from kartalint.report import make_document_reporter
+    from kartalint.report.drafts import DraftReview
+
+    review_stream = sys.stdout if request.format == "json" else sys.stderr  # text: notes beside the draft
+    make_document_reporter("new", request.format, review_stream).report(DraftReview(outcome.drafts, request.crd))
+
+
+def _write(request: DraftRequest, outcome: Drafted) -> None:
+    """The draft (to -o or stdout) and its fixtures, each whole or not at all (report.output)."""
+    from kartalint.report.output import open_report, write_report
+
+    for path, _, _ in outcome.fixtures:  # an unwritable path is said now, before anything is written
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        open_report(path).abandon()
+    if request.format != "json" or request.output:
+        emit("---\n".join(d.text for d in outcome.drafts), request.output, "a draft, review every TODO")
+    for path, text, what in outcome.fixtures:
+        write_report(path, text)
+        sys.stderr.write(f"kartalint: wrote {path}: {what}\n")
+    if request.sources and not request.output:
+        sys.stderr.write("kartalint: note: with -o FILE the fixtures of each observed state are written beside it\n")
 
 
 def _new_fixture(args: argparse.Namespace, object_path: str) -> int:

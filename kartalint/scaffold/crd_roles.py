@@ -20,6 +20,7 @@ from kartalint.scaffold.crd_schema import (
     jq_path,
     properties_of,
     required_of,
+    role_templates_below,
     type_of,
 )
 from kartalint.scaffold.crd_status import text_of
@@ -36,6 +37,13 @@ PLAIN_FIELDS = {  # fragment path -> field names that hold it as is
     "priorityClassNamePath": ("priorityClassName",),
 }
 _POD_SET_TEXT = re.compile(r"template|pod", re.I)
+CONTAINER_NAME = re.compile(r"^(container|.+Container)$")
+CONTAINER_TEXT = re.compile(r"\bcontainer\b(?! images?\b)", re.I)
+
+
+def _free_spec(props: dict[str, Any]) -> bool:
+    """A template-shaped object whose ``spec`` the CRD leaves free (``metadata`` and a free-form ``spec``)."""
+    return set(props) <= {"metadata", "spec"} and "spec" in props and free_form(props["spec"])
 
 
 def _is_pod_holder(node: Any) -> bool:
@@ -119,11 +127,16 @@ def find_roles(node: Any, path: tuple, out: list[Role]) -> None:
     if "metadata" in props and "spec" in props and "containers" in properties_of(props["spec"]):
         out.append(Role("", path, "template"))
         return
-    if path and TEMPLATE_NAME.match(str(path[-1])) and free_form(node):
-        # a pod template the CRD does not describe (x-kubernetes-preserve-unknown-fields): by name
+    if path and TEMPLATE_NAME.match(str(path[-1])) and (free_form(node) or _free_spec(props)):
+        # a pod template the CRD does not describe (x-kubernetes-preserve-unknown-fields), or whose
+        # spec it leaves free: by name
         out.append(
             Role("", path, "template", ["guessed by its name: the CRD does not declare its fields (TODO: confirm)"])
         )
+        return
+    if path and free_form(node) and (CONTAINER_NAME.match(str(path[-1])) or CONTAINER_TEXT.search(text_of(node))):
+        # a single container the CRD leaves free-form (named or described as one): the pod's container
+        out.append(Role("", path, "container", ["a free-form field named or described as a container (TODO: confirm)"]))
         return
     if "containers" in props and type_of(props["containers"]) == "array":
         out.append(Role("", path, "podspec"))
@@ -189,9 +202,13 @@ def pod_bearing_fields(schema: dict[str, Any]) -> PodBearingFields:
         if _iterations(r) > (2 if r.shape == "podsets" else 1)
         or (r.shape == "podsets" and "{}" in r.path[: r.path.index(r.fields["list"])])
     ]
-    libraries = [r for r in found if r not in skipped and any(LIBRARY_NAME.match(str(p)) for p in r.path)]
-    bases = [r for r in found if r not in skipped and r not in libraries and is_base(r, found)]
-    roles = [r for r in found if r not in skipped and r not in libraries and r not in bases]
+    sorted_out = {id(r) for r in skipped}  # by identity: Role compares by value, slowly
+    libraries = [r for r in found if id(r) not in sorted_out and any(LIBRARY_NAME.match(str(p)) for p in r.path)]
+    sorted_out |= {id(r) for r in libraries}
+    below = role_templates_below(found)
+    bases = [r for r in found if id(r) not in sorted_out and is_base(r, found, below)]
+    sorted_out |= {id(r) for r in bases}
+    roles = [r for r in found if id(r) not in sorted_out]
     return PodBearingFields(roles, skipped, wrapped, libraries, bases)
 
 

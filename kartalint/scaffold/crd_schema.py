@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -9,7 +10,17 @@ from typing import Any
 
 from kartalint.scaffold.crd_status import text_of
 
-COUNT_FIELDS = ("replicas", "parallelism", "size", "numOfHosts", "numNodes", "instances", "count")
+COUNT_FIELDS = (
+    "replicas",
+    "parallelism",
+    "size",
+    "numOfHosts",
+    "numNodes",
+    "instances",
+    "count",
+    "podGroupSize",
+    "groupSize",
+)
 
 
 GENERIC_KEYS = {"template", "spec", "podTemplate", "podSpec"}
@@ -27,9 +38,23 @@ class Role:
     fields: dict[str, str] = dc_field(default_factory=dict)  # "fields" and "podsets": what each field is
 
 
+_PROPERTIES: dict[int, tuple[dict[Any, Any], dict[str, Any]]] = {}  # id -> (properties, with string keys only)
+
+
 def properties_of(node: Any) -> dict[str, Any]:
+    """A schema node's ``properties`` with string keys only (a YAML key such as ``1:`` is left
+    out); filtered once per node, so that walks over a schema of thousands of roles stay linear."""
     props = node.get("properties") if isinstance(node, dict) else None
-    return {k: v for k, v in props.items() if isinstance(k, str)} if isinstance(props, dict) else {}
+    if not isinstance(props, dict):
+        return {}
+    cached = _PROPERTIES.get(id(props))
+    if cached is not None and cached[0] is props:
+        return cached[1]
+    if len(_PROPERTIES) > 100_000:
+        _PROPERTIES.clear()
+    filtered = {k: v for k, v in props.items() if isinstance(k, str)}
+    _PROPERTIES[id(props)] = (props, filtered)
+    return filtered
 
 
 def type_of(node: Any) -> Any:
@@ -62,23 +87,18 @@ def free_form(node: Any) -> bool:
     )
 
 
-def is_base(role: Role, found: list[Role]) -> bool:
+def is_base(role: Role, found: list[Role], below: set[tuple[tuple, Any]] | None = None) -> bool:
     """A template whose parent also holds role templates of the same name one level down
     (Flink's ``spec.podTemplate`` beside ``spec.jobManager.podTemplate`` and
     ``spec.taskManager.podTemplate``): a base the operator merges into them, not a role."""
-    if role.shape != "template":
-        return False
-    parent, name = role.path[:-1], role.path[-1]
-    deeper = [
-        other
-        for other in found
-        if other is not role
-        and other.shape == "template"
-        and other.path[-1] == name
-        and other.path[: len(parent)] == parent
-        and len(other.path) == len(role.path) + 1
-    ]
-    return len(deeper) >= 1
+    below = role_templates_below(found) if below is None else below
+    return role.shape == "template" and (role.path[:-1], role.path[-1]) in below
+
+
+def role_templates_below(found: list[Role]) -> set[tuple[tuple, Any]]:
+    """(grandparent path, name) of every template: a template at ``P + (name,)`` is a base when
+    ``(P, name)`` is in it (one set for all roles, not a scan per role)."""
+    return {(other.path[:-2], other.path[-1]) for other in found if other.shape == "template" and len(other.path) > 1}
 
 
 def schema_at(schema: dict[str, Any], path: tuple) -> dict[str, Any]:
@@ -96,13 +116,38 @@ def schema_at(schema: dict[str, Any], path: tuple) -> dict[str, Any]:
 
 
 def jq_path(parts: tuple) -> str:
+    """The jq path of schema path ``parts``: a key that is not an identifier is a quoted jq string
+    (JSON's escapes: a quote, a backslash or a line break in a CRD's property name stays inside it)."""
     out = ""
     for part in parts:
         if part in ("[]", "{}"):
             out += "[]"
+        elif isinstance(part, int):
+            out += f"[{part}]"
         else:
-            out += f".{part}" if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", part) else f'["{part}"]'
+            out += f".{part}" if _IDENTIFIER.match(part) else f"[{json.dumps(part)}]"
     return out or "."
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
+# what ends a YAML comment or rewrites a terminal: C0 (TAB too), DEL, C1 (NEL is a YAML 1.1 line
+# break), the Unicode line and paragraph separators, bidirectional embeddings, overrides, isolates
+_NOT_IN_COMMENT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def comment_text(text: str) -> str:
+    """``text`` made safe for one line of a YAML comment: every character that would end the
+    comment (and so start YAML of a CRD author's choosing) or hide text is written as an escape
+    (``\\n``, ``\\x85``, ``\\u2028``). Every comment a draft writes goes through it."""
+    return _NOT_IN_COMMENT.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
+    if named:
+        return named
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
 def role_name(path: tuple, used: set) -> str:
@@ -114,7 +159,7 @@ def role_name(path: tuple, used: set) -> str:
         if base.endswith("ReplicaSpecs")
         else (re.sub(r"(GroupSpecs?|PodTemplate|Template|Specs?)$", "", base) or base)
     )
-    name = name.lower()
+    name = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "role"  # a component name, from any key
     if iters and name.endswith("s") and not name.endswith("ss"):
         name = name[:-1]
     candidate, n = name, 2
@@ -140,7 +185,8 @@ def required_of(node: Any) -> list[str]:
 
 
 _STATED_DEFAULT = re.compile(
-    r"\bdefaults?\s*(?:to|is|value is|:|=)\s*(\d+|zero|one)\b|\b(\d+|zero|one)\s+(?:by default|if (?:not set|unset|unspecified|omitted))\b",
+    r"\bdefaults?\s*(?:to|is|value is|:|=|equal to|equals)?\s*(\d+|zero|one)\b"
+    r"|\b(\d+|zero|one)\s+(?:by default|if (?:not set|unset|unspecified|omitted))\b",
     re.I,
 )
 
@@ -166,12 +212,21 @@ def count_factors(
     schema: dict[str, Any], role: Role, siblings: list[Role]
 ) -> tuple[list[str], dict[str, str], list[str]]:
     """(multiplicative factors, min/max paths, notes) along the role's path, relative to the
-    iterated item (or to the object when the role is not iterated)."""
+    iterated item (or to the object when the role is not iterated). A count above the role's list
+    (RoleBasedGroupSet's ``.spec.replicas`` over its roles) reads the object through ``$o``: the
+    caller binds it (``. as $o | ...``) when a factor starts with ``($o``."""
     path = role.path
     iters = [i for i, p in enumerate(path) if p in ("[]", "{}")]
     start = iters[0] + 1 if iters else 0
     factors, bounds, notes = [], {}, []
     stop = len(path) + 1 if role.shape in ("fragments", "fields") else len(path)
+    for depth in range(1, iters[0]) if iters else ():  # counts above the list: they multiply too
+        for key in COUNT_FIELDS:
+            spec = properties_of(schema_at(schema, path[:depth])).get(key)
+            if isinstance(spec, dict) and type_of(spec) == "integer":
+                default, unstated = count_default(spec, key)
+                notes.extend([unstated] if unstated else [])
+                factors.append(f"($o{jq_path((*path[:depth], key))} // {default})")
     for depth in range(start, stop):
         level = path[start:depth]
         node = schema_at(schema, path[:depth])
@@ -189,8 +244,10 @@ def count_factors(
                     f'TODO: the operator may derive {key} when it is not set; the CRD says: "{description[:160]}"'
                 )
             expr = f"({jq_path((*level, key)) if level or iters else jq_path((*path[:depth], key))} // {default})"
-            group = [s for s in siblings if s.path[:depth] == path[:depth] and len(s.path) > depth]
-            if key == "size" and len(group) > 1 and any("leader" in s.path[depth].lower() for s in group):
+            group = (
+                [s for s in siblings if s.path[:depth] == path[:depth] and len(s.path) > depth] if key == "size" else []
+            )
+            if len(group) > 1 and any("leader" in str(s.path[depth]).lower() for s in group):
                 if "leader" in path[depth].lower():
                     notes.append(f"`{key}` counts the group; this is its leader (1 per group)")
                     continue

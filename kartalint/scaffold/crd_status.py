@@ -223,44 +223,27 @@ def phase_field(schema: dict[str, Any], columns: Sequence[PrinterColumn]) -> tup
     return None
 
 
-_STOP_WORD = re.compile(r"\b(stop|stops|stopped|suspend|suspends|suspended|pause|pauses|paused)\b", re.I)
-_QUOTED_KEY = re.compile(r"[`\"']([A-Za-z0-9][-A-Za-z0-9_./]*)[`\"']")
-
-
-def suspend_fields(schema: dict[str, Any]) -> list[tuple[str, str]]:
-    """What stops a workload's pods, as the CRD says: (what, while when) for a boolean named
-    suspend, stop, ... under .spec, and for an annotation a description names for it."""
-    found = []
-    spec = _child(schema, "spec")
-    for key, child in as_dict(spec.get("properties")).items():
-        if isinstance(key, str) and key.lower() in SUSPEND_FIELDS and as_dict(child).get("type") == "boolean":
-            found.append((f".spec.{key}", "while it is true"))
-    stack: list[tuple[Any, int]] = [(schema, 0)]
-    seen = 0
-    while stack and seen < 5000:
-        node, depth = stack.pop()
-        seen += 1
-        text = text_of(node)
-        if "annotation" in text.lower() and _STOP_WORD.search(text):
-            quoted = _QUOTED_KEY.search(text)
-            what = f"the annotation {quoted.group(1)}" if quoted else f'an annotation (the CRD says: "{text[:100]}")'
-            if (what, "while it is set") not in found:
-                found.append((what, "while it is set"))
-        if depth < 12:
-            node = as_dict(node)
-            props = as_dict(node.get("properties"))
-            children = [v for k, v in props.items() if depth or k != "status"]
-            children += [node.get("items"), node.get("additionalProperties")]
-            stack.extend((child, depth + 1) for child in children if isinstance(child, dict))
-    return found
-
-
 def _conditions(
     schema: dict[str, Any], columns: Sequence[PrinterColumn]
 ) -> tuple[dict[str, Any] | None, list[str], str, bool]:
     """(conditionsDefinition or None, condition types the CRD names, a note, whether an enum declares them all)."""
     conditions = _child(_child(schema, "status"), "conditions")
+    printed = [t for column in columns for t in _COLUMN_TYPE.findall(column.json_path)]
     if conditions.get("type") != "array":
+        read = [c for c in columns if c.json_path.startswith(".status.conditions[")]
+        if printed and read:  # no status schema, but the printer columns read its conditions (KAITO, OME)
+            assumed = {
+                "path": ".status.conditions // []",
+                "typeFieldName": "type",
+                "statusFieldName": "status",
+                "reasonFieldName": "reason",
+                "messageFieldName": "message",
+            }
+            note = (
+                f"conditions read from .status.conditions: the CRD declares no such field, but its printer column "
+                f"{read[0].name!r} reads {read[0].json_path} (the standard condition fields are assumed)"
+            )
+            return assumed, list(dict.fromkeys(printed)), note, False
         return None, [], "", False
     item = as_dict(conditions.get("items"))
     fields = {k: as_dict(v) for k, v in as_dict(item.get("properties")).items() if isinstance(k, str)}
@@ -289,18 +272,24 @@ def _conditions(
         for text in (_raw_description(conditions), _raw_description(fields[type_field]))
         for m in _BULLET.finditer(text)
     ]
-    printed = [t for column in columns for t in _COLUMN_TYPE.findall(column.json_path)]
     return definition, list(dict.fromkeys(named + described + printed)), "", bool(named)
 
 
-def draft_status(schema: dict[str, Any], columns: Sequence[PrinterColumn] = ()) -> StatusDraft:
-    """The root's statusDefinition: mappings from what the CRD names, placeholders for the rest."""
+def draft_status(
+    schema: dict[str, Any],
+    columns: Sequence[PrinterColumn] = (),
+    suspends: Sequence[tuple[str, str]] = (),
+    counters: tuple[str, str] | None = None,
+) -> StatusDraft:
+    """The root's statusDefinition: mappings from what the CRD names, placeholders for the rest.
+    ``suspends``: what stops the pods (``crd_workload.suspend_fields``); ``counters``: (ready,
+    desired) of a status that counts, read when it has neither a phase nor conditions."""
     schema = as_dict(schema)
     definition: dict[str, Any] = {}
     mappings: dict[str, list[dict[str, Any]]] = {}
     why: dict[str, list[str]] = {}
     draft = StatusDraft(definition, why=why)
-    suspends = suspend_fields(schema)
+    suspends = list(suspends)
 
     def add(status: str, matcher: dict[str, Any], reason: str) -> None:
         mappings.setdefault(status, []).append(matcher)
@@ -362,6 +351,22 @@ def draft_status(schema: dict[str, Any], columns: Sequence[PrinterColumn] = ()) 
             else "TODO: the CRD does not name its condition types; add byConditions matchers for the ones the controller writes"
         )
     complete = complete or (phase is None and declared)  # an enum of condition types names them all
+    if phase is None and conditions is None and counters is not None:
+        ready, desired = counters
+        want = desired if desired.startswith("(") else f"({desired} // 0)"
+        for status, test, said in (
+            ("initializing", "<", f"fewer ready ({ready}) than wanted ({desired})"),
+            ("running", ">=", f"as many ready ({ready}) as wanted ({desired})"),
+        ):
+            expression = f"{want} > 0 and ({ready} // 0) {test} {want}"
+            add(
+                status,
+                {"byExpression": {"expression": expression, "expectedResult": "true"}},
+                f"the status only counts: {said} means {status}",
+            )
+        draft.notes.append(
+            f"no phase and no conditions: {ready} against {desired} (as the catalog's Deployment reads its counts)"
+        )
     if phase is not None and not values:
         kind = "byPhase"
     elif phase is None and conditions is not None:

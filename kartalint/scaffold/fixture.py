@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import yaml
@@ -37,8 +38,16 @@ class QuotingDumper(yaml.SafeDumper):
         return super().increase_indent(flow, False)
 
 
+# what the report writer escapes on every line it writes (report.escape.guard_line) and YAML 1.1 reads
+# as a line break: written raw, such a character would not read back as itself
+_ESCAPED_ON_WRITE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def represent_str(dumper: yaml.SafeDumper, value: str) -> Any:
-    style = "|" if "\n" in value else None
+    """Multi-line strings as literal blocks; a string with a control character, NEL, a line or
+    paragraph separator or a bidirectional mark double-quoted, so YAML's own escapes write it (it
+    reads back as itself through the report writer's escaping)."""
+    style = '"' if _ESCAPED_ON_WRITE.search(value) else "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 

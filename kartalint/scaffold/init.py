@@ -132,11 +132,11 @@ def plan(
     repository: str | None = None,
     action: str | None = None,
     revision: str | None = None,
+    sources: Sequence[str] = (),
 ) -> Plan:
-    """What ``init`` would write under ``root`` (nothing is written)."""
+    """What ``init`` would write under ``root`` (nothing is written). With ``sources`` (``--from``),
+    each draft explains the objects of its kind and their pods, and gets one fixture per state seen."""
     from kartalint.evaluation import Evaluator
-    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd, review_lines
-    from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
 
     if layout not in LAYOUTS:
         raise InitError(f"unknown layout {layout!r} (choose from {', '.join(LAYOUTS)})")
@@ -145,41 +145,62 @@ def plan(
         revision, how = pinned_revision()
     root = os.path.abspath(root)
     result = Plan(root)
+    definitions_dir, fixtures_dir = LAYOUTS[layout]
+    with Evaluator() as evaluator:  # the same skeleton, checks and fixtures as `new --crd`
+        crd_refs = _drafts(result, crd_paths, sources, evaluator, definitions_dir, fixtures_dir)
+    result.files[:0] = [
+        (".kartalint.yaml", _config(layout, crd_refs)),
+        (".pre-commit-config.yaml", _precommit(repository or REPOSITORY, revision, how)),
+        (os.path.join(".github", "workflows", "kartalint.yml"), _workflow(action or ACTION, revision, how)),
+    ]
+    result.notes.append(f"hooks and Action pinned to {revision} ({how})")
+    return result
+
+
+def _drafts(
+    result: Plan, crd_paths: Sequence[str], sources: Sequence[str], evaluator: Any, definitions: str, fixtures: str
+) -> list[str]:
+    """Each CRD's drafts and fixtures in ``result`` (one fixture per observed state with
+    ``sources``, else the skeleton); the CRDs as the configuration names them (a copy in crds/ for
+    one outside the root)."""
+    from kartalint.load.observed import read_observed
+    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd, review_lines
+    from kartalint.scaffold.observed_checks import case_fixture
+    from kartalint.scaffold.observed_draft import drafts_from_objects
+    from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
+
+    observed = read_observed(sources) if sources else None
+    if observed is not None and observed.problems:
+        raise InitError("; ".join(observed.problems))
     crd_refs: list[str] = []
-    drafts: list[tuple[str, Any]] = []
     for crd in crd_paths:
         if not os.path.isfile(crd):
             raise InitError(f"--crd {crd}: no such file")
         try:
-            found = drafts_from_crd(crd)
+            found = drafts_from_crd(crd) if observed is None else drafts_from_objects(crd, observed, evaluator)
         except ScaffoldError as exc:
             raise InitError(str(exc)) from None
         absolute = os.path.abspath(crd)
-        if absolute.startswith(root + os.sep):
-            crd_refs.append(os.path.relpath(absolute, root))
+        if absolute.startswith(result.root + os.sep):
+            crd_refs.append(os.path.relpath(absolute, result.root))
         else:  # keep a copy in the repository so that the hooks and CI can read it
             target = os.path.join("crds", os.path.basename(crd))
             result.copies.append((absolute, target))
             crd_refs.append(target)
-        drafts.extend((crd, draft) for draft in found)
         for draft in found:
             result.review.extend(review_lines(draft, crd))
-    definitions_dir, fixtures_dir = LAYOUTS[layout]
-    result.files.append((".kartalint.yaml", _config(layout, crd_refs)))
-    result.files.append((".pre-commit-config.yaml", _precommit(repository or REPOSITORY, revision, how)))
-    result.files.append(
-        (os.path.join(".github", "workflows", "kartalint.yml"), _workflow(action or ACTION, revision, how))
-    )
-    if drafts:
-        with Evaluator() as evaluator:  # the same skeleton, checks and fixture as `new --crd`
-            for crd, draft in drafts:
-                result.files.append((os.path.join(definitions_dir, f"{draft.name}.yaml"), draft.text))
-                skeleton = skeleton_fixture(draft, evaluator, source=skeleton_source(crd))
-                result.errors.extend(skeleton.errors)
-                if skeleton.text is not None:
-                    result.files.append((os.path.join(fixtures_dir, draft.name, "minimal.yaml"), skeleton.text))
-    result.notes.append(f"hooks and Action pinned to {revision} ({how})")
-    return result
+            result.files.append((os.path.join(definitions, f"{draft.name}.yaml"), draft.text))
+            folder = os.path.join(fixtures, draft.name)
+            for case in draft.cases:  # the folder names the definition: no reference needed
+                text = case_fixture(case, draft.data, evaluator, None)
+                result.files.append((os.path.join(folder, f"{case.slug}.yaml"), text))
+            if draft.cases:
+                continue
+            skeleton = skeleton_fixture(draft, evaluator, source=skeleton_source(crd))
+            result.errors.extend(skeleton.errors)
+            if skeleton.text is not None:
+                result.files.append((os.path.join(folder, "minimal.yaml"), skeleton.text))
+    return crd_refs
 
 
 def write(result: Plan) -> list[str]:

@@ -141,6 +141,9 @@ def _place(schema: dict[str, Any], obj: dict[str, Any], role: Role) -> None:
         wrapped = role.fields["embedded"]
         holder[wrapped] = _wrapped_job(container)
         cursor[role.fields["path"]] = f"{wrapped}.spec.template"
+    elif role.shape == "container":
+        cursor.setdefault("name", container["name"])
+        cursor.setdefault("image", container["image"])
     elif role.shape == "fragments" or "imagePath" in role.fields:
         cursor.setdefault(role.fields.get("imagePath", "image"), container["image"])
 
