@@ -793,25 +793,41 @@ def _raw_server(project: pathlib.Path, tmp_path: pathlib.Path, watch: pathlib.Pa
 
 def test_a_request_with_malformed_params_is_answered_invalid_params(tmp_path):
     """pygls dropped a request whose params do not have their type (no position, a list, a
-    string for a number): the editor waited for an answer forever."""
+    string for a number): the editor waited for an answer forever. Then (issue 44) it answered
+    Invalid Params but logged cattrs' exception group for each on the server's stderr, a traceback
+    in the editor's log as if the server had crashed: now one line names the method and the
+    problem, a malformed notification is dropped the same way, and a method the server does not
+    have is Method Not Found with or without params."""
     project = make_project(tmp_path / "project")
     client = _raw_server(project, tmp_path, tmp_path / "nothing")
     uri = uri_of(project / "definitions" / f"{JOBSET}.yaml")
+    malformed = (
+        ("textDocument/hover", None),
+        ("textDocument/hover", [1, 2]),
+        ("textDocument/hover", {"textDocument": {"uri": uri}}),
+        ("textDocument/completion", {"textDocument": {"uri": uri}, "position": {"line": -1, "character": "x"}}),
+        ("textDocument/codeLens", {"textDocument": {}}),
+        ("textDocument/documentSymbol", None),
+    )
     try:
-        for method, params in (
-            ("textDocument/hover", None),
-            ("textDocument/hover", [1, 2]),
-            ("textDocument/hover", {"textDocument": {"uri": uri}}),
-            ("textDocument/completion", {"textDocument": {"uri": uri}, "position": {"line": -1, "character": "x"}}),
-            ("textDocument/codeLens", {"textDocument": {}}),
-        ):
+        for method, params in malformed:
             answer = client.call(method, params, timeout=20)
             assert answer["error"]["code"] == -32602, (method, params, answer)
+        client.notify("textDocument/didOpen", None)
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri}, "contentChanges": 7})
         assert client.call("kartalint/nonsense", {}, timeout=20)["error"]["code"] == -32601
+        assert client.call("kartalint/nonsense", None, timeout=20)["error"]["code"] == -32601
         symbols = client.call("textDocument/documentSymbol", {"textDocument": {"uri": uri}}, timeout=20)
         assert "result" in symbols  # and it goes on
     finally:
-        client.close()
+        assert client.close() == 0
+    logged = b"".join(client.stderr).decode("utf-8", "replace")
+    assert "Traceback" not in logged and "Unable to deserialize" not in logged, logged
+    refused = [line for line in logged.splitlines() if " refused: " in line]
+    assert len(refused) == len(malformed) + 2, logged
+    assert "textDocument/hover request refused: required field missing @ message.params" in refused
+    assert "textDocument/didOpen notification refused: required field missing @ message.params" in refused
+    assert answer["error"]["message"] == "Invalid Params: required field missing @ message.params"
 
 
 def test_a_request_on_a_document_not_open_reads_nothing_from_disk(tmp_path):
