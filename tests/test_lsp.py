@@ -729,9 +729,9 @@ async def test_positions_far_outside_the_document_are_clamped(client: LanguageCl
 async def test_a_closed_document_gets_empty_diagnostics_and_nothing_after(client: LanguageClient):
     """A lint scheduled by a change and still on its way when the document closes publishes
     nothing: the empty list of the close is the last word, whether the file stays on disk or is
-    deleted meanwhile (then no FileNotFoundError either)."""
-    import asyncio
-
+    deleted meanwhile (then no FileNotFoundError either). The test waits for a witness: a
+    document changed after the closes, whose lint (debounced as theirs) the server starts after
+    theirs would have started; once its findings are out, theirs have had their turn."""
     text = (client.project / "broken" / "jobset-typo.yaml").read_text()
     paths = [client.project / "broken" / name for name in ("closing-kept.yaml", "closing-deleted.yaml")]
     uris = [uri_of(path) for path in paths]
@@ -747,7 +747,17 @@ async def test_a_closed_document_gets_empty_diagnostics_and_nothing_after(client
         )
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     paths[1].unlink()  # ... and one file is deleted before it runs
-    await asyncio.sleep(3)
+    witness = client.project / "broken" / "closing-witness.yaml"
+    clean = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
+    assert await open_and_wait(client, witness, clean) == []
+    client.diagnostics.pop(uri_of(witness), None)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri_of(witness), version=2),
+            [types.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+    assert await published(client, uri_of(witness))  # the typo's findings
     for uri in uris:
         assert list(client.diagnostics[uri]) == [], uri  # nothing published after the close
     logged = [m.message for m in client.log_messages] + [m.message for m in client.messages]
