@@ -124,18 +124,21 @@ def project(tmp_path_factory) -> pathlib.Path:
 
 COMMANDS = {
     "test": ["test", "--timeout", "600"],
-    "describe": ["describe", "object.yaml", "--definition", "definitions/trainer.yaml", "--timeout", "600"],
+    "describe": ["describe", "object.yaml", "--definition", "definitions/trainer.yaml"],
     "new-fixture": ["new", "fixture", "object.yaml", "--definition", "definitions/trainer.yaml"],
     "catalog": ["catalog"],
     "explore": ["explore", "definitions/trainer.yaml", "--crd", "crds/t.yaml", "--max-time", "600"],
     "diff": ["diff", "--base", "HEAD", "--timeout", "600"],
     "lint-j": ["lint", "-j", "2", "many"],
 }
-# Each command runs through tests/stopped_at_work.py: its first worker stops it (SIGSTOP), a jq
-# worker as it starts on the expression that never ends, a `lint -j` worker as it starts. So the
-# kill lands while its workers run, the jq worker in the middle of that expression, however slow
-# the machine: before, the test waited until every command had had a child for 1.5 s, and on a
-# busy machine `describe` had ended at its 10 s limit by then ("nothing tested").
+# Each command runs through tests/stopped_at_work.py: it stops itself (SIGSTOP) as soon as it has
+# handed the expression that never ends to its jq worker, which writes its PID to a mark as it
+# starts on it (`lint -j`: its first worker writes the mark and stops it). So the kill lands while
+# the workers run, the jq worker in the middle of that expression, however slow the machine.
+# Before, the test waited until every command had had a child for 1.5 s: on a busy machine
+# `describe` had ended at its 10 s limit by then ("nothing tested"); and a command stopped by its
+# worker instead is too late for the language server, whose spawned worker's start counts in the
+# hover's 2 s (with the whole suite and four busy loops beside it, it never got to the expression).
 STOPPED_AT_WORK = (
     f"import sys\nsys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n"
     "import stopped_at_work\nsys.exit(stopped_at_work.main(sys.argv[1:]))\n"
@@ -177,8 +180,8 @@ def lsp_messages(project: pathlib.Path) -> bytes:
 
 
 def start(project: pathlib.Path, name: str, mark: pathlib.Path) -> subprocess.Popen:
-    """``kartalint`` running command ``name`` in ``project``, stopped by its first worker, which
-    writes its PID to ``mark`` first (tests/stopped_at_work.py)."""
+    """``kartalint`` running command ``name`` in ``project``; it stops itself at work, and its
+    worker at work writes its PID to ``mark`` (tests/stopped_at_work.py)."""
     argv = ["lsp"] if name == "lsp" else COMMANDS[name]
     proc = subprocess.Popen(
         [sys.executable, "-c", STOPPED_AT_WORK, *argv],
@@ -196,7 +199,7 @@ def start(project: pathlib.Path, name: str, mark: pathlib.Path) -> subprocess.Po
 
 
 def stopped_at_work(proc: subprocess.Popen, mark: pathlib.Path) -> bool:
-    """Whether a worker of ``proc`` stopped it: the mark written, the process stopped."""
+    """Whether ``proc`` stopped at work: stopped, and its worker's mark written."""
     fields = stat_of(str(proc.pid))
     return fields is not None and fields[0] == "T" and mark.exists() and mark.read_text() != ""
 
@@ -213,12 +216,12 @@ def test_no_process_outlives_a_killed_kartalint(project, tmp_path, how):
         waiting = set(names)
         while waiting and time.monotonic() < deadline:
             for name in sorted(waiting):
-                assert procs[name].poll() is None, f"{name} ended before a worker stopped it: nothing tested"
+                assert procs[name].poll() is None, f"{name} ended before it stopped at work: nothing tested"
                 seen[name] |= descendants(procs[name].pid)
                 if stopped_at_work(procs[name], marks[name]):
                     waiting.discard(name)
             time.sleep(0.05)
-        assert not waiting, f"not stopped by a worker within {STOPPED_WITHIN} s: {sorted(waiting)}"
+        assert not waiting, f"not stopped at work within {STOPPED_WITHIN} s: {sorted(waiting)}"
         for name, proc in procs.items():
             seen[name] |= descendants(proc.pid)
             worker = marks[name].read_text()
