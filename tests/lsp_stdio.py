@@ -69,7 +69,8 @@ class StdioClient:
         self._next = 0
         self._write_lock = threading.Lock()
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     # -- sending ---------------------------------------------------------------------------------
 
@@ -155,6 +156,8 @@ class StdioClient:
             return [m for m in self.received if m.get("method") == method and "id" not in m]
 
     def close(self, timeout: float = 20.0) -> int | None:
+        """Shut the server down; its exit code (None: it had to be killed). ``stderr`` then holds
+        everything it wrote there."""
         try:
             self.call("shutdown", None, timeout)
             self.notify("exit")
@@ -163,3 +166,5 @@ class StdioClient:
             self.process.kill()
             self.process.wait()
             return None
+        finally:
+            self._stderr_reader.join(timeout)  # the process is gone: its stderr ends

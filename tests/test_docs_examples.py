@@ -220,6 +220,44 @@ def test_ci_runs_the_readme_test_command_in_a_fresh_virtual_environment():
     assert made < activated < installed < tested, lines
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="lists processes through /proc")
+def test_ci_busy_runs_a_command_beside_busy_loops_and_stops_them():
+    """`.ci/busy COMMAND` (CONTRIBUTING.md: the suite must pass on a busy machine) runs COMMAND
+    beside KARTALINT_BUSY_LOOPS CPU-bound loops, exits with its code and leaves no loop running."""
+    siblings = (  # the loops: the other children of .ci/busy, and whether each is running (R)
+        "import os\n"
+        "for entry in os.listdir('/proc'):\n"
+        "    try:\n"
+        "        fields = open(f'/proc/{entry}/stat').read().rsplit(')', 1)[1].split()\n"
+        "    except (OSError, IndexError):\n"
+        "        continue\n"
+        "    if entry.isdigit() and fields[1] == str(os.getppid()) and int(entry) != os.getpid():\n"
+        "        print(entry, fields[0])\n"
+        "raise SystemExit(3)\n"
+    )
+    env = dict(os.environ, KARTALINT_BUSY_LOOPS="2")
+    proc = subprocess.run(
+        [os.path.join(ROOT, ".ci", "busy"), sys.executable, "-c", siblings],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 3, proc.stderr
+    loops = dict(line.split() for line in proc.stdout.splitlines())
+    assert sorted(loops.values()) == ["R", "R"], proc.stdout
+    assert "beside 2 busy loops: exit 3 after" in proc.stderr
+
+    def running(pid):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+                return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    assert not [pid for pid in loops if running(pid)], "a busy loop outlived .ci/busy"
+
+
 def pinned_refs():
     refs = []
     for path in DOCS:

@@ -1122,6 +1122,8 @@ def lsp_server(tmp_path_factory):
     yield server
     if server.client is not None:
         server.client.close()
+        logged = b"".join(server.client.stderr).decode("utf-8", "replace")
+        assert "Traceback" not in logged, ("a traceback in the server's log", logged[-3000:])
 
 
 def _send_session(server: LspServer, steps: list) -> list[tuple[int, str, bool]]:
@@ -1206,5 +1208,7 @@ def test_language_server_answers_every_request_and_reads_nothing_outside(lsp_ser
     assert SECRET not in said, (steps, "the planted secret leaked")
     opened = server.audit.read_text() if server.audit.exists() else ""
     assert not opened, (steps, "the server opened files outside the project", opened)
-    frames = [line for line in logged.split("\n") if 'File "' in line and f"{os.sep}kartalint{os.sep}" in line]
-    assert not frames, (steps, "an exception in kartalint's code", logged[-3000:])
+    # a traceback in the server's log (a malformed request: pygls and cattrs logged one for each, a
+    # hover without params among them) reads as a crash; whatever its frames, wherever the checkout
+    # (those read so far here; the rest when the server has exited, in ``lsp_server``)
+    assert "Traceback" not in logged, (steps, "a traceback in the server's log", logged[-3000:])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import select
 import shutil
 import signal
 import subprocess
@@ -17,10 +18,10 @@ import time
 import pytest
 import yaml
 from conftest import BASE_DEFINITION, ROOT, git, trainer_object
+from stopped_at_work import RUNAWAY
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="lists processes through /proc")
 
-RUNAWAY = "last(repeat(1))"  # an expression that never ends
 OBJECT = trainer_object("w")
 
 
@@ -66,6 +67,22 @@ def still_alive_after(processes: set[tuple[str, str]], seconds: float = 5.0) -> 
     return sorted(p for p in processes if alive(p))
 
 
+def events(channel: int, count: int, bound: float = 300.0) -> bytes:
+    """The next ``count`` bytes the processes under test write to ``channel`` (fewer when they
+    all closed it); ``bound`` seconds only bound a failure (a process that never says it)."""
+    got = b""
+    deadline = time.monotonic() + bound
+    while len(got) < count and time.monotonic() < deadline:
+        ready, _, _ = select.select([channel], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        data = os.read(channel, count - len(got))
+        if not data:
+            break
+        got += data
+    return got
+
+
 def exit_code_after(how: signal.Signals) -> int:
     """What kartalint exits with when killed with ``how``: 143 after SIGTERM (it stops its
     children first, docs/security.md), the signal itself after SIGKILL."""
@@ -97,11 +114,8 @@ def project(tmp_path_factory) -> pathlib.Path:
     (root / "crds").mkdir()
     shutil.copyfile(os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml"), root / "crds" / "t.yaml")
     (root / ".kartalint.yaml").write_text("definitions: [definitions]\nfixtures: [fixtures]\n")
-    many = root / "many"  # enough files that `lint -j 2` has its workers for a while (FROZEN)
-    many.mkdir()
-    catalog = pathlib.Path(ROOT, "catalog")
-    for number, path in enumerate(sorted(catalog.glob("*.yaml")) * 8):
-        (many / f"{number}.yaml").write_text(path.read_text(encoding="utf-8"))
+    many = root / "many"  # files for two workers (the first stops `lint -j 2` as it starts)
+    shutil.copytree(pathlib.Path(ROOT, "catalog"), many)
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "base")
@@ -117,11 +131,19 @@ COMMANDS = {
     "diff": ["diff", "--base", "HEAD", "--timeout", "600"],
     "lint-j": ["lint", "-j", "2", "many"],
 }
-# Commands without a runaway expression, which would end before the kill: each is stopped
-# (SIGSTOP) as soon as its workers are seen, so that they are alive when it is killed (a worker
-# whose work is done waits for more), and continued after the signal. Before, `lint -j 2` had
-# often ended on its own by then, and the test asserted nothing about it.
-FROZEN = {"lint-j"}
+# Each command runs through tests/stopped_at_work.py: it stops itself (SIGSTOP) as soon as it has
+# handed the expression that never ends to its jq worker, which writes its PID to a mark as it
+# starts on it (`lint -j`: its first worker writes the mark and stops it). So the kill lands while
+# the workers run, the jq worker in the middle of that expression, however slow the machine.
+# Before, the test waited until every command had had a child for 1.5 s: on a busy machine
+# `describe` had ended at its 10 s limit by then ("nothing tested"); and a command stopped by its
+# worker instead is too late for the language server, whose spawned worker's start counts in the
+# hover's 2 s (with the whole suite and four busy loops beside it, it never got to the expression).
+STOPPED_AT_WORK = (
+    f"import sys\nsys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n"
+    "import stopped_at_work\nsys.exit(stopped_at_work.main(sys.argv[1:]))\n"
+)
+STOPPED_WITHIN = 300  # seconds: a bound for a failure only (the commands wait for nothing but a CPU)
 
 
 def lsp_messages(project: pathlib.Path) -> bytes:
@@ -157,11 +179,14 @@ def lsp_messages(project: pathlib.Path) -> bytes:
     return out
 
 
-def start(project: pathlib.Path, name: str) -> subprocess.Popen:
+def start(project: pathlib.Path, name: str, mark: pathlib.Path) -> subprocess.Popen:
+    """``kartalint`` running command ``name`` in ``project``; it stops itself at work, and its
+    worker at work writes its PID to ``mark`` (tests/stopped_at_work.py)."""
     argv = ["lsp"] if name == "lsp" else COMMANDS[name]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kartalint", *argv],
+        [sys.executable, "-c", STOPPED_AT_WORK, *argv],
         cwd=project,
+        env=dict(os.environ, KARTALINT_TEST_STOP_MARK=str(mark)),
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -173,31 +198,37 @@ def start(project: pathlib.Path, name: str) -> subprocess.Popen:
     return proc
 
 
-@pytest.mark.slow  # every command started and killed: ~18 s each on two cores
+def stopped_at_work(proc: subprocess.Popen, mark: pathlib.Path) -> bool:
+    """Whether ``proc`` stopped at work: stopped, and its worker's mark written."""
+    fields = stat_of(str(proc.pid))
+    return fields is not None and fields[0] == "T" and mark.exists() and mark.read_text() != ""
+
+
+@pytest.mark.slow  # eight commands started at once and killed: ~15 s of CPU each
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
-def test_no_process_outlives_a_killed_kartalint(project, how):
+def test_no_process_outlives_a_killed_kartalint(project, tmp_path, how):
     names = [*COMMANDS, "lsp"]
-    procs = {name: start(project, name) for name in names}
+    marks = {name: tmp_path / f"{name}.stopped" for name in names}
+    procs = {name: start(project, name, marks[name]) for name in names}
     seen: dict[str, set[tuple[str, str]]] = {name: set() for name in names}
     try:
-        deadline = time.monotonic() + 60
-        busy = {name: 0.0 for name in names}  # since when each has had a child
-        while time.monotonic() < deadline and not all(busy[n] and time.monotonic() - busy[n] > 1.5 for n in names):
-            for name, proc in procs.items():
-                found = descendants(proc.pid)
-                seen[name] |= found
-                if found and not busy[name]:
-                    busy[name] = time.monotonic()
-                    if name in FROZEN:
-                        os.kill(proc.pid, signal.SIGSTOP)
+        deadline = time.monotonic() + STOPPED_WITHIN
+        waiting = set(names)
+        while waiting and time.monotonic() < deadline:
+            for name in sorted(waiting):
+                assert procs[name].poll() is None, f"{name} ended before it stopped at work: nothing tested"
+                seen[name] |= descendants(procs[name].pid)
+                if stopped_at_work(procs[name], marks[name]):
+                    waiting.discard(name)
             time.sleep(0.05)
-        assert all(busy.values()), f"no child process seen for {[n for n in names if not busy[n]]}"
+        assert not waiting, f"not stopped at work within {STOPPED_WITHIN} s: {sorted(waiting)}"
         for name, proc in procs.items():
             seen[name] |= descendants(proc.pid)
-            assert proc.poll() is None, f"{name} ended before it was killed: nothing tested"
+            worker = marks[name].read_text()
+            assert any(alive(p) for p in seen[name] if p[0] == worker), f"{name}: its worker {worker} is not running"
+        for proc in procs.values():
             proc.send_signal(how)
-            if name in FROZEN:
-                os.kill(proc.pid, signal.SIGCONT)  # a stopped process takes SIGTERM when it goes on
+            os.kill(proc.pid, signal.SIGCONT)  # a stopped process takes SIGTERM when it goes on
         for name, proc in procs.items():
             try:
                 proc.wait(30)
@@ -216,34 +247,42 @@ def test_no_process_outlives_a_killed_kartalint(project, how):
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_lint_workers_at_work_die_with_a_killed_lint(tmp_path, how):
     """`lint -j 2` killed while both workers are in the middle of their files (here each sleeps
-    in its chunk, as a worker on a long file is busy in it): no worker outlives it, and SIGTERM
-    exits 143. The kill test above catches `lint -j` only between files, where a worker whose
-    parent is gone also ends on its own (its task pipe closes)."""
+    in its chunk, as a worker on a long file is busy in it, and says so over a pipe first): no
+    worker outlives it, and SIGTERM exits 143. The kill test above catches `lint -j` only between
+    files, where a worker whose parent is gone also ends on its own (its task pipe closes)."""
     for number in range(4):
         (tmp_path / f"{number}.yaml").write_text(BASE_DEFINITION)
     code = (
-        "import sys, time\n"
+        "import os, sys, time\n"
         "import kartalint.rules.lint as lint\n"
         "def at_work(chunk):\n"
+        "    os.write(int(os.environ['KARTALINT_TEST_CHANNEL']), b'w')\n"
         "    time.sleep(600)\n"
         "lint._lint_chunk = at_work\n"
         "from kartalint.cli import main\n"
         "sys.exit(main(['lint', '-j', '2', *sys.argv[1:]]))\n"
     )
     files = sorted(str(path) for path in tmp_path.glob("*.yaml"))
-    proc = subprocess.Popen([sys.executable, "-c", code, *files], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    read, write = os.pipe()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *files],
+        env=dict(os.environ, KARTALINT_TEST_CHANNEL=str(write)),
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
     workers: set[tuple[str, str]] = set()
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(workers) < 2:
-            workers = descendants(proc.pid)
-            time.sleep(0.05)
+        assert events(read, 2) == b"ww", "both workers at work"
+        workers = descendants(proc.pid)
         assert len(workers) == 2, workers
         proc.send_signal(how)
         proc.wait(30)
         assert proc.returncode == exit_code_after(how)
         assert still_alive_after(workers) == [], f"alive 5 s after lint got {how.name}"
     finally:
+        os.close(read)
         kill_leftovers(proc, workers)
 
 

@@ -729,9 +729,9 @@ async def test_positions_far_outside_the_document_are_clamped(client: LanguageCl
 async def test_a_closed_document_gets_empty_diagnostics_and_nothing_after(client: LanguageClient):
     """A lint scheduled by a change and still on its way when the document closes publishes
     nothing: the empty list of the close is the last word, whether the file stays on disk or is
-    deleted meanwhile (then no FileNotFoundError either)."""
-    import asyncio
-
+    deleted meanwhile (then no FileNotFoundError either). The test waits for a witness: a
+    document changed after the closes, whose lint (debounced as theirs) the server starts after
+    theirs would have started; once its findings are out, theirs have had their turn."""
     text = (client.project / "broken" / "jobset-typo.yaml").read_text()
     paths = [client.project / "broken" / name for name in ("closing-kept.yaml", "closing-deleted.yaml")]
     uris = [uri_of(path) for path in paths]
@@ -747,7 +747,17 @@ async def test_a_closed_document_gets_empty_diagnostics_and_nothing_after(client
         )
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     paths[1].unlink()  # ... and one file is deleted before it runs
-    await asyncio.sleep(3)
+    witness = client.project / "broken" / "closing-witness.yaml"
+    clean = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
+    assert await open_and_wait(client, witness, clean) == []
+    client.diagnostics.pop(uri_of(witness), None)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri_of(witness), version=2),
+            [types.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+    assert await published(client, uri_of(witness))  # the typo's findings
     for uri in uris:
         assert list(client.diagnostics[uri]) == [], uri  # nothing published after the close
     logged = [m.message for m in client.log_messages] + [m.message for m in client.messages]
@@ -793,25 +803,41 @@ def _raw_server(project: pathlib.Path, tmp_path: pathlib.Path, watch: pathlib.Pa
 
 def test_a_request_with_malformed_params_is_answered_invalid_params(tmp_path):
     """pygls dropped a request whose params do not have their type (no position, a list, a
-    string for a number): the editor waited for an answer forever."""
+    string for a number): the editor waited for an answer forever. Then (issue 44) it answered
+    Invalid Params but logged cattrs' exception group for each on the server's stderr, a traceback
+    in the editor's log as if the server had crashed: now one line names the method and the
+    problem, a malformed notification is dropped the same way, and a method the server does not
+    have is Method Not Found with or without params."""
     project = make_project(tmp_path / "project")
     client = _raw_server(project, tmp_path, tmp_path / "nothing")
     uri = uri_of(project / "definitions" / f"{JOBSET}.yaml")
+    malformed = (
+        ("textDocument/hover", None),
+        ("textDocument/hover", [1, 2]),
+        ("textDocument/hover", {"textDocument": {"uri": uri}}),
+        ("textDocument/completion", {"textDocument": {"uri": uri}, "position": {"line": -1, "character": "x"}}),
+        ("textDocument/codeLens", {"textDocument": {}}),
+        ("textDocument/documentSymbol", None),
+    )
     try:
-        for method, params in (
-            ("textDocument/hover", None),
-            ("textDocument/hover", [1, 2]),
-            ("textDocument/hover", {"textDocument": {"uri": uri}}),
-            ("textDocument/completion", {"textDocument": {"uri": uri}, "position": {"line": -1, "character": "x"}}),
-            ("textDocument/codeLens", {"textDocument": {}}),
-        ):
+        for method, params in malformed:
             answer = client.call(method, params, timeout=20)
             assert answer["error"]["code"] == -32602, (method, params, answer)
+        client.notify("textDocument/didOpen", None)
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri}, "contentChanges": 7})
         assert client.call("kartalint/nonsense", {}, timeout=20)["error"]["code"] == -32601
+        assert client.call("kartalint/nonsense", None, timeout=20)["error"]["code"] == -32601
         symbols = client.call("textDocument/documentSymbol", {"textDocument": {"uri": uri}}, timeout=20)
         assert "result" in symbols  # and it goes on
     finally:
-        client.close()
+        assert client.close() == 0
+    logged = b"".join(client.stderr).decode("utf-8", "replace")
+    assert "Traceback" not in logged and "Unable to deserialize" not in logged, logged
+    refused = [line for line in logged.splitlines() if " refused: " in line]
+    assert len(refused) == len(malformed) + 2, logged
+    assert "textDocument/hover request refused: required field missing @ message.params" in refused
+    assert "textDocument/didOpen notification refused: required field missing @ message.params" in refused
+    assert answer["error"]["message"] == "Invalid Params: required field missing @ message.params"
 
 
 def test_a_request_on_a_document_not_open_reads_nothing_from_disk(tmp_path):

@@ -12,15 +12,18 @@ request waiting. Positions are clamped to the document.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import pathlib
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from cattrs import transform_error
+from cattrs.errors import ClassValidationError
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 
 from kartalint import __version__
 from kartalint.load.configfile import CONFIG_NAMES
@@ -35,26 +38,52 @@ LENS_WAIT = 5.0  # seconds a code lens waits for the fixtures' outcome (then it 
 EVALUATING = "fixtures: evaluating (the lens refreshes when done)"
 
 
-_ANSWERED = object()  # a request answered with an error while it was read: nothing more to do
+_HANDLED = object()  # a message refused while it was read (answered, or a notification dropped)
+_MEMBERS = ("jsonrpc", "id", "method", "params")  # of a request or notification (JSON-RPC 2.0)
+logger = logging.getLogger(__name__)
 
 
 class KartaProtocol(LanguageServerProtocol):
-    """pygls's protocol, except that a request whose params do not have their type (no position,
-    a list for a map...) is answered with the error (Invalid Params): pygls drops it, and the
-    editor would wait for an answer forever."""
+    """pygls's protocol, except for a message whose params do not have their method's type (no
+    params, no position, a list for a map, a string for a number...): a request is answered with
+    the error (Invalid Params; pygls would drop it and the editor wait for an answer forever), a
+    notification is dropped, and the log says why in one line (pygls logs cattrs' exception group
+    as a traceback, which reads as a crash of the server). A method the server does not have is
+    answered Method Not Found with or without params. Other failures to read a message are
+    pygls's: an internal error, logged with its traceback (a defect to see)."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
-            return super().structure_message(data)
+            return self._structure(data)
         except JsonRpcException as exc:
             number = data.get("id")
             if "method" not in data or isinstance(number, bool) or not isinstance(number, (int, str)):
-                raise  # a notification or a response: nobody waits for an answer
+                if isinstance(exc, JsonRpcInvalidParams):  # nobody waits for an answer: dropped (logged)
+                    return _HANDLED
+                raise
             self._send_response(number, error=exc.to_response_error())
-            return _ANSWERED
+            return _HANDLED
+
+    def _structure(self, data: dict[str, Any]) -> Any:
+        method = data.get("method")
+        if "jsonrpc" not in data or "error" in data or not isinstance(method, str):
+            return super().structure_message(data)  # a response, an object inside a message
+        request = "id" in data
+        message_type = self.get_message_type(method)
+        if message_type is None:  # pygls's plain message (answered Method Not Found) takes no other member
+            message_type = JsonRPCRequestMessage if request else JsonRPCNotification
+            data = {"params": None, **{key: data[key] for key in _MEMBERS if key in data}}
+        try:
+            return self._converter.structure(data, message_type)
+        except ClassValidationError as exc:
+            problems = "; ".join(transform_error(exc, path="message"))
+            logger.warning("%s %s refused: %s", method, "request" if request else "notification", problems)
+            raise JsonRpcInvalidParams(f"{JsonRpcInvalidParams.MESSAGE}: {problems}") from None
+        except Exception:  # not the params: pygls's internal error, with the traceback of the defect
+            return super().structure_message(data)
 
     def handle_message(self, message: Any) -> None:
-        if message is not _ANSWERED:
+        if message is not _HANDLED:
             super().handle_message(message)
 
 
