@@ -66,8 +66,8 @@ SHORT = {
         "the operator builds every pod from one image setting and the mode: the object holds no pod template",
     ),
     "Service": (
-        61,
         64,
+        67,
         "Knative's scale is an annotation string (autoscaling.knative.dev/min-scale): no integer explains it",
     ),
     "SparkApplication": (
