@@ -14,6 +14,7 @@ STAGE_ORDER = [
     "load",
     "schema",
     "rules",
+    "lint",
     "evaluation",
     "testing",
     "diff",
@@ -286,3 +287,85 @@ def test_the_architecture_page_names_every_module():
         if f"`{parts[-1]}" not in where:
             missing.append(name)
     assert missing == []
+
+
+def _imported_names(path: pathlib.Path, name: str) -> set[tuple[str, str]]:
+    """(module, name) of every ``from module import name`` in the module (relative imports
+    resolved), and (module, "*") of every ``import module``."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    return _imports_in(path.read_text(encoding="utf-8"), package)
+
+
+def _imports_in(text: str, package: str) -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            found.update((alias.name, "*") for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found.update((base, alias.name) for alias in node.names)
+    return found
+
+
+# What only the lint stage runs: the checks of a file's documents and the steps of its lint
+# (configure, suppress). Everything else lints through kartalint.lint (lint_source, lint_file,
+# lint_paths), so every command and the editor report what `kartalint lint` reports.
+PER_FILE_CHECKS = {
+    ("kartalint.rules.document", "check_document"),
+    ("kartalint.rules.fixture_schema", "check_fixture"),
+    ("kartalint.rules", "suppress"),
+    ("kartalint.rules.suppress", "apply"),
+    ("kartalint.rules.suppress", "split"),
+    ("kartalint.lint.pipeline", "configure"),
+}
+# A fixture's schema is the condition of running it: ``test`` refuses an invalid fixture (no lint)
+NOT_A_LINT = {"kartalint.testing.cases": {("kartalint.rules.fixture_schema", "check_fixture")}}
+# The five places that lint, and what they call
+LINT_ENTRY = {
+    "kartalint.cli.lint": "lint_paths",
+    "kartalint.lsp.document": "lint_source",
+    "kartalint.cli.explore": "lint_source",
+    "kartalint.diff.changes": "lint_source",
+    "kartalint.testing.run": "lint_file",
+}
+
+
+def test_one_lint_entry_point():
+    """The CLI, the language server, explore, diff and test lint through the lint stage's entry
+    points (``lint_paths`` -> ``lint_file`` -> ``lint_source``, the one lint of a loaded file); no
+    other module runs the checks of a file or applies configuration and suppressions itself."""
+    from kartalint.lint import lint_file, lint_paths, lint_source
+
+    modules = _modules()
+    callers = []
+    for name, path in modules.items():
+        imported = _imported_names(path, name)
+        if name.startswith("kartalint.lint."):
+            continue
+        reached = (imported & PER_FILE_CHECKS) - NOT_A_LINT.get(name, set())
+        if name == "kartalint.rules.registry":
+            reached.discard(("kartalint.rules", "suppress"))  # it collects the module's rules
+        if reached:
+            callers.append(f"{name}: {sorted(reached)}")
+    assert callers == [], "lint through kartalint.lint (lint_source, lint_file, lint_paths)"
+    for name, entry in LINT_ENTRY.items():
+        assert ("kartalint.lint", entry) in _imported_names(modules[name], name), name
+    # the entry points are one pipeline: lint_paths reads each file with lint_file, which is
+    # lint_source on the file read
+    pipeline = ast.parse(modules["kartalint.lint.pipeline"].read_text(encoding="utf-8"))
+    lint_file_node = next(n for n in ast.walk(pipeline) if isinstance(n, ast.FunctionDef) and n.name == "lint_file")
+    assert "lint_source(" in ast.unparse(lint_file_node)
+    assert {lint_file.__module__, lint_source.__module__} == {"kartalint.lint.pipeline"}
+    paths = modules["kartalint.lint.paths"].read_text(encoding="utf-8")
+    assert lint_paths.__module__ == "kartalint.lint.paths" and "lint_file(" in paths
+
+
+def test_the_lint_entry_check_sees_a_stray_caller():
+    text = "from kartalint.rules.document import check_document\nfrom . import suppress\nimport yaml\n"
+    assert _imports_in(text, "kartalint.rules") & PER_FILE_CHECKS == {
+        ("kartalint.rules.document", "check_document"),
+        ("kartalint.rules", "suppress"),
+    }

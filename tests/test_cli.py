@@ -208,8 +208,8 @@ def test_catalog_lints_clean_under_strict(capsys, monkeypatch):
 
 
 def test_lint_jobs_gives_the_same_output_in_the_same_order(capsys, tmp_path):
+    from kartalint.lint import lint_paths
     from kartalint.project import Config
-    from kartalint.rules.lint import lint_paths
 
     paths = [os.path.join(ROOT, "catalog"), os.path.join(ROOT, "fixtures")]
     broken = tmp_path / "broken.yaml"

@@ -307,9 +307,9 @@ def test_static_proof_is_sound_and_lint_findings_are_unchanged(monkeypatch):
 
     from kartalint.jqlang import parse_cached
     from kartalint.jqlang.builtins import statically_compiles
+    from kartalint.lint import lint_paths
     from kartalint.project import Config
     from kartalint.rules import expressions
-    from kartalint.rules.lint import lint_paths
 
     proven = 0
     for expression in _corpus_expressions():

@@ -17,9 +17,9 @@ import shutil
 import pytest
 
 from kartalint.cli import main
+from kartalint.lint import lint_paths
 from kartalint.project import Config
 from kartalint.rules import registry
-from kartalint.rules.lint import lint_paths
 
 # Rules whose example cannot be a file in the repository (each has its own tests).
 WITHOUT_EXAMPLES = {

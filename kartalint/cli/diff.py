@@ -67,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
                 args.base,
                 args.head,
                 paths,
-                args.timeout,
                 project,
-                project.confinement(args.paths, args.allow_outside),
+                timeout=args.timeout,
+                confinement=project.confinement(args.paths, args.allow_outside),
             )
         except GitError as exc:  # (raised: the report file is not written)
             raise UsageError(str(exc)) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     _require_paths([*args.definitions, *args.crd])
     crds = _crd_index(args, project)
     index = _definition_index(args, project)
-    exploration = _explore_definitions(index, crds, args, project.config, properties, assume)
+    lint_config = dataclasses.replace(project.config, crds=_crd_paths(args, project))  # lint's hints: with these CRDs
+    exploration = _explore_definitions(index, crds, args, lint_config, properties, assume)
     if not exploration.reports:
         if exploration.unexplored:
             raise ConfigError("nothing was explored")
@@ -129,14 +131,19 @@ def _require_paths(paths: list[str]) -> None:
             raise ConfigError(f"{path}: no such file or directory")
 
 
+def _crd_paths(args: argparse.Namespace, project: Any) -> list[str]:
+    """The CRD files and folders of ``--crd``, else of the configuration's ``crds:``."""
+    return list(args.crd) or [os.path.join(project.root, p) for p in project.config.crds]
+
+
 def _crd_index(args: argparse.Namespace, project: Any) -> Any:
     """The CRDs of ``--crd``, else of the configuration's ``crds:``."""
-    from kartalint.load.crds import CrdIndex
+    from kartalint.lint.crds import crd_index
 
-    crd_paths = list(args.crd) or [os.path.join(project.root, p) for p in project.config.crds]
+    crd_paths = _crd_paths(args, project)
     if not crd_paths:
         raise ConfigError("no CRD given: pass --crd CRD (or list crds: in .kartalint.yaml)")
-    crds = CrdIndex.from_paths(crd_paths)
+    crds = crd_index(crd_paths)
     if crds.problems:
         raise ConfigError("; ".join(f"CRD {p}" for p in crds.problems))
     return crds
@@ -231,18 +238,19 @@ def object_gvk_of(definition: Any) -> Any:
 
 
 def _lint_findings(definition: Any, config: Any) -> list[Any]:
-    """What lint reports on the definition as the user sees it: configured, and without the
+    """What ``kartalint lint`` reports on the definition as the user sees it (``config``: the
+    project's configuration with explore's CRDs): configured, with the CRD rules, and without the
     findings its file's suppression comments silence."""
+    from kartalint.lint import lint_source
     from kartalint.load.documents import load_file
-    from kartalint.rules.document import check_document, lint_definition_data
-    from kartalint.rules.lint import apply_config
-    from kartalint.rules.suppress import split
 
     source = load_file(definition.path, config.max_file_size)
-    for document in source.stream():
-        if document.is_karta and document.data == definition.data:
-            return split(apply_config(check_document(document), config), source.text)[0]
-    return apply_config(lint_definition_data(definition.data), config)
+    findings = lint_source(source, config, strict_files=True).findings
+    for document in source.documents:
+        if document.is_karta and document.data == definition.data:  # its own document of the file
+            first, last = document.node.start_mark.line + 1, document.node.end_mark.line + 1
+            return [f for f in findings if first <= f.line <= last]
+    return findings
 
 
 def _hint(definition: Any, findings: list[Any], field_path: str) -> str:

@@ -78,9 +78,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kartalint.lint import lint_paths
     from kartalint.load.discovery import missing_reason
     from kartalint.report.output import report_output
-    from kartalint.rules.lint import lint_paths
 
     if args.baseline and args.write_baseline:
         raise UsageError("--baseline and --write-baseline: give one")
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--crd {path}: no such file or directory")
     config.crds = list(config.crds) + list(args.crd)
     if config.crds:
-        from kartalint.rules.lint import crd_index
+        from kartalint.lint.crds import crd_index
 
         problems = crd_index(config.crds).problems
         for problem in problems:
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"no PATH given and no Karta definition found {where}")
     baseline = None
     if args.baseline:
-        from kartalint.rules.baseline import Baseline
+        from kartalint.lint.baseline import Baseline
 
         baseline = Baseline.read(args.baseline)
     if args.jobs is not None and args.jobs < 0:
@@ -131,8 +131,8 @@ def run(args: argparse.Namespace) -> int:
                 result.findings, project.root, [*result.checked, *result.templates]
             )
         if args.write_baseline:
+            from kartalint.lint.baseline import render
             from kartalint.report.output import write_report
-            from kartalint.rules.baseline import render
 
             write_report(args.write_baseline, render(result.findings, project.root))
         for path in result.missing:

@@ -73,7 +73,7 @@ def rows(
     index: DefinitionIndex,
     fixtures: list[str],
     confinement: Confinement,
-    lint_cache: LintCache | None = None,
+    lint_cache: LintCache,
     mutants: Any = None,
 ) -> list[dict[str, Any]]:
     """One row per definition; the fixtures under ``fixtures`` run for coverage, reading files only

@@ -15,6 +15,7 @@ from typing import Any
 
 from kartalint import karta
 from kartalint.evaluation import Evaluator, WorkloadView
+from kartalint.lint import lint_file
 from kartalint.load.definitions import DefinitionFile, field_location
 from kartalint.load.documents import display_path
 from kartalint.model import Finding, Severity
@@ -154,14 +155,12 @@ class LintCache:
     files' suppression comments, exactly as ``kartalint lint`` reports them. A definition a fixture
     names is linted even when ``exclude`` leaves it out of the project's files."""
 
-    def __init__(self, config: Config | None = None) -> None:
-        self.config = config if config is not None else Config()
+    def __init__(self, config: Config) -> None:
+        self.config = config
         self._cache: dict[str, list[Finding]] = {}
 
     def findings(self, definition: DefinitionFile) -> list[Finding]:
         if definition.path not in self._cache:
-            from kartalint.rules.lint import lint_file
-
             outcome = lint_file(definition.path, self.config, strict_files=True)
             self._cache[definition.path] = [f for f in outcome.findings if f.severity >= Severity.WARNING]
         return self._cache[definition.path]
@@ -170,8 +169,9 @@ class LintCache:
         return sorted({f.rule for f in self.findings(definition)})
 
 
-def run_cases(cases: Sequence[Case], evaluator: Evaluator, lint_cache: LintCache | None = None) -> TestRun:
-    lint_cache = lint_cache or LintCache()
+def run_cases(cases: Sequence[Case], evaluator: Evaluator, lint_cache: LintCache) -> TestRun:
+    """Run ``cases`` (evaluated together, definition by definition), with the lint findings of
+    ``lint_cache`` (the project's configuration) for ``expect.lint`` and fix hints."""
     report = TestRun(started=time.time())
     started = time.perf_counter()
     runnable = [case for case in cases if _evaluates(case, evaluator)]
