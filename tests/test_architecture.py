@@ -111,20 +111,61 @@ def test_modules_are_small_and_the_root_holds_few():
     assert packages == STAGES
 
 
-def test_stage_packages_do_not_reach_upwards():
-    """The pipeline runs one way: load -> rules -> evaluation -> testing, diff, scaffold, explore ->
-    mutation -> report -> cli.
-    A lower stage never imports a higher one (the CLI imports everything; nothing imports it)."""
+# The modules at the package root, ranked among the stages: the shared records below every stage,
+# the project (configuration, files) after load and schema and before the rules, the entry points
+# at the top (``kartalint``'s lazy Python API imports the evaluation; its ``__version__`` is a
+# constant anyone may read).
+ROOT_BELOW = {"kartalint.model": "jqlang", "kartalint.errors": "jqlang", "kartalint.karta": "jqlang"}
+ROOT_AFTER = {"kartalint.project": "schema", "kartalint": "cli", "kartalint.__main__": "cli"}
+
+
+def _rank(name: str) -> float | None:
+    """The place of a module in the pipeline (its stage's, or its own for a root module)."""
     rank = {stage: i for i, stage in enumerate(STAGE_ORDER)}
+    if name in ROOT_BELOW:
+        return rank[ROOT_BELOW[name]] - 0.5
+    if name in ROOT_AFTER:
+        return rank[ROOT_AFTER[name]] + 0.5
+    stage = name.split(".")[1] if name.count(".") else ""
+    return rank.get(stage)
+
+
+def _upward_imports() -> list[str]:
     modules = _modules()
     upward = []
     for name, path in modules.items():
-        stage = name.split(".")[1] if name.count(".") else ""
+        here = _rank(name)
+        assert here is not None, f"{name}: a module of the package root needs a rank (ROOT_BELOW, ROOT_AFTER)"
+        version_only = ("kartalint", "__version__") in _imported_names(path, name)
         for target in _runtime_imports(path, name, modules):
-            target_stage = target.split(".")[1] if target.count(".") else ""
-            if stage in rank and target_stage in rank and rank[target_stage] > rank[stage]:
+            if target == "kartalint" and version_only:
+                continue
+            there = _rank(target)
+            if there is not None and there > here:
                 upward.append(f"{name} -> {target}")
-    assert upward == []
+    return upward
+
+
+def test_stage_packages_do_not_reach_upwards():
+    """The pipeline runs one way: load -> rules -> lint -> evaluation -> testing, diff, scaffold,
+    explore -> mutation -> report -> cli, and the root modules have their place in it (``model``,
+    ``errors``, ``karta`` below every stage; ``project`` after load and schema).
+    A lower stage never imports a higher one (the CLI imports everything; nothing imports it)."""
+    assert _upward_imports() == []
+
+
+def test_no_module_imports_the_rule_registry_from_below():
+    """The rules that exist are handed down (``load_project(rules=...)``, ``read_config``), never
+    imported by a module below the rules: the configuration reader, the loaders, the schemas."""
+    modules = _modules()
+    below = [
+        name
+        for name, path in modules.items()
+        if (_rank(name) or 0) < STAGE_ORDER.index("rules")
+        and "kartalint.rules.registry" in _runtime_imports(path, name, modules)
+    ]
+    assert below == []
+    assert _rank("kartalint.project") < STAGE_ORDER.index("rules")
 
 
 def test_every_output_format_is_a_lifecycle_and_registered():

@@ -20,6 +20,7 @@ from kartalint.load.definitions import DefinitionIndex
 from kartalint.model import Severity
 from kartalint.project import Config
 from kartalint.report.catalog import MUTATION_HEADING, render_markdown, rows
+from kartalint.rules import registry
 from kartalint.testing.cases import discover
 from kartalint.testing.run import LintCache, run_cases
 
@@ -195,7 +196,9 @@ def test_docs_catalog_records_the_mutation_score_of_every_definition():
     }
     index = DefinitionIndex.from_paths([CATALOG])
     assert set(recorded) == {d.name for d in index.definitions}
-    options = MutationOptions(equivalent=read_config(os.path.join(ROOT, ".kartalint.yaml")).mutants_equivalent)
+    options = MutationOptions(
+        equivalent=read_config(os.path.join(ROOT, ".kartalint.yaml"), rules=registry.RULES).mutants_equivalent
+    )
     for name in ("jobset-x-k8s-io-jobset-v1alpha2", "batch-job-v1"):
         one = DefinitionIndex.from_paths([os.path.join(CATALOG, f"{name}.yaml")])
         [row] = rows(one, [os.path.join(FIXTURES, name)], Confinement([ROOT]), LintCache(Config()), mutants=options)

@@ -57,7 +57,7 @@ def project_of(args: argparse.Namespace) -> Project:
     from kartalint.project import load_project
     from kartalint.rules import registry
 
-    project = load_project(getattr(args, "config", None))
+    project = load_project(getattr(args, "config", None), rules=registry.RULES)
     for rule_id in getattr(args, "disable", None) or ():
         if rule_id not in registry.RULES:
             raise UsageError(f"--disable {rule_id}: unknown rule (see `kartalint rules`)")

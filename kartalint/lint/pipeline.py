@@ -18,7 +18,7 @@ from kartalint.load.discovery import TEMPLATE_HINT, template_marker
 from kartalint.load.documents import SourceFile, load_file
 from kartalint.load.kinds import is_fixture, mentions_karta
 from kartalint.load.yaml_rules import YAML_TEMPLATE
-from kartalint.model import Finding, Span
+from kartalint.model import Finding, Severity, Span
 from kartalint.project import Config
 from kartalint.rules import registry, suppress
 from kartalint.rules.document import check_document
@@ -81,7 +81,7 @@ def configure(findings: Iterable[Finding], config: Config) -> list[Finding]:
     out = []
     ignored: dict[str, set[str]] = {}
     for finding in findings:
-        severity = config.severity(finding.rule)
+        severity = _configured_severity(config, finding.rule)
         if severity is None:
             continue
         if config.per_file_ignores:
@@ -91,6 +91,15 @@ def configure(findings: Iterable[Finding], config: Config) -> list[Finding]:
                 continue
         out.append(finding if severity == finding.severity else dataclasses.replace(finding, severity=severity))
     return out
+
+
+def _configured_severity(config: Config, rule_id: str) -> Severity | None:
+    """The severity of ``rule_id`` under ``config`` (None: turned off): the configuration's, else
+    the rule's own (an id no rule has: an error)."""
+    if rule_id in config.severities:
+        return config.severities[rule_id]
+    rule = registry.RULES.get(rule_id)
+    return rule.severity if rule else Severity.ERROR
 
 
 def _configured(

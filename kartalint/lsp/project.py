@@ -18,6 +18,7 @@ from kartalint.jqlang.runner import BoundedRunner
 from kartalint.load.configfile import find_config
 from kartalint.model import Finding, Span
 from kartalint.project import Config, Project, git_toplevel, load_project, read_config
+from kartalint.rules import registry
 
 HOVER_TIMEOUT = 2.0  # seconds per jq run behind a hover: an editor must not wait for a runaway
 
@@ -36,7 +37,7 @@ class LspProject:
     def around(cls, path: str) -> LspProject:
         start = os.path.dirname(os.path.abspath(path))
         try:
-            return cls(load_project(start=start))
+            return cls(load_project(start=start, rules=registry.RULES))
         except ConfigError as exc:
             found = find_config(start)
             root = os.path.dirname(found) if found else git_toplevel(start) or start
@@ -103,7 +104,7 @@ def config_findings(path: str, text: str, root: str | None = None) -> list[Findi
     from kartalint.load.configfile import RULES
 
     try:
-        read_config(path, text, root)
+        read_config(path, text, root, rules=registry.RULES)
     except ConfigError as exc:
         here = exc.file is None or os.path.abspath(exc.file) == os.path.abspath(path)
         line, column = (exc.line, exc.column) if here and exc.line else (1, 1)
