@@ -72,6 +72,33 @@ def test_nothing_to_check_exits_2(files, capsys):
     assert run(capsys, "lint", "emptydir")[0] == 2
 
 
+def test_the_lint_result_decides_the_exit_code_and_says_why():
+    """The exit policy and the summary belong to the result (``LintResult``), not to the command."""
+    from kartalint.lint import LintResult
+    from kartalint.model import Finding, Severity
+
+    def finding(severity):
+        return Finding("x.yaml", 1, 1, 1, 2, "yaml-syntax-error", severity, "m", (), "")
+
+    empty = LintResult()
+    assert (empty.exit_code(), empty.exit_code(allow_empty=True)) == (2, 0)
+    assert empty.problems() == ["no Karta definition or fixture found in the given paths (nothing was checked)"]
+    assert empty.problems(allow_empty=True) == []
+    broken = LintResult(findings=[finding(Severity.ERROR)])  # a file that mentions a Karta and fails to load
+    assert broken.exit_code(allow_empty=True) == broken.exit_code() == 1 and broken.problems() == []
+    warned = LintResult(karta_documents=1, findings=[finding(Severity.WARNING)])
+    assert (warned.exit_code(), warned.exit_code(strict=True)) == (0, 1)
+    missing = LintResult(karta_documents=1, missing=["nope.yaml"])
+    assert missing.exit_code(allow_empty=True) == 2
+    recorded = LintResult(karta_documents=1, findings=[finding(Severity.ERROR)], wrote_baseline="b.json")
+    assert recorded.exit_code(strict=True) == 0 and recorded.problems() == []
+    warned.suppressed, warned.baselined, warned.stale = 2, 3, 1
+    assert warned.summary() == (
+        "0 file(s), 1 Karta definition(s): 0 error(s), 1 warning(s), 0 info, 2 suppressed, 3 in the baseline, "
+        "1 stale baseline entry (fixed since: rewrite it with --write-baseline)"
+    )
+
+
 def test_missing_path_exits_2(files, capsys):
     code, _, err = run(capsys, "lint", "good.yaml", "nope.yaml")
     assert code == 2 and "nope.yaml: no such file" in err

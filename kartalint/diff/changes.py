@@ -72,6 +72,13 @@ class DiffReport:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # Go/Helm templates skipped
 
+    def exit_code(self, fail_on_change: bool = False) -> int:
+        """The exit code of ``kartalint diff``: 2 for a problem (a fixture or a definition that cannot
+        be read), 1 for a change with ``fail_on_change``, else 0."""
+        if self.problems:
+            return 2
+        return 1 if fail_on_change and (self.changes or self.definitions) else 0
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "schemaVersion": SCHEMA_VERSION,

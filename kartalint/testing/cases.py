@@ -50,11 +50,38 @@ class Case:
 
 @dataclass
 class Discovery:
+    """The cases found under the paths given, the paths missing, the files skipped (and why)."""
+
     cases: list[Case] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # Go/Helm templates skipped
     files: int = 0
+
+    def nothing_to_test(
+        self, selected: Sequence[Case], paths: Sequence[str], pattern: str | None, defaults: bool, allow_empty: bool
+    ) -> str | None:
+        """Why no case to run is a usage error (None when there are cases, with ``allow_empty``, or
+        on the first day of a project: its ``defaults`` fixtures searched and none found yet)."""
+        if selected or allow_empty or (defaults and not self.cases):
+            return None
+        what = f" matching -k {pattern!r}" if pattern and self.cases else ""
+        return (
+            f"no test case found in {', '.join(paths)}{what} "
+            f"({self.files} file(s) searched; fixtures have kind: KartaFixture)"
+        )
+
+    def nothing_tested(
+        self, paths: Sequence[str], root: str, defaults: bool, definitions: int, require_fixtures: bool
+    ) -> str:
+        """The note of a run without cases that is no error: where nothing was found, and the
+        ``definitions`` of the project left without a fixture."""
+        where = f"the project at {root}" if defaults and not self.cases else ", ".join(paths) or "the given paths"
+        return (
+            f"no fixture found in {where}: nothing was tested"
+            + (f"; {definitions} definition(s) have no fixture (definition-without-fixture)" if definitions else "")
+            + ("" if require_fixtures else " (--require-fixtures makes that a failure; docs/fixtures.md)")
+        )
 
 
 class _Definitions:
