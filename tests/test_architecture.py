@@ -512,3 +512,19 @@ def test_commands_are_thin():
         ast.parse("'t.Any | None'", mode="eval").body
     )
     assert not _says_any(ast.parse("dict[str, object]", mode="eval").body)
+
+
+def test_no_dead_code():
+    """vulture finds nothing unused in kartalint/ (the whitelist names what registrations, the
+    language server's handlers, libraries and the tests use); .ci/run runs it too."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    pytest.importorskip("vulture")
+    whitelist = PACKAGE.parent / ".ci" / "vulture-whitelist.py"
+    proc = subprocess.run(
+        [sys.executable, "-m", "vulture", str(PACKAGE), str(whitelist)], capture_output=True, text=True, check=False
+    )
+    assert proc.stdout == "" and proc.returncode == 0, proc.stdout + proc.stderr

@@ -4,6 +4,7 @@ every reference recording."""
 
 from __future__ import annotations
 
+import functools
 import glob
 import json
 import os
@@ -19,9 +20,10 @@ from kartalint.load.confinement import Confinement
 from kartalint.load.definitions import DefinitionIndex
 from kartalint.model import Severity
 from kartalint.project import Config
-from kartalint.report.catalog import MUTATION_HEADING, render_markdown, rows
+from kartalint.report.catalog import MUTATION_HEADING, render_markdown
 from kartalint.rules import registry
 from kartalint.testing.cases import discover
+from kartalint.testing.catalog import catalog_rows
 from kartalint.testing.run import LintCache, run_cases
 
 CATALOG = os.path.join(ROOT, "catalog")
@@ -178,13 +180,15 @@ def _docs_catalog() -> str:
 def test_docs_catalog_is_generated_from_the_catalog():
     index = DefinitionIndex.from_paths([CATALOG])
     table, _, _ = _docs_catalog().partition("\n" + MUTATION_HEADING)
-    assert table == render_markdown(rows(index, [FIXTURES], Confinement([ROOT]), LintCache(Config()))), REGENERATE
+    assert table == render_markdown(catalog_rows(index, [FIXTURES], Confinement([ROOT]), LintCache(Config()))), (
+        REGENERATE
+    )
 
 
 def test_docs_catalog_records_the_mutation_score_of_every_definition():
     """The mutation section lists every definition; a sample of rows is recomputed here (the whole
     catalog takes about a minute: bench/mutants.py)."""
-    from kartalint.mutation.run import MutationOptions
+    from kartalint.mutation.run import MutationOptions, scores_by_definition
     from kartalint.project import read_config
 
     _, heading, section = _docs_catalog().partition("\n" + MUTATION_HEADING)
@@ -201,7 +205,8 @@ def test_docs_catalog_records_the_mutation_score_of_every_definition():
     )
     for name in ("jobset-x-k8s-io-jobset-v1alpha2", "batch-job-v1"):
         one = DefinitionIndex.from_paths([os.path.join(CATALOG, f"{name}.yaml")])
-        [row] = rows(one, [os.path.join(FIXTURES, name)], Confinement([ROOT]), LintCache(Config()), mutants=options)
+        scores = functools.partial(scores_by_definition, definitions=one.definitions, options=options)
+        [row] = catalog_rows(one, [os.path.join(FIXTURES, name)], Confinement([ROOT]), LintCache(Config()), scores)
         found = row["mutation"]
         expected = [found[k] for k in ("mutants", "killed", "survived", "equivalent", "untested", "invalid")]
         assert recorded[name] == [*map(str, expected), f"{found['score']:.2f}"], REGENERATE

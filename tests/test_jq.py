@@ -87,7 +87,7 @@ def test_field_spans_are_exact():
 
 
 def test_path_facts_and_guards():
-    facts = paths.path_facts(parse('.spec.replicas // 1, (.spec.size? | . + 1), .metadata.labels["a"]'))
+    facts = paths.path_facts(parse('.spec.replicas // 1, (.spec.size? | . + 1), .metadata.labels["a"]')).reads
     by_text = {f.text(): f.guarded for f in facts}
     assert by_text[".spec.replicas"] is True
     assert by_text[".spec.size"] is True

@@ -49,9 +49,9 @@ class _Version(argparse.Action):
     def __call__(
         self,
         parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[object] | None,
-        option_string: str | None = None,
+        _namespace: argparse.Namespace,
+        _values: str | Sequence[object] | None,
+        _option_string: str | None = None,
     ) -> None:
         from kartalint.scaffold.release import version_report
 

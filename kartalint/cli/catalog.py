@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from kartalint.report import format_choices
 if TYPE_CHECKING:
     from kartalint.load.definitions import DefinitionIndex
     from kartalint.project import Project
+    from kartalint.testing.catalog import MutationScores
 
 HELP = "list the bundled definitions (types, roles, status mappings, fixtures, coverage)"
 
@@ -73,7 +75,7 @@ class CatalogRequest:
 
 def run(args: argparse.Namespace) -> int:
     from kartalint.report import render_document
-    from kartalint.report.catalog import rows
+    from kartalint.testing.catalog import catalog_rows
     from kartalint.testing.run import LintCache
 
     request = CatalogRequest.parse(args)
@@ -85,14 +87,18 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     fixtures, given = _fixtures(request, project, bundled)
     confinement = project.confinement(given, request.allow_outside)
-    options = None
-    if request.mutants:
-        from kartalint.mutation.run import MutationOptions
-
-        options = MutationOptions(equivalent=dict(project.config.mutants_equivalent))
-    table = rows(index, fixtures, confinement, LintCache(project.config), options)
+    scores = _mutation_scores(project, index) if request.mutants else None
+    table = catalog_rows(index, fixtures, confinement, LintCache(project.config), scores)
     sys.stdout.write(render_document("catalog", request.format, table))
     return EXIT_OK
+
+
+def _mutation_scores(project: Project, index: DefinitionIndex) -> MutationScores:
+    """``--mutants``: each definition's mutation score, its equivalent mutants from the configuration."""
+    from kartalint.mutation.run import MutationOptions, scores_by_definition
+
+    options = MutationOptions(equivalent=dict(project.config.mutants_equivalent))
+    return functools.partial(scores_by_definition, definitions=index.definitions, options=options)
 
 
 def _definitions(request: CatalogRequest, project: Project) -> tuple[DefinitionIndex, bool]:

@@ -42,7 +42,7 @@ class RevisionDefinitions:
         root = self.revision.root
         self.index = DefinitionIndex(searched=[f"{self.revision.label} of {root}"])
         for path, (_, data) in self.files.items():
-            self.index.add_definition(os.path.join(root, path), data, self.revision.label)
+            self.index.add_definition(os.path.join(root, path), data, "revision")
 
     def data(self, path: str) -> dict:
         return (self.files.get(path) or self.named[path])[1]

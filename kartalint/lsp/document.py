@@ -36,7 +36,6 @@ class Place:
     node: Any
     on_key: bool = False
     scalar_index: int | None = None  # index into the scalar's value (a jq expression) under the cursor
-    parent_keys: tuple = ()  # keys of the mapping the cursor is in (for completion)
 
 
 @dataclass
@@ -143,17 +142,16 @@ class OpenFile:
 
 def _descend(source: SourceFile, document: Document, node: Any, offset: int, path: tuple) -> Place:
     if isinstance(node, yaml.MappingNode):
-        keys = tuple(k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode))
         for key, value in node.value:
             if key.start_mark.index <= offset <= key.end_mark.index:
-                return Place(document, (*path, key.value), value, on_key=True, parent_keys=keys)
+                return Place(document, (*path, key.value), value, on_key=True)
             if value.start_mark.index <= offset <= value.end_mark.index and not (
                 isinstance(value, yaml.ScalarNode)
                 and value.value == ""
                 and value.start_mark.index == value.end_mark.index
             ):
                 return _descend(source, document, value, offset, (*path, key.value))
-        return Place(document, path, node, parent_keys=keys)
+        return Place(document, path, node)
     if isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             if item.start_mark.index <= offset <= item.end_mark.index:

@@ -9,7 +9,6 @@ default configuration, and the error is shown on the configuration file (``confi
 from __future__ import annotations
 
 import os
-import threading
 from typing import Any
 
 from kartalint import karta
@@ -31,7 +30,6 @@ class LspProject:
         self._cases: list[Any] | None = None
         self._crds: Any = None
         self._runner: BoundedRunner | None = None
-        self.lock = threading.Lock()  # one jq worker, used from the server's worker threads
 
     @classmethod
     def around(cls, path: str) -> LspProject:

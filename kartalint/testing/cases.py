@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from kartalint.karta import as_dict
 from kartalint.load.confinement import Confinement
@@ -27,6 +27,7 @@ from kartalint.load.objects import load_objects
 from kartalint.rules.fixture_schema import check_fixture
 from kartalint.testing.recording import definition_basename, is_recording, state_events
 
+CaseKind = Literal["fixture", "recording", "prediction"]  # what a case's file is
 PREDICTION_SUFFIX = ".predict.yaml"
 FIXTURE_ROOT_NAMES = ("fixtures", "tests", "testdata")  # folders whose name is not a definition's
 
@@ -35,7 +36,7 @@ FIXTURE_ROOT_NAMES = ("fixtures", "tests", "testdata")  # folders whose name is 
 class Case:
     id: str
     file: str
-    kind: str  # "fixture", "recording" or "prediction"
+    kind: CaseKind
     line: int = 1
     name: str = ""
     definition: DefinitionFile | None = None
