@@ -192,9 +192,23 @@ def _project_paths(project: Project, allow_empty: bool) -> list[str]:
 
 
 def _read_baseline(path: str | None) -> Baseline | None:
-    from kartalint.lint.baseline import Baseline
+    if not path:
+        return None
+    from kartalint.lint.baseline import Baseline  # (its hashing is imported only when used)
 
-    return Baseline.read(path) if path else None
+    return Baseline.read(path)
+
+
+def _baseline(request: LintRequest, project: Project, result: LintResult, baseline: Baseline | None) -> None:
+    """``--baseline``: the findings it holds left out; ``--write-baseline``: the findings recorded."""
+    from kartalint.lint.baseline import apply, render
+    from kartalint.report.output import write_report
+
+    if baseline is not None:
+        apply(result, baseline, project.root)
+    if request.write_baseline:
+        write_report(request.write_baseline, render(result.findings, project.root))
+        result.wrote_baseline = request.write_baseline
 
 
 def _lint_and_report(
@@ -203,18 +217,14 @@ def _lint_and_report(
     """Lint ``paths`` and write the report (whole or not at all, its lines safe to show:
     report.output); the baseline applied or written first."""
     from kartalint.lint import lint_paths
-    from kartalint.lint.baseline import apply, render
     from kartalint.load.discovery import missing_reason
-    from kartalint.report.output import report_output, write_report
+    from kartalint.report.output import report_output
 
     colour = use_color(request.color, None if request.output else sys.stdout)
     with report_output(request.output, commands=request.format == "github", colour=colour) as stream:
         result = lint_paths(paths, config, strict_files=request.strict_files, jobs=request.jobs)
-        if baseline is not None:
-            apply(result, baseline, project.root)
-        if request.write_baseline:
-            write_report(request.write_baseline, render(result.findings, project.root))
-            result.wrote_baseline = request.write_baseline
+        if baseline is not None or request.write_baseline:
+            _baseline(request, project, result, baseline)
         for path in result.missing:
             sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
         for message in result.skipped_paths:

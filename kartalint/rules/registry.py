@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import pkgutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -68,9 +67,9 @@ def find_families(folder: str, package: str) -> tuple[ModuleType, ...]:
     except that a family runs after the families its ``AFTER`` names (``expressions`` after
     ``crd_paths``, whose CRD settles a null-safety question the jq rules ask)."""
     names = sorted(
-        m.name
-        for m in pkgutil.iter_modules([folder])
-        if not m.ispkg and not m.name.startswith("_") and m.name not in MACHINERY
+        name[:-3]
+        for name in os.listdir(folder)
+        if name.endswith(".py") and not name.startswith("_") and name[:-3] not in MACHINERY
     )
     modules = {name: importlib.import_module(f"{package}.{name}") for name in names}
     ordered: list[str] = []

@@ -12,8 +12,7 @@ gitignore patterns).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kartalint import __version__
 from kartalint.schema import structural
@@ -124,8 +123,7 @@ def config_schema(rule_ids: Collection[str], max_bytes: int) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class ConfigProblem:
+class ConfigProblem(NamedTuple):
     """Why a configuration cannot be used: the message, and where (the key itself with ``key``)."""
 
     message: str
