@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kartalint.cli.common import (
     EXIT_OK,
@@ -49,8 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_verbose_option(parser)
 
 
-@dataclass(frozen=True)
-class CatalogRequest:
+class CatalogRequest(NamedTuple):
     """What ``kartalint catalog`` was asked to do."""
 
     definitions: tuple[str, ...]

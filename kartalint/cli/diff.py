@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kartalint.cli.common import (
     add_allow_outside_option,
@@ -47,8 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_color_option(parser)
 
 
-@dataclass(frozen=True)
-class DiffRequest:
+class DiffRequest(NamedTuple):
     """What ``kartalint diff`` was asked to do."""
 
     paths: tuple[str, ...]

@@ -7,7 +7,7 @@ import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import yaml
 
@@ -75,8 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_color_option(parser)
 
 
-@dataclass(frozen=True)
-class ExploreRequest:
+class ExploreRequest(NamedTuple):
     """What ``kartalint explore`` was asked to do."""
 
     definitions: tuple[str, ...]
@@ -176,7 +175,7 @@ def _require_paths(paths: list[str]) -> None:
 
 def _crd_index(crd_paths: list[str]) -> CrdIndex:
     """The CRDs of ``--crd``, else of the configuration's ``crds:`` (``crd_paths``)."""
-    from kartalint.lint.crds import crd_index
+    from kartalint.lint.pipeline import crd_index
 
     if not crd_paths:
         raise ConfigError("no CRD given: pass --crd CRD (or list crds: in .kartalint.yaml)")

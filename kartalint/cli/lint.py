@@ -7,8 +7,7 @@ import argparse
 import dataclasses
 import os
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kartalint.cli.common import (
     EXIT_OK,
@@ -93,8 +92,7 @@ def _add_baseline_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass(frozen=True)
-class LintRequest:
+class LintRequest(NamedTuple):
     """What ``kartalint lint`` was asked to do."""
 
     paths: tuple[str, ...]
@@ -163,7 +161,7 @@ def _with_crds(config: Config, crds: tuple[str, ...]) -> Config:
 
 def _crds_usable(config: Config) -> bool:
     """Whether every configured CRD can be read (each problem said on stderr)."""
-    from kartalint.lint.crds import crd_index
+    from kartalint.lint.pipeline import crd_index
 
     problems = crd_index(config.crds).problems if config.crds else []
     for problem in problems:

@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kartalint.cli.common import (
     EXIT_FAIL,
@@ -182,11 +182,8 @@ def _share(text: str) -> float:
     return value
 
 
-@dataclass(frozen=True)
-class TestRequest:
+class TestRequest(NamedTuple):
     """What ``kartalint test`` was asked to do."""
-
-    __test__ = False  # (not a test class, for pytest)
 
     paths: tuple[str, ...]
     definitions: tuple[str, ...]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from kartalint.lint.crds import crd_index
 from kartalint.load.discovery import TEMPLATE_HINT, template_marker
 from kartalint.load.documents import SourceFile, load_file
 from kartalint.load.kinds import is_fixture, mentions_karta
@@ -23,6 +23,9 @@ from kartalint.project import Config
 from kartalint.rules import registry, suppress
 from kartalint.rules.document import check_document
 from kartalint.rules.fixture_schema import check_fixture
+
+if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
+    from kartalint.load.crds import CrdIndex
 
 
 @dataclass(frozen=True)
@@ -126,3 +129,18 @@ def _template_outcome(source: SourceFile, config: Config) -> FileOutcome | None:
     )
     outcome = _configured(source, [note], config, 0, 0, 0)
     return dataclasses.replace(outcome, skipped=True, template=True)
+
+
+_CRD_INDEXES: dict[tuple[str, ...], CrdIndex] = {}
+
+
+def crd_index(paths: list[str]) -> CrdIndex:
+    """A ``CrdIndex`` of the CRD files and folders at ``paths`` (``crds:`` of the configuration,
+    ``--crd``), built once per list of paths and process (the language server and the tests lint
+    many files under one configuration; each CRD file is parsed once, ``kartalint.load.filecache``)."""
+    from kartalint.load.crds import CrdIndex
+
+    key = tuple(paths)
+    if key not in _CRD_INDEXES:
+        _CRD_INDEXES[key] = CrdIndex.from_paths(paths)
+    return _CRD_INDEXES[key]

@@ -87,7 +87,7 @@ class LspProject:
         if not self.config.crds:
             return None
         if self._crds is None:
-            from kartalint.lint.crds import crd_index
+            from kartalint.lint.pipeline import crd_index
 
             self._crds = crd_index(self.config.crds)
         root = karta.as_dict(karta.structure(definition).get("rootComponent"))
