@@ -7,7 +7,7 @@ import argparse
 import dataclasses
 import os
 import sys
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from kartalint.cli.common import (
     EXIT_OK,
@@ -92,45 +92,45 @@ def _add_baseline_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-class LintRequest(NamedTuple):
-    """What ``kartalint lint`` was asked to do."""
+class LintRequest:
+    """What ``kartalint lint`` was asked to do. (A plain class: a NamedTuple or a dataclass is built
+    at import, and this module is on the path of every one-file lint, the pre-commit hook's.)"""
 
-    paths: tuple[str, ...]
-    format: str  # a registered lint format ("auto" resolved)
-    output: str | None
-    color: str
-    quiet: bool
-    strict: bool
-    strict_files: bool
-    allow_empty: bool
-    crds: tuple[str, ...]
-    jobs: int | None
-    baseline: str | None
-    write_baseline: str | None
+    __slots__ = (
+        "allow_empty",
+        "baseline",
+        "color",
+        "crds",
+        "format",
+        "jobs",
+        "output",
+        "paths",
+        "quiet",
+        "strict",
+        "strict_files",
+        "write_baseline",
+    )
 
-    @classmethod
-    def parse(cls, args: argparse.Namespace) -> LintRequest:
+    def __init__(self, args: argparse.Namespace) -> None:
         """The request of the parsed command line (a usage error for options that exclude each other)."""
         if args.baseline and args.write_baseline:
             raise UsageError("--baseline and --write-baseline: give one")
-        return cls(
-            paths=tuple(args.paths),
-            format=format_name(args.format),
-            output=args.output,
-            color=args.color,
-            quiet=args.quiet,
-            strict=args.strict,
-            strict_files=args.strict_files,
-            allow_empty=args.allow_empty,
-            crds=tuple(args.crd),
-            jobs=args.jobs,
-            baseline=args.baseline,
-            write_baseline=args.write_baseline,
-        )
+        self.paths: tuple[str, ...] = tuple(args.paths)
+        self.format: str = format_name(args.format)  # a registered lint format ("auto" resolved)
+        self.output: str | None = args.output
+        self.color: str = args.color
+        self.quiet: bool = args.quiet
+        self.strict: bool = args.strict
+        self.strict_files: bool = args.strict_files
+        self.allow_empty: bool = args.allow_empty
+        self.crds: tuple[str, ...] = tuple(args.crd)
+        self.jobs: int | None = args.jobs
+        self.baseline: str | None = args.baseline
+        self.write_baseline: str | None = args.write_baseline
 
 
 def run(args: argparse.Namespace) -> int:
-    request = LintRequest.parse(args)
+    request = LintRequest(args)
     project = project_of(args)
     config = _with_crds(project.config, request.crds)
     if not _crds_usable(config):

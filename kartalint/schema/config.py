@@ -12,7 +12,7 @@ gitignore patterns).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from kartalint import __version__
 from kartalint.schema import structural
@@ -123,12 +123,16 @@ def config_schema(rule_ids: Collection[str], max_bytes: int) -> dict[str, Any]:
     }
 
 
-class ConfigProblem(NamedTuple):
+class ConfigProblem:
     """Why a configuration cannot be used: the message, and where (the key itself with ``key``)."""
 
-    message: str
-    path: tuple[Any, ...] = ()
-    key: bool = False
+    __slots__ = ("key", "message", "path")
+
+    def __init__(self, message: str, path: tuple[Any, ...] = (), key: bool = False) -> None:
+        """``message`` for people; ``path`` to the value (or the key, with ``key``) it is about."""
+        self.message = message
+        self.path = path
+        self.key = key
 
 
 def config_problem(data: Mapping[str, Any], rule_ids: Collection[str], max_bytes: int) -> ConfigProblem | None:

@@ -174,7 +174,9 @@ def _items(value: dict, instance: Any, schema: dict, path: tuple) -> Iterator[Sc
 
 
 def _enum(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
-    if all(not _equal(each, instance) for each in value):
+    # a string equals only the same string (the common case: rule ids, enums of the schema)
+    known = instance in value if isinstance(instance, str) else any(_equal(each, instance) for each in value)
+    if not known:
         yield _error(f"{instance!r} is not one of {value!r}", "enum", value, instance, schema, path)
 
 
