@@ -109,58 +109,36 @@ def _field(path: Path, value: Any, target: str, assignable: bool, kind: str) -> 
         yield JqField(path, value, target, assignable, kind)
 
 
+# The jq fields a component has at a fixed place: (path inside the component, what it is evaluated
+# against, whether it must be an assignable path, its short name); in the order jq_fields lists them.
+_COMPONENT_FIELDS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = (
+    (("instanceIdPath",), "workload", False, "instanceIdPath"),
+    *(
+        (("specDefinition", key), "workload", True, key)
+        for key in ("podTemplateSpecPath", "podSpecPath", "metadataPath")
+    ),
+    *((("specDefinition", "fragmentedPodSpecDefinition", key), "workload", True, key) for key in FRAGMENTED_PATHS),
+    *((("scaleDefinition", key), "workload", False, key) for key in SCALE_PATHS),
+    (("podSelector", "componentTypeSelector", "keyPath"), "pod", False, "keyPath"),
+    (("podSelector", "componentInstanceSelector", "idPath"), "pod", False, "idPath"),
+    (("podSelector", "replicaSelector", "keyPath"), "pod", False, "keyPath"),
+    (("statusDefinition", "phaseDefinition", "path"), "workload", False, "phasePath"),
+    (("statusDefinition", "conditionsDefinition", "path"), "workload", False, "conditionsPath"),
+)
+
+
+def _at(data: dict[str, Any], path: tuple[str, ...]) -> Any:
+    """The value at ``path`` under ``data`` (None where a mapping is missing on the way)."""
+    for key in path[:-1]:
+        data = as_dict(data.get(key))
+    return data.get(path[-1])
+
+
 def _component_jq(path: Path, comp: dict[str, Any]) -> Iterator[JqField]:
-    yield from _field((*path, "instanceIdPath"), comp.get("instanceIdPath"), "workload", False, "instanceIdPath")
-    spec = as_dict(comp.get("specDefinition"))
-    spath = (*path, "specDefinition")
-    for key in ("podTemplateSpecPath", "podSpecPath", "metadataPath"):
-        yield from _field((*spath, key), spec.get(key), "workload", True, key)
-    frag = as_dict(spec.get("fragmentedPodSpecDefinition"))
-    for key in FRAGMENTED_PATHS:
-        yield from _field((*spath, "fragmentedPodSpecDefinition", key), frag.get(key), "workload", True, key)
-    scale = as_dict(comp.get("scaleDefinition"))
-    for key in SCALE_PATHS:
-        yield from _field((*path, "scaleDefinition", key), scale.get(key), "workload", False, key)
-    selector = as_dict(comp.get("podSelector"))
-    ppath = (*path, "podSelector")
-    yield from _field(
-        (*ppath, "componentTypeSelector", "keyPath"),
-        as_dict(selector.get("componentTypeSelector")).get("keyPath"),
-        "pod",
-        False,
-        "keyPath",
-    )
-    yield from _field(
-        (*ppath, "componentInstanceSelector", "idPath"),
-        as_dict(selector.get("componentInstanceSelector")).get("idPath"),
-        "pod",
-        False,
-        "idPath",
-    )
-    yield from _field(
-        (*ppath, "replicaSelector", "keyPath"),
-        as_dict(selector.get("replicaSelector")).get("keyPath"),
-        "pod",
-        False,
-        "keyPath",
-    )
-    status = as_dict(comp.get("statusDefinition"))
+    for where, target, assignable, kind in _COMPONENT_FIELDS:
+        yield from _field((*path, *where), _at(comp, where), target, assignable, kind)
     stpath = (*path, "statusDefinition")
-    yield from _field(
-        (*stpath, "phaseDefinition", "path"),
-        as_dict(status.get("phaseDefinition")).get("path"),
-        "workload",
-        False,
-        "phasePath",
-    )
-    yield from _field(
-        (*stpath, "conditionsDefinition", "path"),
-        as_dict(status.get("conditionsDefinition")).get("path"),
-        "workload",
-        False,
-        "conditionsPath",
-    )
-    mappings = as_dict(status.get("statusMappings"))
+    mappings = as_dict(as_dict(comp.get("statusDefinition")).get("statusMappings"))
     for key in mappings:
         for mi, matcher in enumerate(as_list(mappings.get(key))):
             expr = as_dict(as_dict(matcher).get("byExpression")).get("expression")

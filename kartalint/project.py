@@ -21,34 +21,26 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kartalint import __version__
 from kartalint.errors import ConfigError
-from kartalint.load.configfile import (
-    CONFIG_NAMES,
-    ConfigFile,
-    explore_section,
-    find_config,
-    mutants_section,
-    read_chain,
-)
+from kartalint.load.configfile import CONFIG_NAMES, ConfigFile, find_config, read_chain
 from kartalint.load.confinement import Confinement, inside
 from kartalint.load.definitions import DefinitionIndex, bundled_catalog
 from kartalint.load.discovery import glob_inside, template_marker
 from kartalint.load.documents import MAX_FILE_BYTES, display_path
 from kartalint.load.kinds import FIXTURE_TEXT, KARTA_TEXT
 from kartalint.load.patterns import PatternSet, check_pattern
-from kartalint.model import Severity
+from kartalint.model import Rule, Severity
+from kartalint.schema.config import config_problem
 
 __all__ = ["CONFIG_NAMES", "Config", "ConfigError", "Project", "find_config", "load_config", "load_project"]
 
 MAX_CONFIGURABLE_BYTES = 1 << 30
 _OFF = {"off", "disable", "disabled", "false", "no"}
 _PATH_KEYS = ("crds", "definitions", "fixtures")
-KEYS = ("extends", "rules", "exclude", "per-file-ignores", "max-file-size", *_PATH_KEYS, "mutants", "explore")
 MAX_SCANNED_FILES = 20_000
 _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
 
@@ -70,14 +62,6 @@ class Config:
     files: list[str] = field(default_factory=list)  # every file read, the most basic first
     _excluded: PatternSet | None = field(default=None, init=False, repr=False, compare=False)
     _ignores: list[tuple[PatternSet, set[str]]] | None = field(default=None, init=False, repr=False, compare=False)
-
-    def severity(self, rule_id: str) -> Severity | None:
-        if rule_id in self.severities:
-            return self.severities[rule_id]
-        from kartalint.rules import registry
-
-        rule = registry.RULES.get(rule_id)
-        return rule.severity if rule else Severity.ERROR
 
     def relative(self, path: str) -> str | None:
         """``path`` relative to the root (the current folder for a ``Config`` made without one),
@@ -115,95 +99,64 @@ class Config:
         return out
 
 
-def _rule_setting(config: ConfigFile, rule_id: Any, setting: Any, where: tuple = ()) -> Severity | None:
-    from kartalint.rules import registry
+def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rule]) -> None:
+    """Merge one file into ``config`` (later files override earlier ones), after validating it with
+    the configuration's JSON Schema and checking what a schema cannot say (gitignore patterns,
+    paths inside the project)."""
+    problem = config_problem(layer.data, rules, MAX_CONFIGURABLE_BYTES)
+    if problem is not None:
+        raise layer.error(problem.message, problem.path, key=problem.key)
+    data = layer.data
+    for index, pattern in enumerate(data.get("exclude") or []):
+        _check_pattern(layer, pattern, ("exclude", index))
+    for pattern in data.get("per-file-ignores") or {}:
+        _check_pattern(layer, pattern, ("per-file-ignores", pattern), key=True)
+    paths = {key: _resolved(layer, key, root) for key in _PATH_KEYS if key in data}
+    for rule_id, setting in (data.get("rules") or {}).items():
+        config.severities[rule_id] = _severity(setting, rules[rule_id])
+    config.exclude.extend(data.get("exclude") or [])
+    for pattern, ids in (data.get("per-file-ignores") or {}).items():
+        config.per_file_ignores[pattern] = [ids] if isinstance(ids, str) else list(ids)
+    if "max-file-size" in data:
+        config.max_file_size = int(data["max-file-size"])
+    mutants = data.get("mutants") or {}
+    if mutants.get("min-score") is not None:
+        config.mutants_min_score = float(mutants["min-score"])
+    for entry in mutants.get("equivalent") or []:
+        config.mutants_equivalent[(entry["definition"], entry["mutant"])] = entry["reason"]
+    config.explore_assume.update((data.get("explore") or {}).get("assume") or {})
+    for key, resolved in paths.items():
+        setattr(config, key, resolved)
 
-    if not isinstance(rule_id, str) or rule_id not in registry.RULES:
-        place, key = (where, False) if where else (("rules", rule_id), True)
-        raise config.error(f"unknown rule '{rule_id}' (see `kartalint rules`)", place, key=key)
-    text = str(setting).lower() if not isinstance(setting, bool) else ("on" if setting else "off")
+
+def _severity(setting: str | bool, rule: Rule) -> Severity | None:
+    """A rule's setting (valid for the schema): None when it is off, its own severity when on."""
+    text = ("on" if setting else "off") if isinstance(setting, bool) else setting.lower()
     if text in _OFF:
         return None
-    if text == "on":
-        return registry.get(rule_id).severity
-    try:
-        return Severity.parse(text)
-    except ValueError as exc:
-        raise config.error(f"rule '{rule_id}': {exc}", ("rules", rule_id)) from None
+    return rule.severity if text == "on" else Severity.parse(text)
 
 
-def _apply(config: Config, layer: ConfigFile, root: str) -> None:
-    """Merge one file into ``config`` (later files override earlier ones)."""
-    data = layer.data
-    unknown = sorted(str(k) for k in data if k not in KEYS)
-    if unknown:
-        raise layer.error(
-            f"unknown configuration key(s) {', '.join(unknown)} (known to kartalint {__version__}: "
-            f"{', '.join(sorted(KEYS))}; a key of a newer version needs that version)",
-            (unknown[0],),
-            key=True,
-        )
-    rules = data.get("rules") or {}
-    if not isinstance(rules, dict):
-        raise layer.error("'rules' must map rule ids to off|error|warning|info", ("rules",))
-    for rule_id, setting in rules.items():
-        config.severities[rule_id] = _rule_setting(layer, rule_id, setting)
-    exclude = data.get("exclude") or []
-    if not isinstance(exclude, list):
-        raise layer.error("'exclude' must be a list of gitignore patterns", ("exclude",))
-    for index, pattern in enumerate(exclude):
-        _check_pattern(layer, pattern, ("exclude", index))
-    config.exclude.extend(exclude)
-    ignores = data.get("per-file-ignores") or {}
-    if not isinstance(ignores, dict):
-        raise layer.error("'per-file-ignores' must map gitignore patterns to lists of rule ids", ("per-file-ignores",))
-    for pattern, ids in ignores.items():
-        _check_pattern(layer, pattern, ("per-file-ignores", pattern), key=True)
-        ids = [ids] if isinstance(ids, str) else ids
-        if not isinstance(ids, list) or not ids:
-            raise layer.error(f"per-file-ignores '{pattern}': give a list of rule ids", ("per-file-ignores", pattern))
-        for index, rule_id in enumerate(ids):
-            if not isinstance(rule_id, str):
-                raise layer.error("a rule id must be a string", ("per-file-ignores", pattern, index))
-            _rule_setting(layer, rule_id, "off", ("per-file-ignores", pattern, index))
-        config.per_file_ignores[pattern] = list(ids)
-    if "max-file-size" in data:
-        size = data["max-file-size"]
-        if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= MAX_CONFIGURABLE_BYTES:
+def _resolved(layer: ConfigFile, key: str, root: str) -> list[str]:
+    """The paths of ``crds``, ``definitions`` or ``fixtures`` (one path or a list), absolute; each
+    must resolve inside the project ``root``."""
+    given = layer.data[key] or []
+    resolved = []
+    for index, entry in enumerate([given] if isinstance(given, str) else given):
+        place = (key,) if isinstance(given, str) else (key, index)
+        if "\x00" in entry:  # no file system takes it (os.path refuses it with ValueError)
+            raise layer.error(f"'{key}' entry {entry!r} holds a NUL character: not a path", place)
+        absolute = os.path.normpath(os.path.join(layer.folder, entry))
+        literal = _literal_prefix(absolute)
+        if not inside(literal, root):
             raise layer.error(
-                f"'max-file-size' must be a number of bytes from 1 to {MAX_CONFIGURABLE_BYTES}", ("max-file-size",)
+                f"'{key}' entry {entry} resolves to {os.path.realpath(literal)}, outside the project root {root}: "
+                "configuration paths must stay inside the project (give the path on the command line, or "
+                "`--allow-outside DIR`, to read elsewhere deliberately)",
+                place,
             )
-        config.max_file_size = size
-    if "mutants" in data:
-        score, equivalent = mutants_section(layer, data["mutants"])
-        if score is not None:
-            config.mutants_min_score = score
-        config.mutants_equivalent.update(equivalent)
-    if "explore" in data:
-        config.explore_assume.update(explore_section(layer, data["explore"]))
-    for key in _PATH_KEYS:
-        if key not in data:
-            continue
-        paths = data.get(key) or []
-        paths = [paths] if isinstance(paths, str) else paths
-        if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
-            raise layer.error(f"'{key}' must be a list of paths", (key,))
-        resolved = []
-        for index, entry in enumerate(paths):
-            place = (key,) if isinstance(data.get(key), str) else (key, index)
-            if "\x00" in entry:  # no file system takes it (os.path refuses it with ValueError)
-                raise layer.error(f"'{key}' entry {entry!r} holds a NUL character: not a path", place)
-            absolute = os.path.normpath(os.path.join(layer.folder, entry))
-            literal = _literal_prefix(absolute)
-            if not inside(literal, root):
-                raise layer.error(
-                    f"'{key}' entry {entry} resolves to {os.path.realpath(literal)}, outside the project root {root}: "
-                    "configuration paths must stay inside the project (give the path on the command line, or "
-                    "`--allow-outside DIR`, to read elsewhere deliberately)",
-                    place,
-                )
-            resolved.append(absolute)
-        setattr(config, key, resolved)
+        resolved.append(absolute)
+    return resolved
 
 
 def _check_pattern(layer: ConfigFile, pattern: Any, where: tuple, key: bool = False) -> None:
@@ -222,19 +175,22 @@ def _literal_prefix(path: str) -> str:
     return head if head.endswith(os.sep) else os.path.dirname(head)
 
 
-def read_config(path: str, text: str | None = None, root: str | None = None) -> Config:
+def read_config(path: str, text: str | None = None, root: str | None = None, *, rules: Mapping[str, Rule]) -> Config:
     """The configuration at ``path`` with what it extends (``text``: the file's content when in
-    hand). Paths must resolve inside ``root`` (default: the file's folder)."""
+    hand). Paths must resolve inside ``root`` (default: the file's folder). ``rules``: the rules
+    that exist, by id (``kartalint.rules.registry.RULES``), which ``rules:`` and
+    ``per-file-ignores`` may name."""
     root = os.path.abspath(root or os.path.dirname(os.path.abspath(path)))
     chain = read_chain(path, git_toplevel(root) or root, text)
     config = Config(source=path, root=root, files=[c.path for c in chain])
     for layer in chain:
-        _apply(config, layer, root)
+        _apply(config, layer, root, rules)
     return config
 
 
-def parse_config(data: Any, source: str) -> Config:
-    """A configuration from data already read (``source`` names it in errors)."""
+def parse_config(data: Any, source: str, *, rules: Mapping[str, Rule]) -> Config:
+    """A configuration from data already read (``source`` names it in errors; ``rules`` as for
+    ``read_config``)."""
     layer = ConfigFile(source, {})
     if data is not None and not isinstance(data, dict):
         raise layer.error("the configuration must be a mapping")
@@ -243,15 +199,17 @@ def parse_config(data: Any, source: str) -> Config:
         raise layer.error("'extends' needs a configuration file", ("extends",))
     root = os.path.dirname(os.path.abspath(source)) if os.path.exists(source) else os.getcwd()
     config = Config(source=source, root=root)
-    _apply(config, layer, root)
+    _apply(config, layer, root, rules)
     return config
 
 
-def load_config(explicit: str | None = None) -> Config:
+def load_config(explicit: str | None = None, *, rules: Mapping[str, Rule]) -> Config:
+    """The configuration at ``explicit``, else the one found upwards from the current folder, else
+    kartalint's defaults (``rules`` as for ``read_config``)."""
     if explicit:
-        return read_config(explicit)
+        return read_config(explicit, rules=rules)
     found = find_config()
-    return read_config(found) if found else Config()
+    return read_config(found, rules=rules) if found else Config()
 
 
 def git_toplevel(start: str) -> str | None:
@@ -425,15 +383,18 @@ class Project:
         return index
 
 
-def load_project(config_path: str | None = None, start: str | None = None, text: str | None = None) -> Project:
+def load_project(
+    config_path: str | None = None, start: str | None = None, text: str | None = None, *, rules: Mapping[str, Rule]
+) -> Project:
     """The project around ``start`` (default: the current folder); ``text``: the configuration's
-    content when in hand (an editor's buffer)."""
+    content when in hand (an editor's buffer); ``rules``: the rules that exist, by id
+    (``kartalint.rules.registry.RULES``), which the configuration may name."""
     start = os.path.abspath(start or os.getcwd())
     found = config_path or find_config(start)
     git_top = git_toplevel(start)
     if found:
         root = os.path.dirname(os.path.abspath(found))
-        config = read_config(found, text)
+        config = read_config(found, text, rules=rules)
     else:
         root = git_top or start
         config = Config(root=root)

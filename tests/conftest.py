@@ -29,9 +29,9 @@ _keep_bytecode()
 import pytest  # noqa: E402
 import yaml  # noqa: E402
 
+from kartalint.lint import lint_source  # noqa: E402
 from kartalint.load.documents import load_text  # noqa: E402
 from kartalint.project import Config  # noqa: E402
-from kartalint.rules.lint import lint_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The real-world reference data: ../shared/reference when present (the full set), else the
@@ -165,9 +165,9 @@ def base() -> dict[str, Any]:
     return copy.deepcopy(yaml.safe_load(BASE_DEFINITION))
 
 
-def lint_text(text: str, name: str = "def.yaml", config: Config = None):
-    findings = lint_source(load_text(text, name), config or Config()).findings
-    return findings
+def lint_text(text: str, name: str = "def.yaml", config: Config | None = None):
+    """What lint reports on ``text`` (judged whatever it holds, as ``--strict-files``)."""
+    return lint_source(load_text(text, name), config or Config(), strict_files=True).findings
 
 
 def lint_data(data: Any) -> list:

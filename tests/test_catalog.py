@@ -4,6 +4,7 @@ every reference recording."""
 
 from __future__ import annotations
 
+import functools
 import glob
 import json
 import os
@@ -14,14 +15,16 @@ from conftest import HAVE_SHARED_REFERENCE, REFERENCE, ROOT, build_wheel, read_y
 
 from kartalint.evaluation import Evaluator
 from kartalint.karta import as_dict, gang_scheduling, gvk_of, structure
+from kartalint.lint import lint_paths
 from kartalint.load.confinement import Confinement
 from kartalint.load.definitions import DefinitionIndex
 from kartalint.model import Severity
 from kartalint.project import Config
-from kartalint.report.catalog import MUTATION_HEADING, render_markdown, rows
-from kartalint.rules.lint import lint_paths
+from kartalint.report.catalog import MUTATION_HEADING, render_markdown
+from kartalint.rules import registry
 from kartalint.testing.cases import discover
-from kartalint.testing.run import run_cases
+from kartalint.testing.catalog import catalog_rows
+from kartalint.testing.run import LintCache, run_cases
 
 CATALOG = os.path.join(ROOT, "catalog")
 FIXTURES = os.path.join(ROOT, "fixtures")
@@ -123,7 +126,7 @@ def fixture_run():
     catalog_paths = {d.path for d in index.definitions}
     cases = [c for c in found.cases if c.definition is not None and c.definition.path in catalog_paths]
     with Evaluator() as evaluator:
-        return index, cases, run_cases(cases, evaluator)
+        return index, cases, run_cases(cases, evaluator, LintCache(Config()))
 
 
 def test_every_definition_has_passing_fixtures_covering_every_status_mapping(fixture_run):
@@ -171,7 +174,7 @@ def test_our_catalog_reproduces_every_recorded_state_but_the_listed_departures()
     found = discover([os.path.join(REFERENCE, "real-data"), os.path.join(REFERENCE, "recorded_data")], index)
     mark_known_failures(found.cases, DEPARTURES)
     with Evaluator() as evaluator:
-        report = run_cases(found.cases, evaluator)
+        report = run_cases(found.cases, evaluator, LintCache(Config()))
     assert len(report.results) == (242 if HAVE_SHARED_REFERENCE else 55)  # every frame: the full set, or the subset
     assert [r.case.id for r in report.results if r.outcome not in ("passed", "xfailed")] == []
     listed = {entry["id"]: entry for entry in read_yaml(DEPARTURES)}
@@ -195,13 +198,15 @@ def _docs_catalog() -> str:
 def test_docs_catalog_is_generated_from_the_catalog():
     index = DefinitionIndex.from_paths([CATALOG])
     table, _, _ = _docs_catalog().partition("\n" + MUTATION_HEADING)
-    assert table == render_markdown(rows(index, [FIXTURES], Confinement([ROOT]))), REGENERATE
+    assert table == render_markdown(catalog_rows(index, [FIXTURES], Confinement([ROOT]), LintCache(Config()))), (
+        REGENERATE
+    )
 
 
 def test_docs_catalog_records_the_mutation_score_of_every_definition():
     """The mutation section lists every definition; a sample of rows is recomputed here (the whole
     catalog takes about a minute: bench/mutants.py)."""
-    from kartalint.mutation.run import MutationOptions
+    from kartalint.mutation.run import MutationOptions, scores_by_definition
     from kartalint.project import read_config
 
     _, heading, section = _docs_catalog().partition("\n" + MUTATION_HEADING)
@@ -213,10 +218,13 @@ def test_docs_catalog_records_the_mutation_score_of_every_definition():
     }
     index = DefinitionIndex.from_paths([CATALOG])
     assert set(recorded) == {d.name for d in index.definitions}
-    options = MutationOptions(equivalent=read_config(os.path.join(ROOT, ".kartalint.yaml")).mutants_equivalent)
+    options = MutationOptions(
+        equivalent=read_config(os.path.join(ROOT, ".kartalint.yaml"), rules=registry.RULES).mutants_equivalent
+    )
     for name in ("jobset-x-k8s-io-jobset-v1alpha2", "batch-job-v1"):
         one = DefinitionIndex.from_paths([os.path.join(CATALOG, f"{name}.yaml")])
-        [row] = rows(one, [os.path.join(FIXTURES, name)], Confinement([ROOT]), mutants=options)
+        scores = functools.partial(scores_by_definition, definitions=one.definitions, options=options)
+        [row] = catalog_rows(one, [os.path.join(FIXTURES, name)], Confinement([ROOT]), LintCache(Config()), scores)
         found = row["mutation"]
         expected = [found[k] for k in ("mutants", "killed", "survived", "equivalent", "untested", "invalid")]
         assert recorded[name] == [*map(str, expected), f"{found['score']:.2f}"], REGENERATE

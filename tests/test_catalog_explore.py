@@ -19,6 +19,7 @@ from kartalint.explore.assume import parse_assumptions
 from kartalint.explore.search import explore
 from kartalint.load.crds import CrdIndex
 from kartalint.project import read_config
+from kartalint.rules import registry
 
 CRD_FOLDERS = [os.path.join(REFERENCE, "crds"), os.path.join(ROOT, "tests", "data", "operator-crds")]
 CATALOG = sorted(glob.glob(os.path.join(ROOT, "catalog", "*.yaml")))
@@ -31,7 +32,7 @@ def crds() -> CrdIndex:
 
 @functools.cache
 def assumptions():
-    return parse_assumptions(read_config(os.path.join(ROOT, ".kartalint.yaml")).explore_assume)
+    return parse_assumptions(read_config(os.path.join(ROOT, ".kartalint.yaml"), rules=registry.RULES).explore_assume)
 
 
 def _gvk(definition):

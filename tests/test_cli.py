@@ -14,7 +14,6 @@ import pytest
 from conftest import BASE_DEFINITION, ROOT
 
 from kartalint.cli import main
-from kartalint.report.rules_doc import rules_markdown
 from kartalint.rules import registry
 
 BAD = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
@@ -70,6 +69,33 @@ def test_nothing_to_check_exits_2(files, capsys):
     assert run(capsys, "lint", "--allow-empty", "other.yaml", "bad.yaml")[0] == 1
     os.mkdir("emptydir")
     assert run(capsys, "lint", "emptydir")[0] == 2
+
+
+def test_the_lint_result_decides_the_exit_code_and_says_why():
+    """The exit policy and the summary belong to the result (``LintResult``), not to the command."""
+    from kartalint.lint import LintResult
+    from kartalint.model import Finding, Severity
+
+    def finding(severity):
+        return Finding("x.yaml", 1, 1, 1, 2, "yaml-syntax-error", severity, "m", (), "")
+
+    empty = LintResult()
+    assert (empty.exit_code(), empty.exit_code(allow_empty=True)) == (2, 0)
+    assert empty.problems() == ["no Karta definition or fixture found in the given paths (nothing was checked)"]
+    assert empty.problems(allow_empty=True) == []
+    broken = LintResult(findings=[finding(Severity.ERROR)])  # a file that mentions a Karta and fails to load
+    assert broken.exit_code(allow_empty=True) == broken.exit_code() == 1 and broken.problems() == []
+    warned = LintResult(karta_documents=1, findings=[finding(Severity.WARNING)])
+    assert (warned.exit_code(), warned.exit_code(strict=True)) == (0, 1)
+    missing = LintResult(karta_documents=1, missing=["nope.yaml"])
+    assert missing.exit_code(allow_empty=True) == 2
+    recorded = LintResult(karta_documents=1, findings=[finding(Severity.ERROR)], wrote_baseline="b.json")
+    assert recorded.exit_code(strict=True) == 0 and recorded.problems() == []
+    warned.suppressed, warned.baselined, warned.stale = 2, 3, 1
+    assert warned.summary() == (
+        "0 file(s), 1 Karta definition(s): 0 error(s), 1 warning(s), 0 info, 2 suppressed, 3 in the baseline, "
+        "1 stale baseline entry (fixed since: rewrite it with --write-baseline)"
+    )
 
 
 def test_missing_path_exits_2(files, capsys):
@@ -181,15 +207,6 @@ def test_stdin(files, capsys, monkeypatch):
     assert code == 1 and out.startswith("<stdin>:")
 
 
-def test_rules_listing_and_docs_in_sync(capsys):
-    code, out, _ = run(capsys, "rules")
-    assert code == 0 and len(out.splitlines()) == len(registry.RULES)
-    with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as handle:
-        assert handle.read() == rules_markdown(), (
-            "docs/rules.md is stale: run `kartalint rules --format markdown > docs/rules.md`"
-        )
-
-
 def test_schema_command(capsys):
     code, out, _ = run(capsys, "schema")
     assert code == 0 and json.loads(out)["$schema"].startswith("https://json-schema.org/")
@@ -208,8 +225,8 @@ def test_catalog_lints_clean_under_strict(capsys, monkeypatch):
 
 
 def test_lint_jobs_gives_the_same_output_in_the_same_order(capsys, tmp_path):
+    from kartalint.lint import lint_paths
     from kartalint.project import Config
-    from kartalint.rules.lint import lint_paths
 
     paths = [os.path.join(ROOT, "catalog"), os.path.join(ROOT, "fixtures")]
     broken = tmp_path / "broken.yaml"

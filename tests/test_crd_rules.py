@@ -15,7 +15,7 @@ import yaml
 from conftest import lint_text
 
 from kartalint.jqlang import parse_cached
-from kartalint.jqlang.paths import path_facts_of, path_text
+from kartalint.jqlang.paths import path_facts, path_text
 from kartalint.project import Config
 
 TEMPLATE = {
@@ -518,7 +518,7 @@ def test_paths_in_messages_are_valid_jq():
 def test_path_facts_through_constructs():
     def reads(expression):
         tree, _ = parse_cached(expression)
-        return [r.text() for r in path_facts_of(tree).reads]
+        return [r.text() for r in path_facts(tree).reads]
 
     assert ".spec.roles[].template" in reads(".spec.roles | to_entries[] | .value.template")
     assert ".spec.roles[].x" in reads(".spec.roles | with_entries(select(.value.x)) | .[]")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 
 import pytest
 import yaml
@@ -131,7 +132,9 @@ def test_command_json_is_deterministic_and_saved_fixtures_run(tmp_path, capsys, 
     assert doc["crd"].endswith("jobset.x-k8s.io_jobsets.yaml")
     (failure,) = doc["failures"]
     assert set(failure) == {"property", "field", "message", "object", "hint"}
-    assert failure["hint"].endswith("(scale-path-not-null-safe)")  # lint's hint for that field
+    # lint's hint for that field, as `kartalint lint --crd` reports it (the CRD rule that replaces
+    # scale-path-not-null-safe when the CRD says the field is optional)
+    assert failure["hint"] == "write (.template.spec.parallelism // 1) (crd-optional-arithmetic)"
     assert doc["saved"] == ["found/my-jobset-explore-1.yaml"]
     again = json.loads(run(capsys, *argv)[1])
     assert again["failures"] == doc["failures"]  # the same seed finds the same minimal object
@@ -318,24 +321,47 @@ def test_replicas_match_spec_compares_per_instance_id_not_by_position(tmp_path, 
 
 
 def test_a_failures_hint_never_quotes_a_finding_the_definition_suppressed(tmp_path, capsys):
-    """The scale-path-not-null-safe finding on the broken JobSet is silenced by a comment on its
-    line: explore still reports the failure, but not lint's hint for it (issue 36 item 7)."""
+    """The crd-optional-arithmetic finding on the broken JobSet (what lint reports with the JobSet
+    CRD) is silenced by a comment on its line: explore still reports the failure, but not lint's
+    hint for it (issue 36 item 7)."""
     with open(JOBSET, encoding="utf-8") as handle:
         text = handle.read().replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism")
     line = next(x for x in text.splitlines() if "* .template.spec.parallelism" in x)
     argv = ["explore", "--crd", JOBSET_CRD, "--examples", "20", "--max-time", "600", "-f", "json"]
     loud, quiet = tmp_path / "loud.yaml", tmp_path / "quiet.yaml"
     loud.write_text(text)
-    quiet.write_text(text.replace(line, line + "  # kartalint: disable=scale-path-not-null-safe -- known"))
+    quiet.write_text(text.replace(line, line + "  # kartalint: disable=crd-optional-arithmetic -- known"))
     code, out, _ = run(capsys, *argv, str(loud))
-    assert code == 1 and json.loads(out)["failures"][0]["hint"].endswith("(scale-path-not-null-safe)")
+    assert code == 1 and json.loads(out)["failures"][0]["hint"].endswith("(crd-optional-arithmetic)")
     code, out, _ = run(capsys, *argv, str(quiet))
     (failure,) = json.loads(out)["failures"]
     assert code == 1 and failure["property"] == "no-extraction-error" and failure["hint"] == ""
     # a rule the configuration turns off is not quoted either
-    (tmp_path / ".kartalint.yaml").write_text("rules:\n  scale-path-not-null-safe: off\n")
+    (tmp_path / ".kartalint.yaml").write_text("rules:\n  crd-optional-arithmetic: off\n")
     code, out, _ = run(capsys, *argv, str(loud), "-c", str(tmp_path / ".kartalint.yaml"))
     assert code == 1 and json.loads(out)["failures"][0]["hint"] == ""
+
+
+def test_a_failures_hint_is_what_lint_reports_with_the_crds_explore_was_given(tmp_path, capsys):
+    """explore lints with its CRDs (`--crd`, else `crds:`), as `kartalint lint --crd` does: a
+    CRD-only rule's hint reaches the failure (before, explore linted without CRDs and quoted the
+    rule lint replaces when the CRD is known, or nothing when only a CRD rule fires)."""
+    with open(JOBSET, encoding="utf-8") as handle:
+        text = handle.read().replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism")
+    (tmp_path / "jobset.yaml").write_text(text)
+    argv = ["--examples", "20", "--max-time", "600", "-f", "json"]
+    code, out, _ = run(capsys, "lint", "-f", "json", "--crd", JOBSET_CRD, str(tmp_path / "jobset.yaml"))
+    (finding,) = json.loads(out)["findings"]
+    assert finding["rule"] == "crd-optional-arithmetic" and "replicasPath" in finding["path"]
+    code, out, _ = run(capsys, "explore", "--crd", JOBSET_CRD, *argv, str(tmp_path / "jobset.yaml"))
+    (failure,) = json.loads(out)["failures"]
+    assert code == 1 and failure["hint"] == f"{finding['hint']} (crd-optional-arithmetic)"
+    # the configuration's crds: are explore's CRDs when no --crd is given: the same hint
+    (tmp_path / "crds").mkdir()
+    shutil.copyfile(JOBSET_CRD, tmp_path / "crds" / "jobset.yaml")
+    (tmp_path / ".kartalint.yaml").write_text("crds: [crds]\ndefinitions: [jobset.yaml]\n")
+    code, out, _ = run(capsys, "explore", *argv, str(tmp_path / "jobset.yaml"), "-c", str(tmp_path / ".kartalint.yaml"))
+    assert code == 1 and json.loads(out)["failures"][0]["hint"] == failure["hint"]
 
 
 def _crd(tmp_path, spec_schema, name="Big"):

@@ -798,12 +798,12 @@ def test_the_builtin_table_never_proves_a_program_libjq_refuses(program):
 @given(program=JQ_PROGRAMS)
 def test_jq_analysis_never_fails_on_any_program(program):
     from kartalint.jqlang import parse_cached
-    from kartalint.jqlang.paths import compared_constants, output_path, path_facts_of
+    from kartalint.jqlang.paths import compared_constants, output_path, path_facts
 
     tree, _ = parse_cached(program)
     if tree is None:
         return
-    facts = path_facts_of(tree)
+    facts = path_facts(tree)
     for read in facts.reads:
         assert 0 <= read.start <= read.end <= len(program)
         assert isinstance(read.path, tuple)

@@ -87,7 +87,7 @@ def test_field_spans_are_exact():
 
 
 def test_path_facts_and_guards():
-    facts = paths.path_facts(parse('.spec.replicas // 1, (.spec.size? | . + 1), .metadata.labels["a"]'))
+    facts = paths.path_facts(parse('.spec.replicas // 1, (.spec.size? | . + 1), .metadata.labels["a"]')).reads
     by_text = {f.text(): f.guarded for f in facts}
     assert by_text[".spec.replicas"] is True
     assert by_text[".spec.size"] is True
@@ -307,9 +307,9 @@ def test_static_proof_is_sound_and_lint_findings_are_unchanged(monkeypatch):
 
     from kartalint.jqlang import parse_cached
     from kartalint.jqlang.builtins import statically_compiles
+    from kartalint.lint import lint_paths
     from kartalint.project import Config
     from kartalint.rules import expressions
-    from kartalint.rules.lint import lint_paths
 
     proven = 0
     for expression in _corpus_expressions():

@@ -254,7 +254,7 @@ def test_lint_workers_at_work_die_with_a_killed_lint(tmp_path, how):
         (tmp_path / f"{number}.yaml").write_text(BASE_DEFINITION)
     code = (
         "import os, sys, time\n"
-        "import kartalint.rules.lint as lint\n"
+        "import kartalint.lint.paths as lint\n"
         "def at_work(chunk):\n"
         "    os.write(int(os.environ['KARTALINT_TEST_CHANNEL']), b'w')\n"
         "    time.sleep(600)\n"
@@ -319,7 +319,7 @@ def test_lint_jobs_is_capped_by_the_files_and_the_cpus(capsys, monkeypatch):
     import multiprocessing.context
 
     from kartalint.cli import main
-    from kartalint.rules.lint import worker_count
+    from kartalint.lint.paths import worker_count
 
     started: list[int] = []
     real_pool = multiprocessing.context.BaseContext.Pool

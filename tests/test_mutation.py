@@ -18,9 +18,10 @@ from kartalint.mutation.mutant import Perturbation, Subject, get_at
 from kartalint.mutation.operators import FAMILIES, OPERATORS, generate
 from kartalint.mutation.probes import perturbed, probes
 from kartalint.mutation.run import MutationOptions, run_mutants, select
+from kartalint.project import Config
 from kartalint.rules import registry
 from kartalint.testing.cases import Case, discover
-from kartalint.testing.run import run_cases
+from kartalint.testing.run import LintCache, run_cases
 
 # A small definition with every construct an operator changes: defaults, `?` on iterations, a
 # product of factors, replicas and a minimum, a phase, conditions, an expression, instances from a
@@ -210,7 +211,7 @@ def mutation_of(tmp_path, cases_expect, definition_text=DEFINITION, options=None
         for i, (obj, expect) in enumerate(cases_expect)
     ]
     with Evaluator() as evaluator:
-        report = run_cases(cases, evaluator)
+        report = run_cases(cases, evaluator, LintCache(Config()))
         assert report.ok, [r.diffs for r in report.results]
         return run_mutants(report, evaluator, [definition], options or MutationOptions()).definitions[0]
 
@@ -304,7 +305,7 @@ def test_selector_mutants_need_pods_and_are_judged_with_them():
     index = DefinitionIndex.from_paths([os.path.join(ROOT, "catalog")])
     found = discover([catalog_argo], index)
     with Evaluator() as evaluator:
-        report = run_cases(found.cases, evaluator)
+        report = run_cases(found.cases, evaluator, LintCache(Config()))
         definition = found.cases[0].definition
         with_pods = run_mutants(report, evaluator, [definition], MutationOptions()).definitions[0]
         report.results = [r for r in report.results if r.case.pods is None]
@@ -322,7 +323,7 @@ def test_a_definition_whose_cases_fail_is_not_mutated():
     definition = DefinitionFile("def.yaml", yaml.safe_load(DEFINITION))
     case = Case("c", "case.yaml", "fixture", 1, "c", definition, trainer(), None, {"statuses": ["Failed"]})
     with Evaluator() as evaluator:
-        report = run_cases([case], evaluator)
+        report = run_cases([case], evaluator, LintCache(Config()))
         result = run_mutants(report, evaluator, [definition], MutationOptions()).definitions[0]
     assert result.results == [] and result.score is None
     assert result.note == "1 case(s) did not pass: mutants are run on a passing suite only"
@@ -415,7 +416,7 @@ def test_one_real_running_jobset_pins_little_of_the_catalog_definition():
     index = DefinitionIndex.from_paths([os.path.join(ROOT, "catalog", f"{name}.yaml")])
     found = discover([os.path.join(ROOT, "fixtures", name, "running-running-v0_12_0.yaml")], index)
     with Evaluator() as evaluator:
-        report = run_cases(found.cases, evaluator)
+        report = run_cases(found.cases, evaluator, LintCache(Config()))
         result = run_mutants(report, evaluator, index.definitions, MutationOptions()).definitions[0]
     assert result.score is not None and result.score < 0.6
     lines = {r.location[0] for r in result.survivors}

@@ -10,7 +10,7 @@ import yaml
 from conftest import BASE_DEFINITION, lint_text
 
 from kartalint.jqlang import parse_cached
-from kartalint.jqlang.paths import path_facts_of
+from kartalint.jqlang.paths import path_facts
 from kartalint.project import Config
 
 # A small CRD shaped like SGLang's RoleBasedGroup (roles under preserve-unknown-fields, with
@@ -178,12 +178,12 @@ def test_required_fields_after_a_guard_are_not_may_be_absent(crd_config):
 
 def test_a_tested_path_is_guarded():
     tree, _ = parse_cached(".spec.x as $x | if .spec.x then .spec.x * 2 else 1 end")
-    facts = path_facts_of(tree)
+    facts = path_facts(tree)
     assert facts.arithmetic == []
     tree, _ = parse_cached('.spec | select(has("size")) | .size * 2')
-    assert path_facts_of(tree).arithmetic == []
+    assert path_facts(tree).arithmetic == []
     tree, _ = parse_cached(".spec | select(.other) | .size * 2")
-    [(_operator, read)] = path_facts_of(tree).arithmetic
+    [(_operator, read)] = path_facts(tree).arithmetic
     assert read.text() == ".spec.size"
 
 

@@ -17,9 +17,9 @@ import shutil
 import pytest
 
 from kartalint.cli import main
+from kartalint.lint import lint_paths
 from kartalint.project import Config
 from kartalint.rules import registry
-from kartalint.rules.lint import lint_paths
 
 # Rules whose example cannot be a file in the repository (each has its own tests).
 WITHOUT_EXAMPLES = {
@@ -107,3 +107,17 @@ def test_examples_are_in_the_rules_document():
         assert f"### `{rule_id}`" in text
     good = registry.examples("scale-path-not-null-safe")
     assert good is not None and good.text("good.yaml").strip() in text
+
+
+def test_docs_rules_md_is_generated_from_the_registry(capsys):
+    """docs/rules.md is `kartalint rules --format markdown` (the rule check of CONTRIBUTING.md runs
+    this test, not every docs block)."""
+    from conftest import ROOT
+
+    from kartalint.report.rules_doc import rules_markdown
+
+    assert main(["rules"]) == 0 and len(capsys.readouterr().out.splitlines()) == len(registry.RULES)
+    with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as handle:
+        assert handle.read() == rules_markdown(), (
+            "docs/rules.md is stale: run `kartalint rules --format markdown > docs/rules.md`"
+        )

@@ -870,7 +870,7 @@ def test_odd_keyword_types_never_crash_the_drafting(tmp_path, capsys):
     schema["properties"]["status"]["properties"]["conditions"] = {"type": "array", "items": ["type"]}
     schema["required"] = {"spec": True}
     details = (("3", "5", "[]"), ("Status", ".status.applicationState.state", ""))
-    odd = CrdVersion("example.com", "v1beta2", "SparkJob", "sparkjobs", schema, True, True, "odd.yaml", (), details)
+    odd = CrdVersion("example.com", "v1beta2", "SparkJob", "sparkjobs", schema, True, True, "odd.yaml", details)
     draft = draft_definition(odd)
     children = {c["name"]: c for c in draft.data["spec"]["structureDefinition"]["childComponents"]}
     assert set(children) == {"driver", "executor"}

@@ -250,12 +250,13 @@ def test_lint_findings_are_the_same_through_jsonschema(monkeypatch):
 
     from conftest import ROOT
 
-    from kartalint.rules.lint import lint_paths
+    from kartalint.lint import lint_paths
+    from kartalint.project import Config
 
     paths = sorted(glob.glob(os.path.join(ROOT, "kartalint", "rules", "examples", "*", "*.yaml")))
     paths += sorted(glob.glob(os.path.join(ROOT, "catalog", "*.yaml")))
-    fast = lint_paths(paths).findings
+    fast = lint_paths(paths, Config()).findings
     monkeypatch.setattr(schema, "_structural_ok", lambda: False)
-    slow = lint_paths(paths).findings
+    slow = lint_paths(paths, Config()).findings
     assert fast == slow
     assert any(f.rule in ("unknown-field", "wrong-type", "missing-required-field") for f in fast)

@@ -27,10 +27,10 @@ from kartalint.cli import main
 from kartalint.evaluation import Evaluator
 from kartalint.jqlang import parse_cached
 from kartalint.karta import jq_fields
+from kartalint.lint import lint_paths
 from kartalint.load.documents import load_file
 from kartalint.project import Config
 from kartalint.rules import registry
-from kartalint.rules.lint import lint_paths
 from kartalint.testing.recording import definition_basename, is_recording, state_events
 
 PARITY = {r.id for r in registry.iter_rules(["parity", "schema", "yaml"])} - {"null-value"}

@@ -14,8 +14,9 @@ import contextlib
 import importlib
 import signal
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from types import FrameType, ModuleType
+from typing import TextIO
 
 from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser, environment_defaults
 from kartalint.errors import UsageError
@@ -37,7 +38,7 @@ COMMAND_NAMES = (
 )
 
 
-def command(name: str) -> Any:
+def command(name: str) -> ModuleType:
     """The module of a command (imported when used: a one-file lint imports no other command)."""
     return importlib.import_module(f"kartalint.cli.{name}")
 
@@ -45,7 +46,13 @@ def command(name: str) -> Any:
 class _Version(argparse.Action):
     """``--version``: computed when asked (the commit and libjq lookups cost a few milliseconds)."""
 
-    def __call__(self, parser: argparse.ArgumentParser, *_: Any, **__: Any) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        _namespace: argparse.Namespace,
+        _values: str | Sequence[object] | None,
+        _option_string: str | None = None,
+    ) -> None:
         from kartalint.scaffold.release import version_report
 
         sys.stdout.write(version_report())
@@ -75,20 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] != ["lsp"]:  # (the language server talks on stdout's bytes itself)
         sys.stdout = GuardedStream(stdout, STDOUT)  # every line safe to show (report.escape)
         sys.stderr = MessageStream(stderr)
-    previous = None
     try:
-        parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None)
-        args = parser.parse_args(argv)
-        if args.command is None:
-            parser.print_help(sys.stderr)
-            return EXIT_USAGE
-        if getattr(args, "quiet", False) and isinstance(sys.stderr, MessageStream):
-            sys.stderr.quiet = True  # -q: no notes, from any stage
-        previous = _stop_on_sigterm()
-        code = int(command(args.command).run(args))
-        if isinstance(sys.stdout, GuardedStream):  # a full disk or a closed pipe is said now, not at exit
-            sys.stdout.flush()
-        return code
+        return _run(argv)
     except UsageError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
@@ -109,11 +104,29 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with contextlib.suppress(OutputError):
                     stream.flush()
         sys.stdout, sys.stderr = stdout, stderr
+
+
+def _run(argv: list[str]) -> int:
+    """Parse the command line and run the command, SIGTERM unwinding it (``_stop_on_sigterm``)."""
+    parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    if getattr(args, "quiet", False) and isinstance(sys.stderr, MessageStream):
+        sys.stderr.quiet = True  # -q: no notes, from any stage
+    previous = _stop_on_sigterm()
+    try:
+        code = int(command(args.command).run(args))
+        if isinstance(sys.stdout, GuardedStream):  # a full disk or a closed pipe is said now, not at exit
+            sys.stdout.flush()
+        return code
+    finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _silence_stdout(stdout: Any) -> None:
+def _silence_stdout(stdout: TextIO) -> None:
     """After standard output failed, what is left in its buffer must not fail again at exit
     (Python would print "Exception ignored" and exit 120)."""
     import os
@@ -131,11 +144,11 @@ class Terminated(KeyboardInterrupt):
     catch (hypothesis in ``explore`` shrinks a ``SystemExit`` like any error)."""
 
 
-def _terminated(signum: int, frame: Any) -> None:
+def _terminated(signum: int, frame: FrameType | None) -> None:
     raise Terminated
 
 
-def _stop_on_sigterm() -> Any:
+def _stop_on_sigterm() -> Callable[[int, FrameType | None], object] | int | None:
     """SIGTERM (a CI step's timeout, an editor stopping the language server) unwinds the command
     like Ctrl-C: every ``finally`` runs, so the jq worker and ``lint -j`` workers are stopped
     before kartalint exits with 143 (they also die with it on their own: ``jqlang.lifetime``).

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from typing import TYPE_CHECKING, NamedTuple
 
 from kartalint.cli.common import (
     EXIT_OK,
@@ -15,6 +17,11 @@ from kartalint.cli.common import (
     say_index,
 )
 from kartalint.report import format_choices
+
+if TYPE_CHECKING:
+    from kartalint.load.definitions import DefinitionIndex
+    from kartalint.project import Project
+    from kartalint.testing.catalog import MutationScores
 
 HELP = "list the bundled definitions (types, roles, status mappings, fixtures, coverage)"
 
@@ -41,41 +48,79 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_verbose_option(parser)
 
 
+class CatalogRequest(NamedTuple):
+    """What ``kartalint catalog`` was asked to do."""
+
+    definitions: tuple[str, ...]
+    fixtures: str | None
+    format: str
+    mutants: bool
+    allow_outside: tuple[str, ...]
+    verbose: bool
+
+    @classmethod
+    def parse(cls, args: argparse.Namespace) -> CatalogRequest:
+        """The request of the parsed command line."""
+        return cls(
+            definitions=tuple(args.definitions),
+            fixtures=args.fixtures,
+            format=args.format,
+            mutants=args.mutants,
+            allow_outside=tuple(args.allow_outside),
+            verbose=args.verbose,
+        )
+
+
 def run(args: argparse.Namespace) -> int:
-    from kartalint.load.definitions import DefinitionIndex, bundled_fixtures
     from kartalint.report import render_document
-    from kartalint.report.catalog import rows
+    from kartalint.testing.catalog import catalog_rows
     from kartalint.testing.run import LintCache
 
+    request = CatalogRequest.parse(args)
     project = project_of(args)
-    bundled = False
-    if args.definitions:
-        index = DefinitionIndex.from_paths(args.definitions)
-    else:
-        index = project.index()
-        own = index.of_origin("project")
-        if own:  # the project's definitions; the bundled catalog only when it has none
-            index = DefinitionIndex.from_paths([d.path for d in own], origin="project")
-        else:
-            bundled = True
-    say_index(index, project=project, verbose=args.verbose)
+    index, bundled = _definitions(request, project)
+    say_index(index, project=project, verbose=request.verbose)
     if not index.definitions:
         sys.stderr.write(f"kartalint: error: no definition found; {index.describe_search()}\n")
         return EXIT_USAGE
-    if args.fixtures is not None:
-        fixtures = [args.fixtures]
-        given = fixtures
-    else:
-        fixtures, given = project.fixture_paths(), []
-        if bundled and not fixtures:  # the bundled catalog with its own fixtures
-            shipped = bundled_fixtures()
-            fixtures = given = [shipped] if shipped else []
-    confinement = project.confinement(given, args.allow_outside)
-    options = None
-    if args.mutants:
-        from kartalint.mutation.run import MutationOptions
-
-        options = MutationOptions(equivalent=dict(project.config.mutants_equivalent))
-    table = rows(index, fixtures, confinement, LintCache(project.config), options)
-    sys.stdout.write(render_document("catalog", args.format, table))
+    fixtures, given = _fixtures(request, project, bundled)
+    confinement = project.confinement(given, request.allow_outside)
+    scores = _mutation_scores(project, index) if request.mutants else None
+    table = catalog_rows(index, fixtures, confinement, LintCache(project.config), scores)
+    sys.stdout.write(render_document("catalog", request.format, table))
     return EXIT_OK
+
+
+def _mutation_scores(project: Project, index: DefinitionIndex) -> MutationScores:
+    """``--mutants``: each definition's mutation score, its equivalent mutants from the configuration."""
+    from kartalint.mutation.run import MutationOptions, scores_by_definition
+
+    options = MutationOptions(equivalent=dict(project.config.mutants_equivalent))
+    return functools.partial(scores_by_definition, definitions=index.definitions, options=options)
+
+
+def _definitions(request: CatalogRequest, project: Project) -> tuple[DefinitionIndex, bool]:
+    """The definitions listed (``--definitions``, else the project's, else the bundled catalog)
+    and whether they are the bundled catalog."""
+    from kartalint.load.definitions import DefinitionIndex
+
+    if request.definitions:
+        return DefinitionIndex.from_paths(list(request.definitions)), False
+    index = project.index()
+    own = index.of_origin("project")
+    if own:  # the project's definitions; the bundled catalog only when it has none
+        return DefinitionIndex.from_paths([d.path for d in own], origin="project"), False
+    return index, True
+
+
+def _fixtures(request: CatalogRequest, project: Project, bundled: bool) -> tuple[list[str], list[str]]:
+    """(the fixtures run for coverage, those given on the command line: read wherever they are)."""
+    from kartalint.load.definitions import bundled_fixtures
+
+    if request.fixtures is not None:
+        return [request.fixtures], [request.fixtures]
+    fixtures = project.fixture_paths()
+    if bundled and not fixtures:  # the bundled catalog with its own fixtures
+        shipped = bundled_fixtures()
+        return ([shipped], [shipped]) if shipped else ([], [])
+    return fixtures, []

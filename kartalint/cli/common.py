@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from kartalint.errors import UsageError
 
 if TYPE_CHECKING:
-    from kartalint.load.definitions import DefinitionIndex
+    from kartalint.load.definitions import DefinitionFile, DefinitionIndex
     from kartalint.project import Project
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -57,7 +57,7 @@ def project_of(args: argparse.Namespace) -> Project:
     from kartalint.project import load_project
     from kartalint.rules import registry
 
-    project = load_project(getattr(args, "config", None))
+    project = load_project(getattr(args, "config", None), rules=registry.RULES)
     for rule_id in getattr(args, "disable", None) or ():
         if rule_id not in registry.RULES:
             raise UsageError(f"--disable {rule_id}: unknown rule (see `kartalint rules`)")
@@ -174,7 +174,7 @@ def read_pods(path: str | None) -> list[dict] | None:
     return [p.data for p in pod_objects]
 
 
-def invalid_definition_lines(entry: Any, project: Project) -> list[str]:
+def invalid_definition_lines(entry: DefinitionFile, project: Project) -> list[str]:
     """Why a definition is refused, each problem at its place, and what to do."""
     from kartalint.testing.run import LintCache, invalid_definition_problems
 
@@ -192,19 +192,20 @@ def check_timeout(value: float) -> None:
         raise UsageError(f"--timeout must be a number of seconds above 0 and at most 3600 (got {value})")
 
 
-def usage_reports(args: argparse.Namespace, root: str, problems: list[str]) -> None:
+def usage_reports(junit_xml: str | None, sarif: str | None, root: str, problems: list[str]) -> None:
     """A run that stops before any case (a missing path, nothing found) still writes the reports
-    CI waits for: JUnit with one error case per problem, SARIF with an unsuccessful invocation."""
+    CI waits for (``--junit-xml``, ``--sarif``): JUnit with one error case per problem, SARIF with
+    an unsuccessful invocation."""
     from kartalint.report.output import write_report
 
-    if args.junit_xml:
+    if junit_xml:
         from kartalint.report.junit import usage_junit
 
-        write_report(args.junit_xml, usage_junit(problems))
-    if args.sarif:
+        write_report(junit_xml, usage_junit(problems))
+    if sarif:
         from kartalint.report.sarif import SarifLog
 
         log = SarifLog("test", root)
         for problem in problems:
             log.notify("error", problem)
-        write_report(args.sarif, log.render())
+        write_report(sarif, log.render())

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, NamedTuple
 
 from kartalint.cli.common import (
-    EXIT_FAIL,
-    EXIT_OK,
-    EXIT_USAGE,
     add_allow_outside_option,
     add_color_option,
     add_config_option,
@@ -19,6 +17,10 @@ from kartalint.cli.common import (
 )
 from kartalint.errors import UsageError
 from kartalint.report import format_choices
+
+if TYPE_CHECKING:
+    from kartalint.diff.changes import DiffReport
+    from kartalint.project import Project
 
 HELP = "what a definition change does to every fixture and recording (base vs head revision)"
 
@@ -44,44 +46,77 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_color_option(parser)
 
 
-def run(args: argparse.Namespace) -> int:
-    from kartalint.diff.changes import run_diff
-    from kartalint.load.git import GitError, repo_root
-    from kartalint.report import render_document
-    from kartalint.report.diff import render_text
-    from kartalint.report.output import report_output
+class DiffRequest(NamedTuple):
+    """What ``kartalint diff`` was asked to do."""
 
-    check_timeout(args.timeout)
+    paths: tuple[str, ...]
+    base: str
+    head: str | None
+    format: str
+    output: str | None
+    color: str
+    fail_on_change: bool
+    timeout: float
+    allow_outside: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, args: argparse.Namespace) -> DiffRequest:
+        """The request of the parsed command line."""
+        check_timeout(args.timeout)
+        return cls(
+            paths=tuple(args.paths),
+            base=args.base,
+            head=args.head,
+            format=args.format,
+            output=args.output,
+            color=args.color,
+            fail_on_change=args.fail_on_change,
+            timeout=args.timeout,
+            allow_outside=tuple(args.allow_outside),
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    request = DiffRequest.parse(args)
     project = project_of(args)
-    paths = args.paths or project.fixture_paths()
+    paths = list(request.paths) or project.fixture_paths()
     if not paths:
         sys.stderr.write(
             f"kartalint: note: no fixture in the project at {project.root}: only definition changes are shown\n"
         )
-    colour = args.format == "text" and use_color(args.color, None if args.output else sys.stdout)
-    with report_output(args.output, colour=colour) as output:  # the report whole or not at all (report.output)
-        try:
-            root = repo_root()
-            report = run_diff(
-                root,
-                args.base,
-                args.head,
-                paths,
-                args.timeout,
-                project,
-                project.confinement(args.paths, args.allow_outside),
-            )
-        except GitError as exc:  # (raised: the report file is not written)
-            raise UsageError(str(exc)) from None
-        output.write(render_text(report, colour=True) if colour else render_document("diff", args.format, report))
+    report = _diff_and_report(request, project, paths)
     for note in report.notes:
         sys.stderr.write(f"kartalint: note: {note}\n")
     for warning in report.warnings:
         sys.stderr.write(f"kartalint: warning: {warning}\n")
     for problem in report.problems:
         sys.stderr.write(f"kartalint: error: {problem}\n")
-    if report.problems:
-        return EXIT_USAGE
-    if args.fail_on_change and (report.changes or report.definitions):
-        return EXIT_FAIL
-    return EXIT_OK
+    return report.exit_code(request.fail_on_change)
+
+
+def _diff_and_report(request: DiffRequest, project: Project, paths: list[str]) -> DiffReport:
+    """The cases under ``paths`` evaluated at both revisions, the report written (whole or not at
+    all: report.output; not at all when git fails)."""
+    from kartalint.diff.changes import run_diff
+    from kartalint.load.git import GitError, repo_root
+    from kartalint.report import render_document
+    from kartalint.report.diff import render_text
+    from kartalint.report.output import report_output
+
+    colour = request.format == "text" and use_color(request.color, None if request.output else sys.stdout)
+    confinement = project.confinement(request.paths, request.allow_outside)
+    with report_output(request.output, colour=colour) as output:
+        try:
+            report = run_diff(
+                repo_root(),
+                request.base,
+                request.head,
+                paths,
+                project,
+                timeout=request.timeout,
+                confinement=confinement,
+            )
+        except GitError as exc:  # (raised: the report file is not written)
+            raise UsageError(str(exc)) from None
+        output.write(render_text(report, colour=True) if colour else render_document("diff", request.format, report))
+    return report

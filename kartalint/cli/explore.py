@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
 import yaml
 
@@ -22,7 +23,16 @@ from kartalint.cli.common import (
     use_color,
 )
 from kartalint.errors import ConfigError
+from kartalint.load.documents import display_path
 from kartalint.report import format_choices
+
+if TYPE_CHECKING:
+    from kartalint.explore.assume import Assumptions
+    from kartalint.explore.search import Exploration, Failure
+    from kartalint.load.crds import CrdIndex
+    from kartalint.load.definitions import GVK, DefinitionFile, DefinitionIndex
+    from kartalint.model import Finding
+    from kartalint.project import Config, Project
 
 HELP = "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)"
 
@@ -65,33 +75,79 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_color_option(parser)
 
 
+class ExploreRequest(NamedTuple):
+    """What ``kartalint explore`` was asked to do."""
+
+    definitions: tuple[str, ...]
+    crds: tuple[str, ...]
+    examples: int
+    seed: int
+    max_time: float
+    properties: tuple[str, ...]
+    save: str | None
+    format: str
+    output: str | None
+    quiet: bool
+    color: str
+
+    @classmethod
+    def parse(cls, args: argparse.Namespace) -> ExploreRequest:
+        """The request of the parsed command line (the properties checked, and the limits)."""
+        from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
+
+        if args.examples < 1 or args.max_time <= 0:
+            raise ConfigError("--examples must be 1 or more and --max-time above 0")
+        unknown = [p for p in args.property if p not in PROPERTIES]
+        if unknown:
+            raise ConfigError(f"unknown property {unknown[0]!r} (known: {', '.join(PROPERTIES)})")
+        return cls(
+            definitions=tuple(args.definitions),
+            crds=tuple(args.crd),
+            examples=args.examples,
+            seed=args.seed,
+            max_time=args.max_time,
+            properties=tuple(args.property) or DEFAULT_PROPERTIES,
+            save=args.save,
+            format=args.format,
+            output=args.output,
+            quiet=args.quiet,
+            color=args.color,
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     _require_hypothesis()
-    properties = _chosen_properties(args)
+    request = ExploreRequest.parse(args)
     project = project_of(args)
     assume = _assumptions(project)
-    _require_paths([*args.definitions, *args.crd])
-    crds = _crd_index(args, project)
-    index = _definition_index(args, project)
-    exploration = _explore_definitions(index, crds, args, project.config, properties, assume)
+    _require_paths([*request.definitions, *request.crds])
+    crd_paths = list(request.crds) or [os.path.join(project.root, p) for p in project.config.crds]
+    crds = _crd_index(crd_paths)
+    index = _definition_index(request, project)
+    lint_config = dataclasses.replace(project.config, crds=crd_paths)  # lint's hints: with these CRDs
+    exploration = _explore_definitions(request, index, crds, lint_config, assume)
     if not exploration.reports:
         if exploration.unexplored:
             raise ConfigError("nothing was explored")
         raise ConfigError("no definition has a CRD among those given: nothing was explored")
-    _write_reports(exploration.reports, args)
-    if exploration.unexplored:
-        return EXIT_USAGE
-    return EXIT_FAIL if exploration.failed else EXIT_OK
+    _write_reports(exploration.reports, request)
+    return exploration.exit_code()
 
 
 @dataclass
-class Exploration:
+class Explorations:
     """What exploring every definition gave: one report per explored definition, whether any has a
     failure, and whether one could not be explored (a schema too large, nothing drawn)."""
 
-    reports: list[dict[str, Any]] = field(default_factory=list)
+    reports: list[dict[str, object]] = field(default_factory=list)
     failed: bool = False
     unexplored: bool = False
+
+    def exit_code(self) -> int:
+        """2 when a definition could not be explored, 1 for a failure, else 0."""
+        if self.unexplored:
+            return EXIT_USAGE
+        return EXIT_FAIL if self.failed else EXIT_OK
 
 
 def _require_hypothesis() -> None:
@@ -101,19 +157,7 @@ def _require_hypothesis() -> None:
         raise ConfigError("explore needs hypothesis: python3 -m pip install 'kartalint[explore]'") from None
 
 
-def _chosen_properties(args: argparse.Namespace) -> tuple[str, ...]:
-    """The properties to check (``--property``, else the defaults), after checking the limits."""
-    from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
-
-    if args.examples < 1 or args.max_time <= 0:
-        raise ConfigError("--examples must be 1 or more and --max-time above 0")
-    unknown = [p for p in args.property if p not in PROPERTIES]
-    if unknown:
-        raise ConfigError(f"unknown property {unknown[0]!r} (known: {', '.join(PROPERTIES)})")
-    return tuple(args.property) or DEFAULT_PROPERTIES
-
-
-def _assumptions(project: Any) -> Any:
+def _assumptions(project: Project) -> Assumptions:
     """The configuration's ``explore.assume``, parsed."""
     from kartalint.explore.assume import AssumeError, parse_assumptions
 
@@ -129,25 +173,24 @@ def _require_paths(paths: list[str]) -> None:
             raise ConfigError(f"{path}: no such file or directory")
 
 
-def _crd_index(args: argparse.Namespace, project: Any) -> Any:
-    """The CRDs of ``--crd``, else of the configuration's ``crds:``."""
-    from kartalint.load.crds import CrdIndex
+def _crd_index(crd_paths: list[str]) -> CrdIndex:
+    """The CRDs of ``--crd``, else of the configuration's ``crds:`` (``crd_paths``)."""
+    from kartalint.lint.pipeline import crd_index
 
-    crd_paths = list(args.crd) or [os.path.join(project.root, p) for p in project.config.crds]
     if not crd_paths:
         raise ConfigError("no CRD given: pass --crd CRD (or list crds: in .kartalint.yaml)")
-    crds = CrdIndex.from_paths(crd_paths)
+    crds = crd_index(crd_paths)
     if crds.problems:
         raise ConfigError("; ".join(f"CRD {p}" for p in crds.problems))
     return crds
 
 
-def _definition_index(args: argparse.Namespace, project: Any) -> Any:
+def _definition_index(request: ExploreRequest, project: Project) -> DefinitionIndex:
     """The definitions named on the command line, else the project's own."""
     from kartalint.load.definitions import DefinitionIndex
 
-    if args.definitions:
-        index = DefinitionIndex.from_paths(args.definitions)
+    if request.definitions:
+        index = DefinitionIndex.from_paths(list(request.definitions))
     else:
         index = DefinitionIndex.from_paths([d.path for d in project.index().of_origin("project")], origin="project")
     if not index.definitions:
@@ -156,73 +199,76 @@ def _definition_index(args: argparse.Namespace, project: Any) -> Any:
 
 
 def _explore_definitions(
-    index: Any, crds: Any, args: argparse.Namespace, config: Any, properties: tuple[str, ...], assume: Any
-) -> Exploration:
+    request: ExploreRequest, index: DefinitionIndex, crds: CrdIndex, config: Config, assume: Assumptions
+) -> Explorations:
     """Explore each definition whose root kind has a CRD; a note for the others on stderr."""
     from kartalint.evaluation import Evaluator
     from kartalint.explore.generate import TooLarge
     from kartalint.explore.search import NothingDrawn, explore
     from kartalint.load.definitions import format_gvk
-    from kartalint.load.documents import display_path
 
-    exploration = Exploration()
+    explorations = Explorations()
     with Evaluator() as evaluator:
         for definition in index.definitions:
             gvk = object_gvk_of(definition)
             version = crds.get(gvk)
-            name = display_path(definition.path)
             if version is None:
-                sys.stderr.write(f"kartalint: note: {name}: no CRD for {format_gvk(gvk)}, not explored\n")
+                sys.stderr.write(
+                    f"kartalint: note: {display_path(definition.path)}: no CRD for {format_gvk(gvk)}, not explored\n"
+                )
                 continue
             try:
                 found = explore(
                     definition.data,
                     version,
-                    examples=args.examples,
-                    seed=args.seed,
-                    max_time=args.max_time,
-                    properties=properties,
+                    examples=request.examples,
+                    seed=request.seed,
+                    max_time=request.max_time,
+                    properties=request.properties,
                     evaluator=evaluator,
                     assume=assume,
                 )
             except (TooLarge, NothingDrawn) as exc:
                 where = f"{display_path(version.source)}: {format_gvk(gvk)}"
-                sys.stderr.write(f"kartalint: error: {where}: {exc}; {name} not explored\n")
-                exploration.unexplored = True
+                sys.stderr.write(f"kartalint: error: {where}: {exc}; {display_path(definition.path)} not explored\n")
+                explorations.unexplored = True
                 continue
-            exploration.failed = exploration.failed or bool(found.failures)
-            exploration.reports.append(_report(definition, name, display_path(version.source), found, args, config))
-    return exploration
+            explorations.failed = explorations.failed or bool(found.failures)
+            explorations.reports.append(_report(request, definition, display_path(version.source), found, config))
+    return explorations
 
 
-def _report(definition: Any, name: str, crd: str, found: Any, args: argparse.Namespace, config: Any) -> dict[str, Any]:
+def _report(
+    request: ExploreRequest, definition: DefinitionFile, crd: str, found: Exploration, config: Config
+) -> dict[str, object]:
     """One definition's report: its failures with lint's hint, saved as fixtures with ``--save``."""
     findings = _lint_findings(definition, config) if found.failures else []
     for failure in found.failures:
         failure.hint = _hint(definition, findings, failure.to_dict()["field"])
-    report = {
-        "definition": name,
+    report: dict[str, object] = {
+        "definition": display_path(definition.path),
         "crd": crd,
         "examples": found.examples,
         "failures": [f.to_dict() for f in found.failures],
     }
     if found.out_of_time:
         report["outOfTime"] = True
-    if args.save:
-        report["saved"] = _save(args.save, definition, found.failures, args.seed)
+    if request.save:
+        report["saved"] = _save(request.save, definition, found.failures, request.seed)
     return report
 
 
-def _write_reports(reports: list[dict[str, Any]], args: argparse.Namespace) -> None:
+def _write_reports(reports: list[dict[str, object]], request: ExploreRequest) -> None:
     """The reports in the chosen format (``report.explore``): text in colour when it is on."""
     from kartalint.report import render_document
     from kartalint.report.explore import Explored
 
-    colour = args.format == "text" and use_color(args.color, None if args.output else sys.stdout)
-    emit(render_document("explore", args.format, Explored(reports, args.quiet, colour)), args.output, colour=colour)
+    colour = request.format == "text" and use_color(request.color, None if request.output else sys.stdout)
+    document = render_document("explore", request.format, Explored(reports, request.quiet, colour))
+    emit(document, request.output, colour=colour)
 
 
-def object_gvk_of(definition: Any) -> Any:
+def object_gvk_of(definition: DefinitionFile) -> GVK | None:
     """The group/version/kind of the workload a definition describes (its root component's kind)."""
     from kartalint import karta
 
@@ -230,22 +276,23 @@ def object_gvk_of(definition: Any) -> Any:
     return karta.gvk_of(refs[0].data.get("kind")) if refs and refs[0].is_root else None
 
 
-def _lint_findings(definition: Any, config: Any) -> list[Any]:
-    """What lint reports on the definition as the user sees it: configured, and without the
+def _lint_findings(definition: DefinitionFile, config: Config) -> list[Finding]:
+    """What ``kartalint lint`` reports on the definition as the user sees it (``config``: the
+    project's configuration with explore's CRDs): configured, with the CRD rules, and without the
     findings its file's suppression comments silence."""
+    from kartalint.lint import lint_source
     from kartalint.load.documents import load_file
-    from kartalint.rules.document import check_document, lint_definition_data
-    from kartalint.rules.lint import apply_config
-    from kartalint.rules.suppress import split
 
     source = load_file(definition.path, config.max_file_size)
-    for document in source.stream():
-        if document.is_karta and document.data == definition.data:
-            return split(apply_config(check_document(document), config), source.text)[0]
-    return apply_config(lint_definition_data(definition.data), config)
+    findings = lint_source(source, config, strict_files=True).findings
+    for document in source.documents:
+        if document.is_karta and document.data == definition.data:  # its own document of the file
+            first, last = document.node.start_mark.line + 1, document.node.end_mark.line + 1
+            return [f for f in findings if first <= f.line <= last]
+    return findings
 
 
-def _hint(definition: Any, findings: list[Any], field_path: str) -> str:
+def _hint(definition: DefinitionFile, findings: list[Finding], field_path: str) -> str:
     """The lint hint for the failing field, when lint reports one there."""
     from kartalint import karta
 
@@ -260,10 +307,9 @@ def _hint(definition: Any, findings: list[Any], field_path: str) -> str:
     return ""
 
 
-def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
+def _save(folder: str, definition: DefinitionFile, failures: list[Failure], seed: int) -> list[str]:
     """Each failure with an expectation that states the property as a fixture: extraction errors
     (``expect.errors: []``) and GPU totals; the others are not saved (nothing states them)."""
-    from kartalint.load.documents import display_path
     from kartalint.load.kinds import FIXTURE_API_VERSION, FIXTURE_KIND
     from kartalint.report.output import write_report
 
@@ -271,9 +317,7 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
     written = []
     for number, failure in enumerate(failures, 1):
         item = failure.to_dict()
-        if item["property"] == "no-extraction-error":
-            expect: dict[str, Any] = {"errors": []}
-        else:
+        if item["property"] != "no-extraction-error":
             continue
         name = f"{definition.name or 'definition'}-explore-{number}.yaml"
         path = os.path.join(folder, name)
@@ -286,7 +330,7 @@ def _save(folder: str, definition: Any, failures: list, seed: int) -> list[str]:
             "definition": os.path.relpath(definition.path, folder),
             "xfail": f"{item['field']}: {item['message']}",
             "object": item["object"],
-            "expect": expect,
+            "expect": {"errors": []},
         }
         write_report(path, yaml.safe_dump(fixture, sort_keys=False, width=120))  # whole or not at all
         written.append(display_path(path))

@@ -1,13 +1,15 @@
-"""`kartalint lint`."""
+"""`kartalint lint`: the options as one ``LintRequest``, the project and its CRDs, ``lint_paths``,
+the report; the summary line and the exit code are the ``LintResult``'s."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from kartalint.cli.common import (
-    EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,
     add_color_option,
@@ -17,6 +19,11 @@ from kartalint.cli.common import (
 )
 from kartalint.errors import ConfigError, UsageError
 from kartalint.report import format_choices, format_name, make_reporter
+
+if TYPE_CHECKING:
+    from kartalint.lint.baseline import Baseline
+    from kartalint.lint.result import LintResult
+    from kartalint.project import Config, Project
 
 HELP = "check definitions (schema, upstream validator, jq, best practices)"
 
@@ -41,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     add_color_option(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
+    _add_input_options(parser)
+    _add_baseline_options(parser)
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--crd",
         action="append",
@@ -67,6 +79,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="report load problems of every file; by default files that hold neither a Karta nor a fixture "
         "document (and do not mention kind: Karta), and Go/Helm templates, are skipped and counted",
     )
+
+
+def _add_baseline_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--baseline", metavar="FILE", help="report only findings that are not in this baseline (--write-baseline)"
     )
@@ -77,99 +92,141 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    from kartalint.load.discovery import missing_reason
-    from kartalint.report.output import report_output
-    from kartalint.rules.lint import lint_paths
+class LintRequest:
+    """What ``kartalint lint`` was asked to do. (A plain class: a NamedTuple or a dataclass is built
+    at import, and this module is on the path of every one-file lint, the pre-commit hook's.)"""
 
-    if args.baseline and args.write_baseline:
-        raise UsageError("--baseline and --write-baseline: give one")
+    __slots__ = (
+        "allow_empty",
+        "baseline",
+        "color",
+        "crds",
+        "format",
+        "jobs",
+        "output",
+        "paths",
+        "quiet",
+        "strict",
+        "strict_files",
+        "write_baseline",
+    )
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        """The request of the parsed command line (a usage error for options that exclude each other)."""
+        if args.baseline and args.write_baseline:
+            raise UsageError("--baseline and --write-baseline: give one")
+        self.paths: tuple[str, ...] = tuple(args.paths)
+        self.format: str = format_name(args.format)  # a registered lint format ("auto" resolved)
+        self.output: str | None = args.output
+        self.color: str = args.color
+        self.quiet: bool = args.quiet
+        self.strict: bool = args.strict
+        self.strict_files: bool = args.strict_files
+        self.allow_empty: bool = args.allow_empty
+        self.crds: tuple[str, ...] = tuple(args.crd)
+        self.jobs: int | None = args.jobs
+        self.baseline: str | None = args.baseline
+        self.write_baseline: str | None = args.write_baseline
+
+
+def run(args: argparse.Namespace) -> int:
+    request = LintRequest(args)
     project = project_of(args)
-    config = project.config
-    for path in args.crd:
+    config = _with_crds(project.config, request.crds)
+    if not _crds_usable(config):
+        return EXIT_USAGE
+    paths = list(request.paths) or _project_paths(project, request.allow_empty)
+    if not paths:
+        return EXIT_OK  # nothing to lint, and --allow-empty says that is fine (noted)
+    baseline = _read_baseline(request.baseline)
+    if request.jobs is not None and request.jobs < 0:
+        raise ConfigError(f"--jobs must be 0 (automatic) or more (got {request.jobs})")
+    result = _lint_and_report(request, project, config, paths, baseline)
+    if not request.quiet:
+        sys.stderr.write(f"kartalint: {result.summary()}\n")
+    if result.wrote_baseline is not None:
+        sys.stderr.write(f"kartalint: wrote {result.wrote_baseline}: {len(result.findings)} finding(s) recorded\n")
+    for problem in result.problems(request.strict, request.allow_empty):
+        sys.stderr.write(f"kartalint: error: {problem}\n")
+    return result.exit_code(request.strict, request.allow_empty)
+
+
+def _with_crds(config: Config, crds: tuple[str, ...]) -> Config:
+    """The configuration with the CRDs of ``--crd`` added to its ``crds:``."""
+    for path in crds:
         if not os.path.exists(path):
             raise ConfigError(f"--crd {path}: no such file or directory")
-    config.crds = list(config.crds) + list(args.crd)
-    if config.crds:
-        from kartalint.rules.lint import crd_index
+    return dataclasses.replace(config, crds=[*config.crds, *crds])
 
-        problems = crd_index(config.crds).problems
-        for problem in problems:
-            sys.stderr.write(f"kartalint: error: CRD {problem}\n")
-        if problems:
-            return EXIT_USAGE
-    paths = list(args.paths)
-    if not paths:
-        paths = project.definition_paths() + [p for p in project.fixture_paths() if p not in project.definition_paths()]
-        for note in project.notes:  # (-q leaves every note out: cli.main)
-            sys.stderr.write(f"kartalint: note: {note}\n")
-        if not paths:
-            where = (
-                f"in the project at {project.root}"
-                if project.in_project
-                else "here: not inside a project (no .kartalint.yaml, not a git work tree), so nothing is searched"
-            )
-            if args.allow_empty:
-                sys.stderr.write(f"kartalint: note: no PATH given and no Karta definition found {where}\n")
-                return EXIT_OK
-            raise ConfigError(f"no PATH given and no Karta definition found {where}")
-    baseline = None
-    if args.baseline:
-        from kartalint.rules.baseline import Baseline
 
-        baseline = Baseline.read(args.baseline)
-    if args.jobs is not None and args.jobs < 0:
-        raise ConfigError(f"--jobs must be 0 (automatic) or more (got {args.jobs})")
-    name = format_name(args.format)
-    color = use_color(args.color, None if args.output else sys.stdout)
-    # the report whole or not at all, its lines safe to show (report.output)
-    with report_output(args.output, commands=name == "github", colour=color) as stream:
-        result = lint_paths(paths, config, strict_files=args.strict_files, jobs=args.jobs)
-        baselined = stale = 0
-        if baseline is not None:
-            result.findings, baselined, stale = baseline.filter(
-                result.findings, project.root, [*result.checked, *result.templates]
-            )
-        if args.write_baseline:
-            from kartalint.report.output import write_report
-            from kartalint.rules.baseline import render
+def _crds_usable(config: Config) -> bool:
+    """Whether every configured CRD can be read (each problem said on stderr)."""
+    from kartalint.lint.pipeline import crd_index
 
-            write_report(args.write_baseline, render(result.findings, project.root))
+    problems = crd_index(config.crds).problems if config.crds else []
+    for problem in problems:
+        sys.stderr.write(f"kartalint: error: CRD {problem}\n")
+    return not problems
+
+
+def _project_paths(project: Project, allow_empty: bool) -> list[str]:
+    """Without a PATH: the project's definitions and fixtures (none, with ``allow_empty``, is a
+    note; without it, an error)."""
+    definitions = project.definition_paths()
+    paths = definitions + [p for p in project.fixture_paths() if p not in definitions]
+    for note in project.notes:  # (-q leaves every note out: cli.main)
+        sys.stderr.write(f"kartalint: note: {note}\n")
+    if paths:
+        return paths
+    where = (
+        f"in the project at {project.root}"
+        if project.in_project
+        else "here: not inside a project (no .kartalint.yaml, not a git work tree), so nothing is searched"
+    )
+    if not allow_empty:
+        raise ConfigError(f"no PATH given and no Karta definition found {where}")
+    sys.stderr.write(f"kartalint: note: no PATH given and no Karta definition found {where}\n")
+    return []
+
+
+def _read_baseline(path: str | None) -> Baseline | None:
+    if not path:
+        return None
+    from kartalint.lint.baseline import Baseline  # (its hashing is imported only when used)
+
+    return Baseline.read(path)
+
+
+def _baseline(request: LintRequest, project: Project, result: LintResult, baseline: Baseline | None) -> None:
+    """``--baseline``: the findings it holds left out; ``--write-baseline``: the findings recorded."""
+    from kartalint.lint.baseline import apply, render
+    from kartalint.report.output import write_report
+
+    if baseline is not None:
+        apply(result, baseline, project.root)
+    if request.write_baseline:
+        write_report(request.write_baseline, render(result.findings, project.root))
+        result.wrote_baseline = request.write_baseline
+
+
+def _lint_and_report(
+    request: LintRequest, project: Project, config: Config, paths: list[str], baseline: Baseline | None
+) -> LintResult:
+    """Lint ``paths`` and write the report (whole or not at all, its lines safe to show:
+    report.output); the baseline applied or written first."""
+    from kartalint.lint import lint_paths
+    from kartalint.load.discovery import missing_reason
+    from kartalint.report.output import report_output
+
+    colour = use_color(request.color, None if request.output else sys.stdout)
+    with report_output(request.output, commands=request.format == "github", colour=colour) as stream:
+        result = lint_paths(paths, config, strict_files=request.strict_files, jobs=request.jobs)
+        if baseline is not None or request.write_baseline:
+            _baseline(request, project, result, baseline)
         for path in result.missing:
             sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
         for message in result.skipped_paths:
             sys.stderr.write(f"kartalint: warning: {message}\n")
-        root = project.root if name == "sarif" else None  # SARIF locations start at the project root
-        make_reporter(name, stream, color=color, project_root=root).report(result)
-    if not args.quiet:
-        counts = result.counts
-        skipped = f", {result.skipped_documents} other document(s) skipped" if result.skipped_documents else ""
-        if result.skipped_files:
-            skipped += f", {len(result.skipped_files)} file(s) without Karta skipped"
-        if result.templates:
-            skipped += f", {len(result.templates)} template(s) skipped"
-        suppressed = f", {result.suppressed} suppressed" if result.suppressed else ""
-        if baseline is not None:
-            suppressed += f", {baselined} in the baseline" + (
-                f", {stale} stale baseline entr{'y' if stale == 1 else 'ies'} (fixed since: rewrite it with "
-                "--write-baseline)"
-                if stale
-                else ""
-            )
-        fixtures = f", {result.fixture_documents} fixture(s)" if result.fixture_documents else ""
-        sys.stderr.write(
-            f"kartalint: {len(result.checked)} file(s), {result.karta_documents} Karta definition(s){fixtures}{skipped}: "
-            f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info{suppressed}\n"
-        )
-    if args.write_baseline:
-        sys.stderr.write(f"kartalint: wrote {args.write_baseline}: {len(result.findings)} finding(s) recorded\n")
-        return EXIT_USAGE if result.missing else EXIT_OK
-    if result.karta_documents == 0 and result.fixture_documents == 0 and not result.missing:
-        if result.exit_code(strict=args.strict) == EXIT_FAIL:  # the findings already say why nothing was checked
-            return result.exit_code(strict=args.strict)
-        if args.allow_empty:
-            return EXIT_FAIL if result.exit_code(strict=args.strict) == EXIT_FAIL else EXIT_OK
-        sys.stderr.write(
-            "kartalint: error: no Karta definition or fixture found in the given paths (nothing was checked)\n"
-        )
-    return result.exit_code(strict=args.strict)
+        root = project.root if request.format == "sarif" else None  # SARIF locations start at the project root
+        make_reporter(request.format, stream, color=colour, project_root=root).report(result)
+    return result

@@ -15,13 +15,13 @@ from typing import Any
 from kartalint import karta
 from kartalint.diff.summary import compare_summaries, summarize
 from kartalint.evaluation import Evaluator, WorkloadView
+from kartalint.lint import lint_source
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, object_gvk
 from kartalint.load.discovery import missing_reason
 from kartalint.load.documents import load_text
 from kartalint.load.git import Revision, renames
 from kartalint.model import Severity, format_path
-from kartalint.project import Config
-from kartalint.rules.lint import lint_source
+from kartalint.project import Config, Project
 from kartalint.testing.cases import Case, Confinement, discover
 
 SCHEMA_VERSION = 1
@@ -42,7 +42,7 @@ class RevisionDefinitions:
         root = self.revision.root
         self.index = DefinitionIndex(searched=[f"{self.revision.label} of {root}"])
         for path, (_, data) in self.files.items():
-            self.index.add_definition(os.path.join(root, path), data, self.revision.label)
+            self.index.add_definition(os.path.join(root, path), data, "revision")
 
     def data(self, path: str) -> dict:
         return (self.files.get(path) or self.named[path])[1]
@@ -54,8 +54,10 @@ class RevisionDefinitions:
         return os.path.relpath(entry.path, self.revision.root) if entry is not None else None
 
 
-def lint_keys(path: str, text: str, config: Config | None = None) -> list[tuple[str, str, str]]:
-    findings = lint_source(load_text(text, path), config or Config()).findings
+def lint_keys(path: str, text: str, config: Config) -> list[tuple[str, str, str]]:
+    """What lint reports (warnings and errors) on a definition file's text at one revision, by rule,
+    path and message (positions left out: a line moved is no change)."""
+    findings = lint_source(load_text(text, path), config, strict_files=True).findings
     return sorted({(f.rule, format_path(f.path), f.message) for f in findings if f.severity >= Severity.WARNING})
 
 
@@ -69,6 +71,13 @@ class DiffReport:
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # Go/Helm templates skipped
+
+    def exit_code(self, fail_on_change: bool = False) -> int:
+        """The exit code of ``kartalint diff``: 2 for a problem (a fixture or a definition that cannot
+        be read), 1 for a change with ``fail_on_change``, else 0."""
+        if self.problems:
+            return 2
+        return 1 if fail_on_change and (self.changes or self.definitions) else 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,29 +98,27 @@ def run_diff(
     base_ref: str,
     head_ref: str | None,
     paths: list[str],
+    project: Project,
+    *,
     timeout: float = 10.0,
-    project: Any = None,
     confinement: Confinement | None = None,
 ) -> DiffReport:
-    """Evaluate the cases under ``paths`` with the definitions at both revisions. With a
-    ``project``, only its definition files count (``definitions:``, ``exclude``, templates
-    skipped), as for lint and test; a file outside them is never read, so never a problem."""
+    """Evaluate the cases under ``paths`` with the definitions at both revisions. Only the
+    ``project``'s definition files count (``definitions:``, ``exclude``, templates skipped), as for
+    lint and test; a file outside them is never read, so never a problem. Lint changes are linted
+    with the project's configuration."""
     base_rev, head_rev = Revision(root, base_ref), Revision(root, head_ref)
-    select = None if project is None else (lambda rel: bool(project.selects_definition(os.path.join(root, rel))))
+
+    def select(rel: str) -> bool:
+        return bool(project.selects_definition(os.path.join(root, rel)))
+
     base = RevisionDefinitions(base_rev, base_rev.definitions(select))
     head = RevisionDefinitions(head_rev, head_rev.definitions(select))
     moved = renames(root, base.revision, head.revision)  # base path -> head path
     moved_back = {v: k for k, v in moved.items()}
     report = DiffReport(base=base.revision.label, head=head.revision.label)
-    config = project.config if project is not None else None
-    report.definitions = _definition_changes(base, head, moved, root, config)
-    found = discover(
-        paths,
-        head.index,
-        project.fixture_roots() if project is not None else (),
-        confinement,
-        excluded=project.excluded if project is not None else None,
-    )  # against the head definitions
+    report.definitions = _definition_changes(base, head, moved, root, project.config)
+    found = discover(paths, head.index, project.fixture_roots(), confinement, excluded=project.excluded)  # at head
     named = {
         os.path.relpath(os.path.abspath(c.definition.path), root)
         for c in found.cases
@@ -176,7 +183,7 @@ def _resolve(case: Case, revision: RevisionDefinitions, root: str, moved_back: d
 
 
 def _definition_changes(
-    base: RevisionDefinitions, head: RevisionDefinitions, moved: dict[str, str], root: str, config: Config | None
+    base: RevisionDefinitions, head: RevisionDefinitions, moved: dict[str, str], root: str, config: Config
 ) -> list[dict[str, Any]]:
     out = []
     for path in sorted(set(base.files) | set(head.files)):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from kartalint.evaluation.engine import Evaluator
 from kartalint.evaluation.resources import ZERO, Resources
@@ -37,18 +37,20 @@ OWNER_LEVELS = 6  # how far up owner references are followed from a pod (as kli'
 UNDEFINED = "Undefined"  # the status of a workload no status mapping matches (as `kli get`)
 
 
+Outcome = Literal["counted", "failed", "uncovered", "unreadable"]  # what became of one object
+
+
 @dataclass
 class Entry:
     """What the summary says of one object (or of a place in the input that could not be read)."""
 
-    outcome: str  # "counted", "failed", "uncovered" or "unreadable"
+    outcome: Outcome
     origin: str  # file:line
     namespace: str = ""
     kind: str = ""
     name: str = ""
     api_version: str = ""
     definition: str = ""  # the definition's metadata.name ("" when none covers the object)
-    definition_path: str = ""
     statuses: list[str] = field(default_factory=list)
     replicas: int | None = None  # desired replicas (describe's TOTAL row); None unless counted
     ready: int | None = None  # ready pods, with --pods; None otherwise
@@ -68,7 +70,7 @@ class Entry:
         return str(getattr(self, key))
 
 
-def _entry(outcome: str, origin: str, obj: Any, **more: Any) -> Entry:
+def _entry(outcome: Outcome, origin: str, obj: Any, **more: Any) -> Entry:
     """An entry for ``obj`` with its namespace, kind, name and apiVersion."""
     obj = as_dict(obj)
     meta = as_dict(obj.get("metadata"))
@@ -92,7 +94,7 @@ def entry_of(origin: str, obj: Any, definition: DefinitionFile, view: WorkloadVi
     errors = [
         f"{component + ': ' if component else ''}{error.field}: {error.message}" for component, error in view.all_errors
     ]
-    named = {"definition": definition.name, "definition_path": definition.path}
+    named = {"definition": definition.name}
     if errors:
         return _entry("failed", origin, obj, errors=errors, **named)
     return _entry(
@@ -198,7 +200,6 @@ def _evaluate(
                 item.origin,
                 item.data,
                 definition=definition.name,
-                definition_path=definition.path,
                 errors=[reason],
             )
             continue

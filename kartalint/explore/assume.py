@@ -15,13 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 Path = tuple[str, ...]
+Assumptions = dict[Path, dict[str, Any]]  # what explore's generated values must also satisfy, by path
 
 
 class AssumeError(ValueError):
     """An ``explore.assume`` entry that is not a plain jq path or not a JSON Schema."""
 
 
-def parse_assumptions(raw: dict[str, Any]) -> dict[Path, dict[str, Any]]:
+def parse_assumptions(raw: dict[str, Any]) -> Assumptions:
     """Paths (as explore's generator names them: ``[]`` for list entries) -> schemas."""
     import jsonschema
 

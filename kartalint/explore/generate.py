@@ -101,7 +101,7 @@ def focus_of(definition: Any) -> Focus:
         tree, error = parse_cached(jq_field.expression)
         if error is not None or tree is None:
             continue
-        facts = paths.path_facts_of(tree)
+        facts = paths.path_facts(tree)
         for path, constant, _, _ in facts.comparisons:
             listed = focus.constants.setdefault(_norm(path), [])
             if constant not in listed:
@@ -171,7 +171,6 @@ class Generator:
         self.focus = focus
         self.assume = assume or {}  # the project's explore.assume: path -> JSON Schema
         self.deadline = deadline  # time.monotonic() after which drawing stops (OutOfTime)
-        self.untranslated: list[str] = []  # CEL rules outside the subset kartalint.explore.cel reads
         self.allowed: dict[tuple[str, ...], list[str]] = {}  # strings CEL rules allow (`self.x in [...]`)
 
     def _clock(self, value: Any) -> Any:
@@ -261,7 +260,6 @@ class Generator:
         tests = [test for test in (predicate(rule) for rule in rules) if test is not None]
         if assumed is not None:
             tests.append(validator(assumed))
-        self.untranslated += [str(rule) for rule in rules if predicate(rule) is None and "oldSelf" not in str(rule)]
         if tests:
             strategy = strategy.filter(lambda value: all(test(value) for test in tests))
         if node.get("type") in ("object", "array") or "properties" in node:

@@ -28,7 +28,7 @@ from kartalint.jqlang.places import (
     visible,
 )
 
-__all__ = ["MAX_INLINE_DEPTH", "NotFollowed", "PathFacts", "PathRead", "path_facts_of", "path_text"]
+__all__ = ["MAX_INLINE_DEPTH", "NotFollowed", "PathFacts", "PathRead", "path_facts", "path_text"]
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,7 @@ class PathRead:
     start: int
     end: int
     guarded: bool  # under the left side of `//` or `?`, inside try, or tested by an enclosing select/if/and
-    parent_tested: bool = False  # an ancestor path is tested non-null by an enclosing select/if/and
-    tested_depth: int = 0  # the length of the longest such ancestor
+    tested_depth: int = 0  # the length of the longest ancestor path tested non-null by an enclosing select/if/and
 
     def text(self) -> str:
         return path_text(self.path)
@@ -91,7 +90,7 @@ class PathFacts:
 _FACTS: dict = {}  # id(tree) -> (tree, facts): parsed trees are cached and shared, so are their facts
 
 
-def path_facts_of(root: Node) -> PathFacts:
+def path_facts(root: Node) -> PathFacts:
     """What an expression reads: every maximal field path (through pipes, ``select``, ``if``,
     ``//``, ``try``, variables, ``reduce``/``foreach`` sources, ``map``, ``to_entries``,
     ``getpath``, user ``def``s inlined up to a depth), the arithmetic on bare unguarded paths, the
@@ -127,18 +126,13 @@ def output_places(root: Node) -> list[tuple[str, ...]]:
 def compared_constants(root: Node) -> list[tuple[tuple[str, ...], str, int, int]]:
     """(path, string, start, end) for each ``P == "s"`` / ``"s" == P`` / ``!=`` in an expression,
     where P is a static input path (followed like every other read)."""
-    return path_facts_of(root).comparisons
-
-
-def path_facts(root: Node) -> list[PathRead]:
-    """Every maximal field path read (see ``path_facts_of``)."""
-    return path_facts_of(root).reads
+    return path_facts(root).comparisons
 
 
 def unguarded_arithmetic(root: Node) -> list[tuple[Node, PathRead]]:
     """(operator node, operand path) for ``-``, ``*``, ``/``, ``%`` on a bare path that nothing
     guards: jq fails on ``null`` there (``null + x`` is fine, so ``+`` is not reported)."""
-    return path_facts_of(root).arithmetic
+    return path_facts(root).arithmetic
 
 
 def _read(node: Node, scope: Scope, path: Path_) -> PathRead:
@@ -146,7 +140,7 @@ def _read(node: Node, scope: Scope, path: Path_) -> PathRead:
     known = next((i for i in range(len(path), 0, -1) if path[:i] in scope.tested), 0)
     exact = scope.guarded or node.kind == "optional" or _has_optional(node) or known == len(path)
     depth = min(known, len(path) - 1)
-    return PathRead(path, node.start, node.end, exact, depth > 0, depth)
+    return PathRead(path, node.start, node.end, exact, depth)
 
 
 def _with_ancestors(paths: frozenset) -> frozenset:

@@ -22,7 +22,10 @@ class TermParser(TokenStream):
     def subparser(self, tokens: list[Token]) -> TermParser:  # pragma: no cover - defined by the parser
         raise NotImplementedError
 
-    def postfix(self) -> Node:
+    def postfix(self, bind: bool = True) -> Node:
+        """A term and its suffixes (``.a``, ``."a"``, ``[...]``, ``.[...]``, ``?``), then with ``bind``
+        an ``as`` binding; without it (jq's ``PostTerm``: ``try`` and ``catch`` bodies, the source of
+        ``reduce``/``foreach``, an object value) an ``as`` is left to the caller."""
         node = self.term()
         while True:
             if self.tok.kind == "FIELD":
@@ -41,7 +44,7 @@ class TermParser(TokenStream):
             elif self.is_op("?"):
                 tok = self.advance()
                 node = Node("optional", node.start, tok.end, None, [node])
-            elif self.is_kw("as"):
+            elif bind and self.is_kw("as"):
                 return self.binding(node)
             else:
                 return node
@@ -208,12 +211,12 @@ class TermParser(TokenStream):
                 return self.if_term()
             if word == "try":
                 self.advance()
-                body = self.postfix_no_bind()
+                body = self.postfix(bind=False)
                 children: list[Node | None] = [body]
                 stop = body.end
                 if self.is_kw("catch"):
                     self.advance()
-                    handler = self.postfix_no_bind()
+                    handler = self.postfix(bind=False)
                     children.append(handler)
                     stop = handler.end
                 return Node("try", tok.start, stop, None, children)
@@ -252,27 +255,6 @@ class TermParser(TokenStream):
         self.error("unexpected end of expression" if kind == "EOF" else "unexpected token")
         raise AssertionError
 
-    def postfix_no_bind(self) -> Node:
-        """A postfix term for ``try``/``catch`` bodies (jq: ``try PostTerm``)."""
-        node = self.term()
-        while True:
-            if self.tok.kind == "FIELD":
-                tok = self.advance()
-                node = Node("field", node.start, tok.end, tok.value, [node])
-            elif self.is_op("[") or (self.is_op(".") and self.peek().kind == "OP" and self.peek().value == "["):
-                if self.is_op("."):
-                    self.advance()
-                node = self.bracket_suffix(node)
-            elif self.is_op(".") and self.peek().kind == "STRING":
-                self.advance()
-                tok = self.advance()
-                node = Node("index", node.start, tok.end, None, [node, self.string_node(tok, "")])
-            elif self.is_op("?"):
-                tok = self.advance()
-                node = Node("optional", node.start, tok.end, None, [node])
-            else:
-                return node
-
     def if_term(self) -> Node:
         start = self.expect_kw("if")
         children: list[Node | None] = [self.pipe()]
@@ -293,7 +275,7 @@ class TermParser(TokenStream):
 
     def fold_term(self, word: str) -> Node:
         start = self.advance()
-        source = self.postfix_no_bind()
+        source = self.postfix(bind=False)
         self.expect_kw("as")
         pattern = self.pattern()
         self.expect_op("(")
@@ -368,7 +350,7 @@ class TermParser(TokenStream):
                 operand = self.object_value()
                 left = Node("neg", start.start, operand.end, None, [operand])
             else:
-                left = self.postfix_no_bind()
+                left = self.postfix(bind=False)
             if self.is_op("|"):
                 self.advance()
                 right = self.object_value()

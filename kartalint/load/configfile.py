@@ -1,7 +1,8 @@
 """Reading configuration files: ``.kartalint.yaml``, ``.kartalint.yml`` or ``pyproject.toml``
 (``[tool.kartalint]``), and the files they ``extends:``.
 
-This module reads and places; ``kartalint.project`` gives the values their meaning. A
+This module reads and places; ``kartalint.schema.config`` says what a configuration may hold and
+``kartalint.project`` gives the values their meaning. A
 configuration is untrusted input (a pull request may change it): files are capped at
 ``MAX_FILE_BYTES``, ``extends:`` must stay inside the repository and may not come back to a file
 already read, and every error names its file, line and column.
@@ -181,48 +182,3 @@ def read_chain(path: str, boundary: str, text: str | None = None) -> list[Config
             raise config.error(f"'extends' goes deeper than {MAX_EXTENDS} files", ("extends",))
         current, current_text = resolved, None
     return list(reversed(chain))
-
-
-def mutants_section(layer: ConfigFile, data: Any) -> tuple[float | None, dict[tuple[str, str], str]]:
-    """``mutants: {min-score: 0.8, equivalent: [{definition, mutant, reason}]}`` (``kartalint test
-    --mutants``): the lowest score a definition may have, and the surviving mutants judged
-    equivalent, each with its reason."""
-    data = {} if data is None else data
-    if not isinstance(data, dict) or set(data) - {"min-score", "equivalent"}:
-        raise layer.error("'mutants' must be a mapping with min-score and equivalent", ("mutants",))
-    score = data.get("min-score")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1):
-        raise layer.error(
-            "'mutants.min-score' must be a number from 0 to 1 (a share of killed mutants)", ("mutants", "min-score")
-        )
-    entries = data.get("equivalent") or []
-    if not isinstance(entries, list):
-        raise layer.error("'mutants.equivalent' must be a list", ("mutants", "equivalent"))
-    listed: dict[tuple[str, str], str] = {}
-    for index, entry in enumerate(entries):
-        fields = [entry.get(k) if isinstance(entry, dict) else None for k in ("definition", "mutant", "reason")]
-        if not all(isinstance(f, str) and f.strip() for f in fields):
-            raise layer.error(
-                "each 'mutants.equivalent' entry needs definition, mutant (an id) and a reason",
-                ("mutants", "equivalent", index),
-            )
-        listed[(str(fields[0]), str(fields[1]))] = str(fields[2])
-    return (float(score) if score is not None else None), listed
-
-
-def explore_section(layer: ConfigFile, data: Any) -> dict[str, Any]:
-    """``explore: {assume: {<jq path>: <JSON Schema>}}`` (``kartalint explore``): what admission
-    rules refuse and the CRD does not say; the paths and schemas themselves are checked by
-    ``kartalint.explore.assume``."""
-    data = {} if data is None else data
-    if not isinstance(data, dict) or set(data) - {"assume"}:
-        raise layer.error("'explore' must be a mapping with the key 'assume'", ("explore",))
-    assume = data.get("assume") or {}
-    if not isinstance(assume, dict):
-        raise layer.error("'explore.assume' must map jq paths to JSON Schemas (mappings)", ("explore", "assume"))
-    for path, schema in assume.items():
-        if not isinstance(path, str) or not isinstance(schema, dict):
-            raise layer.error(
-                "'explore.assume' must map jq paths to JSON Schemas (mappings)", ("explore", "assume", path)
-            )
-    return dict(assume)

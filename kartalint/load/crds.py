@@ -9,7 +9,6 @@ declared structure (``metadata``, plain ``type: object``) accept any path.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +34,6 @@ class CrdVersion:
     served: bool
     storage: bool
     source: str
-    printer_columns: tuple[str, ...] = ()  # jsonPath of each additionalPrinterColumn
     printer_details: tuple[tuple[str, str, str], ...] = ()  # (name, jsonPath, description) of each
 
     @property
@@ -143,7 +141,6 @@ def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
             problem = schema_problem(raw, ("spec", "versions", i, "schema", "openAPIV3Schema"))
             if problem:
                 raise problem
-        columns = tuple(str(as_dict(c).get("jsonPath") or "") for c in as_list(version.get("additionalPrinterColumns")))
         details = tuple(
             (
                 str(as_dict(c).get("name") or ""),
@@ -162,7 +159,6 @@ def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
                 bool(version.get("served", True)),
                 bool(version.get("storage", False)),
                 source,
-                columns,
                 details,
             )
         )
@@ -260,22 +256,14 @@ def may_be_absent(schema: dict[str, Any], path: tuple[str, ...], known: int = 0)
     return None
 
 
-_COLUMN_TYPE = re.compile(r"""@\.type\s*==\s*["']([^"']+)["']""")
-
-
 def declared_condition_types(version: CrdVersion, conditions_path: tuple[str, ...] | None) -> list[str]:
     """Condition types the CRD declares with an enum on the conditions' ``type`` field; [] when it
     declares none (then nothing can be said). Printer columns (``@.type=="Ready"``) name only the
     types worth a column, never all of them (JobSet shows Completed, and writes Failed and
-    Suspended too), so they are listed by ``printer_condition_types`` but prove nothing."""
+    Suspended too), so they prove nothing."""
     if conditions_path is None:
         return []
     found = lookup(version.schema, (*conditions_path, "[]", "type"))
     if not found.found or found.schema is None:
         return []
     return list(dict.fromkeys(str(v) for v in as_list(found.schema.get("enum"))))
-
-
-def printer_condition_types(version: CrdVersion) -> list[str]:
-    """The condition types the CRD's printer columns select (a subset of what the operator writes)."""
-    return list(dict.fromkeys(t for column in version.printer_columns for t in _COLUMN_TYPE.findall(column)))

@@ -12,7 +12,7 @@ import copy
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from kartalint.karta import as_dict, gvk_of, structure
 from kartalint.load.discovery import iter_yaml_files, missing_reason, template_marker, template_note
@@ -78,11 +78,16 @@ def _read_definition_file(path: str) -> _DefinitionFile:
     return None, None, [document.data for document in source.karta_documents]
 
 
+# Where a definition was found: named on the command line (or by a fixture), the project's, the
+# bundled catalog, or a file at a git revision (``diff``)
+DefinitionOrigin = Literal["explicit", "project", "bundled", "revision"]
+
+
 @dataclass
 class DefinitionFile:
     path: str
     data: dict[str, Any]
-    origin: str = "explicit"  # "explicit" (flags), "project", "bundled" or a git revision
+    origin: DefinitionOrigin = "explicit"
 
     @property
     def name(self) -> str:
@@ -101,20 +106,24 @@ class DefinitionIndex:
     problems: list[str] = field(default_factory=list)
     explicit_problems: list[str] = field(default_factory=list)  # those of the paths given explicitly
     notes: list[str] = field(default_factory=list)  # shadowing and ambiguity, said once
-    _real: dict[str, str] = field(default_factory=dict)  # realpath -> origin already indexed
+    _real: dict[str, DefinitionOrigin] = field(default_factory=dict)  # realpath -> origin already indexed
 
     @classmethod
-    def from_paths(cls, paths: Sequence[str], origin: str = "explicit") -> DefinitionIndex:
+    def from_paths(cls, paths: Sequence[str], origin: DefinitionOrigin = "explicit") -> DefinitionIndex:
         index = cls()
         index.add_layer(origin, list(paths))
         return index
 
-    def add_layer(self, origin: str, paths: Sequence[str], excluded: Callable[[str], bool] | None = None) -> None:
+    def add_layer(
+        self, origin: DefinitionOrigin, paths: Sequence[str], excluded: Callable[[str], bool] | None = None
+    ) -> None:
         """Index ``paths`` after everything indexed so far: earlier layers keep their GVKs and names."""
         for path in paths:
             self.add(path, origin, excluded)
 
-    def add(self, path: str, origin: str = "explicit", excluded: Callable[[str], bool] | None = None) -> None:
+    def add(
+        self, path: str, origin: DefinitionOrigin = "explicit", excluded: Callable[[str], bool] | None = None
+    ) -> None:
         self.searched.append(path)
         skipped: list[str] = []
         files, missing = iter_yaml_files([path], skipped)
@@ -138,7 +147,7 @@ class DefinitionIndex:
             for data in definitions:
                 self.add_definition(file_path, copy.deepcopy(data), origin)  # callers may change theirs
 
-    def add_definition(self, path: str, data: dict[str, Any], origin: str = "explicit") -> DefinitionFile:
+    def add_definition(self, path: str, data: dict[str, Any], origin: DefinitionOrigin = "explicit") -> DefinitionFile:
         """Index one definition (read elsewhere, e.g. from a git revision)."""
         entry = DefinitionFile(path, data, origin)
         gvk = root_gvk(data)
@@ -167,7 +176,7 @@ class DefinitionIndex:
                 out.append(entry)
         return out
 
-    def of_origin(self, *origins: str) -> list[DefinitionFile]:
+    def of_origin(self, *origins: DefinitionOrigin) -> list[DefinitionFile]:
         return [d for d in self.definitions if d.origin in origins]
 
     def find(self, gvk: GVK | None) -> DefinitionFile | None:

@@ -89,7 +89,7 @@ def _context(expression: str, index: int) -> tuple[tuple[str, ...] | None, str]:
         tree = parse(probe)
     except JqSyntaxError:
         return None, partial
-    for read in paths.path_facts_of(tree).reads:
+    for read in paths.path_facts(tree).reads:
         if _CURSOR in read.path:
             return tuple(read.path[: read.path.index(_CURSOR)]), partial
     return None, partial

@@ -36,7 +36,6 @@ class Place:
     node: Any
     on_key: bool = False
     scalar_index: int | None = None  # index into the scalar's value (a jq expression) under the cursor
-    parent_keys: tuple = ()  # keys of the mapping the cursor is in (for completion)
 
 
 @dataclass
@@ -143,17 +142,16 @@ class OpenFile:
 
 def _descend(source: SourceFile, document: Document, node: Any, offset: int, path: tuple) -> Place:
     if isinstance(node, yaml.MappingNode):
-        keys = tuple(k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode))
         for key, value in node.value:
             if key.start_mark.index <= offset <= key.end_mark.index:
-                return Place(document, (*path, key.value), value, on_key=True, parent_keys=keys)
+                return Place(document, (*path, key.value), value, on_key=True)
             if value.start_mark.index <= offset <= value.end_mark.index and not (
                 isinstance(value, yaml.ScalarNode)
                 and value.value == ""
                 and value.start_mark.index == value.end_mark.index
             ):
                 return _descend(source, document, value, offset, (*path, key.value))
-        return Place(document, path, node, parent_keys=keys)
+        return Place(document, path, node)
     if isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             if item.start_mark.index <= offset <= item.end_mark.index:
@@ -177,29 +175,20 @@ def jq_field_at(document: Document, path: tuple) -> karta.JqField | None:
 
 def lint(open_file: OpenFile) -> list[Finding]:
     """Lint findings of the file with its project's configuration, for the files ``kartalint lint``
-    would judge, with the same selection: none for a file the project excludes or one that holds
-    neither a Karta nor a fixture document (CloudFormation, a workflow, Helm values), the
-    ``yaml-template`` note for a Go/Helm template, the configuration's problems on the
-    configuration file."""
-    from kartalint.load.kinds import mentions_karta
-    from kartalint.rules.lint import lint_source, template_outcome
+    would judge, with the same selection (``kartalint.lint.lint_source``): none for a file the
+    project excludes or one that holds neither a Karta nor a fixture document (CloudFormation, a
+    workflow, Helm values), the ``yaml-template`` note for a Go/Helm template, the configuration's
+    problems on the configuration file."""
+    from kartalint.lint import lint_source
 
     if open_file.config_root is not None:
         from kartalint.lsp.project import config_findings
 
         open_file.findings = config_findings(open_file.path, open_file.text, open_file.config_root)
-        return open_file.findings
-    if open_file.excluded:  # the project's `exclude`
+    elif open_file.excluded:  # the project's `exclude`
         open_file.findings = []
-        return []
-    if open_file.too_large is not None:
+    elif open_file.too_large is not None:
         open_file.findings = [open_file.too_large]
-        return open_file.findings
-    template = template_outcome(open_file.source, open_file.config)
-    if template is not None:
-        open_file.findings = template.findings
-        return open_file.findings
-    outcome = lint_source(open_file.source, open_file.config)  # the parse done on open
-    judged = outcome.kartas or outcome.fixtures or mentions_karta(open_file.path, open_file.text)
-    open_file.findings = outcome.findings if judged else []
+    else:
+        open_file.findings = lint_source(open_file.source, open_file.config).findings  # the parse done on open
     return open_file.findings

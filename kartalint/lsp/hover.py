@@ -100,7 +100,7 @@ def _crd_field(project: LspProject, place: Place, jq_field: Any) -> str | None:
     tree, _ = parse_cached(jq_field.expression)
     if tree is None:
         return None
-    for read in paths.path_facts_of(tree).reads:
+    for read in paths.path_facts(tree).reads:
         if read.start <= place.scalar_index <= read.end:
             # the path up to the segment under the cursor (those written after it are cut)
             segments = path_before(jq_field.expression, read, place.scalar_index + 1) or read.path[:1]

@@ -105,9 +105,9 @@ def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any, r
         return "no fixture uses this definition"
 
     with Evaluator(runner=runner or project.runner()) as evaluator:  # the project's worker, bounded
-        report = run_cases(cases, evaluator, LintCache(project.config))
+        test_run = run_cases(cases, evaluator, LintCache(project.config))
     counts: dict[str, int] = {}
-    for result in report.results:
+    for result in test_run.results:
         counts[result.outcome] = counts.get(result.outcome, 0) + 1
     shown = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
     spent = getattr(getattr(runner, "budget", None), "over", False)

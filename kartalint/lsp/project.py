@@ -9,7 +9,6 @@ default configuration, and the error is shown on the configuration file (``confi
 from __future__ import annotations
 
 import os
-import threading
 from typing import Any
 
 from kartalint import karta
@@ -18,6 +17,7 @@ from kartalint.jqlang.runner import BoundedRunner
 from kartalint.load.configfile import find_config
 from kartalint.model import Finding, Span
 from kartalint.project import Config, Project, git_toplevel, load_project, read_config
+from kartalint.rules import registry
 
 HOVER_TIMEOUT = 2.0  # seconds per jq run behind a hover: an editor must not wait for a runaway
 
@@ -30,13 +30,12 @@ class LspProject:
         self._cases: list[Any] | None = None
         self._crds: Any = None
         self._runner: BoundedRunner | None = None
-        self.lock = threading.Lock()  # one jq worker, used from the server's worker threads
 
     @classmethod
     def around(cls, path: str) -> LspProject:
         start = os.path.dirname(os.path.abspath(path))
         try:
-            return cls(load_project(start=start))
+            return cls(load_project(start=start, rules=registry.RULES))
         except ConfigError as exc:
             found = find_config(start)
             root = os.path.dirname(found) if found else git_toplevel(start) or start
@@ -88,7 +87,7 @@ class LspProject:
         if not self.config.crds:
             return None
         if self._crds is None:
-            from kartalint.rules.lint import crd_index
+            from kartalint.lint.pipeline import crd_index
 
             self._crds = crd_index(self.config.crds)
         root = karta.as_dict(karta.structure(definition).get("rootComponent"))
@@ -103,7 +102,7 @@ def config_findings(path: str, text: str, root: str | None = None) -> list[Findi
     from kartalint.load.configfile import RULES
 
     try:
-        read_config(path, text, root)
+        read_config(path, text, root, rules=registry.RULES)
     except ConfigError as exc:
         here = exc.file is None or os.path.abspath(exc.file) == os.path.abspath(path)
         line, column = (exc.line, exc.column) if here and exc.line else (1, 1)

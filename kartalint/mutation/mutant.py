@@ -156,11 +156,6 @@ class JqEdit:
     perturbations: tuple[Perturbation, ...] = ()
 
 
-def node_edit(expression: str, node: Node, text: str, perturbations: Sequence[Perturbation] = ()) -> JqEdit:
-    """Replace ``node`` by ``text``."""
-    return JqEdit(node.start, node.end, text, node.source(expression), text, tuple(perturbations))
-
-
 def apply_edit(expression: str, edit: JqEdit) -> str:
     return expression[: edit.start] + edit.text + expression[edit.end :]
 
@@ -209,7 +204,7 @@ def removals(tree: Node, start: int, end: int, lists: bool = False) -> tuple[Per
     from kartalint.jqlang.paths import path_facts, path_text
 
     out: dict[tuple[str, ...], Perturbation] = {}
-    for read in path_facts(tree):
+    for read in path_facts(tree).reads:
         if read.start >= end or read.end <= start or not read.path:
             continue
         path = read.path
@@ -228,7 +223,7 @@ def settings(tree: Node, start: int, end: int, value: Any, action: str = "set") 
     from kartalint.jqlang.paths import path_facts, path_text
 
     out: dict[tuple[str, ...], Perturbation] = {}
-    for read in path_facts(tree):
+    for read in path_facts(tree).reads:
         if read.start >= end or read.end <= start or not read.path or read.path[-1].startswith("["):
             continue
         if read.path not in out:

@@ -27,7 +27,7 @@ from kartalint.mutation.judge import difference, full_expectation, pin_hint, unn
 from kartalint.mutation.mutant import Mutant, Subject
 from kartalint.mutation.operators import generate
 from kartalint.mutation.probes import probes
-from kartalint.mutation.score import DefinitionMutation, MutantResult, MutationRun
+from kartalint.mutation.score import OUTCOMES, DefinitionMutation, MutantResult, MutationRun
 from kartalint.testing.run import CaseResult, TestRun, view_diffs
 
 
@@ -232,3 +232,20 @@ def _document(definition: DefinitionFile) -> Document | None:
 
 
 __all__ = ["MutationOptions", "MutationRun", "WorkloadView", "run_mutants", "select"]
+
+
+def scores_by_definition(
+    test_run: TestRun, evaluator: Evaluator, *, definitions: Sequence[DefinitionFile], options: MutationOptions
+) -> dict[str, dict[str, Any]]:
+    """The mutation score of each of ``definitions`` (by path) exercised by ``test_run``, as the
+    catalog shows it: mutants, each outcome counted, the score (4 decimals)."""
+    mutation = run_mutants(test_run, evaluator, definitions, options)
+    return {
+        item.definition.path: {
+            "mutants": len(item.results),
+            **{outcome: item.counts[outcome] for outcome in OUTCOMES},
+            "score": None if item.score is None else round(item.score, 4),
+        }
+        for item in mutation.definitions
+        if not item.note
+    }

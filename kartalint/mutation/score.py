@@ -11,19 +11,20 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from kartalint.load.definitions import DefinitionFile
 from kartalint.mutation.mutant import Mutant
 
 SCHEMA_VERSION = 1
-OUTCOMES = ("killed", "survived", "equivalent", "invalid", "untested")
+MutantOutcome = Literal["killed", "survived", "equivalent", "invalid", "untested"]
+OUTCOMES: tuple[MutantOutcome, ...] = ("killed", "survived", "equivalent", "invalid", "untested")
 
 
 @dataclass
 class MutantResult:
     mutant: Mutant
-    outcome: str
+    outcome: MutantOutcome
     location: tuple[int, int, int, int] = (1, 1, 0, 0)  # line, column, end line, end column
     detail: str = ""  # killed: the first difference; survived: what changed where; else why
     hint: str = ""  # survived: the fixture that would kill it

@@ -17,7 +17,7 @@ from kartalint.model import Finding
 from kartalint.report.escape import visible
 
 if TYPE_CHECKING:  # what the reporters are given, imported only for the type checker
-    from kartalint.rules.lint import LintResult
+    from kartalint.lint.result import LintResult
     from kartalint.testing.run import TestRun
 
 Whole = TypeVar("Whole")

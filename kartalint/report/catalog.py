@@ -1,5 +1,6 @@
 """``kartalint catalog``: the bundled (or given) definitions as a table, with fixture coverage
-(and, with ``--mutants``, each definition's mutation score).
+(and, with ``--mutants``, each definition's mutation score): the rows (``kartalint.testing.catalog``)
+rendered as text, JSON or markdown.
 
 docs/catalog.md is ``kartalint catalog --format markdown --mutants`` (tests keep it in sync).
 """
@@ -7,149 +8,9 @@ docs/catalog.md is ``kartalint catalog --format markdown --mutants`` (tests keep
 from __future__ import annotations
 
 import json
-import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kartalint import karta
-from kartalint.load.definitions import DefinitionFile, DefinitionIndex
 from kartalint.report.escape import visible
-
-if TYPE_CHECKING:
-    from kartalint.load.confinement import Confinement
-    from kartalint.testing.run import LintCache
-
-
-def _roles(definition: dict[str, Any]) -> str:
-    out = []
-    for comp in karta.components(definition):
-        if comp.is_root and not karta.as_dict(comp.data.get("specDefinition")):
-            continue
-        name = str(comp.name)
-        if comp.data.get("instanceIdPath"):
-            name += " (per id)"
-        if not isinstance(comp.data.get("kind"), dict):
-            name += " (logical)"
-        elif not karta.as_dict(comp.data.get("specDefinition")):
-            name += " (no pod spec)"
-        out.append(name)
-    return ", ".join(out)
-
-
-def _mappings(definition: dict[str, Any]) -> list[str]:
-    root = karta.as_dict(karta.structure(definition).get("rootComponent"))
-    mappings = karta.as_dict(karta.as_dict(root.get("statusDefinition")).get("statusMappings"))
-    return [karta.MAPPING_KEYS.get(k, k) for k in karta.MAPPING_KEYS if k in mappings]
-
-
-def _gang(definition: dict[str, Any]) -> str:
-    gang = karta.gang_scheduling(definition)
-    if isinstance(gang.get("podGroup"), dict):
-        subs = [karta.as_dict(s).get("componentName") for s in karta.as_list(gang["podGroup"].get("subGroups"))]
-        return "podGroup" + (f" ({', '.join(map(str, subs))})" if subs else "")
-    if gang.get("podGroups"):
-        return "podGroups"
-    return "-"
-
-
-def _written(entry: DefinitionFile, fixtures: list[str], evaluator: Any) -> dict[str, Any] | None:
-    """What the operator writes (``fixtures/<name>/written-values.yaml``) and what the definition
-    gives each value, evaluated now: the docs show the definition's answer, not the file's claim."""
-    from kartalint.testing import written
-
-    found = next((path for folder in fixtures if (path := written.find(folder, entry.name))), None)
-    if found is None:
-        return None
-    values = written.load(found)
-    return {
-        "source": values.source,
-        "modes": [{"mode": m.name, "versions": m.versions, "source": m.source} for m in values.modes],
-        "values": [
-            {
-                "value": value.label,
-                "statuses": statuses,
-                "note": value.note,
-                "modes": value.modes,
-                "source": value.source,
-            }
-            for value, statuses in written.evaluate(entry.data, values, evaluator)
-        ],
-    }
-
-
-def rows(
-    index: DefinitionIndex,
-    fixtures: list[str],
-    confinement: Confinement,
-    lint_cache: LintCache | None = None,
-    mutants: Any = None,
-) -> list[dict[str, Any]]:
-    """One row per definition; the fixtures under ``fixtures`` run for coverage, reading files only
-    inside ``confinement`` (as ``kartalint test``: a fixture's outside ``objectFile`` is refused,
-    and a refused case counts for nothing); ``mutants`` (``MutationOptions``): run the mutants of
-    each too."""
-    from kartalint.evaluation import Evaluator
-
-    coverage: dict[str, Any] = {}
-    counts: dict[str, int] = {}
-    scores: dict[str, dict[str, Any]] = {}
-    fixtures = [f for f in fixtures if os.path.exists(f)]
-    with Evaluator() as evaluator:  # one jq worker for the fixtures, the mutants and the written values
-        if fixtures:
-            from kartalint.testing.cases import discover
-            from kartalint.testing.run import run_cases
-
-            found = discover(fixtures, index, confinement=confinement)
-            cases = [
-                c
-                for c in found.cases
-                if c.definition is not None
-                and not c.problems
-                and c.definition.path in {d.path for d in index.definitions}
-            ]
-            report = run_cases(cases, evaluator, lint_cache)
-            if mutants is not None:
-                scores = _mutation(report, evaluator, index, mutants)
-            for case in cases:
-                counts[case.definition.path] = counts.get(case.definition.path, 0) + 1  # type: ignore[union-attr]
-            coverage = {path: cov.percent for path, cov in report.coverage.items()}
-        written = {entry.path: _written(entry, fixtures, evaluator) for entry in index.definitions}
-    out = []
-    for entry in sorted(index.definitions, key=lambda d: os.path.basename(d.path)):
-        gvk = karta.gvk_of(karta.as_dict(karta.structure(entry.data).get("rootComponent")).get("kind")) or ("", "", "")
-        out.append(
-            {
-                "kind": gvk[2],
-                "groupVersion": f"{gvk[0] + '/' if gvk[0] else ''}{gvk[1]}",
-                "name": entry.name,
-                "file": os.path.basename(entry.path),
-                "roles": _roles(entry.data),
-                "statusMappings": _mappings(entry.data),
-                "gangScheduling": _gang(entry.data),
-                "fixtures": counts.get(entry.path, 0),
-                "coverage": round(coverage[entry.path]) if entry.path in coverage else None,
-                "written": written[entry.path],
-            }
-        )
-        if mutants is not None:
-            out[-1]["mutation"] = scores.get(entry.path)
-    return out
-
-
-def _mutation(report: Any, evaluator: Any, index: DefinitionIndex, options: Any) -> dict[str, dict[str, Any]]:
-    from kartalint.mutation.run import run_mutants
-    from kartalint.mutation.score import OUTCOMES
-
-    run = run_mutants(report, evaluator, index.definitions, options)
-    return {
-        item.definition.path: {
-            "mutants": len(item.results),
-            **{outcome: item.counts[outcome] for outcome in OUTCOMES},
-            "score": None if item.score is None else round(item.score, 4),
-        }
-        for item in run.definitions
-        if not item.note
-    }
-
 
 MUTATION_HEADING = "## Mutation score"
 
@@ -281,8 +142,8 @@ def render_text(table: list[dict[str, Any]]) -> str:
 
 
 def render_json(table: list[dict[str, Any]]) -> str:
-    """``{"schemaVersion": 1, "definitions": [row, ...]}`` (the rows of ``rows``), indented."""
+    """``{"schemaVersion": 1, "definitions": [row, ...]}`` (the rows of ``catalog_rows``), indented."""
     return json.dumps({"schemaVersion": 1, "definitions": table}, indent=2) + "\n"
 
 
-__all__ = ["DefinitionFile", "render_json", "render_markdown", "render_text", "rows"]
+__all__ = ["MUTATION_HEADING", "render_json", "render_markdown", "render_text"]

@@ -9,7 +9,7 @@ from kartalint.model import Finding
 from kartalint.report.base import Reporter
 
 if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
-    from kartalint.rules.lint import LintResult
+    from kartalint.lint.result import LintResult
 
 SCHEMA_VERSION = 1
 

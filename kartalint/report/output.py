@@ -17,7 +17,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from kartalint.errors import KartalintError
 from kartalint.report.escape import guard_line
@@ -177,7 +177,7 @@ class ReportFile:
                 self.handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
         except OSError as exc:
             raise OutputError(path, exc) from None
-        self.stream = GuardedStream(self.handle, path, commands=commands, colour=colour)
+        self.stream = _text_io(GuardedStream(self.handle, path, commands=commands, colour=colour))
 
     def commit(self) -> None:
         """Flush, sync and close the file, then rename it over the target, with the target's permission
@@ -206,6 +206,11 @@ class ReportFile:
             self.temporary = None
 
 
+def _text_io(stream: GuardedStream) -> IO[str]:
+    """A guarded stream as what reporters write to (a text stream: ``io.TextIOBase``)."""
+    return cast("IO[str]", stream)
+
+
 def _umask() -> int:
     current = os.umask(0o022)
     os.umask(current)
@@ -222,7 +227,7 @@ class StdoutReport:
         if isinstance(stdout, GuardedStream):  # the command's guard (cli.main): this one guards instead
             stdout.flush()
             stdout = stdout.stream
-        self.stream = GuardedStream(stdout, STDOUT, commands=commands, colour=colour)
+        self.stream = _text_io(GuardedStream(stdout, STDOUT, commands=commands, colour=colour))
 
     def commit(self) -> None:
         """Write what is pending to standard output and flush it."""
@@ -248,7 +253,7 @@ def report_output(path: str | None, commands: bool = False, colour: bool = False
     exception, abandoned otherwise."""
     report = open_report(path, commands, colour)
     try:
-        yield report.stream  # type: ignore[misc]
+        yield report.stream
     except BaseException:
         report.abandon()
         raise

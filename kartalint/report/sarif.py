@@ -26,7 +26,7 @@ from kartalint.rules import registry
 from kartalint.scaffold.release import semantic_version
 
 if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
-    from kartalint.rules.lint import LintResult
+    from kartalint.lint.result import LintResult
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"

@@ -1,1 +1,3 @@
-"""Stage 2, check: the rules, their registry, and the lint pipeline (docs/architecture.md)."""
+"""Stage 2, check: the rules (one module per family), their registry, what a check sees
+(``context``) and the checks of one document (``document``); the lint pipeline is the next stage,
+``kartalint.lint`` (docs/architecture.md)."""

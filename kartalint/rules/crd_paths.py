@@ -132,7 +132,7 @@ def check(ctx: Context) -> None:
         if tree is None:
             continue
         reported = set()
-        facts = paths.path_facts_of(tree)
+        facts = paths.path_facts(tree)
         for place in facts.not_followed:
             ctx.report(
                 PATH_NOT_FOLLOWED,

@@ -22,11 +22,6 @@ def check_document(document: Document, crds: Any | None = None) -> list[Finding]
     return _check(Context(document, rules=registry.RULES, crds=crds))
 
 
-def lint_definition_data(definition: Any, crds: Any | None = None) -> list[Finding]:
-    """The same findings for a definition given as plain data (no positions; paths and hints)."""
-    return _check(Context(None, definition, rules=registry.RULES, crds=crds))
-
-
 def _check(ctx: Context) -> list[Finding]:
     for check in registry.CHECKS:
         check.run(ctx)

@@ -29,6 +29,10 @@ NOT_ASSIGNABLE_PATH = "not-assignable-path"
 SCALE_PATH_NOT_NULL_SAFE = "scale-path-not-null-safe"
 
 
+# Its checks run after crd_paths', which settle with the CRD the null-safety questions the jq rules
+# ask (``ctx.superseded``).
+AFTER = ("crd_paths",)
+
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
 RULES = (
     Rule(

@@ -1,9 +1,10 @@
 """The rule registry: every rule kartalint can report, collected from the modules that report them.
 
-A rule (``kartalint.model.Rule``) is declared in the ``RULES`` of the module that raises it, next
-to its code: its id is a module constant (imported wherever else it is named), and the checks of
-a Karta document that report it are in the module's ``CHECKS``. This module collects both, rules
-in category order, checks in the order they run, and is the single source for severities,
+A rule (``kartalint.model.Rule``) is declared in the ``RULES`` of the family module that raises it,
+next to its code: its id is a module constant (imported wherever else it is named), and the checks
+of a Karta document that report it are in the module's ``CHECKS``. This module finds the family
+modules (every module of ``kartalint/rules/`` but its machinery: a new module is a new family) and
+collects both, rules in category order, checks in the order they run, and is the single source for severities,
 ``kartalint rules``, docs/rules.md, SARIF metadata and ``check_document``. Each rule's examples live in
 ``kartalint/rules/examples/<rule-id>/``: ``bad.yaml`` fires exactly that rule at the line marked
 ``# <- here`` (other files of the folder: a CRD, a definition the fixtures run against),
@@ -28,68 +29,77 @@ Categories:
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from kartalint.load import configfile, yaml_rules
 from kartalint.model import Rule
-from kartalint.rules import (
-    crd_paths,
-    crd_shapes,
-    expressions,
-    fixture_schema,
-    kai_gang,
-    karta_schema,
-    outcomes,
-    practice,
-    status_mappings,
-    structure,
-    suppress,
-    test_time,
-    whole_definition,
-)
 from kartalint.rules.context import Check
 
-__all__ = ["CATEGORIES", "CHECKS", "EXAMPLES_DIR", "RULES", "Examples", "Rule", "examples", "get", "iter_rules"]
+__all__ = [
+    "CATEGORIES",
+    "CHECKS",
+    "EXAMPLES_DIR",
+    "FAMILIES",
+    "RULES",
+    "Examples",
+    "Rule",
+    "examples",
+    "get",
+    "iter_rules",
+]
 
 CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "crd", "fixture", "test", "outcome", "config")
-# The modules that declare rules, in the order their document checks (``CHECKS``) run: the CRD
-# checks before the jq ones, because the CRD may settle a null-safety question the jq rules ask.
-_DECLARING = (
-    yaml_rules,
-    karta_schema,
-    structure,
-    crd_paths,
-    crd_shapes,
-    expressions,
-    practice,
-    whole_definition,
-    status_mappings,
-    kai_gang,
-    fixture_schema,
-    test_time,
-    outcomes,
-    configfile,
-    suppress,
-)
+# The modules of kartalint/rules/ that are not a family of rules: the registry and what a check sees
+# and runs in (a module named with a leading underscore is a family's helper, not a family).
+MACHINERY = ("registry", "context", "document")
+# Rules declared where files are read (kartalint.load): the yaml rules of every file, and the
+# configuration's.
+_READING = (yaml_rules, configfile)
+
+
+def find_families(folder: str, package: str) -> tuple[ModuleType, ...]:
+    """Every family of rules of ``package`` (in ``folder``): each of its modules but its machinery,
+    found (a new module is a new family: no list to edit), in the order their checks run: by name,
+    except that a family runs after the families its ``AFTER`` names (``expressions`` after
+    ``crd_paths``, whose CRD settles a null-safety question the jq rules ask)."""
+    names = sorted(
+        name[:-3]
+        for name in os.listdir(folder)
+        if name.endswith(".py") and not name.startswith("_") and name[:-3] not in MACHINERY
+    )
+    modules = {name: importlib.import_module(f"{package}.{name}") for name in names}
+    ordered: list[str] = []
+    while len(ordered) < len(names):
+        ready = [n for n in names if n not in ordered and set(getattr(modules[n], "AFTER", ())) <= set(ordered)]
+        if not ready:  # pragma: no cover - guarded by tests too
+            raise RuntimeError(f"rule families wait on each other: {sorted(set(names) - set(ordered))}")
+        ordered.append(ready[0])
+    return tuple(modules[name] for name in ordered)
+
+
+# The modules that declare rules, in the order their document checks (``CHECKS``) run.
+FAMILIES: tuple[ModuleType, ...] = (*_READING, *find_families(os.path.dirname(os.path.abspath(__file__)), __package__))
 
 
 def _collect() -> list[Rule]:
-    declared = [rule for module in _DECLARING for rule in module.RULES]
+    declared = [rule for module in FAMILIES for rule in module.RULES]
     ids = [rule.id for rule in declared]
     if len(set(ids)) != len(ids):  # pragma: no cover - guarded by tests too
         raise RuntimeError(f"duplicate rule id: {sorted({i for i in ids if ids.count(i) > 1})}")
     unknown = {rule.category for rule in declared} - set(CATEGORIES)
     if unknown:  # pragma: no cover - guarded by tests too
         raise RuntimeError(f"unknown rule category: {sorted(unknown)}")
-    return sorted(declared, key=lambda rule: CATEGORIES.index(rule.category))  # stable: declaration order within
+    return sorted(declared, key=lambda rule: CATEGORIES.index(rule.category))  # stable: family order within
 
 
 _ALL = _collect()
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
 # The checks of one Karta document (``kartalint.rules.document``), in the order they run.
-CHECKS: tuple[Check, ...] = tuple(check for module in _DECLARING for check in getattr(module, "CHECKS", ()))
+CHECKS: tuple[Check, ...] = tuple(check for module in FAMILIES for check in getattr(module, "CHECKS", ()))
 
 
 def get(rule_id: str) -> Rule:
@@ -98,7 +108,7 @@ def get(rule_id: str) -> Rule:
 
 
 def iter_rules(categories: Iterable[str] = CATEGORIES) -> list[Rule]:
-    """The rules of ``categories``, in category order (declaration order within one)."""
+    """The rules of ``categories``, in category order (by family, in declaration order, within one)."""
     wanted = set(categories)
     return [rule for rule in _ALL if rule.category in wanted]
 

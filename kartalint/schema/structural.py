@@ -1,12 +1,15 @@
-"""A validator for the Karta JSON Schema that needs no import beyond the standard library.
+"""A validator for the Karta JSON Schema and the configuration's that needs no import beyond the
+standard library.
 
 The Karta schema is a Kubernetes structural schema: ``type``, ``properties``, ``required``,
-``additionalProperties``, ``items``, a few constraints and keyed lists. Importing ``jsonschema``
-costs more than the rest of a one-file ``kartalint lint`` (a pre-commit hook call), so the lint
-path validates with this module instead. It yields the errors ``jsonschema``'s Draft 2020-12
-validator (extended with ``x-kubernetes-list-map-keys``, ``kartalint.schema.validator()``) yields,
-in the same order, with the same paths, keywords, values and messages; a test compares both on
-the catalog, the fixtures, the rule examples and generated documents.
+``additionalProperties``, ``items``, a few constraints and keyed lists; the configuration's
+(``kartalint.schema.config``) adds ``propertyNames``, ``anyOf``, ``if``/``then`` and ``maximum``.
+Importing ``jsonschema`` costs more than the rest of a one-file ``kartalint lint`` (a pre-commit
+hook call), so the lint path validates with this module instead. It yields the errors
+``jsonschema``'s Draft 2020-12 validator (extended with ``x-kubernetes-list-map-keys``,
+``kartalint.schema.validator()``) yields, in the same order, with the same paths, keywords, values
+and messages; tests compare both on the catalog, the fixtures, the rule examples, generated
+documents and configurations.
 
 Subschemas marked ``x-kartalint-cel`` (the CRD's CEL rules) are skipped: the parity rules report
 those, and lint drops schema errors inside them. A schema using a keyword this module does not
@@ -23,7 +26,18 @@ from typing import Any
 
 # Keywords that only annotate (format is not asserted without a format checker, as in jsonschema).
 _ANNOTATIONS = frozenset(
-    {"$id", "$schema", "title", "description", "default", "format", "x-kubernetes-list-type", "x-kartalint-cel"}
+    {
+        "$id",
+        "$schema",
+        "title",
+        "description",
+        "default",
+        "format",
+        "x-kubernetes-list-type",
+        "x-kartalint-cel",
+        "then",  # read by "if"
+        "else",
+    }
 )
 _CHECKED = frozenset(
     {
@@ -40,7 +54,11 @@ _CHECKED = frozenset(
         "uniqueItems",
         "pattern",
         "minimum",
+        "maximum",
         "allOf",
+        "anyOf",
+        "if",
+        "propertyNames",
         "x-kubernetes-list-map-keys",
     }
 )
@@ -69,7 +87,9 @@ def supports(schema: Any) -> bool:
             continue
         if keyword == "properties" and not all(supports(sub) for sub in value.values()):
             return False
-        if keyword in ("items",) and not supports(value):
+        if keyword in ("items", "propertyNames", "if", "then", "else") and not supports(value):
+            return False
+        if keyword == "anyOf" and not all(supports(sub) for sub in value):
             return False
         if keyword == "additionalProperties" and not isinstance(value, bool) and not supports(value):
             return False
@@ -154,7 +174,9 @@ def _items(value: dict, instance: Any, schema: dict, path: tuple) -> Iterator[Sc
 
 
 def _enum(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
-    if all(not _equal(each, instance) for each in value):
+    # a string equals only the same string (the common case: rule ids, enums of the schema)
+    known = instance in value if isinstance(instance, str) else any(_equal(each, instance) for each in value)
+    if not known:
         yield _error(f"{instance!r} is not one of {value!r}", "enum", value, instance, schema, path)
 
 
@@ -187,6 +209,32 @@ def _minimum(value: Any, instance: Any, schema: dict, path: tuple) -> Iterator[S
     if _is_type(instance, "number") and instance < value:
         message = f"{instance!r} is less than the minimum of {value!r}"
         yield _error(message, "minimum", value, instance, schema, path)
+
+
+def _maximum(value: Any, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    if _is_type(instance, "number") and instance > value:
+        message = f"{instance!r} is greater than the maximum of {value!r}"
+        yield _error(message, "maximum", value, instance, schema, path)
+
+
+def _any_of(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    if all(next(iter_errors(sub, instance, path), None) is not None for sub in value):
+        message = f"{instance!r} is not valid under any of the given schemas"
+        yield _error(message, "anyOf", value, instance, schema, path)
+
+
+def _if(value: dict, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    branch = "then" if next(iter_errors(value, instance, path), None) is None else "else"
+    if branch in schema:
+        yield from iter_errors(schema[branch], instance, path)
+
+
+def _property_names(value: dict, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    """Each property name checked against ``value``; the errors are at the object (a name has no
+    path of its own), their ``instance`` the name, as jsonschema reports them."""
+    if isinstance(instance, dict):
+        for name in instance:
+            yield from iter_errors(value, name, path)
 
 
 def _all_of(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
@@ -246,6 +294,10 @@ _KEYWORDS = {
     "uniqueItems": _unique,
     "pattern": _pattern,
     "minimum": _minimum,
+    "maximum": _maximum,
     "allOf": _all_of,
+    "anyOf": _any_of,
+    "if": _if,
+    "propertyNames": _property_names,
     "x-kubernetes-list-map-keys": list_map_keys,
 }

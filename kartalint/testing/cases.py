@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from kartalint.karta import as_dict
 from kartalint.load.confinement import Confinement
@@ -27,6 +27,7 @@ from kartalint.load.objects import load_objects
 from kartalint.rules.fixture_schema import check_fixture
 from kartalint.testing.recording import definition_basename, is_recording, state_events
 
+CaseKind = Literal["fixture", "recording", "prediction"]  # what a case's file is
 PREDICTION_SUFFIX = ".predict.yaml"
 FIXTURE_ROOT_NAMES = ("fixtures", "tests", "testdata")  # folders whose name is not a definition's
 
@@ -35,7 +36,7 @@ FIXTURE_ROOT_NAMES = ("fixtures", "tests", "testdata")  # folders whose name is 
 class Case:
     id: str
     file: str
-    kind: str  # "fixture", "recording" or "prediction"
+    kind: CaseKind
     line: int = 1
     name: str = ""
     definition: DefinitionFile | None = None
@@ -50,11 +51,38 @@ class Case:
 
 @dataclass
 class Discovery:
+    """The cases found under the paths given, the paths missing, the files skipped (and why)."""
+
     cases: list[Case] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # Go/Helm templates skipped
     files: int = 0
+
+    def nothing_to_test(
+        self, selected: Sequence[Case], paths: Sequence[str], pattern: str | None, defaults: bool, allow_empty: bool
+    ) -> str | None:
+        """Why no case to run is a usage error (None when there are cases, with ``allow_empty``, or
+        on the first day of a project: its ``defaults`` fixtures searched and none found yet)."""
+        if selected or allow_empty or (defaults and not self.cases):
+            return None
+        what = f" matching -k {pattern!r}" if pattern and self.cases else ""
+        return (
+            f"no test case found in {', '.join(paths)}{what} "
+            f"({self.files} file(s) searched; fixtures have kind: KartaFixture)"
+        )
+
+    def nothing_tested(
+        self, paths: Sequence[str], root: str, defaults: bool, definitions: int, require_fixtures: bool
+    ) -> str:
+        """The note of a run without cases that is no error: where nothing was found, and the
+        ``definitions`` of the project left without a fixture."""
+        where = f"the project at {root}" if defaults and not self.cases else ", ".join(paths) or "the given paths"
+        return (
+            f"no fixture found in {where}: nothing was tested"
+            + (f"; {definitions} definition(s) have no fixture (definition-without-fixture)" if definitions else "")
+            + ("" if require_fixtures else " (--require-fixtures makes that a failure; docs/fixtures.md)")
+        )
 
 
 class _Definitions:

@@ -22,7 +22,6 @@ class StateEvent:
     state: Any
     phases: Any
     object: Any
-    resource_version: str | None
 
 
 def is_recording(data: Any) -> bool:
@@ -40,11 +39,4 @@ def state_events(data: Any) -> Iterator[StateEvent]:
         event = as_dict(event)
         if event.get("kind") != "STATE":
             continue
-        version = event.get("resourceVersion")
-        yield StateEvent(
-            index,
-            event.get("state"),
-            event.get("phases"),
-            event.get("object"),
-            str(version) if version is not None else None,
-        )
+        yield StateEvent(index, event.get("state"), event.get("phases"), event.get("object"))

@@ -11,10 +11,11 @@ import fnmatch
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from kartalint import karta
 from kartalint.evaluation import Evaluator, WorkloadView
+from kartalint.lint import lint_file
 from kartalint.load.definitions import DefinitionFile, field_location
 from kartalint.load.documents import display_path
 from kartalint.model import Finding, Severity
@@ -25,13 +26,17 @@ from kartalint.testing.cases import Case
 from kartalint.testing.compare import Diff, compare
 from kartalint.testing.predictions import compare_prediction
 
-PASSING = ("passed", "xfailed", "updated")
+# What became of a case: passed; failed (diffs); error (it could not run); xfailed (marked xfail
+# and failed as expected: a pass); xpassed (marked xfail but passed: a failure); updated (its
+# fixture rewritten by --update)
+CaseOutcome = Literal["passed", "failed", "error", "xfailed", "xpassed", "updated"]
+PASSING: tuple[CaseOutcome, ...] = ("passed", "xfailed", "updated")
 
 
 @dataclass
 class CaseResult:
     case: Case
-    outcome: str
+    outcome: CaseOutcome
     diffs: list[Diff] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -94,7 +99,7 @@ class TestRun:
     seconds: float = 0.0
     started: float = 0.0  # wall-clock start (seconds since the epoch), for report timestamps
 
-    def count(self, *outcomes: str) -> int:
+    def count(self, *outcomes: CaseOutcome) -> int:
         return sum(1 for r in self.results if r.outcome in outcomes)
 
     def mark_updated(self, files: Sequence[str]) -> None:
@@ -154,14 +159,12 @@ class LintCache:
     files' suppression comments, exactly as ``kartalint lint`` reports them. A definition a fixture
     names is linted even when ``exclude`` leaves it out of the project's files."""
 
-    def __init__(self, config: Config | None = None) -> None:
-        self.config = config if config is not None else Config()
+    def __init__(self, config: Config) -> None:
+        self.config = config
         self._cache: dict[str, list[Finding]] = {}
 
     def findings(self, definition: DefinitionFile) -> list[Finding]:
         if definition.path not in self._cache:
-            from kartalint.rules.lint import lint_file
-
             outcome = lint_file(definition.path, self.config, strict_files=True)
             self._cache[definition.path] = [f for f in outcome.findings if f.severity >= Severity.WARNING]
         return self._cache[definition.path]
@@ -170,9 +173,10 @@ class LintCache:
         return sorted({f.rule for f in self.findings(definition)})
 
 
-def run_cases(cases: Sequence[Case], evaluator: Evaluator, lint_cache: LintCache | None = None) -> TestRun:
-    lint_cache = lint_cache or LintCache()
-    report = TestRun(started=time.time())
+def run_cases(cases: Sequence[Case], evaluator: Evaluator, lint_cache: LintCache) -> TestRun:
+    """Run ``cases`` (evaluated together, definition by definition), with the lint findings of
+    ``lint_cache`` (the project's configuration) for ``expect.lint`` and fix hints."""
+    test_run = TestRun(started=time.time())
     started = time.perf_counter()
     runnable = [case for case in cases if _evaluates(case, evaluator)]
     views = evaluator.evaluate_all([(c.definition.data, c.object, c.pods) for c in runnable if c.definition])
@@ -183,11 +187,11 @@ def run_cases(cases: Sequence[Case], evaluator: Evaluator, lint_cache: LintCache
         view = evaluated.get(id(case))
         result = run_case(case, evaluator, lint_cache, view)
         result.seconds = time.perf_counter() - case_started + (share if view is not None else 0.0)
-        report.results.append(result)
+        test_run.results.append(result)
         if case.definition is not None and result.view is not None:
-            _cover(report, case.definition, result.view)
-    report.seconds = time.perf_counter() - started
-    return report
+            _cover(test_run, case.definition, result.view)
+    test_run.seconds = time.perf_counter() - started
+    return test_run
 
 
 def _evaluates(case: Case, evaluator: Evaluator) -> bool:
@@ -319,13 +323,13 @@ def _hints(
     return hints
 
 
-def _cover(report: TestRun, definition: DefinitionFile, view: WorkloadView) -> None:
-    entry = report.coverage.get(definition.path)
+def _cover(test_run: TestRun, definition: DefinitionFile, view: WorkloadView) -> None:
+    entry = test_run.coverage.get(definition.path)
     if entry is None:
         root = karta.as_dict(karta.structure(definition.data).get("rootComponent"))
         mappings = karta.as_dict(karta.as_dict(root.get("statusDefinition")).get("statusMappings"))
         declared = [(key, i) for key in mappings for i, _ in enumerate(karta.as_list(mappings.get(key)))]
-        entry = report.coverage[definition.path] = Coverage(definition, declared)
+        entry = test_run.coverage[definition.path] = Coverage(definition, declared)
     entry.cases += 1
     entry.matched.update(view.matched_matchers)
     for comp in view.components:

@@ -30,7 +30,10 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kartalint.testing.run import LintCache, TestRun
 
 # The parser's line model: YAML (PyYAML and libyaml alike) ends a line at CR LF, CR, LF, NEL,
 # U+2028 and U+2029, anywhere (comments and quoted scalars included); so do the lines here, or
@@ -403,13 +406,13 @@ def update_file(path: str, updates: Sequence[tuple[int, dict[str, Any]]]) -> int
         return changed
 
 
-def update_fixtures(report: Any, mode: str, lint_cache: Any) -> UpdateOutcome:
+def update_fixtures(test_run: TestRun, mode: str, lint_cache: LintCache) -> UpdateOutcome:
     """Rewrite the ``expect`` blocks of the failing (``mode="failed"``) or all fixtures of a test
     run with what was observed; ``xfail`` fixtures are left alone."""
     from kartalint.testing.compare import observed, snapshot
 
     by_file: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-    for result in report.results:
+    for result in test_run.results:
         case = result.case
         if case.kind != "fixture" or result.view is None or case.xfail:
             continue

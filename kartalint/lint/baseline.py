@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kartalint.errors import UsageError
+from kartalint.lint.result import LintResult
 from kartalint.model import Finding, format_path
 
 SCHEMA_VERSION = 1
@@ -98,3 +99,11 @@ class Baseline:
         files = {_relative(path, root) for path in checked}
         stale = sum(n for key, n in left.items() if n > 0 and self.files.get(key) in files)
         return new, absorbed, stale
+
+
+def apply(result: LintResult, baseline: Baseline, root: str) -> None:
+    """``--baseline``: the findings of ``result`` not in ``baseline`` (``root``: the project's, to
+    which recorded files are relative); the absorbed ones and the stale entries are counted."""
+    result.findings, result.baselined, result.stale = baseline.filter(
+        result.findings, root, [*result.checked, *result.templates]
+    )

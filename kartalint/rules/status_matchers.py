@@ -1,4 +1,6 @@
-"""kartalint's own rules for definitions upstream accepts but that misbehave (spec §2.1 "NOT checked")."""
+"""kartalint's own rules on each status matcher on its own (``rules/status_mappings`` compares them
+with each other): what it reads must be defined, what it expects must be possible; definitions
+upstream accepts but that misbehave (spec §2.1 "NOT checked")."""
 
 from __future__ import annotations
 
@@ -15,19 +17,12 @@ CONDITIONS_WITHOUT_DEFINITION = "conditions-without-definition"
 PHASE_WITHOUT_DEFINITION = "phase-without-definition"
 CONDITION_WITHOUT_EXPECTATION = "condition-without-expectation"
 CONDITION_FIELD_NAME_MISSING = "condition-field-name-missing"
-EMPTY_SCALE_DEFINITION = "empty-scale-definition"
-EMPTY_FRAGMENTED_SPEC = "empty-fragmented-spec"
-METADATA_WITHOUT_POD_SPEC = "metadata-without-pod-spec"
-DUPLICATE_ADDITIONAL_KIND = "duplicate-additional-kind"
-ADDITIONAL_KIND_OVERLAPS_COMPONENT = "additional-kind-overlaps-component"
-CHILD_STATUS_DEFINITION = "child-status-definition"
-CHILD_INCOMPLETE_KIND = "child-incomplete-kind"
 ALWAYS_MATCHING_STATUS = "always-matching-status"
 CONDITION_STATUS_NEVER_MATCHES = "condition-status-never-matches"
 EXPECTED_RESULT_NEVER_MATCHES = "expected-result-never-matches"
 
 
-# The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
+# The rules this module reports (the registry finds them; docs/rules.md renders them).
 RULES = (
     Rule(
         CONDITIONS_WITHOUT_DEFINITION,
@@ -62,62 +57,6 @@ RULES = (
         why="In a cluster the CRD defaults the field names, but tools that read the file (kli validate, karta-verify, kartalint) see empty names and never match a condition.",
     ),
     Rule(
-        EMPTY_SCALE_DEFINITION,
-        Severity.ERROR,
-        "practice",
-        "scaleDefinition is empty, so replica extraction always fails (0 results for 1 instance).",
-        "set replicasPath (or remove scaleDefinition)",
-        why="An empty scaleDefinition yields no replica count, so replica extraction fails for every object.",
-    ),
-    Rule(
-        EMPTY_FRAGMENTED_SPEC,
-        Severity.ERROR,
-        "practice",
-        "fragmentedPodSpecDefinition is empty, so pod spec extraction always fails.",
-        "set at least one fragmented path, or remove the block",
-        why="An empty fragmentedPodSpecDefinition locates nothing, so pod spec extraction fails for every object.",
-    ),
-    Rule(
-        METADATA_WITHOUT_POD_SPEC,
-        Severity.WARNING,
-        "practice",
-        "metadataPath is meant to be used with podSpecPath only.",
-        "use metadataPath together with podSpecPath",
-        why="metadataPath completes a podSpecPath (a bare pod spec); a pod template already carries its metadata.",
-    ),
-    Rule(
-        DUPLICATE_ADDITIONAL_KIND,
-        Severity.WARNING,
-        "practice",
-        "additionalChildKinds repeats a group/version/kind.",
-        "remove the duplicate entry",
-        why="A repeated entry adds nothing and hides a missing one (usually a copy that was meant to be edited).",
-    ),
-    Rule(
-        ADDITIONAL_KIND_OVERLAPS_COMPONENT,
-        Severity.WARNING,
-        "practice",
-        "additionalChildKinds repeats a kind already used by a component.",
-        "remove the entry; components' kinds are already known",
-        why="Components' kinds are already part of the workload; listing one again as additional is noise that can hide a missing kind.",
-    ),
-    Rule(
-        CHILD_STATUS_DEFINITION,
-        Severity.WARNING,
-        "practice",
-        "statusDefinition on a child component is ignored by every consumer.",
-        "move the status definition to the root component",
-        why="Only the root's statusDefinition is read by consumers; a child's is ignored, so what it says never shows.",
-    ),
-    Rule(
-        CHILD_INCOMPLETE_KIND,
-        Severity.WARNING,
-        "practice",
-        "A child component's kind has an empty version or kind.",
-        "fill in kind.version and kind.kind, or remove kind for a logical component",
-        why="A child kind with an empty version or kind matches no object, so the component never finds its resources.",
-    ),
-    Rule(
         ALWAYS_MATCHING_STATUS,
         Severity.WARNING,
         "practice",
@@ -142,81 +81,6 @@ RULES = (
         why="Upstream compares the expression's first result, printed as a string, with expectedResult: a test prints as true or false, so any other expectedResult never matches.",
     ),
 )
-
-
-# -- components ---------------------------------------------------------------------------------
-
-
-def child_status_definition(ctx: Context) -> None:
-    """A statusDefinition on a child component, which every consumer ignores."""
-    for comp in karta.components(ctx.data):
-        if not comp.is_root and comp.data.get("statusDefinition") is not None:
-            ctx.report(
-                CHILD_STATUS_DEFINITION,
-                (*comp.path, "statusDefinition"),
-                f"statusDefinition on child component '{comp.data.get('name')}' is ignored: only the root's is used",
-                key=True,
-            )
-
-
-def child_incomplete_kind(ctx: Context) -> None:
-    """A child component's kind with an empty version or kind."""
-    for comp in karta.components(ctx.data):
-        gvk = karta.gvk_of(comp.data["kind"]) if isinstance(comp.data.get("kind"), dict) else None
-        if not comp.is_root and gvk is not None and (not gvk[1] or not gvk[2]):
-            ctx.report(
-                CHILD_INCOMPLETE_KIND,
-                (*comp.path, "kind"),
-                f"kind of child component '{comp.data.get('name')}' has an empty version or kind",
-                key=True,
-            )
-
-
-def empty_scale_definition(ctx: Context) -> None:
-    """A scaleDefinition without a path: replica extraction always fails."""
-    for comp in karta.components(ctx.data):
-        scale = comp.data.get("scaleDefinition")
-        if isinstance(scale, dict) and not any(
-            isinstance(scale.get(k), str) and scale.get(k) for k in karta.SCALE_PATHS
-        ):
-            ctx.report(
-                EMPTY_SCALE_DEFINITION,
-                (*comp.path, "scaleDefinition"),
-                f"scaleDefinition of '{comp.data.get('name')}' has no path: replica extraction always fails "
-                "(instance ids count (1) does not match results count (0))",
-                key=True,
-            )
-
-
-def empty_fragmented_spec(ctx: Context) -> None:
-    """A fragmentedPodSpecDefinition without a path: pod spec extraction always fails."""
-    for comp in karta.components(ctx.data):
-        frag = as_dict(comp.data.get("specDefinition")).get("fragmentedPodSpecDefinition")
-        if isinstance(frag, dict) and not any(
-            isinstance(frag.get(k), str) and frag.get(k) for k in karta.FRAGMENTED_PATHS
-        ):
-            ctx.report(
-                EMPTY_FRAGMENTED_SPEC,
-                (*comp.path, "specDefinition", "fragmentedPodSpecDefinition"),
-                f"fragmentedPodSpecDefinition of '{comp.data.get('name')}' has no path: pod spec extraction always fails",
-                key=True,
-            )
-
-
-def metadata_without_pod_spec(ctx: Context) -> None:
-    """A metadataPath without the podSpecPath it completes."""
-    for comp in karta.components(ctx.data):
-        spec = as_dict(comp.data.get("specDefinition"))
-        if spec.get("metadataPath") and not spec.get("podSpecPath"):
-            ctx.report(
-                METADATA_WITHOUT_POD_SPEC,
-                (*comp.path, "specDefinition", "metadataPath"),
-                "metadataPath is only meaningful together with podSpecPath",
-                key=True,
-            )
-
-
-# -- status matchers ------------------------------------------------------------------------------
 
 
 def _matchers(ctx: Context) -> Iterator[tuple[dict, str, Any, tuple]]:
@@ -378,51 +242,6 @@ def _expected_result(ctx: Context, matcher: dict, mpath: tuple) -> None:
         )
 
 
-def _additional_kinds(ctx: Context) -> Iterator[tuple[tuple[str, str, str], tuple]]:
-    """Each group/version/kind of additionalChildKinds, with its path."""
-    kinds = karta.structure(ctx.data).get("additionalChildKinds")
-    for i, entry in enumerate(kinds if isinstance(kinds, list) else []):
-        gvk = karta.gvk_of(entry)
-        if gvk is not None:
-            yield gvk, ("spec", "structureDefinition", "additionalChildKinds", i)
-
-
-def duplicate_additional_kind(ctx: Context) -> None:
-    """An additionalChildKinds entry that repeats another."""
-    seen: dict[tuple[str, str, str], int] = {}
-    for gvk, path in _additional_kinds(ctx):
-        if gvk in seen:
-            ctx.report(
-                DUPLICATE_ADDITIONAL_KIND,
-                path,
-                f"additionalChildKinds repeats {_show(gvk)} (also at index {seen[gvk]})",
-            )
-        else:
-            seen[gvk] = path[-1]
-
-
-def additional_kind_overlaps_component(ctx: Context) -> None:
-    """An additionalChildKinds entry that is already a component's kind."""
-    component_kinds: dict[tuple[str, str], Any] = {}
-    for comp in karta.components(ctx.data):
-        gvk = karta.gvk_of(comp.data.get("kind"))
-        if gvk is not None:
-            component_kinds.setdefault((gvk[0], gvk[2]), comp.data.get("name"))
-    for gvk, path in _additional_kinds(ctx):
-        owner = component_kinds.get((gvk[0], gvk[2]))
-        if owner is not None:
-            ctx.report(
-                ADDITIONAL_KIND_OVERLAPS_COMPONENT,
-                path,
-                f"additionalChildKinds lists {_show(gvk)}, already the kind of component '{owner}'",
-            )
-
-
-def _show(gvk: tuple) -> str:
-    group, version, kind = gvk
-    return f"{group}/{version}/{kind}" if group else f"{version}/{kind}"
-
-
 # One check per rule, in the order of RULES.
 CHECKS = tuple(
     Check((rule_id,), run)
@@ -431,13 +250,6 @@ CHECKS = tuple(
         (PHASE_WITHOUT_DEFINITION, phase_without_definition),
         (CONDITION_WITHOUT_EXPECTATION, condition_without_expectation),
         (CONDITION_FIELD_NAME_MISSING, condition_field_name_missing),
-        (EMPTY_SCALE_DEFINITION, empty_scale_definition),
-        (EMPTY_FRAGMENTED_SPEC, empty_fragmented_spec),
-        (METADATA_WITHOUT_POD_SPEC, metadata_without_pod_spec),
-        (DUPLICATE_ADDITIONAL_KIND, duplicate_additional_kind),
-        (ADDITIONAL_KIND_OVERLAPS_COMPONENT, additional_kind_overlaps_component),
-        (CHILD_STATUS_DEFINITION, child_status_definition),
-        (CHILD_INCOMPLETE_KIND, child_incomplete_kind),
         (ALWAYS_MATCHING_STATUS, always_matching_status),
         (CONDITION_STATUS_NEVER_MATCHES, condition_status_never_matches),
         (EXPECTED_RESULT_NEVER_MATCHES, expected_result_never_matches),

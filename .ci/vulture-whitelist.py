@@ -1,0 +1,56 @@
+"""What vulture (dead code: .ci/run and tests/test_architecture.py run it) cannot see used: names
+reached by registration or by a framework, and what the tests read. Anything else in kartalint/
+that nothing uses is dead code: delete it. (Read by vulture, never run.)"""
+
+from kartalint import __getattr__ as lazy_api
+from kartalint.jqlang.runner import BoundedRunner
+from kartalint.load import definitions
+from kartalint.lsp import server
+from kartalint.project import parse_config
+from kartalint.report import describe, github, json, junit, output, sarif, summary, summary_compare, text
+from kartalint.scaffold.fixture import QuotingDumper
+from kartalint.testing import update, written
+
+# Registered by name ("module:name" in kartalint.report's REPORTERS, TEST_REPORTERS, DOCUMENTS,
+# SUMMARIES and COMPARISONS), loaded when used
+text.TextReporter
+json.JsonReporter
+github.GithubReporter
+sarif.SarifReporter
+junit.JUnitTestReporter
+describe.render_trees
+describe.render_yaml
+summary.TableSummary
+summary.CsvSummary
+summary.JsonSummary
+summary.MarkdownSummary
+summary_compare.TableComparison
+summary_compare.CsvComparison
+summary_compare.JsonComparison
+summary_compare.MarkdownComparison
+
+# Language-server handlers: pygls calls what its @server.feature decorator registers
+server.did_open
+server.did_change
+server.did_save
+server.did_close
+server.on_hover
+server.on_completion
+server.on_code_action
+server.on_definition
+server.on_symbols
+server.on_code_lens
+server.on_shutdown
+
+# Called or read by a library: io's writable(), PyYAML's increase_indent(flow, indentless),
+# ruamel.yaml's preserve_quotes, the module __getattr__ of the lazy Python API
+output.GuardedStream.writable
+QuotingDumper.increase_indent.indentless
+update.YAML.preserve_quotes
+lazy_api
+
+# Read by the tests, and the Python API (docs/api.md)
+BoundedRunner.restarts
+definitions.default_index
+parse_config
+written.unwritten

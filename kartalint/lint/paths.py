@@ -1,0 +1,105 @@
+"""Lint files and folders: discovery, each file once, worker processes for many files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from kartalint.lint.pipeline import FileOutcome, lint_file
+from kartalint.lint.result import LintResult
+from kartalint.load.discovery import iter_yaml_files
+from kartalint.project import Config
+
+PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs more than it saves
+
+
+def lint_paths(paths: Iterable[str], config: Config, strict_files: bool = False, jobs: int | None = None) -> LintResult:
+    """Lint files and folders under ``config`` (the project's configuration: there is no default,
+    so nothing is linted with another one). Files that hold neither a Karta nor a fixture document
+    (YAML that fails to load included, unless it mentions ``kind: Karta``) are skipped and counted,
+    unless ``strict_files``. ``jobs`` worker processes share the files (default or 0: every CPU for
+    more than 50 files; never more than the files nor twice the CPUs); the result is the same, in
+    the same order, whatever ``jobs`` is."""
+    result = LintResult()
+    files, result.missing = iter_yaml_files(paths, result.skipped_paths)
+    seen = set()
+    wanted = []
+    for path in files:
+        key = path if path == "-" else os.path.realpath(path)
+        if key in seen:  # a file given twice (or reached through two paths) is checked once
+            continue
+        seen.add(key)
+        if path != "-" and config.excluded(path):
+            continue
+        wanted.append(path)
+    jobs = worker_count(jobs, len(wanted))
+    for outcome in _outcomes(wanted, config, strict_files, jobs):
+        _add(result, outcome)
+    return result
+
+
+def _add(result: LintResult, outcome: FileOutcome) -> None:
+    """One file's outcome added to the run's result."""
+    if outcome.template:
+        result.templates.append(outcome.path)
+        result.findings.extend(outcome.findings)
+        result.suppressed += outcome.suppressed
+        return
+    if outcome.skipped:
+        result.skipped_files.append(outcome.path)
+        result.skipped_documents += outcome.others
+        return
+    result.checked.append(outcome.path)
+    result.findings.extend(outcome.findings)
+    result.karta_documents += outcome.kartas
+    result.fixture_documents += outcome.fixtures
+    result.skipped_documents += outcome.others
+    result.suppressed += outcome.suppressed
+
+
+def default_jobs(files: int) -> int:
+    """Worker processes when ``-j`` is not given: every CPU for more than 50 files, else none."""
+    return (os.cpu_count() or 1) if files > PARALLEL_THRESHOLD else 1
+
+
+def worker_count(jobs: int | None, files: int) -> int:
+    """How many processes lint ``files`` files: ``jobs`` (None or 0: automatic, ``default_jobs``),
+    never more than the files nor twice the CPUs (``-j 500`` on 3 files starts no process)."""
+    wanted = jobs or default_jobs(files)
+    return max(1, min(wanted, files, 2 * (os.cpu_count() or 1)))
+
+
+def _lint_chunk(
+    args: tuple[list[str], Config, bool],
+) -> list[FileOutcome]:  # pragma: no cover - runs in a worker process
+    paths, config, strict_files = args
+    return [lint_file(path, config, strict_files=strict_files) for path in paths]
+
+
+def _worker_started(owner: int) -> None:  # pragma: no cover - runs in a worker process
+    from kartalint.jqlang.lifetime import die_with_parent
+
+    die_with_parent(owner)
+
+
+def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -> Iterable[FileOutcome]:
+    """Per-file outcomes in the order of ``files``; with ``jobs`` > 1, from worker processes
+    (standard input, if among the files, is always read here)."""
+    if jobs > 1 and len(files) > 1 and "-" not in files:
+        import multiprocessing
+
+        size = max(1, min(64, len(files) // (jobs * 4) or 1))  # chunks keep the pipe traffic low and the cores busy
+        chunks = [files[i : i + size] for i in range(0, len(files), size)]
+        context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+        try:
+            with context.Pool(jobs, initializer=_worker_started, initargs=(os.getpid(),)) as pool:
+                yield from (
+                    o
+                    for outcomes in pool.imap(_lint_chunk, [(c, config, strict_files) for c in chunks])
+                    for o in outcomes
+                )
+            return
+        except OSError:  # no worker processes here: lint in this one
+            pass
+    for path in files:
+        yield lint_file(path, config, strict_files=strict_files)

@@ -1,0 +1,146 @@
+"""The lint of one file: check its documents, configure the findings, apply its suppressions.
+
+``lint_source`` is the one function that lints a loaded file under a configuration: ``kartalint
+lint`` (through ``lint_paths``), the language server, ``explore``'s hints, ``diff``'s lint
+changes and ``test``'s ``expect.lint`` all call it, so each of them reports what ``kartalint
+lint`` reports for the file: the same checks (the configuration's CRDs included), the same
+severities, ``per-file-ignores`` and suppression comments, the same files skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kartalint.load.discovery import TEMPLATE_HINT, template_marker
+from kartalint.load.documents import SourceFile, load_file
+from kartalint.load.kinds import is_fixture, mentions_karta
+from kartalint.load.yaml_rules import YAML_TEMPLATE
+from kartalint.model import Finding, Severity, Span
+from kartalint.project import Config
+from kartalint.rules import registry, suppress
+from kartalint.rules.document import check_document
+from kartalint.rules.fixture_schema import check_fixture
+
+if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
+    from kartalint.load.crds import CrdIndex
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What linting one file gives: its findings (configured and unsuppressed) and what it holds
+    (picklable, so files can be linted in worker processes)."""
+
+    path: str
+    findings: list[Finding]
+    kartas: int
+    others: int
+    suppressed: int
+    fixtures: int
+    skipped: bool = False  # holds neither a Karta nor a fixture document: not judged, no finding
+    template: bool = False  # a Go/Helm template: skipped, its one finding a yaml-template note
+
+
+def lint_source(source: SourceFile, config: Config, *, strict_files: bool = False) -> FileOutcome:
+    """Lint one file read (``load_file``, ``load_text``) under ``config``: each Karta document
+    checked (with the CRDs of ``config.crds``), each fixture against the fixture schema, the
+    findings configured (severities, rules turned off, ``per-file-ignores``) and suppressed by the
+    file's comments, the comments judged. Unless ``strict_files``, a Go/Helm template that mentions
+    a Karta is skipped with one ``yaml-template`` note, and a file that holds neither a Karta nor a
+    fixture document (and does not mention one) is skipped without a finding."""
+    if not strict_files:
+        template = _template_outcome(source, config)
+        if template is not None:
+            return template
+    found: list[Finding] = []
+    kartas = fixtures = others = 0
+    crds = crd_index(config.crds) if config.crds else None
+    for document in source.stream():  # one document (and its node tree) at a time
+        if document.is_karta:
+            found.extend(check_document(document, crds))
+            kartas += 1
+        elif is_fixture(document.data):
+            found.extend(check_fixture(document))
+            fixtures += 1
+        else:
+            others += 1
+    read_from = "-" if source.path == "<stdin>" else source.path  # (a text not kept is read again)
+    if not strict_files and not kartas and not fixtures and not mentions_karta(read_from, source.text):
+        return FileOutcome(source.path, [], 0, others, 0, 0, skipped=True)
+    return _configured(source, [*source.findings, *found], config, kartas, others, fixtures)
+
+
+def lint_file(path: str, config: Config, *, strict_files: bool = False) -> FileOutcome:
+    """``lint_source`` of the file at ``path`` (``-``: standard input), read within the
+    configuration's ``max-file-size``."""
+    return lint_source(load_file(path, config.max_file_size, keep=False), config, strict_files=strict_files)
+
+
+def configure(findings: Iterable[Finding], config: Config) -> list[Finding]:
+    """Findings with the configured severities; rules turned off (``rules:``, and
+    ``per-file-ignores`` for the finding's file) left out."""
+    out = []
+    ignored: dict[str, set[str]] = {}
+    for finding in findings:
+        severity = _configured_severity(config, finding.rule)
+        if severity is None:
+            continue
+        if config.per_file_ignores:
+            if finding.file not in ignored:
+                ignored[finding.file] = config.ignored_rules(finding.file)
+            if finding.rule in ignored[finding.file]:
+                continue
+        out.append(finding if severity == finding.severity else dataclasses.replace(finding, severity=severity))
+    return out
+
+
+def _configured_severity(config: Config, rule_id: str) -> Severity | None:
+    """The severity of ``rule_id`` under ``config`` (None: turned off): the configuration's, else
+    the rule's own (an id no rule has: an error)."""
+    if rule_id in config.severities:
+        return config.severities[rule_id]
+    rule = registry.RULES.get(rule_id)
+    return rule.severity if rule else Severity.ERROR
+
+
+def _configured(
+    source: SourceFile, found: list[Finding], config: Config, kartas: int, others: int, fixtures: int
+) -> FileOutcome:
+    """Configure and suppress a file's findings; judge its suppression directives."""
+    findings = configure(found, config)
+    findings, suppressed, directives = suppress.apply(findings, source.text, source.path, registry.RULES)
+    findings.extend(configure(directives, config))
+    return FileOutcome(source.path, findings, kartas, others, suppressed, fixtures)
+
+
+def _template_outcome(source: SourceFile, config: Config) -> FileOutcome | None:
+    """A Go/Helm template that mentions a Karta or a fixture is skipped with a ``yaml-template``
+    note at its first template action (None when the file is not one)."""
+    where = template_marker(source.text)
+    if where is None or not mentions_karta(source.path, source.text):
+        return None
+    note = source.finding(
+        YAML_TEMPLATE,
+        "a Go/Helm template (it holds {{ }} template actions outside quoted strings): not checked",
+        Span(where[0], where[1], where[0], where[1] + 2),
+        hint=TEMPLATE_HINT,
+    )
+    outcome = _configured(source, [note], config, 0, 0, 0)
+    return dataclasses.replace(outcome, skipped=True, template=True)
+
+
+_CRD_INDEXES: dict[tuple[str, ...], CrdIndex] = {}
+
+
+def crd_index(paths: list[str]) -> CrdIndex:
+    """A ``CrdIndex`` of the CRD files and folders at ``paths`` (``crds:`` of the configuration,
+    ``--crd``), built once per list of paths and process (the language server and the tests lint
+    many files under one configuration; each CRD file is parsed once, ``kartalint.load.filecache``)."""
+    from kartalint.load.crds import CrdIndex
+
+    key = tuple(paths)
+    if key not in _CRD_INDEXES:
+        _CRD_INDEXES[key] = CrdIndex.from_paths(paths)
+    return _CRD_INDEXES[key]

@@ -1,0 +1,87 @@
+"""What a lint run found (``LintResult``), for the reporters and the exit code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kartalint.model import Finding, Severity
+
+
+@dataclass
+class LintResult:
+    """What a lint run found: files checked, findings, missing paths, skipped files and documents."""
+
+    checked: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    karta_documents: int = 0
+    fixture_documents: int = 0
+    skipped_documents: int = 0
+    skipped_files: list[str] = field(default_factory=list)  # neither Karta nor fixture (not with --strict-files)
+    skipped_paths: list[str] = field(default_factory=list)  # FIFOs, devices, unreadable folders met in a walk
+    templates: list[str] = field(default_factory=list)  # Go/Helm templates skipped (a yaml-template note each)
+    suppressed: int = 0
+    baselined: int | None = None  # findings the baseline absorbed (None: no baseline given)
+    stale: int = 0  # entries of the baseline no finding of the checked files matches any more
+    wrote_baseline: str | None = None  # the baseline file written (--write-baseline)
+
+    @property
+    def nothing_checked(self) -> bool:
+        """No Karta definition and no fixture was found in the paths given."""
+        return self.karta_documents == 0 and self.fixture_documents == 0
+
+    def count(self, severity: Severity) -> int:
+        """How many findings have ``severity``."""
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The number of findings per severity name."""
+        return {
+            "error": self.count(Severity.ERROR),
+            "warning": self.count(Severity.WARNING),
+            "info": self.count(Severity.INFO),
+        }
+
+    def exit_code(self, strict: bool = False, allow_empty: bool = False) -> int:
+        """The exit code of ``kartalint lint``: 2 for a missing path; after ``--write-baseline`` 0;
+        1 for an error (or a warning when ``strict``); 2 when nothing was checked (0 with
+        ``allow_empty``: a hook that passes every YAML file), else 0."""
+        if self.missing:
+            return 2
+        if self.wrote_baseline is not None:
+            return 0
+        if self.count(Severity.ERROR) or (strict and self.count(Severity.WARNING)):
+            return 1
+        if self.nothing_checked:
+            return 0 if allow_empty else 2
+        return 0
+
+    def summary(self) -> str:
+        """The run in one line: what was checked and skipped, what was found, suppressed and absorbed
+        by the baseline."""
+        counts = self.counts
+        skipped = f", {self.skipped_documents} other document(s) skipped" if self.skipped_documents else ""
+        if self.skipped_files:
+            skipped += f", {len(self.skipped_files)} file(s) without Karta skipped"
+        if self.templates:
+            skipped += f", {len(self.templates)} template(s) skipped"
+        suppressed = f", {self.suppressed} suppressed" if self.suppressed else ""
+        if self.baselined is not None:
+            suppressed += f", {self.baselined} in the baseline"
+        if self.stale:
+            entries = "entry" if self.stale == 1 else "entries"
+            suppressed += f", {self.stale} stale baseline {entries} (fixed since: rewrite it with --write-baseline)"
+        fixtures = f", {self.fixture_documents} fixture(s)" if self.fixture_documents else ""
+        return (
+            f"{len(self.checked)} file(s), {self.karta_documents} Karta definition(s){fixtures}{skipped}: "
+            f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info{suppressed}"
+        )
+
+    def problems(self, strict: bool = False, allow_empty: bool = False) -> list[str]:
+        """What went wrong besides the findings: nothing checked (unless ``allow_empty``, or when
+        the findings already say why: a file that failed to load)."""
+        silent = self.missing or allow_empty or self.wrote_baseline is not None or self.exit_code(strict) == 1
+        if self.nothing_checked and not silent:
+            return ["no Karta definition or fixture found in the given paths (nothing was checked)"]
+        return []
