@@ -8,6 +8,7 @@ from kartalint.load import definitions
 from kartalint.lsp import server
 from kartalint.project import parse_config
 from kartalint.report import describe, github, json, junit, output, sarif, summary, summary_compare, text
+from kartalint.scaffold import release
 from kartalint.scaffold.fixture import QuotingDumper
 from kartalint.testing import update, written
 
@@ -54,3 +55,6 @@ BoundedRunner.restarts
 definitions.default_index
 parse_config
 written.unwritten
+
+# Loaded by path by setup.py (the build knows its revision from the Action's ref)
+release.revision_from_ref

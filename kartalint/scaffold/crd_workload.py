@@ -189,12 +189,4 @@ def status_counters(schema: dict[str, Any]) -> tuple[str | None, str | None]:
     return ready, total
 
 
-_COLUMN_TYPE = re.compile(r"""\.status\.conditions\[\?\(@\.type\s*==\s*["']([^"']+)["']\)\]""")
-
-
-def column_conditions(columns: Sequence[PrinterColumn]) -> list[str]:
-    """Condition types the printer columns read from ``.status.conditions[?(@.type=="X")]``."""
-    return list(dict.fromkeys(m.group(1) for column in columns for m in _COLUMN_TYPE.finditer(column.json_path)))
-
-
 __all__ = ["CONDITION_MEANINGS", "MEANINGS"]
