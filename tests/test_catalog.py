@@ -430,4 +430,23 @@ def test_the_catalog_page_lists_the_modes_and_versions_of_the_written_values():
     assert "- **CronJob controller**: Kubernetes v1.21 and later" in cron
     assert "| Degraded |" in cron
     sandbox = page.partition("### Sandbox (agents.x-k8s.io/v1beta1)")[2].partition("\n### ")[0]
-    assert "Modes and versions: one set of values, from the source above." in sandbox
+    assert "- **Sandbox controller**: agent-sandbox v0.5.0" in sandbox
+
+
+def test_a_written_values_file_without_modes_shows_one_set_of_values(tmp_path):
+    """A project's own written-values.yaml may leave `modes` out: the catalog page then says the
+    values are one set, from the file's source, and shows no mode or source columns."""
+    name = "batch-job-v1"
+    shutil.copyfile(os.path.join(CATALOG, f"{name}.yaml"), tmp_path / f"{name}.yaml")
+    (tmp_path / "fixtures" / name).mkdir(parents=True)
+    shutil.copyfile(os.path.join(FIXTURES, name, "completed.yaml"), tmp_path / "fixtures" / name / "completed.yaml")
+    (tmp_path / "fixtures" / name / "written-values.yaml").write_text(
+        "kind: KartaWrittenValues\nsource: kubernetes/api@10b39a3 batch/v1/types.go\n"
+        "values:\n- {conditions: [{type: Complete}], status: Completed}\n"
+    )
+    index = DefinitionIndex.from_paths([str(tmp_path / f"{name}.yaml")])
+    page = render_markdown(rows(index, [str(tmp_path / "fixtures")], Confinement([str(tmp_path)])))
+    section = page.partition("### Job (batch/v1)")[2]
+    assert "Modes and versions: one set of values, from the source above." in section
+    assert "| written | status | note |" in section and "| mode |" not in section
+    assert "| Complete=True | Completed |  |" in section
