@@ -396,12 +396,16 @@ def test_karta_verify_prediction(project, capsys):
 
 
 def test_our_catalog_reproduces_every_recorded_state_it_covers(capsys):
+    """Every recorded frame passes, but the JobSet frames the catalog deliberately reads as
+    Initializing where the recorder left them Undefined (issue 50: no Job counted yet), which
+    tests/data/catalog-replay-departures.yaml lists."""
     covered = [
         os.path.join(REFERENCE, "real-data", p)
         for p in ("jobset", "lws", os.path.join("kubeflow", "v1.9.4", "kubeflow-org-pytorchjob-v1"))
     ]
-    code, out, _ = run(capsys, "test", *covered)
-    assert code == 0, out[-3000:]
+    departures = os.path.join(ROOT, "tests", "data", "catalog-replay-departures.yaml")
+    code, out, _ = run(capsys, "test", *covered, "--known-failures", departures)
+    assert code == 0 and " 0 failed, 0 error(s)" in out, out[-3000:]
 
 
 def test_lint_checks_fixture_files(project, capsys):
