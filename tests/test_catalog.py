@@ -558,7 +558,9 @@ def test_a_written_values_file_without_modes_shows_one_set_of_values(tmp_path):
         "values:\n- {conditions: [{type: Complete}], status: Completed}\n"
     )
     index = DefinitionIndex.from_paths([str(tmp_path / f"{name}.yaml")])
-    page = render_markdown(rows(index, [str(tmp_path / "fixtures")], Confinement([str(tmp_path)])))
+    page = render_markdown(
+        catalog_rows(index, [str(tmp_path / "fixtures")], Confinement([str(tmp_path)]), LintCache(Config()))
+    )
     section = page.partition("### Job (batch/v1)")[2]
     assert "Modes and versions: one set of values, from the source above." in section
     assert "| written | status | note |" in section and "| mode |" not in section
