@@ -8,6 +8,7 @@ import functools
 import glob
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -395,6 +396,38 @@ def test_written_values_modes_are_checked(tmp_path, text, message):
 
     with pytest.raises(written.WrittenValuesError, match=message):
         written.load(_written_file(tmp_path, text))
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (
+            b"kind: KartaWrittenValues\nsource: x\nvalues: [\n",
+            r"written-values.yaml:4:1: not valid YAML: expected the node",
+        ),
+        (
+            b"kind: KartaWrittenValues\nsource: x\nvalues: [\xff\n",
+            r"written-values.yaml: cannot be read: 'utf-8' codec",
+        ),
+        (b"kind: KartaWrittenValues\nsource: x\nvalues: 3\n", r"written-values.yaml: 'values' lists nothing"),
+    ],
+)
+def test_a_broken_written_values_file_stops_the_catalog_with_its_place(tmp_path, monkeypatch, capsys, content, message):
+    """`kartalint catalog` on a project whose written-values.yaml does not load, or does not follow
+    the format, ends with one error line naming the file (and the place in it), exit 2: no traceback."""
+    from kartalint.cli import main
+
+    name = "batch-job-v1"
+    (tmp_path / ".kartalint.yaml").write_text("definitions: [definitions]\n")
+    (tmp_path / "definitions").mkdir()
+    shutil.copyfile(os.path.join(CATALOG, f"{name}.yaml"), tmp_path / "definitions" / f"{name}.yaml")
+    (tmp_path / "fixtures" / name).mkdir(parents=True)
+    shutil.copyfile(os.path.join(FIXTURES, name, "completed.yaml"), tmp_path / "fixtures" / name / "completed.yaml")
+    (tmp_path / "fixtures" / name / "written-values.yaml").write_bytes(content)
+    monkeypatch.chdir(tmp_path)
+    assert main(["catalog"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
 
 
 WRITTEN_MODES = {  # per definition, the operator's modes its written values cover, and the statuses each mode reads

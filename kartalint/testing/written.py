@@ -52,14 +52,16 @@ from typing import Any
 import yaml
 
 from kartalint import karta
+from kartalint.errors import UsageError
 from kartalint.jqlang import parse_cached, paths
 
 FILE_NAME = "written-values.yaml"
 KIND = "KartaWrittenValues"
 
 
-class WrittenValuesError(ValueError):
-    """A written-values file that does not follow the format (its path and the entry in the message)."""
+class WrittenValuesError(UsageError, ValueError):
+    """A written-values file that cannot be read or does not follow the format (its path and the
+    place or entry in the message; a command stops with exit code 2)."""
 
 
 @dataclass
@@ -146,8 +148,15 @@ def _statuses(value: Any, where: str) -> list[str]:
 
 
 def load(path: str) -> WrittenValues:
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        place = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+        raise WrittenValuesError(f"{place}: not valid YAML: {error.problem or error.context}") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise WrittenValuesError(f"{path}: cannot be read: {error}") from None
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise WrittenValuesError(f"{path}: not a {KIND} document")
     source = data.get("source")
