@@ -43,21 +43,15 @@ SHORT = {
         "the pods made here cannot carry LWS's worker-index beyond the leader's 0 (the catalog "
         "selects workers by an expression): leader and workers of a group are one place",
     ),
-    "RayJob": (
-        36,
-        32,
-        "running frames whose status strings equal those of initializing ones (the catalog also reads "
-        "the head pod's readiness)",
-    ),
     "TrainJob": (
         1,
-        3,
+        6,
         "its pods come from the referenced runtime, not the object: no place of it holds their containers",
     ),
     "NIMCache": (7, 4, "the catalog models no pod (the caching Job is not a component): no pod to learn a status from"),
     "NIMService": (
         0,
-        9,
+        13,
         "the image is a repository and a tag, not a container's image: no place of the object holds it",
     ),
     "Milvus": (

@@ -4,11 +4,14 @@ Each observed object gets the status its pods show: all Running and ready: ``run
 Succeeded: ``completed``; a Failed pod and none still running: ``failed``; pods not ready yet:
 ``initializing``; no pod: ``initializing`` (or ``suspended`` when a suspend field the CRD documents
 is set). Then, status by status, the simplest matcher that holds on every object with that status
-and on no other is drafted: the phase values they have (``byPhase``), else a condition they all
-have and no other has (``byConditions``, a True one and a type whose name says the status first),
-else a comparison of a ready counter with the desired count (``byExpression``, as the catalog's
-Deployment and StatefulSet read theirs). Each matcher carries its evidence ("seen on 3 objects
-whose pods were Running and ready"); a status no field tells apart is a TODO naming the objects.
+and on no other is drafted: the phase values they have (``byPhase``; no phase yet), else a
+condition they all have and no other has (``byConditions``, a True one and a type whose name says
+the status first), else a comparison of a ready counter with the desired count (``byExpression``,
+as the catalog's Deployment and StatefulSet read theirs; without one, a ready counter above 0, or
+at 0), else nothing counted yet (every count of the status 0). Where no one matcher tells some of
+them apart, two that do together are one matcher (Karta ANDs its parts). Each matcher carries its
+evidence ("seen on 3 objects whose pods were Running and ready"); a status no field tells apart is a
+TODO naming the objects.
 """
 
 from __future__ import annotations
@@ -19,7 +22,16 @@ from typing import Any
 
 from kartalint.karta import as_dict, as_list
 from kartalint.load.observed import ObservedObject
-from kartalint.scaffold.observed_matchers import Features, candidates, counter_tests, features, get_path
+from kartalint.scaffold.observed_matchers import (
+    Candidate,
+    Features,
+    candidates,
+    counted_paths,
+    counter_tests,
+    features,
+    get_path,
+    pairs,
+)
 
 POD_STATE_WORDS = {
     "running": "whose pods were Running and ready",
@@ -96,6 +108,7 @@ def learn_statuses(
     labels = [karta_status(s) for s in states]
     names = {n for f in found for n in f.counts if n.startswith(".status")}
     counters = counter_tests(names, desired)
+    counted = counted_paths(names)
     for status in EVIDENCE_ORDER:
         members = [i for i, label in enumerate(labels) if label == status]
         if not members:
@@ -107,22 +120,25 @@ def learn_statuses(
             for i, label in enumerate(labels)
             if label not in (status, None) and not (states[i] == "pending" and status == "running")
         ]
-        exclusive = [
-            c
-            for c in candidates(status, [found[i] for i in members], counters, fields, phase_path)
-            if not any(c.holds(f) for f in others)
-        ]
+        pool = candidates(status, [found[i] for i in members], counters, fields, phase_path, counted)
+        exclusive = [c for c in pool if not any(c.holds(f) for f in others)]
         left = list(members)
-        while left and exclusive:
-            best = max(exclusive, key=lambda c: (sum(c.holds(found[i]) for i in left), -c.rank))
-            covered = [i for i in left if best.holds(found[i])]
-            if not covered:
+        paired: list[Candidate] | None = None  # made once, when no one matcher is left that holds
+        while left:
+            best = _widest(exclusive, [found[i] for i in left])
+            if best is None:
+                paired = pairs(pool, [found[i] for i in left], others) if paired is None else paired
+                best = _widest(paired, [found[i] for i in left])
+            if best is None:
                 break
+            covered = [i for i in left if best.holds(found[i])]
             learned.mappings.setdefault(status, []).append(best.matcher)
             learned.why.setdefault(status, []).append(f"{best.said}: {_evidence(objects, states, covered)}")
-            if "byPhase" in best.matcher:
+            if set(best.matcher) == {"byPhase"}:
                 learned.phase_values[best.matcher["byPhase"]] = status
-            exclusive.remove(best)
+            for chosen in (exclusive, paired or []):
+                if best in chosen:
+                    chosen.remove(best)
             left = [i for i in left if i not in covered]
         if left:  # a placeholder `lint --strict` names (draft-placeholder), beside what was learned
             placeholder = {"byExpression": {"expression": f'"TODO-{status}"', "expectedResult": "true"}}
@@ -136,6 +152,12 @@ def learn_statuses(
                 "or count of their status tells them from the other objects: map it by hand"
             )
     return learned
+
+
+def _widest(matchers: list[Candidate], left: list[Features]) -> Candidate | None:
+    """The matcher that holds on the most objects left, the simplest among them; None if none holds."""
+    best = max(matchers, key=lambda c: (sum(c.holds(f) for f in left), -c.rank), default=None)
+    return best if best is not None and any(best.holds(f) for f in left) else None
 
 
 def _evidence(objects: list[ObservedObject], states: list[str], members: list[int]) -> str:
