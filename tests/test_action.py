@@ -678,3 +678,92 @@ def test_opt_in_mutants_annotate_survivors_and_fail_below_the_configured_score(t
     assert "::error file=def.yaml,line=1,col=1,title=kartalint test%3A --min-mutation-score::" in logs["test"]
     code, logs, outputs = run_action(repo, {"sarif": "none"}, tmp_path / "summary.md")  # off by default
     assert code == 0 and "::notice" not in logs["test"] and "mutation score" not in logs["test"]
+
+
+def replay_hook(repo, hook_id, args=()):
+    """A hook of .pre-commit-hooks.yaml run as `pre-commit run --all-files` runs it: its entry, the
+    `args` of the user's configuration, and (unless `pass_filenames: false`) every tracked YAML
+    file. Returns the finished process."""
+    import shlex
+
+    with open(os.path.join(ROOT, ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
+        hook = {h["id"]: h for h in yaml.safe_load(handle)}[hook_id]
+    files = subprocess.run(["git", "ls-files", "*.yaml", "*.yml"], cwd=repo, capture_output=True, text=True).stdout
+    argv = [*shlex.split(hook["entry"]), *args, *(files.split() if hook.get("pass_filenames", True) else [])]
+    argv[0] = str(tool_bin_for(repo.parent) / argv[0])
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "GITHUB_ACTIONS", "KARTALINT_BASELINE")}
+    return subprocess.run(argv, cwd=repo, capture_output=True, text=True, env=env, timeout=300)
+
+
+def _lint_annotations(logs):
+    return [line for line in logs["lint"].splitlines() if COMMAND.match(line)]
+
+
+def _sarif_results(path):
+    with open(path, encoding="utf-8") as handle:
+        return {run["automationDetails"]["id"]: run for run in json.load(handle)["runs"]}
+
+
+@pytest.mark.parametrize("given", ["configuration", "input"])
+def test_a_repository_with_legacy_findings_adopts_kartalint_with_a_baseline_in_one_commit(tmp_path, given):
+    """Issue 48, tried as a new user would (docs/ci.md, Adopting on a repository with legacy
+    findings): 20 legacy findings fail `strict`; one commit adds the baseline (named by the
+    configuration's `baseline:`, or by the Action's `baseline` input); then the hook and the
+    Action's steps pass, and SARIF as uploaded holds no baselined result. A pull request that adds
+    a finding fails the Action with exactly one annotation and one SARIF result."""
+    from legacy_repo import CONFIG, FINDINGS, make_legacy_repo
+    from test_ci_outputs import assert_valid_sarif
+
+    repo = make_legacy_repo(tmp_path / "legacy")
+    inputs = {"sarif": "kartalint.sarif"}
+    code, logs, _ = run_action(repo, inputs, tmp_path / "s.md")
+    assert code == 1 and len(_lint_annotations(logs)) == sum(FINDINGS.values()), logs["lint"]
+    assert replay_hook(repo, "kartalint-lint", ["--strict"]).returncode == 1
+
+    # the adoption, in one commit
+    lint = [str(tool_bin_for(tmp_path) / "kartalint"), "lint", "--write-baseline", ".kartalint-baseline.json"]
+    written = subprocess.run(lint, cwd=repo, capture_output=True, text=True, check=True)
+    assert f"{sum(FINDINGS.values())} finding(s) recorded" in written.stderr
+    if given == "configuration":
+        (repo / ".kartalint.yaml").write_text(CONFIG + "baseline: .kartalint-baseline.json\n")
+    else:
+        inputs["baseline"] = ".kartalint-baseline.json"
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "kartalint: adopt with a baseline of today's findings")
+
+    code, logs, outputs = run_action(repo, inputs, tmp_path / "s.md")
+    assert code == 0 and outputs["failed"] == "false", logs
+    assert _lint_annotations(logs) == [] and f"{sum(FINDINGS.values())} in the baseline" in logs["lint"]
+    sarif = json.loads((repo / "kartalint.sarif").read_text())  # the file the upload step reads
+    assert_valid_sarif(sarif)
+    lint_run = _sarif_results(repo / "kartalint.sarif")["kartalint/lint/"]
+    assert lint_run["results"] == [] and lint_run["properties"]["baseline"] == {"absorbed": 20, "stale": 0}
+    if given == "configuration":  # the hook reads the same configuration
+        hook = replay_hook(repo, "kartalint-lint", ["--strict"])
+        assert hook.returncode == 0 and "20 in the baseline" in hook.stderr, hook.stderr
+        assert replay_hook(repo, "kartalint-test").returncode == 0
+
+    # a pull request adds one finding: one annotation, one SARIF result, the job fails
+    git(repo, "checkout", "-qb", "add-a-finding")
+    definition = repo / "definitions" / "jobset-x-k8s-io-jobset-v1alpha2.yaml"
+    text = definition.read_text()
+    assert '- type: Failed\n              status: "True"' in text
+    definition.write_text(text.replace('- type: Failed\n              status: "True"', "- type: Failed"))
+    git(repo, "commit", "-qam", "match a Failed condition of any status")
+    code, logs, outputs = run_action(repo, inputs, tmp_path / "s.md")
+    assert code == 1 and outputs["failed"] == "true" and "kartalint lint" in logs["verdict"]
+    [annotation] = _lint_annotations(logs)
+    assert (
+        annotation.startswith("::warning file=definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml,")
+        and "condition-without-expectation" in annotation
+    ), annotation
+    [result] = _sarif_results(repo / "kartalint.sarif")["kartalint/lint/"]["results"]
+    assert result["ruleId"] == "condition-without-expectation"
+    if given == "configuration":
+        assert replay_hook(repo, "kartalint-lint", ["--strict"]).returncode == 1
+
+
+def test_the_baseline_input_names_a_file_that_must_exist(sample, tmp_path):
+    code, logs, _ = run_action(sample, {"baseline": "missing.json"}, tmp_path / "s.md", only={"setup"})
+    assert code == 2
+    assert "::error title=kartalint::baseline file not found: missing.json" in logs["setup"]
