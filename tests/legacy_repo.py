@@ -43,14 +43,18 @@ def legacy_definition(name: str) -> str:
     return text
 
 
-def make_legacy_repo(repo) -> object:
-    """A git repository (one commit on ``main``) with the legacy definitions in ``definitions/``
-    and a ``.kartalint.yaml`` that says where they are."""
+def make_legacy_repo(repo, config: bool = True) -> object:
+    """A git repository (one commit on ``main``, a committer of its own) with the legacy
+    definitions in ``definitions/`` and, with ``config``, a ``.kartalint.yaml`` that says where
+    they are (without it, as before ``kartalint init``)."""
     (repo / "definitions").mkdir(parents=True)
     for name in LEGACY:
         (repo / "definitions" / f"{name}.yaml").write_text(legacy_definition(name), encoding="utf-8")
-    (repo / ".kartalint.yaml").write_text(CONFIG, encoding="utf-8")
+    if config:
+        (repo / ".kartalint.yaml").write_text(CONFIG, encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "A Team")
+    git(repo, "config", "user.email", "team@example.com")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "the team's definitions")
     return repo

@@ -704,44 +704,73 @@ def _sarif_results(path):
         return {run["automationDetails"]["id"]: run for run in json.load(handle)["runs"]}
 
 
+def _docs_block(note_start, lang):
+    """The one block of docs/ci.md of ``lang`` whose docs-test note starts with ``note_start`` (the
+    adoption section), or the text block after the adoption's workflow block."""
+    from test_docs_examples import BLOCK
+
+    with open(os.path.join(ROOT, "docs", "ci.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    section = text[text.index("## Adopting on a repository with legacy findings") :]
+    section = section[: section.index("\n## ", 1)]
+    found = [
+        m.group("body")
+        for m in BLOCK.finditer(section)
+        if m.group("lang") == lang and (m.group("note") or "").startswith(note_start)
+    ]
+    assert len(found) == 1, (note_start, lang)
+    return found[0]
+
+
+def _hook_args(repo):
+    """The `args` of each hook in the repository's .pre-commit-config.yaml (what `init` wrote)."""
+    config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
+    return {hook["id"]: hook.get("args", []) for entry in config["repos"] for hook in entry["hooks"]}
+
+
 @pytest.mark.parametrize("given", ["configuration", "input"])
 def test_a_repository_with_legacy_findings_adopts_kartalint_with_a_baseline_in_one_commit(tmp_path, given):
-    """Issue 48, tried as a new user would (docs/ci.md, Adopting on a repository with legacy
-    findings): 20 legacy findings fail `strict`; one commit adds the baseline (named by the
-    configuration's `baseline:`, or by the Action's `baseline` input); then the hook and the
+    """Issue 48, tried as a new user would, by docs/ci.md (Adopting on a repository with legacy
+    findings): 20 legacy findings; the section's commands run (`init`, `--write-baseline`, the
+    configuration's `baseline:`, one commit), or the baseline given by the Action's `baseline`
+    input as the section's workflow block gives it. Then the hooks `init` configured and the
     Action's steps pass, and SARIF as uploaded holds no baselined result. A pull request that adds
-    a finding fails the Action with exactly one annotation and one SARIF result."""
-    from legacy_repo import CONFIG, FINDINGS, make_legacy_repo
+    a finding fails the Action with exactly the one annotation the section shows, and one SARIF
+    result."""
+    from legacy_repo import FINDINGS, make_legacy_repo
     from test_ci_outputs import assert_valid_sarif
 
-    repo = make_legacy_repo(tmp_path / "legacy")
-    inputs = {"sarif": "kartalint.sarif"}
-    code, logs, _ = run_action(repo, inputs, tmp_path / "s.md")
+    repo = make_legacy_repo(tmp_path / "legacy", config=False)
+    env = dict(os.environ, PATH=f"{tool_bin_for(tmp_path)}{os.pathsep}{os.environ['PATH']}")
+    adoption = _docs_block("legacy-repo:", "sh")
+    if given == "input":  # the baseline is not named in the configuration
+        adoption = adoption.replace('echo "baseline: .kartalint-baseline.json" >> .kartalint.yaml\n', "")
+        adoption = adoption.replace(
+            "kartalint lint --strict &&", "kartalint lint --strict --baseline .kartalint-baseline.json &&"
+        )
+    inputs = {"sarif": str(tmp_path / "kartalint.sarif")}  # (outside the checkout)
+    code, logs, _ = run_action(repo, inputs, tmp_path / "s.md")  # before: the legacy findings fail
     assert code == 1 and len(_lint_annotations(logs)) == sum(FINDINGS.values()), logs["lint"]
-    assert replay_hook(repo, "kartalint-lint", ["--strict"]).returncode == 1
-
-    # the adoption, in one commit
-    lint = [str(tool_bin_for(tmp_path) / "kartalint"), "lint", "--write-baseline", ".kartalint-baseline.json"]
-    written = subprocess.run(lint, cwd=repo, capture_output=True, text=True, check=True)
-    assert f"{sum(FINDINGS.values())} finding(s) recorded" in written.stderr
-    if given == "configuration":
-        (repo / ".kartalint.yaml").write_text(CONFIG + "baseline: .kartalint-baseline.json\n")
-    else:
-        inputs["baseline"] = ".kartalint-baseline.json"
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "kartalint: adopt with a baseline of today's findings")
+    proc = subprocess.run(["bash", "-e", "-c", adoption], cwd=repo, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0 and f"{sum(FINDINGS.values())} finding(s) recorded" in proc.stderr, proc.stderr
+    assert "baseline" not in _hook_args(repo)["kartalint-lint"], "init writes nothing for the baseline"
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout == ""
+    if given == "input":
+        inputs.update(yaml.safe_load(_docs_block("refs", "yaml"))[0]["with"])
+        assert inputs["baseline"] == ".kartalint-baseline.json"
 
     code, logs, outputs = run_action(repo, inputs, tmp_path / "s.md")
     assert code == 0 and outputs["failed"] == "false", logs
     assert _lint_annotations(logs) == [] and f"{sum(FINDINGS.values())} in the baseline" in logs["lint"]
-    sarif = json.loads((repo / "kartalint.sarif").read_text())  # the file the upload step reads
+    sarif = json.loads((tmp_path / "kartalint.sarif").read_text())  # the file the upload step reads
     assert_valid_sarif(sarif)
-    lint_run = _sarif_results(repo / "kartalint.sarif")["kartalint/lint/"]
+    lint_run = _sarif_results(tmp_path / "kartalint.sarif")["kartalint/lint/"]
     assert lint_run["results"] == [] and lint_run["properties"]["baseline"] == {"absorbed": 20, "stale": 0}
-    if given == "configuration":  # the hook reads the same configuration
-        hook = replay_hook(repo, "kartalint-lint", ["--strict"])
+    hooks = _hook_args(repo)
+    if given == "configuration":  # the hooks read the same configuration
+        hook = replay_hook(repo, "kartalint-lint", hooks["kartalint-lint"])
         assert hook.returncode == 0 and "20 in the baseline" in hook.stderr, hook.stderr
-        assert replay_hook(repo, "kartalint-test").returncode == 0
+        assert replay_hook(repo, "kartalint-test", hooks["kartalint-test"]).returncode == 0
 
     # a pull request adds one finding: one annotation, one SARIF result, the job fails
     git(repo, "checkout", "-qb", "add-a-finding")
@@ -752,15 +781,11 @@ def test_a_repository_with_legacy_findings_adopts_kartalint_with_a_baseline_in_o
     git(repo, "commit", "-qam", "match a Failed condition of any status")
     code, logs, outputs = run_action(repo, inputs, tmp_path / "s.md")
     assert code == 1 and outputs["failed"] == "true" and "kartalint lint" in logs["verdict"]
-    [annotation] = _lint_annotations(logs)
-    assert (
-        annotation.startswith("::warning file=definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml,")
-        and "condition-without-expectation" in annotation
-    ), annotation
-    [result] = _sarif_results(repo / "kartalint.sarif")["kartalint/lint/"]["results"]
+    assert _lint_annotations(logs) == [_docs_block("", "text").strip()]
+    [result] = _sarif_results(tmp_path / "kartalint.sarif")["kartalint/lint/"]["results"]
     assert result["ruleId"] == "condition-without-expectation"
     if given == "configuration":
-        assert replay_hook(repo, "kartalint-lint", ["--strict"]).returncode == 1
+        assert replay_hook(repo, "kartalint-lint", hooks["kartalint-lint"]).returncode == 1
 
 
 def test_the_baseline_input_names_a_file_that_must_exist(sample, tmp_path):
