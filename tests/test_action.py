@@ -425,7 +425,8 @@ def test_opt_in_explore_step_fails_on_an_object_the_definition_gets_wrong(tmp_pa
     (repo / "definitions" / "jobset.yaml").write_text(good)
     git(repo, "init", "-q", "-b", "main")
     code, logs, _ = run_action(repo, {"explore": "true", "sarif": "none"}, tmp_path / "summary.md")
-    assert "0 failure(s)" in logs["explore"] and "kartalint explore" not in logs["verdict"]
+    assert "1 definition(s) explored, 0 with failures" in logs["explore"]  # -q: the failures and the summary
+    assert "kartalint explore" not in logs["verdict"]
     (repo / "definitions" / "jobset.yaml").write_text(
         good.replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism")
     )
@@ -693,6 +694,33 @@ def replay_hook(repo, hook_id, args=()):
     argv[0] = str(tool_bin_for(repo.parent) / argv[0])
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "GITHUB_ACTIONS", "KARTALINT_BASELINE")}
     return subprocess.run(argv, cwd=repo, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_the_hooks_print_the_failures_and_the_summary_only(sample, tmp_path):
+    """Issue 48: `-q` in the hook entries (but lint's, which prints its findings and its summary
+    line): no PASS line, no note; a failure and the summary are shown."""
+    with open(os.path.join(ROOT, ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
+        entries = {hook["id"]: hook["entry"] for hook in yaml.safe_load(handle)}
+    assert {name: entry.split()[-1] for name, entry in entries.items()} == {
+        "kartalint-lint": "--allow-empty",
+        "kartalint-test": "-q",
+        "kartalint-explore": "-q",
+        "kartalint-mutants": "-q",
+    }
+    (sample / "fixtures" / "g.yaml").write_text(yaml.safe_dump(dict(FIXTURE, name="g")))
+    git(sample, "add", "fixtures/g.yaml")
+    hook = replay_hook(sample, "kartalint-test")
+    assert hook.returncode == 0 and hook.stderr == "", hook.stderr
+    assert [line.rsplit(" in ", 1)[0] for line in hook.stdout.splitlines()] == ["2 passed, 0 failed, 0 error(s)"]
+    (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(dict(FIXTURE, expect={"statuses": ["Failed"]})))
+    hook = replay_hook(sample, "kartalint-test")
+    assert hook.returncode == 1 and "PASS" not in hook.stdout + hook.stderr
+    assert "FAIL" in hook.stdout and "1 passed, 1 failed" in hook.stdout + hook.stderr
+    hook = replay_hook(sample, "kartalint-lint")
+    assert hook.returncode == 0 and hook.stdout == ""
+    assert hook.stderr.splitlines() == [
+        "kartalint: 3 file(s), 1 Karta definition(s), 2 fixture(s): 0 error(s), 0 warning(s), 0 info"
+    ]
 
 
 def _lint_annotations(logs):
