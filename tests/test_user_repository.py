@@ -215,6 +215,28 @@ def test_inside_a_project_shadowing_is_said_once_and_unrelated_files_not_at_all(
     assert err.count("shadows the bundled") == 3 and "broken.yaml" in err
 
 
+def test_duplicate_definitions_are_one_note_and_describe_q_says_none(team, capsys):
+    """Issue 48: one note for every definition that repeats another's group/version/kind or name
+    (-v lists them), and `describe -q` prints the view and no note."""
+    job = os.path.join(ROOT, "catalog", "batch-job-v1.yaml")
+    with open(job, encoding="utf-8") as handle:
+        text = handle.read()
+    for copy in ("a", "b", "c"):  # the same Job definition three times under other names
+        (team / "definitions" / f"job-{copy}.yaml").write_text(text.replace("name: batch-job-v1", f"name: job-{copy}"))
+    (team / "job.yaml").write_text(yaml.safe_dump(JOB))
+    code, out, err = run(capsys, "describe", "job.yaml")
+    assert code == 0 and out.startswith("Job/pi"), err
+    notes = [line for line in err.splitlines() if "repeat" in line or "have the same" in line]
+    assert notes == [
+        "kartalint: note: 2 definitions repeat the group/version/kind or name of another (the first found is used; "
+        "-v lists them)"
+    ], err
+    code, _, err = run(capsys, "describe", "job.yaml", "-v")
+    assert err.count("have the same group/version/kind batch/v1, Kind=Job; definitions/job-a.yaml is used") == 2, err
+    code, quiet, err = run(capsys, "describe", "job.yaml", "-q")
+    assert code == 0 and quiet == out and err == ""
+
+
 # -- 6. exclude: gitignore semantics relative to the project root --------------------------------------------
 
 

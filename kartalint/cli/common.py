@@ -88,16 +88,15 @@ def say_index(
     for problem in index.problems if problems or verbose else index.explicit_problems:
         sys.stderr.write(f"kartalint: {level}: {problem}\n")
     shadowing = [n for n in index.notes if "shadows the bundled" in n]
-    if len(shadowing) > 1 and not verbose:
-        sys.stderr.write(
-            f"kartalint: note: {len(shadowing)} project definitions shadow bundled ones (same group/version/kind "
-            "or name; -v lists them)\n"
-        )
-    else:
-        for note in shadowing:
+    duplicates = [n for n in index.notes if " have the same " in n]  # (DefinitionIndex._note)
+    for notes, summary in (
+        (shadowing, f"{len(shadowing)} project definitions shadow bundled ones (same group/version/kind or name"),
+        (duplicates, f"{len(duplicates)} definitions repeat the group/version/kind or name of another (the first found is used"),
+    ):
+        for note in [f"{summary}; -v lists them)"] if len(notes) > 1 and not verbose else notes:
             sys.stderr.write(f"kartalint: note: {note}\n")
     for note in index.notes:
-        if note not in shadowing:
+        if note not in shadowing and note not in duplicates:
             sys.stderr.write(f"kartalint: note: {note}\n")
 
 
