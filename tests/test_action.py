@@ -248,11 +248,36 @@ def workflow_files():
     return [os.path.join(ROOT, "action.yml"), *workflows]
 
 
+def generated_workflow():
+    """The workflow `kartalint init` writes (pinned to a commit of kartalint, as an untagged
+    build pins it)."""
+    from kartalint.scaffold.init import _workflow
+
+    return _workflow("kartalint/kartalint", "c44b2bf45b2d729c23dfbfa24cd881f50338cfbd", "commit (no release tag)")
+
+
 def test_every_action_used_is_pinned_to_a_commit_with_its_release_in_a_comment():
-    """Issue 48: a tag or a branch can be moved to other code; a full commit cannot."""
+    """Issue 48: a tag or a branch can be moved to other code; a full commit cannot. The same
+    action is pinned to the same commit everywhere: action.yml, this repository's workflows and
+    the workflow `kartalint init` writes (whose pin of kartalint itself is a release tag or a
+    commit: tests/test_version.py)."""
     files = workflow_files()
     assert len(files) >= 3
     used = 0
+    pins: dict[str, set] = {}
+    generated = generated_workflow()
+    assert [line for line in unpinned_uses(generated) if "kartalint/kartalint@" not in line] == []
+    texts = [generated]
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            texts.append(handle.read())
+    for text in texts:
+        for match in filter(None, map(USES.match, text.splitlines())):
+            name, _, commit = match.group("ref").partition("@")
+            if name != "kartalint/kartalint" and not name.startswith("./"):
+                pins.setdefault(name, set()).add((commit, match.group("comment")))
+    assert {name for name, found in pins.items() if len(found) > 1} == set(), pins
+    assert len(pins) >= 5
     for path in files:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()

@@ -91,7 +91,10 @@ def say_index(
     duplicates = [n for n in index.notes if " have the same " in n]  # (DefinitionIndex._note)
     for notes, summary in (
         (shadowing, f"{len(shadowing)} project definitions shadow bundled ones (same group/version/kind or name"),
-        (duplicates, f"{len(duplicates)} definitions repeat the group/version/kind or name of another (the first found is used"),
+        (
+            duplicates,
+            f"{len(duplicates)} definitions repeat the group/version/kind or name of another (the first found is used",
+        ),
     ):
         for note in [f"{summary}; -v lists them)"] if len(notes) > 1 and not verbose else notes:
             sys.stderr.write(f"kartalint: note: {note}\n")
