@@ -108,6 +108,29 @@ def test_bash_loads_the_completion_and_completes_commands_options_and_choices(ca
     }
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
+def test_bash_completes_rule_ids_after_rules_and_disable(capsys, tmp_path):
+    """Issue 48: wherever a rule is named (`kartalint rules RULE`, `lint --disable RULE`), the
+    shell offers the rule ids."""
+    from kartalint.rules import registry
+
+    script = tmp_path / "kartalint.bash"
+    script.write_text(run(capsys, "completion", "bash")[1])
+    assert set(_bash_complete(str(script), ["kartalint", "rules", ""])[:-1]) == set(registry.RULES)
+    assert _bash_complete(str(script), ["kartalint", "rules", "scale-path"])[:-1] == ["scale-path-not-null-safe"]
+    offered = _bash_complete(str(script), ["kartalint", "lint", "--disable", "jq-not-p"])[:-1]
+    assert offered == ["jq-not-portable"]
+    assert set(_bash_complete(str(script), ["kartalint", "lint", "--disable", ""])[:-1]) == set(registry.RULES)
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_zsh_and_fish_offer_rule_ids_too(capsys, shell):
+    from kartalint.rules import registry
+
+    out = run(capsys, "completion", shell)[1]
+    assert all(rule_id in out for rule_id in registry.RULES), shell
+
+
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
 def test_zsh_and_fish_accept_the_script(capsys, tmp_path, shell):
     if shutil.which(shell) is None:

@@ -80,3 +80,28 @@ def test_under_kubectl_the_help_says_kubectl_karta(capsys, monkeypatch):
     with pytest.raises(SystemExit) as exit_:
         kubectl_main(["lint", "--no-such-option"])
     assert exit_.value.code == 2 and "usage: kubectl karta lint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rule_id", sorted(__import__("kartalint.rules.registry", fromlist=["RULES"]).RULES))
+def test_kartalint_rules_id_prints_the_rules_page(capsys, rule_id):
+    """`kartalint rules ID`: why the rule exists, a bad and a good example (or why there is none),
+    and the fix: the rule's section of docs/rules.md."""
+    from kartalint.report.rules_doc import rule_section
+    from kartalint.rules import registry
+
+    assert main(["rules", rule_id]) == 0
+    out = capsys.readouterr().out
+    rule = registry.RULES[rule_id]
+    assert out.startswith(f"### `{rule_id}`\n") and f"**Why:** {rule.why}" in out and f"**Fix:** {rule.hint}" in out
+    assert ("Bad (`bad.yaml`):" in out and "Good (`good.yaml`):" in out) or "No example file:" in out
+    assert out.rstrip("\n") == "\n".join(rule_section(rule)).rstrip("\n")
+    with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as handle:
+        assert out.rstrip("\n") in handle.read()
+
+
+def test_an_unknown_rule_id_says_the_closest(capsys):
+    assert main(["rules", "scale-path-not-nul-safe"]) == 2
+    assert capsys.readouterr().err == (
+        "kartalint: error: unknown rule 'scale-path-not-nul-safe' (did you mean scale-path-not-null-safe? "
+        "see `kartalint rules`)\n"
+    )
