@@ -67,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("kartalint: error: shell completion needs shtab: pip install shtab\n")
         return EXIT_USAGE
     from kartalint.cli import build_parser
-
     from kartalint.rules import registry
 
     parser = build_parser()
