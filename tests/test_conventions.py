@@ -315,7 +315,10 @@ def test_init_and_new_write_files_that_pass_yamllint_and_the_workflow_schema(cap
     written += [p for p in tmp_path.glob("*.yaml")]
     workflow = tmp_path / ".github" / "workflows" / "kartalint.yml"
     assert _yamllint(*written, workflow) == []
+    config = yaml.safe_load((tmp_path / ".kartalint.yaml").read_text())
+    assert "baseline" not in config, "init writes nothing for a baseline (docs/ci.md: adopting)"
     data = yaml.safe_load(workflow.read_text())
+    assert "baseline" not in data["jobs"]["kartalint"]["steps"][1]["with"]
     assert "on" in data and True not in data, "`on` is quoted: a YAML 1.1 reader would see the key true"
     [job] = data["jobs"].values()
     assert 0 < job["timeout-minutes"] <= 60
