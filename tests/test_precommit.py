@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -226,6 +227,7 @@ def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit
         "running": "Running",
         "completed": "Succeeded",
         "failed": "Failed",
+        "suspended": "Suspended",  # training-operator's JobSuspended (the draft maps a suspend since issue 42)
     }.items():
         reviewed = reviewed.replace(f"TODO-{status}", condition)
     definition.write_text(
@@ -257,7 +259,10 @@ def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit
     assert code == 0, out
     assert "kartalint lint" in out and "kartalint test" in out and "Passed" in out
     # a change of the definition that breaks the fixture is blocked, with the field diff
-    definition.write_text(definition.read_text().replace("(.replicas // 1)", "(.replicas // 1) * 2"))
+    # (the draft folds a long expression at spaces: `(.replicas` and `// 1)` may be on two lines)
+    doubled = re.sub(r"\(\.replicas\s+//\s+1\)", "(.replicas // 1) * 2", definition.read_text())
+    assert doubled != definition.read_text()
+    definition.write_text(doubled)
     code, out = commit(repo, precommit_home, "double every role")
     assert code == 1, out
     assert "replica[Master].replicas: expected 1, got 2" in out
