@@ -352,7 +352,9 @@ def next_steps(result: Plan, layout: str) -> str:
     lines += [
         f"  2. Add fixtures in {fixtures_dir}/<definition name>/ from real objects: "
         f"kubectl get KIND NAME -o yaml | kartalint new fixture - --pods pods.yaml -o {fixtures_dir}/<name>/case.yaml",
-        "  3. kartalint lint && kartalint test",
+        "  3. kartalint lint && kartalint test   (findings from before kartalint? record them in a baseline:",
+        "     kartalint lint --write-baseline .kartalint-baseline.json, then baseline: in .kartalint.yaml;",
+        "     docs/ci.md, Adopting on a repository with legacy findings)",
         "  4. pre-commit install   (then every commit is checked)",
         "  5. Commit .kartalint.yaml, .pre-commit-config.yaml and .github/workflows/kartalint.yml.",
     ]
