@@ -252,8 +252,9 @@ def git(repo, *args):
 
 def unwrapped_groups(text: str) -> list[tuple[str, list[str]]]:
     """The lines of a draft or a fixture kartalint wrote, each as (the line as it reads unwrapped,
-    the lines written for it): a comment with its continuation lines (``#   ...``) joined, a
-    folded string (``key: >-`` and its lines) on one line. Drafts fit in 80 columns (yamllint's
+    the lines written for it): a comment with its continuation lines (indented four more than its
+    text: ``scaffold.draft_text.CONTINUED``) joined, a folded string (``key: >-`` and its lines)
+    on one line. Drafts fit in 80 columns (yamllint's
     line length, issue 48); what they say is asserted on the unwrapped lines."""
     lines = text.splitlines()
     groups: list[tuple[str, list[str]]] = []
