@@ -5,8 +5,8 @@ where fixtures may read files. Built once per run (``load_project``) and handed 
   ``[tool.kartalint]``), else the top of the git work tree. Outside both there is no project:
   only the paths given and the bundled catalog are used, nothing is searched.
 * Configuration (``Config``): rules, ``exclude`` and ``per-file-ignores`` (gitignore patterns
-  relative to the root), ``max-file-size``, ``crds``, ``definitions``, ``fixtures``, ``extends``.
-  Its paths must resolve inside the root: only the command line (a PATH, ``--allow-outside``)
+  relative to the root), ``max-file-size``, ``crds``, ``definitions``, ``fixtures``, ``baseline``,
+  ``extends``. Its paths must resolve inside the root: only the command line (a PATH, ``--allow-outside``)
   widens what is read.
 * Definitions: ``definitions:`` (files, folders or globs); without it, every Karta document under
   the root (``exclude`` and ``.gitignore`` honoured, hidden folders and templates skipped).
@@ -49,9 +49,12 @@ _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
 class Config:
     severities: dict[str, Severity | None] = field(default_factory=dict)  # None = disabled
     exclude: list[str] = field(default_factory=list)
+    exclude_from: list[str] = field(default_factory=list)  # the configuration file of each pattern
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)  # gitignore pattern -> rule ids
     max_file_size: int = MAX_FILE_BYTES
     crds: list[str] = field(default_factory=list)
+    baseline: str | None = None  # `baseline:` (absolute), and the configuration file naming it
+    baseline_from: str | None = None
     definitions: list[str] = field(default_factory=list)
     fixtures: list[str] = field(default_factory=list)
     mutants_min_score: float | None = None  # `mutants: {min-score}` (kartalint test --mutants)
@@ -83,6 +86,20 @@ class Config:
             self._excluded = PatternSet(self.exclude)
         return self._excluded.match(rel)
 
+    def exclusion(self, path: str) -> tuple[str, str] | None:
+        """(the ``exclude`` pattern that excludes ``path``, the configuration file holding it), or
+        None when ``path`` is not excluded (the last pattern that matches decides)."""
+        if not self.excluded(path):
+            return None
+        import pathspec
+
+        rel = self.relative(path) or ""
+        sources = [*self.exclude_from, *[self.source or "the configuration"] * len(self.exclude)]
+        for pattern, source in reversed(list(zip(self.exclude, sources[: len(self.exclude)], strict=True))):
+            if pathspec.GitIgnoreSpec.from_lines([pattern.lstrip("!")]).match_file(rel):
+                return pattern, source
+        return None  # pragma: no cover - an excluded path matches a pattern
+
     def ignored_rules(self, path: str) -> set[str]:
         """The rules ``per-file-ignores`` turns off for ``path``."""
         if not self.per_file_ignores:
@@ -112,9 +129,13 @@ def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rul
     for pattern in data.get("per-file-ignores") or {}:
         _check_pattern(layer, pattern, ("per-file-ignores", pattern), key=True)
     paths = {key: _resolved(layer, key, root) for key in _PATH_KEYS if key in data}
+    baseline = _resolved(layer, "baseline", root)[0] if data.get("baseline") else None
     for rule_id, setting in (data.get("rules") or {}).items():
         config.severities[rule_id] = _severity(setting, rules[rule_id])
     config.exclude.extend(data.get("exclude") or [])
+    config.exclude_from.extend(layer.path for _ in data.get("exclude") or [])
+    if baseline is not None:
+        config.baseline, config.baseline_from = baseline, layer.path
     for pattern, ids in (data.get("per-file-ignores") or {}).items():
         config.per_file_ignores[pattern] = [ids] if isinstance(ids, str) else list(ids)
     if "max-file-size" in data:
@@ -138,8 +159,8 @@ def _severity(setting: str | bool, rule: Rule) -> Severity | None:
 
 
 def _resolved(layer: ConfigFile, key: str, root: str) -> list[str]:
-    """The paths of ``crds``, ``definitions`` or ``fixtures`` (one path or a list), absolute; each
-    must resolve inside the project ``root``."""
+    """The paths of ``crds``, ``definitions``, ``fixtures`` or ``baseline`` (one path or a list),
+    absolute; each must resolve inside the project ``root``."""
     given = layer.data[key] or []
     resolved = []
     for index, entry in enumerate([given] if isinstance(given, str) else given):
@@ -149,10 +170,14 @@ def _resolved(layer: ConfigFile, key: str, root: str) -> list[str]:
         absolute = os.path.normpath(os.path.join(layer.folder, entry))
         literal = _literal_prefix(absolute)
         if not inside(literal, root):
+            widen = (
+                "`--baseline FILE` reads"
+                if key == "baseline"
+                else "give the path on the command line, or `--allow-outside DIR`, to read"
+            )
             raise layer.error(
                 f"'{key}' entry {entry} resolves to {os.path.realpath(literal)}, outside the project root {root}: "
-                "configuration paths must stay inside the project (give the path on the command line, or "
-                "`--allow-outside DIR`, to read elsewhere deliberately)",
+                f"configuration paths must stay inside the project ({widen} elsewhere deliberately)",
                 place,
             )
         resolved.append(absolute)

@@ -248,3 +248,53 @@ def git(repo, *args):
             GIT_COMMITTER_EMAIL="t@example.com",
         ),
     )
+
+
+def unwrapped_groups(text: str) -> list[tuple[str, list[str]]]:
+    """The lines of a draft or a fixture kartalint wrote, each as (the line as it reads unwrapped,
+    the lines written for it): a comment with its continuation lines (indented four more than its
+    text: ``scaffold.draft_text.CONTINUED``) joined, a folded string (``key: >-`` and its lines)
+    on one line. Drafts fit in 80 columns (yamllint's
+    line length, issue 48); what they say is asserted on the unwrapped lines."""
+    lines = text.splitlines()
+    groups: list[tuple[str, list[str]]] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.lstrip(" ")
+        indent = line[: len(line) - len(stripped)]
+        first = groups[-1][1][0][len(indent) :] if groups else ""  # the comment's first line, from its "#"
+        lead = len(first) - 2 - len(first[2:].lstrip(" "))  # how far its text is indented
+        continued = "# " + " " * (lead + 4)
+        if (
+            first.startswith("# ")
+            and stripped.startswith(continued)
+            and stripped[len(continued) :][:1] not in ("", " ")
+        ):
+            joined, written = groups[-1]
+            groups[-1] = (f"{joined} {stripped[len(continued) :]}", [*written, line])
+        elif line.endswith(" >-"):
+            end = index + 1
+            while end < len(lines) and lines[end].startswith(indent + " ") and lines[end].strip():
+                end += 1
+            value = " ".join(part.strip() for part in lines[index + 1 : end])
+            groups.append((f"{line[:-2]}{_one_line(value)}", lines[index:end]))
+            index = end
+            continue
+        else:
+            groups.append((line, [line]))
+        index += 1
+    return groups
+
+
+def unwrapped(text: str) -> str:
+    """``text`` with its wrapped comments and folded strings on one line each (``unwrapped_groups``)."""
+    return "".join(f"{line}\n" for line, _ in unwrapped_groups(text))
+
+
+def _one_line(value: str) -> str:
+    """``value`` as drafts wrote it on one line before they were wrapped (plain, else quoted)."""
+    from kartalint.scaffold.fixture import QuotingDumper
+
+    text = yaml.dump(value, Dumper=QuotingDumper, width=1 << 20, allow_unicode=True)
+    return text.removesuffix("\n...\n").rstrip("\n")

@@ -248,11 +248,36 @@ def workflow_files():
     return [os.path.join(ROOT, "action.yml"), *workflows]
 
 
+def generated_workflow():
+    """The workflow `kartalint init` writes (pinned to a commit of kartalint, as an untagged
+    build pins it)."""
+    from kartalint.scaffold.init import _workflow
+
+    return _workflow("kartalint/kartalint", "c44b2bf45b2d729c23dfbfa24cd881f50338cfbd", "commit (no release tag)")
+
+
 def test_every_action_used_is_pinned_to_a_commit_with_its_release_in_a_comment():
-    """Issue 48: a tag or a branch can be moved to other code; a full commit cannot."""
+    """Issue 48: a tag or a branch can be moved to other code; a full commit cannot. The same
+    action is pinned to the same commit everywhere: action.yml, this repository's workflows and
+    the workflow `kartalint init` writes (whose pin of kartalint itself is a release tag or a
+    commit: tests/test_version.py)."""
     files = workflow_files()
     assert len(files) >= 3
     used = 0
+    pins: dict[str, set] = {}
+    generated = generated_workflow()
+    assert [line for line in unpinned_uses(generated) if "kartalint/kartalint@" not in line] == []
+    texts = [generated]
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            texts.append(handle.read())
+    for text in texts:
+        for match in filter(None, map(USES.match, text.splitlines())):
+            name, _, commit = match.group("ref").partition("@")
+            if name != "kartalint/kartalint" and not name.startswith("./"):
+                pins.setdefault(name, set()).add((commit, match.group("comment")))
+    assert {name for name, found in pins.items() if len(found) > 1} == set(), pins
+    assert len(pins) >= 5
     for path in files:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -425,7 +450,8 @@ def test_opt_in_explore_step_fails_on_an_object_the_definition_gets_wrong(tmp_pa
     (repo / "definitions" / "jobset.yaml").write_text(good)
     git(repo, "init", "-q", "-b", "main")
     code, logs, _ = run_action(repo, {"explore": "true", "sarif": "none"}, tmp_path / "summary.md")
-    assert "0 failure(s)" in logs["explore"] and "kartalint explore" not in logs["verdict"]
+    assert "1 definition(s) explored, 0 with failures" in logs["explore"]  # -q: the failures and the summary
+    assert "kartalint explore" not in logs["verdict"]
     (repo / "definitions" / "jobset.yaml").write_text(
         good.replace("(.template.spec.parallelism // 1)", ".template.spec.parallelism")
     )
@@ -678,3 +704,144 @@ def test_opt_in_mutants_annotate_survivors_and_fail_below_the_configured_score(t
     assert "::error file=def.yaml,line=1,col=1,title=kartalint test%3A --min-mutation-score::" in logs["test"]
     code, logs, outputs = run_action(repo, {"sarif": "none"}, tmp_path / "summary.md")  # off by default
     assert code == 0 and "::notice" not in logs["test"] and "mutation score" not in logs["test"]
+
+
+def replay_hook(repo, hook_id, args=()):
+    """A hook of .pre-commit-hooks.yaml run as `pre-commit run --all-files` runs it: its entry, the
+    `args` of the user's configuration, and (unless `pass_filenames: false`) every tracked YAML
+    file. Returns the finished process."""
+    import shlex
+
+    with open(os.path.join(ROOT, ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
+        hook = {h["id"]: h for h in yaml.safe_load(handle)}[hook_id]
+    files = subprocess.run(["git", "ls-files", "*.yaml", "*.yml"], cwd=repo, capture_output=True, text=True).stdout
+    argv = [*shlex.split(hook["entry"]), *args, *(files.split() if hook.get("pass_filenames", True) else [])]
+    argv[0] = str(tool_bin_for(repo.parent) / argv[0])
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "GITHUB_ACTIONS", "KARTALINT_BASELINE")}
+    return subprocess.run(argv, cwd=repo, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_the_hooks_print_the_failures_and_the_summary_only(sample, tmp_path):
+    """Issue 48: `-q` in the hook entries (but lint's, which prints its findings and its summary
+    line): no PASS line, no note; a failure and the summary are shown."""
+    with open(os.path.join(ROOT, ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
+        entries = {hook["id"]: hook["entry"] for hook in yaml.safe_load(handle)}
+    assert {name: entry.split()[-1] for name, entry in entries.items()} == {
+        "kartalint-lint": "--allow-empty",
+        "kartalint-test": "-q",
+        "kartalint-explore": "-q",
+        "kartalint-mutants": "-q",
+    }
+    (sample / "fixtures" / "g.yaml").write_text(yaml.safe_dump(dict(FIXTURE, name="g")))
+    git(sample, "add", "fixtures/g.yaml")
+    hook = replay_hook(sample, "kartalint-test")
+    assert hook.returncode == 0 and hook.stderr == "", hook.stderr
+    assert [line.rsplit(" in ", 1)[0] for line in hook.stdout.splitlines()] == ["2 passed, 0 failed, 0 error(s)"]
+    (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(dict(FIXTURE, expect={"statuses": ["Failed"]})))
+    hook = replay_hook(sample, "kartalint-test")
+    assert hook.returncode == 1 and "PASS" not in hook.stdout + hook.stderr
+    assert "FAIL" in hook.stdout and "1 passed, 1 failed" in hook.stdout + hook.stderr
+    hook = replay_hook(sample, "kartalint-lint")
+    assert hook.returncode == 0 and hook.stdout == ""
+    assert hook.stderr.splitlines() == [
+        "kartalint: 3 file(s), 1 Karta definition(s), 2 fixture(s): 0 error(s), 0 warning(s), 0 info"
+    ]
+
+
+def _lint_annotations(logs):
+    return [line for line in logs["lint"].splitlines() if COMMAND.match(line)]
+
+
+def _sarif_results(path):
+    with open(path, encoding="utf-8") as handle:
+        return {run["automationDetails"]["id"]: run for run in json.load(handle)["runs"]}
+
+
+def _docs_block(note_start, lang):
+    """The one block of docs/ci.md of ``lang`` whose docs-test note starts with ``note_start`` (the
+    adoption section), or the text block after the adoption's workflow block."""
+    from test_docs_examples import BLOCK
+
+    with open(os.path.join(ROOT, "docs", "ci.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    section = text[text.index("## Adopting on a repository with legacy findings") :]
+    section = section[: section.index("\n## ", 1)]
+    found = [
+        m.group("body")
+        for m in BLOCK.finditer(section)
+        if m.group("lang") == lang and (m.group("note") or "").startswith(note_start)
+    ]
+    assert len(found) == 1, (note_start, lang)
+    return found[0]
+
+
+def _hook_args(repo):
+    """The `args` of each hook in the repository's .pre-commit-config.yaml (what `init` wrote)."""
+    config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
+    return {hook["id"]: hook.get("args", []) for entry in config["repos"] for hook in entry["hooks"]}
+
+
+@pytest.mark.parametrize("given", ["configuration", "input"])
+def test_a_repository_with_legacy_findings_adopts_kartalint_with_a_baseline_in_one_commit(tmp_path, given):
+    """Issue 48, tried as a new user would, by docs/ci.md (Adopting on a repository with legacy
+    findings): 20 legacy findings; the section's commands run (`init`, `--write-baseline`, the
+    configuration's `baseline:`, one commit), or the baseline given by the Action's `baseline`
+    input as the section's workflow block gives it. Then the hooks `init` configured and the
+    Action's steps pass, and SARIF as uploaded holds no baselined result. A pull request that adds
+    a finding fails the Action with exactly the one annotation the section shows, and one SARIF
+    result."""
+    from legacy_repo import FINDINGS, make_legacy_repo
+    from test_ci_outputs import assert_valid_sarif
+
+    repo = make_legacy_repo(tmp_path / "legacy", config=False)
+    env = dict(os.environ, PATH=f"{tool_bin_for(tmp_path)}{os.pathsep}{os.environ['PATH']}")
+    adoption = _docs_block("legacy-repo:", "sh")
+    if given == "input":  # the baseline is not named in the configuration
+        adoption = adoption.replace('echo "baseline: .kartalint-baseline.json" >> .kartalint.yaml\n', "")
+        adoption = adoption.replace(
+            "kartalint lint --strict &&", "kartalint lint --strict --baseline .kartalint-baseline.json &&"
+        )
+    inputs = {"sarif": str(tmp_path / "kartalint.sarif")}  # (outside the checkout)
+    code, logs, _ = run_action(repo, inputs, tmp_path / "s.md")  # before: the legacy findings fail
+    assert code == 1 and len(_lint_annotations(logs)) == sum(FINDINGS.values()), logs["lint"]
+    proc = subprocess.run(["bash", "-e", "-c", adoption], cwd=repo, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0 and f"{sum(FINDINGS.values())} finding(s) recorded" in proc.stderr, proc.stderr
+    assert "baseline" not in _hook_args(repo)["kartalint-lint"], "init writes nothing for the baseline"
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout == ""
+    if given == "input":
+        inputs.update(yaml.safe_load(_docs_block("refs", "yaml"))[0]["with"])
+        assert inputs["baseline"] == ".kartalint-baseline.json"
+
+    code, logs, outputs = run_action(repo, inputs, tmp_path / "s.md")
+    assert code == 0 and outputs["failed"] == "false", logs
+    assert _lint_annotations(logs) == [] and f"{sum(FINDINGS.values())} in the baseline" in logs["lint"]
+    sarif = json.loads((tmp_path / "kartalint.sarif").read_text())  # the file the upload step reads
+    assert_valid_sarif(sarif)
+    lint_run = _sarif_results(tmp_path / "kartalint.sarif")["kartalint/lint/"]
+    assert lint_run["results"] == [] and lint_run["properties"]["baseline"] == {"absorbed": 20, "stale": 0}
+    hooks = _hook_args(repo)
+    if given == "configuration":  # the hooks read the same configuration
+        hook = replay_hook(repo, "kartalint-lint", hooks["kartalint-lint"])
+        assert hook.returncode == 0 and "20 in the baseline" in hook.stderr, hook.stderr
+        assert replay_hook(repo, "kartalint-test", hooks["kartalint-test"]).returncode == 0
+
+    # a pull request adds one finding: one annotation, one SARIF result, the job fails
+    git(repo, "checkout", "-qb", "add-a-finding")
+    definition = repo / "definitions" / "jobset-x-k8s-io-jobset-v1alpha2.yaml"
+    text = definition.read_text()
+    assert '- type: Failed\n              status: "True"' in text
+    definition.write_text(text.replace('- type: Failed\n              status: "True"', "- type: Failed"))
+    git(repo, "commit", "-qam", "match a Failed condition of any status")
+    code, logs, outputs = run_action(repo, inputs, tmp_path / "s.md")
+    assert code == 1 and outputs["failed"] == "true" and "kartalint lint" in logs["verdict"]
+    assert _lint_annotations(logs) == [_docs_block("", "text").strip()]
+    [result] = _sarif_results(tmp_path / "kartalint.sarif")["kartalint/lint/"]["results"]
+    assert result["ruleId"] == "condition-without-expectation"
+    if given == "configuration":
+        assert replay_hook(repo, "kartalint-lint", hooks["kartalint-lint"]).returncode == 1
+
+
+def test_the_baseline_input_names_a_file_that_must_exist(sample, tmp_path):
+    code, logs, _ = run_action(sample, {"baseline": "missing.json"}, tmp_path / "s.md", only={"setup"})
+    assert code == 2
+    assert "::error title=kartalint::baseline file not found: missing.json" in logs["setup"]

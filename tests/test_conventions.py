@@ -108,6 +108,29 @@ def test_bash_loads_the_completion_and_completes_commands_options_and_choices(ca
     }
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
+def test_bash_completes_rule_ids_after_rules_and_disable(capsys, tmp_path):
+    """Issue 48: wherever a rule is named (`kartalint rules RULE`, `lint --disable RULE`), the
+    shell offers the rule ids."""
+    from kartalint.rules import registry
+
+    script = tmp_path / "kartalint.bash"
+    script.write_text(run(capsys, "completion", "bash")[1])
+    assert set(_bash_complete(str(script), ["kartalint", "rules", ""])[:-1]) == set(registry.RULES)
+    assert _bash_complete(str(script), ["kartalint", "rules", "scale-path"])[:-1] == ["scale-path-not-null-safe"]
+    offered = _bash_complete(str(script), ["kartalint", "lint", "--disable", "jq-not-p"])[:-1]
+    assert offered == ["jq-not-portable"]
+    assert set(_bash_complete(str(script), ["kartalint", "lint", "--disable", ""])[:-1]) == set(registry.RULES)
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_zsh_and_fish_offer_rule_ids_too(capsys, shell):
+    from kartalint.rules import registry
+
+    out = run(capsys, "completion", shell)[1]
+    assert all(rule_id in out for rule_id in registry.RULES), shell
+
+
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
 def test_zsh_and_fish_accept_the_script(capsys, tmp_path, shell):
     if shutil.which(shell) is None:
@@ -256,14 +279,12 @@ def test_the_package_is_the_only_kubectl_karta_the_project_ships():
 
 # -- generated files and workflows ------------------------------------------------------------
 
-WORKFLOW_ACTIONS = {"actions/checkout": "v6", "actions/setup-python": "v6", "github/codeql-action/upload-sarif": "v4"}
-
 
 def _yamllint(*paths):
     from yamllint import linter
     from yamllint.config import YamlLintConfig
 
-    config = YamlLintConfig("{extends: default, rules: {line-length: disable}}")
+    config = YamlLintConfig("extends: default")
     problems = []
     for path in paths:
         with open(path, encoding="utf-8") as handle:
@@ -274,7 +295,8 @@ def _yamllint(*paths):
 @pytest.mark.parametrize("crd", ["kubeflow.org_pytorchjobs.yaml", "jobset.x-k8s.io_jobsets.yaml"])
 def test_init_and_new_write_files_that_pass_yamllint_and_the_workflow_schema(capsys, tmp_path, crd):
     """Everything `init --crd` and `new` write (configuration, hooks, workflow, draft definition,
-    fixture skeleton, a fixture from a real object) passes yamllint's default rules but line-length."""
+    fixture skeleton, a fixture from a real object) passes yamllint's default rules, line length
+    included (issue 48)."""
     from check_jsonschema import main as check_jsonschema
 
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
@@ -293,17 +315,44 @@ def test_init_and_new_write_files_that_pass_yamllint_and_the_workflow_schema(cap
     written += [p for p in tmp_path.glob("*.yaml")]
     workflow = tmp_path / ".github" / "workflows" / "kartalint.yml"
     assert _yamllint(*written, workflow) == []
+    config = yaml.safe_load((tmp_path / ".kartalint.yaml").read_text())
+    assert "baseline" not in config, "init writes nothing for a baseline (docs/ci.md: adopting)"
     data = yaml.safe_load(workflow.read_text())
+    assert "baseline" not in data["jobs"]["kartalint"]["steps"][1]["with"]
     assert "on" in data and True not in data, "`on` is quoted: a YAML 1.1 reader would see the key true"
     [job] = data["jobs"].values()
     assert 0 < job["timeout-minutes"] <= 60
     with pytest.raises(SystemExit) as exit_:
         check_jsonschema(["--builtin-schema", "vendor.github-workflows", str(workflow)])
     assert exit_.value.code == 0, capsys.readouterr()
-    for step in job["steps"]:
-        name, _, ref = step["uses"].partition("@")
-        if name in WORKFLOW_ACTIONS:
-            assert ref == WORKFLOW_ACTIONS[name], step
+    from kartalint.scaffold.release import THIRD_PARTY_ACTIONS
+
+    pins = {name: ref for name, _, ref in (step["uses"].partition("@") for step in job["steps"])}
+    assert pins.pop("kartalint/kartalint") == "v9.9.9"
+    assert pins == {name: commit for name, (commit, _) in THIRD_PARTY_ACTIONS.items()}
+
+
+@pytest.mark.parametrize("operator", ["rbgs", "kaito-workspace", "appwrapper"])
+def test_drafts_from_real_objects_and_their_fixtures_pass_yamllint(capsys, tmp_path, operator):
+    """`new --crd --from` (long headers naming every object, folded expressions that multiply
+    counts, one fixture per state seen with the objects and pods as recorded) and `init` pinned
+    to a full commit (its workflow's `uses:` lines are longer than a line) pass yamllint's
+    default rules, line length included."""
+    data = os.path.join(ROOT, "tests", "data", "from-objects", operator)
+    draft = tmp_path / "draft" / "draft.yaml"
+    draft.parent.mkdir()
+    code, _, err = run(capsys, "new", "--crd", os.path.join(data, "crd.yaml"), "--from", data, "-o", str(draft))
+    assert code in (0, 1), err
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, _, err = run(capsys, "init", "--root", str(repo), "--rev", "c44b2bf45b2d729c23dfbfa24cd881f50338cfbd")
+    assert code == 0, err
+    fixtures = list(draft.parent.glob("*/*.yaml"))
+    assert fixtures, "one fixture per state seen"
+    written = [draft, *fixtures, repo / ".kartalint.yaml", repo / ".pre-commit-config.yaml"]
+    assert _yamllint(*written, repo / ".github" / "workflows" / "kartalint.yml") == []
+    assert max(len(line) for line in draft.read_text().splitlines()) <= 80
 
 
 def test_the_repositorys_own_workflow_uses_current_inputs_and_uploads_the_junit_written(capsys):
@@ -324,10 +373,58 @@ def test_the_repositorys_own_workflow_uses_current_inputs_and_uploads_the_junit_
     assert upload["with"]["path"] == f"${{{{ steps.{ours['id']}.outputs.junit }}}}", "upload what the action wrote"
     for job in workflow["jobs"].values():
         assert job.get("timeout-minutes")
-    # pinned to commits (tests/test_action.py) of the same majors as the workflow `init` writes
+    # pinned to commits (tests/test_action.py), the same as the workflow `init` writes
+    from kartalint.scaffold.release import THIRD_PARTY_ACTIONS
+
     with open(path, encoding="utf-8") as handle:
         pins = [m for m in map(USES.match, handle.read().splitlines()) if m]
-    majors = {
-        m.group("ref").partition("@")[0]: m.group("comment").partition(".")[0] for m in pins if m.group("comment")
-    }
-    assert {name: majors[name] for name in WORKFLOW_ACTIONS} == WORKFLOW_ACTIONS
+    used = {m.group("ref").partition("@")[0]: (m.group("ref").partition("@")[2], m.group("comment")) for m in pins}
+    assert {name: used[name] for name in THIRD_PARTY_ACTIONS} == THIRD_PARTY_ACTIONS
+
+
+def test_docs_show_the_workflow_init_writes():
+    """docs/ci.md shows the workflow `kartalint init` writes, as it writes it (pinned to the
+    commit the docs pin kartalint to, which tests/test_docs_examples.py checks exists)."""
+    from kartalint.scaffold.init import _workflow
+
+    with open(os.path.join(ROOT, "docs", "ci.md"), encoding="utf-8") as handle:
+        docs = handle.read()
+    heading = "# .github/workflows/kartalint.yml: what `kartalint init` writes (tests/test_conventions.py)\n"
+    shown = docs[docs.index(heading) + len(heading) :]
+    shown = shown[: shown.index("```")]
+    revision = re.search(r"uses: kartalint/kartalint@(\w+)  # (.*)", shown)
+    assert shown == _workflow("kartalint/kartalint", revision.group(1), revision.group(2))
+
+
+def test_long_strings_are_folded_to_fit_and_read_back_as_themselves():
+    """What `new` and `init` write (scaffold.fixture.dump): a string that would run past 80
+    columns is folded at single spaces before the word that would cross it, and every string reads
+    back as itself (leading, trailing, repeated spaces, quotes, `: `, `#`, YAML words, unicode)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from kartalint.scaffold.fixture import dump
+
+    words = st.sampled_from(
+        [".spec.replicas", "|", "//", "(.x // 1)", "and", '"two  spaces"', "key:", "#", "- ", "'q'", "true", "1", "é"]
+    )
+    text = st.one_of(st.lists(words, max_size=30).map(" ".join), st.text(max_size=200))
+
+    @settings(max_examples=300, deadline=None)
+    @given(text)
+    def reads_back(value):
+        data = {"spec": {"roles": [{"name": "worker", "replicasPath": value, "more": [value]}]}}
+        written = dump(data)
+        assert yaml.safe_load(written) == data
+        if " " in value and "  " not in value and value == value.strip() and value.isprintable():
+            assert max(len(line) for line in written.splitlines() if " " in line.strip()) <= 80, written
+
+    reads_back()
+    folded = dump(
+        {"replicasPath": ". as $o | .spec.groupTemplate.spec.roles[]? | ($o.spec.replicas // 1) * (.replicas // 1)"}
+    )
+    assert folded == (
+        "replicasPath: >-\n"
+        "  . as $o | .spec.groupTemplate.spec.roles[]? | ($o.spec.replicas // 1) *\n"
+        "  (.replicas // 1)\n"
+    )

@@ -131,6 +131,24 @@ def setup_fleet(tmp):
     kubectl.chmod(0o755)
 
 
+def setup_legacy_repo(tmp):
+    """A git repository with 20 legacy findings, before `kartalint init` (tests/legacy_repo.py)."""
+    from legacy_repo import make_legacy_repo
+
+    make_legacy_repo(tmp, config=False)
+
+
+def setup_legacy_adopted(tmp):
+    """The legacy repository after the adoption commit of docs/ci.md (its first block, run)."""
+    setup_legacy_repo(tmp)
+    with open(os.path.join(ROOT, "docs", "ci.md"), encoding="utf-8") as handle:
+        [adoption] = [
+            m.group("body") for m in BLOCK.finditer(handle.read()) if (m.group("note") or "").startswith("legacy-repo:")
+        ]
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    subprocess.run(["bash", "-e", "-c", adoption], cwd=tmp, check=True, capture_output=True, env=env, timeout=300)
+
+
 SETUPS = {
     "repo": setup_repo,
     "empty-repo": setup_empty_repo,
@@ -140,6 +158,8 @@ SETUPS = {
     "wheel": setup_wheel,
     "reference": setup_reference,
     "fleet": setup_fleet,
+    "legacy-repo": setup_legacy_repo,
+    "legacy-adopted": setup_legacy_adopted,
 }
 
 

@@ -530,6 +530,39 @@ def test_without_the_lsp_extra_the_command_says_what_to_install(monkeypatch, cap
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_completion_offers_rule_ids_in_a_suppression_comment(client: LanguageClient):
+    """Issue 48: in `# kartalint: disable=` (and after a comma, and in `disable-file=`), the rule
+    ids, replacing what is typed of one; the ids given already are not offered again."""
+    from kartalint.rules import registry
+
+    path = client.project / "broken" / "suppress-completion.yaml"
+    base = (client.project / "definitions" / f"{JOBSET}.yaml").read_text()
+    text = base.replace(
+        "(.template.spec.parallelism // 1)", "(.template.spec.parallelism // 1)  # kartalint: disable=jq-not-p", 1
+    )
+    text = "# kartalint: disable-file=jq-not-portable, \n" + text
+    path.write_text(text)
+    await open_and_wait(client, path, text)
+
+    async def offered(where):
+        result = await client.text_document_completion_async(
+            types.CompletionParams(types.TextDocumentIdentifier(uri_of(path)), where)
+        )
+        return result.items
+
+    typed = position_of(text, "disable=jq-not-p", len("disable=jq-not-p"))
+    items = await offered(typed)
+    assert {item.label for item in items} == set(registry.RULES)
+    [portable] = [item for item in items if item.label == "jq-not-portable"]
+    assert portable.text_edit.range.start == types.Position(typed.line, typed.character - len("jq-not-p"))
+    assert portable.text_edit.new_text == "jq-not-portable" and portable.detail == "warning jq rule"
+    after_comma = await offered(types.Position(0, len("# kartalint: disable-file=jq-not-portable, ")))
+    assert {item.label for item in after_comma} == set(registry.RULES) - {"jq-not-portable"}
+    elsewhere = await offered(position_of(text, "# kartalint: disable=", len("# kartalint: dis")))
+    assert not {item.label for item in elsewhere} & set(registry.RULES)
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_completion_in_a_fixture_offers_the_fixture_fields(client: LanguageClient):
     fixture = next((client.project / "fixtures" / JOBSET).glob("*.yaml"))
     text = fixture.read_text()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -124,11 +125,11 @@ def test_hook_definitions_are_valid():
     assert hooks["kartalint-test"]["types_or"] == ["yaml"] and "files" not in hooks["kartalint-test"]
     # opt-in: explore runs the project's definitions against its crds:, with hypothesis installed
     explore = hooks["kartalint-explore"]
-    assert explore["entry"] == "kartalint explore" and explore["pass_filenames"] is False
+    assert explore["entry"] == "kartalint explore -q" and explore["pass_filenames"] is False
     assert any(dep.startswith("hypothesis") for dep in explore["additional_dependencies"])
     # opt-in: mutants runs the project's fixtures, then its definitions' mutants (min-score of the configuration)
     mutants = hooks["kartalint-mutants"]
-    assert mutants["entry"] == "kartalint test --mutants" and mutants["pass_filenames"] is False
+    assert mutants["entry"] == "kartalint test --mutants -q" and mutants["pass_filenames"] is False
     assert mutants["require_serial"] is True and mutants["types_or"] == ["yaml"]
 
 
@@ -226,6 +227,7 @@ def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit
         "running": "Running",
         "completed": "Succeeded",
         "failed": "Failed",
+        "suspended": "Suspended",  # training-operator's JobSuspended (the draft maps a suspend since issue 42)
     }.items():
         reviewed = reviewed.replace(f"TODO-{status}", condition)
     definition.write_text(
@@ -257,7 +259,10 @@ def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit
     assert code == 0, out
     assert "kartalint lint" in out and "kartalint test" in out and "Passed" in out
     # a change of the definition that breaks the fixture is blocked, with the field diff
-    definition.write_text(definition.read_text().replace("(.replicas // 1)", "(.replicas // 1) * 2"))
+    # (the draft folds a long expression at spaces: `(.replicas` and `// 1)` may be on two lines)
+    doubled = re.sub(r"\(\.replicas\s+//\s+1\)", "(.replicas // 1) * 2", definition.read_text())
+    assert doubled != definition.read_text()
+    definition.write_text(doubled)
     code, out = commit(repo, precommit_home, "double every role")
     assert code == 1, out
     assert "replica[Master].replicas: expected 1, got 2" in out
@@ -275,6 +280,40 @@ def test_user_repository_end_to_end(layout, tmp_path, kartalint_clone, precommit
     )
     code, out = commit(repo, precommit_home, "unrelated YAML")
     assert code == 0, out
+
+
+@pytest.mark.slow
+def test_a_repository_with_legacy_findings_adopts_with_a_baseline_and_real_hooks(
+    tmp_path, kartalint_clone, precommit_home
+):
+    """Issue 48 with real pre-commit: the adoption of docs/ci.md (`init` with the hooks of the
+    clone, `--write-baseline`, `baseline:`) is one commit the hooks let through; a commit that adds
+    a finding is blocked with that finding alone, and the test hook prints no PASS line."""
+    from legacy_repo import make_legacy_repo
+
+    clone, rev = kartalint_clone
+    repo = make_legacy_repo(tmp_path / "legacy", config=False)
+    kartalint = [sys.executable, "-m", "kartalint"]
+    subprocess.run([*kartalint, "init", "--hooks-repo", clone, "--rev", rev], cwd=repo, check=True, capture_output=True)
+    subprocess.run(
+        [*kartalint, "lint", "--write-baseline", ".kartalint-baseline.json"], cwd=repo, check=True, capture_output=True
+    )
+    with open(repo / ".kartalint.yaml", "a", encoding="utf-8") as handle:
+        handle.write("baseline: .kartalint-baseline.json\n")
+    env = dict(os.environ, PRE_COMMIT_HOME=precommit_home)
+    env.pop("CI", None)
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo, check=True, capture_output=True, env=env)
+    code, out = commit(repo, precommit_home, "kartalint: adopt, with a baseline of today's findings")
+    assert code == 0 and out.count("Passed") == 2, out
+    definition = repo / "definitions" / "jobset-x-k8s-io-jobset-v1alpha2.yaml"
+    definition.write_text(
+        definition.read_text().replace('- type: Failed\n              status: "True"', "- type: Failed")
+    )
+    code, out = commit(repo, precommit_home, "match a Failed condition of any status")
+    assert code == 1, out
+    findings = [line for line in out.splitlines() if line.startswith("definitions/")]
+    assert len(findings) == 1 and "condition-without-expectation" in findings[0], out
+    assert "2 in the baseline" in out and "PASS" not in out  # the changed file's two recorded findings
 
 
 @pytest.mark.slow

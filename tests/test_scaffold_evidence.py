@@ -8,7 +8,7 @@ import json
 import pathlib
 
 import yaml
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, unwrapped
 
 from kartalint.cli import main
 from kartalint.load.observed import ObservedInput, ObservedObject, read_observed
@@ -165,7 +165,7 @@ def test_objects_of_another_kind_only_leave_the_crd_draft(tmp_path, capsys):
         == 0
     )
     capsys.readouterr()
-    text = out.read_text()
+    text = unwrapped(out.read_text())
     assert (
         "# Drafted from 0 object(s) and 0 of their pod(s) (3 file(s)): none of this kind (TODO: the CRD alone)." in text
     )
@@ -251,7 +251,7 @@ def _draft(tmp_path, document):
     path.write_text(yaml.safe_dump(document))
     code, _, err = run_cli(["new", "--crd", str(path), "-o", str(tmp_path / "draft.yaml")])
     assert code == 0, err
-    text = (tmp_path / "draft.yaml").read_text()
+    text = unwrapped((tmp_path / "draft.yaml").read_text())
     return text, yaml.safe_load(text)
 
 
@@ -363,7 +363,7 @@ def test_a_status_that_only_counts_gets_expressions(tmp_path):
         "(.status.readyReplicas // 0) < (.spec.replicas // 2)"
     )
     code, out, _ = run_cli(["new", "--crd", str(DATA / "kubeai" / "crd.yaml")])
-    assert code == 0 and "(.status.replicas.ready // 0) >= (.status.replicas.all // 0)" in out
+    assert code == 0 and "(.status.replicas.ready // 0) >= (.status.replicas.all // 0)" in unwrapped(out)
 
 
 def test_read_observed_keeps_each_object_once(tmp_path):

@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 import yaml
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, unwrapped
 
 from kartalint.cli import main
 from kartalint.evaluation import Evaluator
@@ -45,7 +45,7 @@ def drafted(operator, crd="crd.yaml", sources=None):
         assert main(argv) == 0, stderr.getvalue()
     with contextlib.redirect_stdout(stdout := io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main([*argv, "-f", "json"]) == 0
-    text = out.read_text()
+    text = unwrapped(out.read_text())
     fixtures = {p.name: p.read_text() for p in sorted(folder.glob("*/*.yaml"))}
     return text, yaml.safe_load(text), json.loads(stdout.getvalue()), fixtures, str(folder)
 
@@ -129,7 +129,7 @@ def test_rolebasedgroupset_from_the_crd_alone_multiplies_every_count(tmp_path, c
     out = tmp_path / "draft.yaml"
     assert main(["new", "--crd", str(DATA / "rbgs" / "crd.yaml"), "-o", str(out)]) == 0
     capsys.readouterr()
-    text = out.read_text()
+    text = unwrapped(out.read_text())
     roles = children(yaml.safe_load(text))
     assert roles["role-leaderworker"]["scaleDefinition"]["replicasPath"] == (
         ". as $o | .spec.groupTemplate.spec.roles[]? | select(.leaderWorkerPattern != null) | "
@@ -199,7 +199,7 @@ def test_a_schemaless_crd_says_so_and_how_to_draft_it(tmp_path, capsys):
     out = tmp_path / "draft.yaml"
     assert main(["new", "--crd", str(DATA / "ome" / "crd-minimal.yaml"), "-o", str(out)]) == 0
     capsys.readouterr()
-    text = out.read_text()
+    text = unwrapped(out.read_text())
     assert "# The CRD has no schema (x-kubernetes-preserve-unknown-fields)" in text
     assert "kartalint new --crd crd-minimal.yaml --from objects.yaml --from pods.yaml" in text
     status = yaml.safe_load(text)["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
@@ -238,7 +238,7 @@ def test_seldon_server_from_the_crd_alone(tmp_path, capsys):
     out = tmp_path / "draft.yaml"
     assert main(["new", "--crd", str(DATA / "seldon-server" / "crd.yaml"), "-o", str(out)]) == 0
     capsys.readouterr()
-    text = out.read_text()
+    text = unwrapped(out.read_text())
     (role,) = children(yaml.safe_load(text)).values()
     assert role["specDefinition"] == {"podSpecPath": ".spec.podSpec"}
     # "Number of replicas - default 1": the description's default, no TODO
@@ -280,7 +280,7 @@ def test_kaito_workspace_from_the_crd_alone(tmp_path, capsys):
     out = tmp_path / "draft.yaml"
     assert main(["new", "--crd", str(DATA / "kaito-workspace" / "crd.yaml"), "-o", str(out)]) == 0
     capsys.readouterr()
-    text = out.read_text()
+    text = unwrapped(out.read_text())
     (role,) = children(yaml.safe_load(text)).values()
     assert role["specDefinition"] == {"podTemplateSpecPath": ".inference.template"}  # a free-form template, by name
     status = yaml.safe_load(text)["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]

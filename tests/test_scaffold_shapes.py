@@ -9,6 +9,7 @@ import json
 
 import pytest
 import yaml
+from conftest import unwrapped
 
 from kartalint.cli import main
 
@@ -42,7 +43,7 @@ def draft(tmp_path, capsys, document):
     path.write_text(yaml.safe_dump(document))
     assert main(["new", "--crd", str(path), "-o", str(tmp_path / "draft.yaml")]) == 0
     capsys.readouterr()
-    text = (tmp_path / "draft.yaml").read_text()
+    text = unwrapped((tmp_path / "draft.yaml").read_text())  # (what it says, each note and expression on a line)
     data = yaml.safe_load(text)
     children = data["spec"]["structureDefinition"].get("childComponents", [])
     return text, data, {c["name"]: c for c in children}
@@ -443,7 +444,7 @@ def draft_of(tmp_path, capsys, crd_file, code=0):
     out = tmp_path / "draft.yaml"
     assert main(["new", "--crd", crd_file, "-o", str(out)]) == code
     err = capsys.readouterr().err
-    text = out.read_text()
+    text = unwrapped(out.read_text())
     data = yaml.safe_load(text)
     root = data["spec"]["structureDefinition"]["rootComponent"]
     children = {c["name"]: c for c in data["spec"]["structureDefinition"].get("childComponents", [])}
@@ -620,7 +621,10 @@ def test_roles_described_by_fields_count_their_gpus_and_cpu(tmp_path, capsys):
     above = comments_above(text, "resourcesPath: '.spec.executor | ...")
     assert above[0] == "resources built from the role's fields, so that consumers count its GPUs and CPU:"
     assert any(line.startswith("TODO: memory (.memory) is not counted") for line in [a.strip() for a in above])
-    assert above[-1].startswith("kartalint: disable=not-assignable-path -- built from the role's fields")
+    assert above[-2:] == [  # the directive last, right above the key it silences; its reason above it
+        "built from the role's fields: consumers read it; a write-back goes to the fields themselves",
+        "kartalint: disable=not-assignable-path",
+    ]
     assert "TODO: the operator also merges .template (a pod template the CRD leaves free)" in text
     # the built resources are not assignable: suppressed with their reason, nothing else but placeholders
     import json

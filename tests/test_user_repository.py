@@ -215,6 +215,28 @@ def test_inside_a_project_shadowing_is_said_once_and_unrelated_files_not_at_all(
     assert err.count("shadows the bundled") == 3 and "broken.yaml" in err
 
 
+def test_duplicate_definitions_are_one_note_and_describe_q_says_none(team, capsys):
+    """Issue 48: one note for every definition that repeats another's group/version/kind or name
+    (-v lists them), and `describe -q` prints the view and no note."""
+    job = os.path.join(ROOT, "catalog", "batch-job-v1.yaml")
+    with open(job, encoding="utf-8") as handle:
+        text = handle.read()
+    for copy in ("a", "b", "c"):  # the same Job definition three times under other names
+        (team / "definitions" / f"job-{copy}.yaml").write_text(text.replace("name: batch-job-v1", f"name: job-{copy}"))
+    (team / "job.yaml").write_text(yaml.safe_dump(JOB))
+    code, out, err = run(capsys, "describe", "job.yaml")
+    assert code == 0 and out.startswith("Job/pi"), err
+    notes = [line for line in err.splitlines() if "repeat" in line or "have the same" in line]
+    assert notes == [
+        "kartalint: note: 2 definitions repeat the group/version/kind or name of another (the first found is used; "
+        "-v lists them)"
+    ], err
+    code, _, err = run(capsys, "describe", "job.yaml", "-v")
+    assert err.count("have the same group/version/kind batch/v1, Kind=Job; definitions/job-a.yaml is used") == 2, err
+    code, quiet, err = run(capsys, "describe", "job.yaml", "-q")
+    assert code == 0 and quiet == out and err == ""
+
+
 # -- 6. exclude: gitignore semantics relative to the project root --------------------------------------------
 
 
@@ -233,6 +255,42 @@ def test_exclude_patterns_are_gitignore_patterns_relative_to_the_root(tmp_path, 
     checked = [os.path.normpath(p) for p in doc["checked"]]
     assert checked == ["definitions/trainer.yaml", "fixtures/example-com-trainer-v1/running.yaml"], doc
     assert run(capsys, "test")[0] == 0
+
+
+def test_an_excluded_file_named_on_the_command_line_is_said_with_its_pattern_and_configuration(team, capsys):
+    """Issue 48: `kartalint lint FILE` on a file the configuration excludes names the exclusion
+    (the pattern, the configuration file holding it), once per pattern, never read; a folder
+    walked skips its excluded files without a word, as before."""
+    (team / "platform.yaml").write_text("exclude: [vendor/]\n")
+    (team / "vendor").mkdir()
+    (team / ".kartalint.yaml").write_text("extends: platform.yaml\n" + CONFIG + "  - '!charts/keep.yaml'\n")
+    for name in ("vendor/a.yaml", "charts/keep.yaml", *(f"charts/{n}.yaml" for n in "bcde")):
+        (team / name).write_text(TEAM_DEFINITION)
+    code, _, err = run(capsys, "lint", "charts/trainer/templates/karta.yaml")
+    assert code == 2
+    assert err.splitlines() == [
+        "kartalint: note: charts/trainer/templates/karta.yaml is excluded by the pattern 'charts/' of "
+        ".kartalint.yaml: not read",
+        "kartalint: 0 file(s), 0 Karta definition(s), 1 file(s) given excluded by the configuration: "
+        "0 error(s), 0 warning(s), 0 info",
+        "kartalint: error: no Karta definition or fixture found in the given paths (nothing was checked: "
+        "1 file(s) given are excluded by the configuration)",
+    ]
+    named = ["vendor/a.yaml", "charts/keep.yaml", *(f"charts/{n}.yaml" for n in "bcde"), "definitions/trainer.yaml"]
+    code, out, err = run(capsys, "lint", "--allow-empty", "-f", "json", *named)
+    assert code == 0 and [os.path.normpath(p) for p in json.loads(out)["checked"]] == [
+        "charts/keep.yaml",
+        "definitions/trainer.yaml",
+    ]
+    notes = [line for line in err.splitlines() if "note:" in line]
+    assert notes == [
+        "kartalint: note: vendor/a.yaml is excluded by the pattern 'vendor/' of platform.yaml: not read",
+        "kartalint: note: 4 files given (charts/b.yaml, charts/c.yaml, charts/d.yaml and 1 more) are excluded by "
+        "the pattern 'charts/' of .kartalint.yaml: not read",
+    ]
+    assert run(capsys, "lint", "-q", "--allow-empty", *named)[2] == ""  # (-q: no notes)
+    code, out, err = run(capsys, "lint", "-f", "json", ".")  # a folder: its excluded files are not said
+    assert code == 0 and "excluded" not in err
 
 
 # -- 7. extends, per-file-ignores, a baseline, a JSON Schema; one positioned line per configuration error -----
@@ -283,6 +341,91 @@ def test_a_baseline_reports_only_new_findings_and_counts_stale_entries(team, cap
     assert code == 0 and "1 stale baseline entry" in err, err
 
 
+def test_the_baseline_from_the_configuration_the_environment_or_the_flag(team, capsys, monkeypatch):
+    """Issue 48: `baseline:` in the configuration (relative to the file naming it, merged through
+    `extends`), KARTALINT_BASELINE and --baseline, in that order of strength (flag > environment >
+    configuration); --write-baseline and --no-baseline apply none."""
+    config = CONFIG.replace("crds: [crds]\n", "")  # today: one warning
+    (team / ".kartalint.yaml").write_text(config)
+    assert run(capsys, "lint", "--strict", "--write-baseline", "ci/legacy.json")[0] == 0
+    (team / "ci" / "empty.json").write_text('{"schemaVersion": 1, "tool": "kartalint", "findings": []}\n')
+    # a shared configuration names it, relative to itself; the project's extends it
+    (team / "ci" / "kartalint.yaml").write_text("baseline: legacy.json\n")
+    (team / ".kartalint.yaml").write_text("extends: ci/kartalint.yaml\n" + config)
+    code, _, err = run(capsys, "lint", "--strict")
+    assert code == 0 and "1 in the baseline" in err, err
+    monkeypatch.setenv("KARTALINT_BASELINE", "ci/empty.json")  # the environment over the configuration
+    code, out, err = run(capsys, "lint", "--strict", "-f", "json")
+    assert code == 1 and json.loads(out)["baseline"] == {"absorbed": 0, "stale": 0}, err
+    code, _, err = run(capsys, "lint", "--strict", "--baseline", "ci/legacy.json")  # the flag over both
+    assert code == 0 and "1 in the baseline" in err
+    monkeypatch.setenv("KARTALINT_BASELINE", "")  # empty: unset
+    code, out, _ = run(capsys, "lint", "--strict", "--no-baseline", "-f", "json")
+    assert code == 1 and json.loads(out)["baseline"] is None
+    # --write-baseline records every finding, whatever baseline is configured
+    code, _, err = run(capsys, "lint", "--write-baseline", "ci/again.json")
+    assert code == 0 and "1 finding(s) recorded" in err
+    assert json.loads((team / "ci" / "again.json").read_text()) == json.loads((team / "ci" / "legacy.json").read_text())
+    # a later file overrides an earlier one; an empty key keeps what it extends
+    (team / ".kartalint.yaml").write_text("extends: ci/kartalint.yaml\nbaseline: ci/empty.json\n" + config)
+    assert run(capsys, "lint", "--strict")[0] == 1
+    (team / ".kartalint.yaml").write_text("extends: ci/kartalint.yaml\nbaseline:\n" + config)
+    assert run(capsys, "lint", "--strict")[0] == 0
+    code, _, err = run(capsys, "lint", "--baseline", "x.json", "--no-baseline")
+    assert code == 2 and "--baseline and --no-baseline: give one" in err
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("baseline: ../outside.json\n", ":1:11: 'baseline' entry ../outside.json resolves to"),
+        ("baseline: [a.json]\n", ":1:11: 'baseline' must be the path of a baseline file"),
+        (
+            "baseline: missing.json\n",
+            "baseline: {team}/missing.json (configured in {team}/.kartalint.yaml): cannot read",
+        ),
+        ("baseline: fixtures\n", "baseline: {team}/fixtures (configured in {team}/.kartalint.yaml): cannot read"),
+        ("baseline: .kartalint.yaml\n", "{team}/.kartalint.yaml:1:1: not a kartalint baseline (invalid JSON)"),
+    ],
+)
+def test_a_configured_baseline_that_cannot_be_used_is_one_line_naming_where_it_was_given(team, capsys, text, says):
+    (team / ".kartalint.yaml").write_text(text)
+    code, out, err = run(capsys, "lint")
+    assert code == 2 and out == "", err
+    [line] = [line for line in err.splitlines() if not line.startswith("kartalint: note: ")]
+    assert line.startswith("kartalint: error: ") and says.format(team=team) in line, line
+
+
+def test_baselined_findings_are_no_annotation_and_no_sarif_result_and_stale_entries_are_counted(team, capsys):
+    """Left out, not carried: the github format and SARIF hold only the new findings; the stale
+    entries are counted in the text summary, JSON, a notice and the SARIF run (docs/ci.md)."""
+    from test_ci_outputs import assert_valid_sarif
+
+    (team / ".kartalint.yaml").write_text(CONFIG.replace("crds: [crds]\n", "") + "baseline: baseline.json\n")
+    assert run(capsys, "lint", "--write-baseline", "baseline.json")[0] == 0
+    code, out, err = run(capsys, "lint", "--strict", "-f", "github")
+    assert code == 0 and out == "" and "1 in the baseline" in err, out + err
+    code, out, _ = run(capsys, "lint", "--strict", "-f", "sarif")
+    sarif = json.loads(out)
+    assert_valid_sarif(sarif)
+    [run_] = sarif["runs"]
+    assert code == 0 and run_["results"] == [] and run_["properties"]["baseline"] == {"absorbed": 1, "stale": 0}
+    assert run_["invocations"][0]["toolExecutionNotifications"] == []
+    definition = team / "definitions" / "trainer.yaml"
+    definition.write_text(TEAM_DEFINITION.replace(".replicas * 2", "(.replicas // 1) * 2"))  # fixed: stale
+    stale = "1 stale baseline entry (fixed since: rewrite it with --write-baseline)"
+    code, out, err = run(capsys, "lint", "--strict", "-f", "github")
+    assert code == 0 and out == f"::notice title=kartalint baseline::{stale}\n" and stale in err
+    code, out, _ = run(capsys, "lint", "-f", "json")
+    assert json.loads(out)["baseline"] == {"absorbed": 0, "stale": 1}
+    code, out, _ = run(capsys, "lint", "-f", "sarif")
+    [run_] = json.loads(out)["runs"]
+    assert run_["properties"]["baseline"] == {"absorbed": 0, "stale": 1}
+    assert run_["invocations"][0]["toolExecutionNotifications"] == [{"level": "note", "message": {"text": stale}}]
+    code, out, _ = run(capsys, "lint", "-f", "sarif", "--no-baseline")
+    assert "properties" not in json.loads(out)["runs"][0]
+
+
 def test_the_configuration_schema_accepts_what_the_configuration_accepts(team, capsys):
     import jsonschema
 
@@ -296,12 +439,15 @@ def test_the_configuration_schema_accepts_what_the_configuration_accepts(team, c
         yaml.safe_load(CONFIG),
         {"rules": {"jq-not-portable": "warning"}, "per-file-ignores": {"legacy/**": "jq-not-portable"}},
         {"extends": "../base.yaml", "max-file-size": 1000},
+        {"baseline": "ci/baseline.json"},
     ]
     bad = [
         {"rules": {"no-such-rule": "off"}},
         {"rules": {"jq-not-portable": "loud"}},
         {"exclude": "charts/"},
         {"max-file-size": 0},
+        {"baseline": ""},
+        {"baseline": ["a.json"]},
         {"per-file-ignores": {"x/": ["no-such-rule"]}},
         {"unknown": 1},
     ]

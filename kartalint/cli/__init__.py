@@ -59,31 +59,53 @@ class _Version(argparse.Action):
         parser.exit(EXIT_OK)
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, prog: str = "kartalint") -> argparse.ArgumentParser:
     """The parser of every command, or of ``only`` alone (``main`` passes the command being run:
-    building the others' parsers is most of a one-file lint's time after imports)."""
-    parser = Parser(prog="kartalint", description="Lint, evaluate and test Karta (Workload-Map) definitions.")
+    building the others' parsers is most of a one-file lint's time after imports); each command's
+    ``--help`` starts with what it does and ends with its exit codes and examples (``cli.manual``).
+    ``prog``: what the help calls the program (``kubectl karta`` under kubectl)."""
+    from kartalint.cli import manual
+
+    parser = Parser(prog=prog, description="Lint, evaluate and test Karta (Workload-Map) definitions.")
+    parser.program = prog
     parser.add_argument(
         "--version", action=_Version, nargs=0, help="show the version, commit, Python and libjq versions and exit"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_NAMES if only is None else (only,):
         module = command(name)
-        subparser = sub.add_parser(name, help=module.HELP)
+        subparser = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=manual.description(name, prog),
+            epilog=manual.epilog(name, prog),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        subparser.program = prog
         module.add_arguments(subparser)
         if only is not None:  # the command being run: KARTALINT_* variables are its defaults
             environment_defaults(subparser, name)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def command_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of the command ``name`` (``parser`` itself when there is none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            return action.choices[name]
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "kartalint") -> int:
+    """Run the command line ``argv`` (default: this process's); ``prog``: what help and usage call
+    the program (``kubectl karta`` when the kubectl plugin runs it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     stdout, stderr = sys.stdout, sys.stderr
     if argv[:1] != ["lsp"]:  # (the language server talks on stdout's bytes itself)
         sys.stdout = GuardedStream(stdout, STDOUT)  # every line safe to show (report.escape)
         sys.stderr = MessageStream(stderr)
     try:
-        return _run(argv)
+        return _run(argv, prog)
     except UsageError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
@@ -106,10 +128,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout, sys.stderr = stdout, stderr
 
 
-def _run(argv: list[str]) -> int:
+def _run(argv: list[str], prog: str = "kartalint") -> int:
     """Parse the command line and run the command, SIGTERM unwinding it (``_stop_on_sigterm``)."""
-    parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None)
-    args = parser.parse_args(argv)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None, prog)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said by the command's parser, with the command's usage
+        command_parser(parser, args.command or "").error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE

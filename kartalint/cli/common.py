@@ -33,9 +33,25 @@ def add_allow_outside_option(parser: argparse.ArgumentParser) -> None:
 
 
 class Parser(argparse.ArgumentParser):
+    program = "kartalint"  # what errors call the program (``kubectl karta`` under kubectl)
+
     def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a one-line message
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"kartalint: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.program}: error: {message}\n")
+
+    def format_help(self) -> str:
+        """``--help``: what the command does first, then its usage and options, then its exit codes
+        and examples (the description and the epilog: ``cli.manual``)."""
+        formatter = self._get_formatter()
+        formatter.add_text(self.description)
+        formatter.add_usage(self.usage, self._actions, self._mutually_exclusive_groups)
+        for group in self._action_groups:
+            formatter.start_section(group.title)
+            formatter.add_text(group.description)
+            formatter.add_arguments(group._group_actions)
+            formatter.end_section()
+        formatter.add_text(self.epilog)
+        return formatter.format_help()
 
 
 def emit(text: str, output: str | None, note: str = "", colour: bool = False) -> None:
@@ -88,16 +104,18 @@ def say_index(
     for problem in index.problems if problems or verbose else index.explicit_problems:
         sys.stderr.write(f"kartalint: {level}: {problem}\n")
     shadowing = [n for n in index.notes if "shadows the bundled" in n]
-    if len(shadowing) > 1 and not verbose:
-        sys.stderr.write(
-            f"kartalint: note: {len(shadowing)} project definitions shadow bundled ones (same group/version/kind "
-            "or name; -v lists them)\n"
-        )
-    else:
-        for note in shadowing:
+    duplicates = [n for n in index.notes if " have the same " in n]  # (DefinitionIndex._note)
+    for notes, summary in (
+        (shadowing, f"{len(shadowing)} project definitions shadow bundled ones (same group/version/kind or name"),
+        (
+            duplicates,
+            f"{len(duplicates)} definitions repeat the group/version/kind or name of another (the first found is used",
+        ),
+    ):
+        for note in [f"{summary}; -v lists them)"] if len(notes) > 1 and not verbose else notes:
             sys.stderr.write(f"kartalint: note: {note}\n")
     for note in index.notes:
-        if note not in shadowing:
+        if note not in shadowing and note not in duplicates:
             sys.stderr.write(f"kartalint: note: {note}\n")
 
 

@@ -1,5 +1,7 @@
 """`kartalint completion SHELL`: a completion script for bash, zsh or fish, generated from the
-command-line parser itself with shtab (imported only here: completion costs nothing at start-up).
+command-line parser itself with shtab (imported only here: completion costs nothing at start-up):
+commands, options, files and folders, and the rule ids wherever a rule is named (``RULE``:
+``kartalint rules RULE``, ``lint --disable RULE``).
 
     kartalint completion bash > ~/.local/share/bash-completion/completions/kartalint
     kartalint completion zsh > "${fpath[1]}/_kartalint"
@@ -42,12 +44,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
 
 
-def _mark_paths(parser: argparse.ArgumentParser, shtab: object) -> None:
-    """Tell shtab which arguments are files or folders, in every sub-command."""
+def _mark_paths(parser: argparse.ArgumentParser, shtab: object, rule_ids: list[str]) -> None:
+    """Tell shtab which arguments are files or folders, and which name rules (``RULE``: the rule
+    ids are their choices, completed by the shell), in every sub-command."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
-                _mark_paths(sub, shtab)
+                _mark_paths(sub, shtab, rule_ids)
+        elif action.metavar == "RULE":
+            action.choices = rule_ids
         elif action.choices is None and action.nargs != 0:
             if action.dest in _FILE_DESTS:
                 action.complete = shtab.FILE  # type: ignore[attr-defined]
@@ -62,9 +67,10 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("kartalint: error: shell completion needs shtab: pip install shtab\n")
         return EXIT_USAGE
     from kartalint.cli import build_parser
+    from kartalint.rules import registry
 
     parser = build_parser()
-    _mark_paths(parser, shtab)
+    _mark_paths(parser, shtab, sorted(registry.RULES))
     sys.stdout.write(shtab.complete(parser, shell=args.shell))
     if not sys.stdout.isatty():
         sys.stdout.write("\n")

@@ -11,6 +11,7 @@ from kartalint.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_config_option,
+    add_quiet_option,
     add_verbose_option,
     check_timeout,
     emit,
@@ -69,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="evaluate a definition that breaks the Karta schema or upstream's validator (as far as it can be)",
     )
     add_verbose_option(parser)
+    add_quiet_option(parser, "the view and the errors only")
     from kartalint.cli.describe_summary import add_summary_arguments
 
     add_summary_arguments(parser)

@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     from kartalint.cli import main as kartalint_main
 
-    return kartalint_main(translated)
+    return kartalint_main(translated, prog="kubectl karta")
 
 
 if __name__ == "__main__":  # pragma: no cover

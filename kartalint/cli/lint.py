@@ -83,7 +83,13 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_baseline_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--baseline", metavar="FILE", help="report only findings that are not in this baseline (--write-baseline)"
+        "--baseline",
+        metavar="FILE",
+        help="report only findings that are not in this baseline (--write-baseline writes one; default: "
+        "KARTALINT_BASELINE, else `baseline:` of the configuration)",
+    )
+    parser.add_argument(
+        "--no-baseline", action="store_true", help="report every finding, whatever baseline is configured"
     )
     parser.add_argument(
         "--write-baseline",
@@ -103,6 +109,7 @@ class LintRequest:
         "crds",
         "format",
         "jobs",
+        "no_baseline",
         "output",
         "paths",
         "quiet",
@@ -113,8 +120,10 @@ class LintRequest:
 
     def __init__(self, args: argparse.Namespace) -> None:
         """The request of the parsed command line (a usage error for options that exclude each other)."""
-        if args.baseline and args.write_baseline:
-            raise UsageError("--baseline and --write-baseline: give one")
+        if args.baseline and (args.write_baseline or args.no_baseline):
+            raise UsageError(
+                f"--baseline and {'--write-baseline' if args.write_baseline else '--no-baseline'}: give one"
+            )
         self.paths: tuple[str, ...] = tuple(args.paths)
         self.format: str = format_name(args.format)  # a registered lint format ("auto" resolved)
         self.output: str | None = args.output
@@ -127,6 +136,7 @@ class LintRequest:
         self.jobs: int | None = args.jobs
         self.baseline: str | None = args.baseline
         self.write_baseline: str | None = args.write_baseline
+        self.no_baseline: bool = args.no_baseline
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     paths = list(request.paths) or _project_paths(project, request.allow_empty)
     if not paths:
         return EXIT_OK  # nothing to lint, and --allow-empty says that is fine (noted)
-    baseline = _read_baseline(request.baseline)
+    baseline = _read_baseline(request, project.config)
     if request.jobs is not None and request.jobs < 0:
         raise ConfigError(f"--jobs must be 0 (automatic) or more (got {request.jobs})")
     result = _lint_and_report(request, project, config, paths, baseline)
@@ -189,12 +199,23 @@ def _project_paths(project: Project, allow_empty: bool) -> list[str]:
     return []
 
 
-def _read_baseline(path: str | None) -> Baseline | None:
-    if not path:
+def _read_baseline(request: LintRequest, config: Config) -> Baseline | None:
+    """The baseline to apply: ``--baseline``, else ``KARTALINT_BASELINE``, else the configuration's
+    ``baseline:``; none with ``--no-baseline`` or ``--write-baseline`` (every finding is recorded)."""
+    if request.no_baseline or request.write_baseline:
+        return None
+    variable = os.environ.get("KARTALINT_BASELINE", "")
+    if request.baseline:
+        path, given_as = request.baseline, None
+    elif variable:
+        path, given_as = variable, f"KARTALINT_BASELINE={variable}"
+    elif config.baseline:
+        path, given_as = config.baseline, f"baseline: {config.baseline} (configured in {config.baseline_from})"
+    else:
         return None
     from kartalint.lint.baseline import Baseline  # (its hashing is imported only when used)
 
-    return Baseline.read(path)
+    return Baseline.read(path, given_as)
 
 
 def _baseline(request: LintRequest, project: Project, result: LintResult, baseline: Baseline | None) -> None:
@@ -215,6 +236,7 @@ def _lint_and_report(
     """Lint ``paths`` and write the report (whole or not at all, its lines safe to show:
     report.output); the baseline applied or written first."""
     from kartalint.lint import lint_paths
+    from kartalint.lint.paths import exclusion_notes
     from kartalint.load.discovery import missing_reason
     from kartalint.report.output import report_output
 
@@ -227,6 +249,8 @@ def _lint_and_report(
             sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
         for message in result.skipped_paths:
             sys.stderr.write(f"kartalint: warning: {message}\n")
+        for note in exclusion_notes(result.excluded, config):  # (-q leaves notes out: cli.main)
+            sys.stderr.write(f"kartalint: note: {note}\n")
         root = project.root if request.format == "sarif" else None  # SARIF locations start at the project root
         make_reporter(request.format, stream, color=colour, project_root=root).report(result)
     return result

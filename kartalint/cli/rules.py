@@ -24,7 +24,11 @@ def run(args: argparse.Namespace) -> int:
     listing = RuleList(registry.iter_rules())
     if args.rule is not None:
         if args.rule not in registry.RULES:
-            sys.stderr.write(f"kartalint: error: unknown rule '{args.rule}' (see `kartalint rules`)\n")
+            import difflib
+
+            near = difflib.get_close_matches(args.rule, registry.RULES, n=1)
+            guess = f"did you mean {near[0]}? " if near else ""
+            sys.stderr.write(f"kartalint: error: unknown rule '{args.rule}' ({guess}see `kartalint rules`)\n")
             return EXIT_USAGE
         listing = RuleList([registry.get(args.rule)], explain=True)
     sys.stdout.write(render_document("rules", args.format, listing))

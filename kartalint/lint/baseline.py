@@ -62,13 +62,14 @@ class Baseline:
     files: dict[str, str]  # fingerprint -> file (relative to the root)
 
     @classmethod
-    def read(cls, path: str) -> Baseline:
-        """The baseline of the file at ``path`` (a ``UsageError`` when it cannot be used)."""
+    def read(cls, path: str, given_as: str | None = None) -> Baseline:
+        """The baseline of the file at ``path`` (a ``UsageError`` when it cannot be used);
+        ``given_as``: how the user named it (default ``--baseline PATH``)."""
         try:
             with open(path, encoding="utf-8") as handle:
                 data = json.load(handle)
         except OSError as exc:
-            raise UsageError(f"--baseline {path}: cannot read ({exc.strerror or exc})") from None
+            raise UsageError(f"{given_as or f'--baseline {path}'}: cannot read ({exc.strerror or exc})") from None
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             where = f"{path}:{exc.lineno}:{exc.colno}" if isinstance(exc, json.JSONDecodeError) else path
             raise UsageError(f"{where}: not a kartalint baseline (invalid JSON)") from None

@@ -20,8 +20,10 @@ def lint_paths(paths: Iterable[str], config: Config, strict_files: bool = False,
     unless ``strict_files``. ``jobs`` worker processes share the files (default or 0: every CPU for
     more than 50 files; never more than the files nor twice the CPUs); the result is the same, in
     the same order, whatever ``jobs`` is."""
+    paths = list(paths)
     result = LintResult()
     files, result.missing = iter_yaml_files(paths, result.skipped_paths)
+    named = {os.path.realpath(p) for p in paths if p != "-" and not os.path.isdir(p)}
     seen = set()
     wanted = []
     for path in files:
@@ -30,12 +32,33 @@ def lint_paths(paths: Iterable[str], config: Config, strict_files: bool = False,
             continue
         seen.add(key)
         if path != "-" and config.excluded(path):
+            if key in named:  # named on the command line: said, with the pattern (exclusion_notes)
+                result.excluded.append(path)
             continue
         wanted.append(path)
     jobs = worker_count(jobs, len(wanted))
     for outcome in _outcomes(wanted, config, strict_files, jobs):
         _add(result, outcome)
     return result
+
+
+def exclusion_notes(paths: list[str], config: Config, shown: int = 3) -> list[str]:
+    """What to say of files named on the command line that the configuration excludes: one note
+    per ``exclude`` pattern, with the configuration file holding it and the files (the first
+    ``shown`` of them)."""
+    from kartalint.load.documents import display_path
+
+    groups: dict[tuple[str, str], list[str]] = {}
+    for path in paths:
+        found = config.exclusion(path)
+        if found is not None:
+            groups.setdefault(found, []).append(path)
+    notes = []
+    for (pattern, source), files in groups.items():
+        listed = ", ".join(files[:shown]) + (f" and {len(files) - shown} more" if len(files) > shown else "")
+        what = f"{listed} is" if len(files) == 1 else f"{len(files)} files given ({listed}) are"
+        notes.append(f"{what} excluded by the pattern '{pattern}' of {display_path(source)}: not read")
+    return notes
 
 
 def _add(result: LintResult, outcome: FileOutcome) -> None:

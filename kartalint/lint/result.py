@@ -20,6 +20,7 @@ class LintResult:
     skipped_files: list[str] = field(default_factory=list)  # neither Karta nor fixture (not with --strict-files)
     skipped_paths: list[str] = field(default_factory=list)  # FIFOs, devices, unreadable folders met in a walk
     templates: list[str] = field(default_factory=list)  # Go/Helm templates skipped (a yaml-template note each)
+    excluded: list[str] = field(default_factory=list)  # files named on the command line that `exclude` selects
     suppressed: int = 0
     baselined: int | None = None  # findings the baseline absorbed (None: no baseline given)
     stale: int = 0  # entries of the baseline no finding of the checked files matches any more
@@ -66,22 +67,35 @@ class LintResult:
             skipped += f", {len(self.skipped_files)} file(s) without Karta skipped"
         if self.templates:
             skipped += f", {len(self.templates)} template(s) skipped"
+        if self.excluded:
+            skipped += f", {len(self.excluded)} file(s) given excluded by the configuration"
         suppressed = f", {self.suppressed} suppressed" if self.suppressed else ""
         if self.baselined is not None:
             suppressed += f", {self.baselined} in the baseline"
         if self.stale:
-            entries = "entry" if self.stale == 1 else "entries"
-            suppressed += f", {self.stale} stale baseline {entries} (fixed since: rewrite it with --write-baseline)"
+            suppressed += f", {self.stale_note()}"
         fixtures = f", {self.fixture_documents} fixture(s)" if self.fixture_documents else ""
         return (
             f"{len(self.checked)} file(s), {self.karta_documents} Karta definition(s){fixtures}{skipped}: "
             f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info{suppressed}"
         )
 
+    @property
+    def baseline_counts(self) -> dict[str, int] | None:
+        """``{"absorbed", "stale"}``: the findings the baseline held (left out of the report and
+        the exit code) and its stale entries; None when no baseline was applied."""
+        return None if self.baselined is None else {"absorbed": self.baselined, "stale": self.stale}
+
+    def stale_note(self) -> str:
+        """The stale baseline entries in words (every format says them)."""
+        entries = "entry" if self.stale == 1 else "entries"
+        return f"{self.stale} stale baseline {entries} (fixed since: rewrite it with --write-baseline)"
+
     def problems(self, strict: bool = False, allow_empty: bool = False) -> list[str]:
         """What went wrong besides the findings: nothing checked (unless ``allow_empty``, or when
         the findings already say why: a file that failed to load)."""
         silent = self.missing or allow_empty or self.wrote_baseline is not None or self.exit_code(strict) == 1
         if self.nothing_checked and not silent:
-            return ["no Karta definition or fixture found in the given paths (nothing was checked)"]
+            why = f": {len(self.excluded)} file(s) given are excluded by the configuration" if self.excluded else ""
+            return [f"no Karta definition or fixture found in the given paths (nothing was checked{why})"]
         return []

@@ -1,5 +1,6 @@
 """Completion: Karta field names from the schema at the cursor, the next path segment of a jq
-expression from the CRD of the definition's kind, and component names where one is named."""
+expression from the CRD of the definition's kind, component names where one is named, and rule
+ids in a suppression comment (``# kartalint: disable=``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ _KEY_LINE = re.compile(r"^(\s*)(-\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*:")
 
 
 def complete(open_file: OpenFile, project: LspProject, position: tuple[int, int]) -> list[types.CompletionItem]:
+    suppressed = _suppression_rule_ids(open_file, position)
+    if suppressed is not None:
+        return suppressed
     place = open_file.place(position)
     if place is not None and place.document.is_karta and not place.on_key:
         path = place.path
@@ -27,6 +31,37 @@ def complete(open_file: OpenFile, project: LspProject, position: tuple[int, int]
         if jq_field is not None and place.scalar_index is not None:
             return _crd_segments(open_file, project, place, jq_field)
     return _schema_fields(open_file, position)
+
+
+# a suppression comment up to the cursor: the rule ids given so far, and the one being typed
+_SUPPRESSION = re.compile(r"#\s*kartalint:\s*disable(?:-file)?\s*=\s*((?:[A-Za-z0-9_-]+\s*,\s*)*)([A-Za-z0-9_-]*)$")
+
+
+def _suppression_rule_ids(open_file: OpenFile, position: tuple[int, int]) -> list[types.CompletionItem] | None:
+    """In ``# kartalint: disable=`` (or ``disable-file=``, after a comma too): every rule id not
+    given yet, replacing what is typed of one; None elsewhere."""
+    from kartalint.lsp.document import utf16_length
+    from kartalint.rules import registry
+
+    line, units = open_file.clamp(position)
+    before = open_file.text[open_file.offset((line, 0)) : open_file.offset((line, units))]
+    found = _SUPPRESSION.search(before)
+    if found is None:
+        return None
+    given = {name.strip() for name in found.group(1).split(",")}
+    typed = found.group(2)
+    where = types.Range(types.Position(line, units - utf16_length(typed)), types.Position(line, units))
+    return [
+        types.CompletionItem(
+            label=rule.id,
+            kind=types.CompletionItemKind.EnumMember,
+            detail=f"{rule.severity} {rule.category} rule",
+            documentation=rule.summary,
+            text_edit=types.TextEdit(range=where, new_text=rule.id),
+        )
+        for rule in registry.RULES.values()
+        if rule.id not in given
+    ]
 
 
 def _component_names(definition: Any) -> list[types.CompletionItem]:

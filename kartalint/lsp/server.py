@@ -295,7 +295,7 @@ async def on_hover(ls: KartaServer, params: types.HoverParams) -> types.Hover | 
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", " ", ":"]))
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", " ", ":", "=", ","]))
 async def on_completion(ls: KartaServer, params: types.CompletionParams) -> types.CompletionList:
     def work() -> list[types.CompletionItem]:
         open_file, project = ls.open_file(params.text_document.uri)

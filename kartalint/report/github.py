@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from kartalint.model import Finding, Severity
 from kartalint.report.base import Reporter
+
+if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
+    from kartalint.lint.result import LintResult
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -58,3 +62,8 @@ class GithubReporter(Reporter):
         ]
         message = finding.message + (f"\nhint: {finding.hint}" if finding.hint else "")
         self.write(f"::{_LEVEL[finding.severity]} {','.join(props)}::{escape_data(message)}\n")
+
+    def finish(self, result: LintResult) -> None:
+        """Stale baseline entries, when there are any, as one notice without a file."""
+        if result.stale:
+            self.write(f"::notice title={escape_property('kartalint baseline')}::{escape_data(result.stale_note())}\n")

@@ -29,7 +29,8 @@ class JsonReporter(Reporter):
 
     def finish(self, result: LintResult) -> None:
         """Write the document: ``checked`` files, ``findings``, ``counts`` per severity,
-        ``kartaDocuments``, ``skippedDocuments``, ``skippedFiles`` and ``suppressed``."""
+        ``kartaDocuments``, ``skippedDocuments``, ``skippedFiles``, ``suppressed`` and ``baseline``
+        (``{"absorbed", "stale"}``, null without a baseline)."""
         document = {
             "schemaVersion": SCHEMA_VERSION,
             "checked": list(result.checked),
@@ -39,5 +40,6 @@ class JsonReporter(Reporter):
             "skippedDocuments": result.skipped_documents,
             "skippedFiles": list(result.skipped_files),
             "suppressed": result.suppressed,
+            "baseline": result.baseline_counts,
         }
         self.write(json.dumps(document, indent=2) + "\n")

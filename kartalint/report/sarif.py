@@ -79,6 +79,7 @@ class SarifLog:
         self.results: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
         self.successful = True
+        self.properties: dict[str, Any] = {}  # the run's property bag (the baseline's counts)
         self._seen: Counter = Counter()
 
     # -- locations ----------------------------------------------------------------------------------
@@ -187,6 +188,8 @@ class SarifLog:
             "results": self.results,
             "columnKind": "unicodeCodePoints",
         }
+        if self.properties:
+            run["properties"] = self.properties
         return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
     def render(self) -> str:
@@ -222,6 +225,11 @@ class SarifReporter(Reporter):
             self.log.notify("warning", message)
         for path in result.skipped_files:
             self.log.notify("note", "skipped: the file holds no Karta definition or fixture", path)
+        counts = result.baseline_counts
+        if counts is not None:  # the baselined findings are no results: code scanning opens no alert
+            self.log.properties["baseline"] = counts
+            if result.stale:
+                self.log.notify("note", result.stale_note())
         self.write(self.log.render())
 
 

@@ -3,14 +3,16 @@ lines they explain, and the review of what each draft found."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import yaml
 
 from kartalint.karta import as_dict
+from kartalint.rules.suppress import DIRECTIVE
 from kartalint.scaffold.crd_schema import comment_text, jq_path
 from kartalint.scaffold.draft_model import Comments, Draft
-from kartalint.scaffold.fixture import QuotingDumper
+from kartalint.scaffold.fixture import LINE_WIDTH, FoldingDumper
 
 
 def review(draft: Draft) -> dict[str, Any]:
@@ -42,9 +44,7 @@ def review(draft: Draft) -> dict[str, Any]:
         "apiVersion": draft.fixture_object.get("apiVersion"),
         "roles": roles,
         "notes": [
-            line[2:]
-            for line in draft.text.splitlines()[2:]
-            if line.startswith("# ") and ("Not a role" in line or "Skipped" in line or "TODO" in line)
+            line for line in header_notes(draft.text)[2:] if "Not a role" in line or "Skipped" in line or "TODO" in line
         ]
         + draft.todo,
         "evidence": list(draft.notes),
@@ -64,14 +64,61 @@ def review_lines(draft: Draft, crd_path: str) -> list[str]:
     return lines
 
 
+CONTINUED = "    "  # the indentation of a comment's continuation lines
+
+
+def comment_lines(text: str, indent: str = "") -> list[str]:
+    """``text`` (made safe by ``comment_text``) as comment lines at ``indent`` that fit in
+    ``LINE_WIDTH`` columns, the lines after the first indented by ``CONTINUED`` more than it
+    (``header_notes`` joins them again; a note of its own may be indented less). A word longer
+    than a line stays whole, alone on its line without that indentation. A suppression directive
+    stays whole on the last line (it silences the line below it), its reason (`` -- why``) on
+    the lines above."""
+    text = comment_text(text)
+    if DIRECTIVE.match(f"# {text.strip()}") and " -- " in text:
+        command, reason = text.split(" -- ", 1)
+        return [*comment_lines(reason, indent), f"{indent}# {command.strip()}"]
+    width = max(20, LINE_WIDTH - len(indent) - 2)
+    lead = text[: len(text) - len(text.lstrip(" "))]
+    lines = textwrap.wrap(
+        text, width, subsequent_indent=lead + CONTINUED, break_long_words=False, break_on_hyphens=False
+    )
+    # a word too long for any line stands alone without the hanging indentation (yamllint lets a
+    # comment of one word run past the width)
+    lines = [
+        line.lstrip(" ") if i and len(line) > width and " " not in line.strip() else line
+        for i, line in enumerate(lines)
+    ]
+    return [f"{indent}# {line}".rstrip() for line in lines or [""]]
+
+
+def header_text(lines: list[str]) -> str:
+    """A draft's header: each line (``# ...``) a comment, wrapped (``comment_lines``), then the
+    document start."""
+    texts = [line[2:] if line.startswith("# ") else line.lstrip("#") for line in lines]
+    return "".join(f"{line}\n" for text in texts for line in comment_lines(text)) + "---\n"
+
+
+def header_notes(text: str) -> list[str]:
+    """The notes of a draft's header (its comment lines before ``---``), each wrapped one joined again."""
+    notes: list[str] = []
+    for line in text.split("\n---\n", 1)[0].splitlines():
+        if line.startswith("# " + CONTINUED) and notes:
+            notes[-1] += " " + line[2 + len(CONTINUED) :]
+        elif line.startswith("# "):
+            notes.append(line[2:])
+    return notes
+
+
 _CHILD = "      - name: "  # an entry of childComponents (sequences are indented under their key)
 
 
 def render(data: dict[str, Any], comments: Comments) -> str:
-    """The definition as YAML (expressions on one line each) with ``comments`` above the lines
-    they explain: a component's first line, or a field inside its block."""
+    """The definition as YAML (an expression that would run past ``LINE_WIDTH`` folded, ``>-``)
+    with ``comments`` above the lines they explain: a component's first line, or a field inside
+    its block."""
     text = yaml.dump(
-        data, Dumper=QuotingDumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=4096
+        data, Dumper=FoldingDumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=LINE_WIDTH
     )
     lines = text.splitlines(keepends=True)
     blocks: dict[str, tuple[int, int]] = {}
@@ -101,5 +148,5 @@ def render(data: dict[str, Any], comments: Comments) -> str:
             inserts.append((index, indent, notes))
     above: dict[int, list[str]] = {}  # line index -> the comment lines above it, in one pass (linear)
     for index, indent, notes in inserts:  # at one line, the last given comes first
-        above[index] = [f"{indent}# {comment_text(note)}\n" for note in notes] + above.get(index, [])
+        above[index] = [f"{line}\n" for note in notes for line in comment_lines(note, indent)] + above.get(index, [])
     return "".join(part for i, line in enumerate(lines) for part in (*above.get(i, ()), line))

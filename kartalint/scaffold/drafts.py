@@ -15,11 +15,11 @@ from kartalint.load.crds import CrdIndex, CrdVersion
 from kartalint.load.kinds import KARTA_KIND
 from kartalint.scaffold.crd_components import crd_component
 from kartalint.scaffold.crd_roles import PodBearingFields, pod_bearing_fields
-from kartalint.scaffold.crd_schema import Role, comment_text, jq_path, role_name
+from kartalint.scaffold.crd_schema import Role, jq_path, role_name
 from kartalint.scaffold.crd_status import PrinterColumn, StatusDraft, draft_status
 from kartalint.scaffold.crd_workload import gang_reason, status_counters, suspend_fields, undocumented_suspends
 from kartalint.scaffold.draft_model import Comments, Draft
-from kartalint.scaffold.draft_text import render, review, review_lines
+from kartalint.scaffold.draft_text import header_text, render, review, review_lines
 from kartalint.scaffold.skeleton import minimal_object, skeleton_problems
 
 __all__ = ["Draft", "ScaffoldError", "draft_definition", "drafts_from_crd", "render", "review", "review_lines"]
@@ -38,8 +38,7 @@ def draft_definition(version: CrdVersion) -> Draft:
     status = root_status(version, root_name, comments, suspends)
     gang = gang_reason(schema, printer_columns(version))
     data = definition_data(version, root_name, status.definition, children, fields.roles, gang)
-    text = "\n".join(comment_text(line) for line in header_lines(version, fields, status.notes, gang)) + "\n---\n"
-    text += render(data, comments)
+    text = header_text(header_lines(version, fields, status.notes, gang)) + render(data, comments)
     todo = [f"Status: {line}" for line in status.todo if "TODO" in line]
     return Draft(data["metadata"]["name"], text, data, minimal_object(version, fields.roles), fields.roles, todo=todo)
 

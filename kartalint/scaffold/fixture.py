@@ -53,10 +53,58 @@ def represent_str(dumper: yaml.SafeDumper, value: str) -> Any:
 
 QuotingDumper.add_representer(str, represent_str)
 
+LINE_WIDTH = 80  # yamllint's default line-length: what kartalint writes passes it
+
+
+class FoldingDumper(QuotingDumper):
+    """``QuotingDumper`` whose lines fit in ``LINE_WIDTH`` columns: a one-line string that would
+    run past it is written folded (``>-``), broken at single spaces before the word that would
+    cross the width, so it reads back as itself (a string that cannot be folded so, with leading,
+    trailing or repeated spaces, stays as PyYAML writes it; a word longer than a line stays whole,
+    alone on its line)."""
+
+    def choose_scalar_style(self) -> str:
+        style = super().choose_scalar_style()
+        event, analysis = self.event, self.analysis
+        if (
+            style in ("", "'")
+            and isinstance(event, yaml.ScalarEvent)
+            and analysis is not None
+            and analysis.allow_block
+            and not self.simple_key_context
+            and not self.flow_level
+            and self.column + 1 + len(event.value) + (2 + event.value.count("'") if style else 0) > LINE_WIDTH
+            and _FOLDABLE.fullmatch(event.value)
+        ):
+            return ">"
+        return str(style)
+
+    def write_folded(self, text: str) -> None:
+        if not _FOLDABLE.fullmatch(text):
+            super().write_folded(text)
+            return
+        self.write_indicator(">-", True)
+        self.write_line_break()
+        self.write_indent()
+        for index, word in enumerate(text.split(" ")):
+            if index and self.column + 1 + len(word) > LINE_WIDTH:
+                self.write_indent()
+            elif index:
+                word = " " + word
+            self.column += len(word)
+            self.stream.write(word)
+        self.write_line_break()
+
+
+# one line of words separated by single spaces (what a folded scalar reads back exactly); a long
+# single word is written on a line of its own below its key (yamllint lets a line of one word run)
+_FOLDABLE = re.compile(r"[^\s]+(?: [^\s]+)*")
+
 
 def dump(data: Any) -> str:
+    """``data`` as YAML that passes yamllint's default rules, line length included."""
     return yaml.dump(
-        data, Dumper=QuotingDumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=120
+        data, Dumper=FoldingDumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=LINE_WIDTH
     )
 
 
@@ -85,10 +133,12 @@ def fixture_text(
         doc["pods"] = [trim_object(p) for p in pods]
     doc["expect"] = snapshot(view, lint_rules) if expect else {}
     header = (
-        "# kartalint fixture (docs/fixtures.md). The expect block was generated from what the definition\n"
-        "# computed: review every value against the object before committing.\n"
+        "# kartalint fixture (docs/fixtures.md). The expect block was generated from\n"
+        "# what the definition computed: review every value against the object before\n"
+        "# committing.\n"
         if expect
-        else "# kartalint fixture (docs/fixtures.md). expect is empty: the definition could not evaluate the\n"
-        "# object without errors, so nothing was pinned. Fix the definition, then `kartalint test --update`.\n"
+        else "# kartalint fixture (docs/fixtures.md). expect is empty: the definition could\n"
+        "# not evaluate the object without errors, so nothing was pinned. Fix the\n"
+        "# definition, then `kartalint test --update`.\n"
     )
     return header + "---\n" + dump(doc)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kartalint.scaffold.release import ACTION, REPOSITORY, pinned_revision
+from kartalint.scaffold.release import ACTION, REPOSITORY, THIRD_PARTY_ACTIONS, pinned_revision
 
 LAYOUTS = {"definitions": ("definitions", "definitions"), "catalog": ("catalog", "fixtures")}
 
@@ -41,7 +41,7 @@ class Plan:
 def _config(layout: str, crds: Sequence[str]) -> str:
     definitions, fixtures = LAYOUTS[layout]
     where = (
-        "fixtures live beside their definition, in definitions/<definition name>/"
+        "fixtures live beside their definition,\n#   in definitions/<definition name>/"
         if layout == "definitions"
         else "fixtures live in fixtures/<definition name>/"
     )
@@ -55,11 +55,12 @@ def _config(layout: str, crds: Sequence[str]) -> str:
         f"  - {fixtures}",
     ]
     if crds:
-        lines += ["crds:  # CRD-aware lint: every path an expression reads is checked against these"]
+        lines += ["# CRD-aware lint: every path an expression reads is checked against these", "crds:"]
         lines += [f"  - {c}" for c in crds]
     lines += [
         "rules: {}  # rule-id: off | error | warning | info (`kartalint rules`)",
-        "exclude: []  # gitignore patterns relative to this folder: files never read (charts/, vendor/)",
+        "# gitignore patterns relative to this folder: files never read (charts/)",
+        "exclude: []",
         "",
     ]
     return "\n".join(lines)
@@ -69,12 +70,15 @@ def _precommit(repository: str, revision: str, how: str) -> str:
     return "\n".join(
         [
             "---",
-            "# pre-commit hooks (https://pre-commit.com): `pre-commit install` once, then on every commit.",
-            "# kartalint-lint checks the Karta definitions and fixtures among the changed YAML files (other",
-            "# YAML is skipped); kartalint-test runs every fixture of the project when any YAML file changes.",
+            "# pre-commit hooks (https://pre-commit.com): `pre-commit install` once, then",
+            "# they run on every commit. kartalint-lint checks the Karta definitions and",
+            "# fixtures among the changed YAML files (other YAML is skipped);",
+            "# kartalint-test runs every fixture of the project when any YAML file",
+            "# changes. Each prints the failures and its summary only.",
             "repos:",
             f"  - repo: {repository}",
-            f"    rev: {revision}  # {how}",
+            f"    # {how}",
+            f"    rev: {revision}",
             "    hooks:",
             "      - id: kartalint-lint",
             "        args: [--strict]",
@@ -84,14 +88,29 @@ def _precommit(repository: str, revision: str, how: str) -> str:
     )
 
 
+def _uses(indent: str, item: bool, action: str, revision: str, comment: str) -> list[str]:
+    """A step's ``uses:`` line (``- uses:`` with ``item``) pinned to ``revision`` with ``comment``
+    (what update bots read on the line itself); one that runs past 80 columns (a full commit)
+    is told to yamllint on the line above."""
+    line = f"{indent}{'- ' if item else '  '}uses: {action}@{revision}  # {comment}"
+    above = f"{indent}{'' if item else '  '}# yamllint disable-line rule:line-length"
+    return [above, line] if len(line) > 80 else [line]
+
+
 def _workflow(action: str, revision: str, how: str) -> str:
+    checkout, upload_sarif, upload_artifact = (
+        (name, *THIRD_PARTY_ACTIONS[name])
+        for name in ("actions/checkout", "github/codeql-action/upload-sarif", "actions/upload-artifact")
+    )
     return "\n".join(
         [
             "---",
-            "# kartalint on every pull request: lint (annotations, SARIF), fixtures (JUnit, annotations at the",
-            "# differing field) and what a definition change does to every fixture (job summary).",
+            "# kartalint on every pull request: lint (annotations, SARIF), fixtures (JUnit,",
+            "# annotations at the differing field) and what a definition change does to",
+            "# every fixture (job summary). Third-party actions are pinned to a full commit,",
+            "# their release in the comment (Dependabot and Renovate update both).",
             "name: kartalint",
-            '"on":  # quoted: a bare `on` is the boolean true to YAML 1.1 readers such as yamllint',
+            '"on":  # quoted: YAML 1.1 readers (yamllint) read a bare `on` as true',
             "  pull_request:",
             "  push:",
             "    branches: [main]",
@@ -103,18 +122,20 @@ def _workflow(action: str, revision: str, how: str) -> str:
             "    runs-on: ubuntu-latest",
             "    timeout-minutes: 15",
             "    steps:",
-            "      - uses: actions/checkout@v6",
+            *_uses("      ", True, *checkout),
             "        with:",
             "          fetch-depth: 0",
             "      - id: kartalint",
-            f"        uses: {action}@{revision}  # {how}",
+            *_uses("      ", False, action, revision, how),
             "        with:",
-            "          diff-base: ${{ github.event_name == 'pull_request' && format('origin/{0}', github.base_ref) || '' }}",
-            "      - uses: github/codeql-action/upload-sarif@v4",
+            "          diff-base: >-",
+            "            ${{ github.event_name == 'pull_request'",
+            "            && format('origin/{0}', github.base_ref) || '' }}",
+            *_uses("      ", True, *upload_sarif),
             "        if: always() && steps.kartalint.outputs.sarif != ''",
             "        with:",
             "          sarif_file: ${{ steps.kartalint.outputs.sarif }}",
-            "      - uses: actions/upload-artifact@v6",
+            *_uses("      ", True, *upload_artifact),
             "        if: always() && steps.kartalint.outputs.junit != ''",
             "        with:",
             "          name: kartalint-junit",
@@ -331,7 +352,9 @@ def next_steps(result: Plan, layout: str) -> str:
     lines += [
         f"  2. Add fixtures in {fixtures_dir}/<definition name>/ from real objects: "
         f"kubectl get KIND NAME -o yaml | kartalint new fixture - --pods pods.yaml -o {fixtures_dir}/<name>/case.yaml",
-        "  3. kartalint lint && kartalint test",
+        "  3. kartalint lint && kartalint test   (findings from before kartalint? record them in a baseline:",
+        "     kartalint lint --write-baseline .kartalint-baseline.json, then baseline: in .kartalint.yaml;",
+        "     docs/ci.md, Adopting on a repository with legacy findings)",
         "  4. pre-commit install   (then every commit is checked)",
         "  5. Commit .kartalint.yaml, .pre-commit-config.yaml and .github/workflows/kartalint.yml.",
     ]

@@ -16,11 +16,11 @@ from kartalint.load.crds import CrdVersion
 from kartalint.load.observed import ObservedInput, ObservedObject
 from kartalint.scaffold.crd_components import crd_component
 from kartalint.scaffold.crd_roles import pod_bearing_fields
-from kartalint.scaffold.crd_schema import comment_text, role_name
+from kartalint.scaffold.crd_schema import role_name
 from kartalint.scaffold.crd_status import SUSPEND_FIELDS, meaning
 from kartalint.scaffold.crd_workload import gang_reason, suspend_fields
 from kartalint.scaffold.draft_model import Comments, Draft
-from kartalint.scaffold.draft_text import render
+from kartalint.scaffold.draft_text import header_text, render
 from kartalint.scaffold.drafts import (
     chosen_versions,
     definition_data,
@@ -106,7 +106,7 @@ def draft_from_objects(version: CrdVersion, observed: ObservedInput, evaluator: 
     notes += check_resources(data, evidence, evaluator)
     notes += check_statuses(data, evidence, evaluator, set(learned.mappings), comments, root_name)
     header = header_lines(version, fields, status.notes, gang, roles, _evidence_lines(evidence, observed, notes))
-    text = "\n".join(comment_text(line) for line in header) + "\n---\n" + render(data, comments)
+    text = header_text(header) + render(data, comments)
     draft = Draft(data["metadata"]["name"], text, data, minimal_object(version, roles), roles)
     draft.todo = [f"Status: {line}" for line in status.todo if "TODO" in line]
     draft.evidence = {r.role.name: r.evidence for r in evidence.roles}

@@ -24,6 +24,14 @@ RELEASE = "0.2.0"
 REPOSITORY = "https://github.com/kartalint/kartalint"  # where the hooks and the Action live
 ACTION = "kartalint/kartalint"
 
+# The third-party actions the workflow `init` writes uses, each pinned to a full commit with its
+# release (the same commits as this repository's action.yml and workflows: tests/test_action.py).
+THIRD_PARTY_ACTIONS = {
+    "actions/checkout": ("d23441a48e516b6c34aea4fa41551a30e30af803", "v6.1.0"),
+    "github/codeql-action/upload-sarif": ("8aad20d150bbac5944a9f9d289da16a4b0d87c1e", "v4.36.2"),
+    "actions/upload-artifact": ("b7c566a772e6b6bfb58ed0dc250532a479d7789f", "v6.0.0"),
+}
+
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the kartalint package
 INFO_FILE = "_build_info.json"
 COMMIT = re.compile(r"[0-9a-f]{40}")

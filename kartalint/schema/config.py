@@ -84,6 +84,12 @@ def config_schema(rule_ids: Collection[str], max_bytes: int) -> dict[str, Any]:
                 },
             },
             "max-file-size": {"type": "integer", "minimum": 1, "maximum": max_bytes},
+            "baseline": {
+                "type": ["string", "null"],
+                "minLength": 1,
+                "description": "a baseline file (`kartalint lint --write-baseline FILE`): lint reports only the "
+                "findings it does not hold; relative to this file, inside the project",
+            },
             "crds": paths,
             "definitions": paths,
             "fixtures": paths,
@@ -225,6 +231,12 @@ def _explore(error: structural.SchemaError, path: tuple, where: tuple, max_bytes
     return ConfigProblem("'explore' must be a mapping with the key 'assume'", path[:1])
 
 
+def _baseline(error: structural.SchemaError, path: tuple, where: tuple, max_bytes: int) -> ConfigProblem:
+    return ConfigProblem(
+        "'baseline' must be the path of a baseline file (`kartalint lint --write-baseline FILE`)", path
+    )
+
+
 def _extends(error: structural.SchemaError, path: tuple, where: tuple, max_bytes: int) -> ConfigProblem:
     return ConfigProblem("'extends' must be the path of another configuration file", path)
 
@@ -236,6 +248,7 @@ _EXPLAINED: dict[str, Callable[[structural.SchemaError, tuple, tuple, int], Conf
     "exclude": _exclude,
     "per-file-ignores": _per_file_ignores,
     "max-file-size": _max_file_size,
+    "baseline": _baseline,
     "crds": _paths,
     "definitions": _paths,
     "fixtures": _paths,

@@ -1,0 +1,107 @@
+"""Help a person can read (issue 48): every command's `--help` starts with what it does and ends
+with its exit codes and examples, from one place (kartalint/cli/manual.py) that docs/commands.md
+is generated from; the examples use options the commands have; under kubectl the help says
+`kubectl karta`."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+import pytest
+from conftest import ROOT
+
+from kartalint.cli import COMMAND_NAMES, build_parser, main, manual
+from kartalint.cli.kubectl import main as kubectl_main
+from kartalint.cli.kubectl import translate
+
+
+def help_of(capsys, command, run=main):
+    with pytest.raises(SystemExit) as exit_:
+        run([command, "--help"])
+    assert exit_.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_every_command_has_a_page():
+    assert list(manual.PAGES) == list(COMMAND_NAMES)
+    for command, (paragraphs, codes, examples) in manual.PAGES.items():
+        assert paragraphs and all(p.strip() and p[0].isupper() for p in paragraphs), command
+        assert [code for code, _ in codes] == sorted({code for code, _ in codes}) and codes[0][0] == "0", command
+        assert {code for code, _ in codes} <= {"0", "1", "2"}, command
+        assert 1 <= len(examples) <= 2, f"{command}: one or two examples"
+
+
+@pytest.mark.parametrize("command", COMMAND_NAMES)
+def test_help_starts_with_what_the_command_does_and_ends_with_exit_codes_and_examples(capsys, monkeypatch, command):
+    monkeypatch.setenv("COLUMNS", "100")
+    text = help_of(capsys, command)
+    description, epilog = manual.description(command), manual.epilog(command)
+    assert text.startswith(description + "\n\nusage: kartalint " + command), text[:400]
+    assert text.rstrip("\n").endswith(epilog), text[-600:]
+    assert "\nexit codes:\n  0  " in text and "\nexamples:\n  kartalint " + command in text
+    for code, meaning in manual.PAGES[command][1]:
+        assert f"  {code}  {meaning.split()[0]}" in text
+
+
+def _argv(example):
+    """The kartalint command line of an example (after a pipe; redirections left out)."""
+    words = shlex.split(example[example.index("kartalint ") :])
+    return words[1 : words.index(">")] if ">" in words else words[1:]
+
+
+@pytest.mark.parametrize(
+    "command, example", [(c, line) for c, page in manual.PAGES.items() for line, _ in page[2]], ids=str
+)
+def test_each_example_uses_options_its_command_has(command, example):
+    argv = _argv(example)
+    assert argv[0] == command, example
+    args = build_parser(command).parse_args(argv)  # a usage error exits 2 (SystemExit)
+    assert args.command == command
+
+
+def test_docs_commands_md_is_the_manual():
+    with open(os.path.join(ROOT, "docs", "commands.md"), encoding="utf-8") as handle:
+        assert handle.read() == manual.markdown(), "python -m kartalint.cli.manual > docs/commands.md"
+
+
+def test_under_kubectl_the_help_says_kubectl_karta(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    text = help_of(capsys, "lint", kubectl_main)
+    assert "usage: kubectl karta lint " in text and "usage: kartalint" not in text
+    assert "\n  kubectl karta lint --strict\n" in text and "\n  kartalint " not in text
+    text = help_of(capsys, "describe", kubectl_main)
+    assert "Under kubectl, -f/--filename FILE names the object" in text
+    for line, _ in manual.KUBECTL_EXAMPLES["describe"]:
+        assert f"\n  {line}\n" in text
+        argv = translate(shlex.split(line[line.index("kubectl karta ") + len("kubectl karta ") :]))
+        assert build_parser("describe").parse_args(argv).command == "describe"
+    assert "Under kubectl" not in help_of(capsys, "describe")
+    with pytest.raises(SystemExit) as exit_:
+        kubectl_main(["lint", "--no-such-option"])
+    assert exit_.value.code == 2 and "usage: kubectl karta lint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rule_id", sorted(__import__("kartalint.rules.registry", fromlist=["RULES"]).RULES))
+def test_kartalint_rules_id_prints_the_rules_page(capsys, rule_id):
+    """`kartalint rules ID`: why the rule exists, a bad and a good example (or why there is none),
+    and the fix: the rule's section of docs/rules.md."""
+    from kartalint.report.rules_doc import rule_section
+    from kartalint.rules import registry
+
+    assert main(["rules", rule_id]) == 0
+    out = capsys.readouterr().out
+    rule = registry.RULES[rule_id]
+    assert out.startswith(f"### `{rule_id}`\n") and f"**Why:** {rule.why}" in out and f"**Fix:** {rule.hint}" in out
+    assert ("Bad (`bad.yaml`):" in out and "Good (`good.yaml`):" in out) or "No example file:" in out
+    assert out.rstrip("\n") == "\n".join(rule_section(rule)).rstrip("\n")
+    with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as handle:
+        assert out.rstrip("\n") in handle.read()
+
+
+def test_an_unknown_rule_id_says_the_closest(capsys):
+    assert main(["rules", "scale-path-not-nul-safe"]) == 2
+    assert capsys.readouterr().err == (
+        "kartalint: error: unknown rule 'scale-path-not-nul-safe' (did you mean scale-path-not-null-safe? "
+        "see `kartalint rules`)\n"
+    )
