@@ -16,7 +16,7 @@ import os
 
 import pytest
 import yaml
-from conftest import HAVE_SHARED_REFERENCE, REFERENCE, ROOT
+from conftest import HAVE_SHARED_REFERENCE, REFERENCE, ROOT, unwrapped
 
 from kartalint.evaluation import Evaluator
 from kartalint.load.crds import CrdIndex
@@ -151,8 +151,8 @@ def test_a_jobset_is_read_from_the_counts_of_its_replicated_jobs():
         },
     ]
     assert not draft.todo and "TODO" not in "".join(draft.notes)
-    assert "# nothing counted yet (every count of the status is 0): seen on 5 objects" in draft.text
-    assert "# no phase yet and .status.replicatedJobsStatus[].ready at 0: seen on 5 objects" in draft.text
+    assert "# nothing counted yet (every count of the status is 0): seen on 5 objects" in unwrapped(draft.text)
+    assert "# no phase yet and .status.replicatedJobsStatus[].ready at 0: seen on 5 objects" in unwrapped(draft.text)
 
 
 def test_a_suspended_jobset_and_one_resumed_that_its_status_still_says_suspended():
@@ -243,5 +243,5 @@ def test_a_rayjob_running_is_its_job_running_and_its_deployment_running():
             },
         },
     ]
-    assert "# RUNNING and .status.jobDeploymentStatus is Running: seen on" in draft.text
+    assert "# RUNNING and .status.jobDeploymentStatus is Running: seen on" in unwrapped(draft.text)
     assert statuses == said
