@@ -110,27 +110,30 @@ def _wide_crd(roles):
 
 
 def _draft_seconds(tmp_path, roles, capsys):
+    """How long one draft of a CRD with ``roles`` roles takes (its CRD written once)."""
     path = tmp_path / f"crd{roles}.yaml"
-    path.write_text(yaml.safe_dump(_wide_crd(roles)))
-    best = None
-    for _ in range(2):  # the better of two: a busy machine slows one run, rarely both
-        started = time.perf_counter()
-        assert main(["new", "--crd", str(path), "-o", str(tmp_path / f"draft{roles}.yaml")]) == 0
-        elapsed = time.perf_counter() - started
-        capsys.readouterr()
-        (tmp_path / f"draft{roles}.yaml").unlink()
-        (tmp_path / f"draft{roles}.fixture.yaml").unlink()
-        best = elapsed if best is None else min(best, elapsed)
-    return best
+    if not path.exists():
+        path.write_text(yaml.safe_dump(_wide_crd(roles)))
+    started = time.perf_counter()
+    assert main(["new", "--crd", str(path), "-o", str(tmp_path / f"draft{roles}.yaml")]) == 0
+    elapsed = time.perf_counter() - started
+    capsys.readouterr()
+    (tmp_path / f"draft{roles}.yaml").unlink()
+    (tmp_path / f"draft{roles}.fixture.yaml").unlink()
+    return elapsed
 
 
 def test_drafting_time_grows_with_the_crd_not_its_square(tmp_path, capsys):
     # 800 roles took 13-17 s and 3,000 did not finish in a minute (a walk of the whole schema per
     # role, a scan of every role per role, one jq program too long for libjq to compile); the
-    # limit comes from a time measured here: 4x the roles in at most ~6x the time
-    small = _draft_seconds(tmp_path, 150, capsys)
-    large = _draft_seconds(tmp_path, 600, capsys)
-    assert large < 6 * small, f"150 roles: {small:.2f} s, 600 roles: {large:.2f} s"
+    # limit comes from times measured here, the two sizes taken in turn and the best of three of
+    # each (a busy machine slows some runs, rarely all): 4x the roles in under 10x the time, where
+    # work that grows with the square of the roles takes 16x
+    small, large = [], []
+    for _ in range(3):
+        small.append(_draft_seconds(tmp_path, 150, capsys))
+        large.append(_draft_seconds(tmp_path, 600, capsys))
+    assert min(large) < 10 * min(small), f"150 roles: {min(small):.2f} s, 600 roles: {min(large):.2f} s"
     text = (tmp_path / "crd600.yaml").read_text()
     assert len(text) > 50_000
 
