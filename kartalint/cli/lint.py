@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     paths = list(request.paths) or _project_paths(project, request.allow_empty)
     if not paths:
         return EXIT_OK  # nothing to lint, and --allow-empty says that is fine (noted)
-    baseline = _read_baseline(request.baseline)
+    baseline = _read_baseline(request.baseline, project.root)
     if request.jobs is not None and request.jobs < 0:
         raise ConfigError(f"--jobs must be 0 (automatic) or more (got {request.jobs})")
     result = _lint_and_report(request, project, config, paths, baseline)
@@ -189,12 +189,12 @@ def _project_paths(project: Project, allow_empty: bool) -> list[str]:
     return []
 
 
-def _read_baseline(path: str | None) -> Baseline | None:
+def _read_baseline(path: str | None, root: str) -> Baseline | None:
     if not path:
         return None
-    from kartalint.lint.baseline import Baseline  # (its hashing is imported only when used)
+    from kartalint.lint.baseline import read  # (its hashing is imported only when used)
 
-    return Baseline.read(path)
+    return read(path, root)
 
 
 def _baseline(request: LintRequest, project: Project, result: LintResult, baseline: Baseline | None) -> None:
