@@ -316,3 +316,31 @@ def test_explore_save_makes_no_folder_through_a_link_out(layout, capsys):
     code, out, err = run(capsys, *argv)
     assert code == 2 and "saved is a symbolic link to" in err and "outside the project" in err, out + err
     assert sorted(os.listdir(layout.parent / "outside")) == ["secret.yaml", "trainer.yaml"]
+
+
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        ("LINK", "the written-values file resolves to"),
+        ("kind: Other\n", "written-values.yaml: not a KartaWrittenValues document"),
+        ("a: " + "[" * 5000 + "]" * 5000 + "\n", "written-values.yaml:1:"),
+        ("a: 1\nb: !!python/object:os.system ls\n", "written-values.yaml:2:4:"),
+        ("a: &a [*a, *a]\n", "written-values.yaml:1:4: document contains a recursive alias"),
+    ],
+    ids=["link", "kind", "deep", "tag", "alias"],
+)
+def test_catalog_reads_written_values_as_every_project_file(layout, capsys, opened, content, says):
+    """`kartalint catalog` read fixtures/<definition>/written-values.yaml with open() and
+    yaml.safe_load: through a link out of the project, and a malformed one was a traceback (a
+    WrittenValuesError or RecursionError escaping)."""
+    path = layout / "fixtures" / "example-com-trainer-v1" / "written-values.yaml"
+    if content == "LINK":
+        os.symlink(layout.parent / "outside" / "secret.yaml", path)
+    else:
+        path.write_text(content)
+    opened.clear()
+    code, out, err = run(capsys, "catalog")
+    assert code == 2 and "Traceback" not in err and SECRET not in out + err, (out, err)
+    [line] = [row for row in err.splitlines() if row.startswith("kartalint: error:")]
+    assert says in line, line
+    assert not [p for p in opened if p.startswith(os.path.realpath(layout.parent / "outside"))]

@@ -49,17 +49,18 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from kartalint import karta
+from kartalint.errors import UsageError
 from kartalint.jqlang import parse_cached, paths
+from kartalint.model import Severity
 
 FILE_NAME = "written-values.yaml"
 KIND = "KartaWrittenValues"
 
 
-class WrittenValuesError(ValueError):
-    """A written-values file that does not follow the format (its path and the entry in the message)."""
+class WrittenValuesError(UsageError, ValueError):
+    """A written-values file that cannot be read or does not follow the format (its path and the
+    entry in the message; exit code 2)."""
 
 
 @dataclass
@@ -146,8 +147,23 @@ def _statuses(value: Any, where: str) -> list[str]:
 
 
 def load(path: str) -> WrittenValues:
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
+    """The written values of the file at ``path``, read as every project file is (inside its
+    repository, a regular file, bounded: ``read_confined``) and parsed by the positioned loader
+    (its limits on aliases, nesting and values)."""
+    from kartalint.load.confinement import ReadRefused, read_confined, repository_of
+    from kartalint.load.documents import MAX_FILE_BYTES, load_text
+
+    try:
+        text = read_confined(path, [repository_of(path)], MAX_FILE_BYTES, "the written-values file").decode(
+            "utf-8", "replace"
+        )
+    except ReadRefused as exc:
+        raise WrittenValuesError(str(exc)) from None
+    source = load_text(text, path)
+    bad = [f for f in source.findings if f.severity == Severity.ERROR]
+    if bad:
+        raise WrittenValuesError(f"{path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
+    data = source.documents[0].data if len(source.documents) == 1 else None
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise WrittenValuesError(f"{path}: not a {KIND} document")
     source = data.get("source")
