@@ -70,23 +70,26 @@ class ConfigFile:
 
 def find_config(start: str | None = None) -> str | None:
     """The first configuration file in ``start`` (default: the current folder) or a parent. A
-    ``pyproject.toml`` counts when it holds ``[tool.kartalint]``, or when it is a symbolic link out
-    of its repository (it is not opened: reading it is then refused with that message)."""
+    ``.kartalint.yaml`` counts whatever it is (reading one that is not a regular file inside its
+    repository is refused, with that message: a link to ``/dev/zero`` is no default configuration);
+    a ``pyproject.toml`` counts when it holds ``[tool.kartalint]``, or when it is a symbolic link
+    out of its repository (it is not opened: reading it is then refused)."""
     directory = os.path.abspath(start or os.getcwd())
     while True:
         for name in CONFIG_NAMES:
             candidate = os.path.join(directory, name)
-            if os.path.isfile(candidate):
-                if name != "pyproject.toml":
+            if not os.path.lexists(candidate):
+                continue
+            if name != "pyproject.toml":
+                return candidate
+            boundary = repository_of(candidate)
+            if not inside(candidate, boundary):
+                return candidate
+            try:
+                if b"[tool.kartalint" in read_confined(candidate, [boundary], MAX_FILE_BYTES):
                     return candidate
-                boundary = repository_of(candidate)
-                if not inside(candidate, boundary):
-                    return candidate
-                try:
-                    if b"[tool.kartalint" in read_confined(candidate, [boundary], MAX_FILE_BYTES):
-                        return candidate
-                except ReadRefused:
-                    pass
+            except ReadRefused:
+                pass
         parent = os.path.dirname(directory)
         if parent == directory:
             return None
