@@ -689,9 +689,10 @@ def test_a_hostile_baseline_is_one_error_at_its_place(work, capsys, text, says):
         ("[" * 1000 + "]" * 1000, "pyproject.toml:2:111: nested deeper than 100 levels"),
         ("{a = " * 1000 + "1" + "}" * 1000, "pyproject.toml:2:"),
         ("9" * 5000, "pyproject.toml:2:11: a number of more than 1000 digits"),
+        ("0x" + "f" * 5000, "pyproject.toml:2:11: a number of more than 1000 digits"),  # (found by the fuzz campaign)
         ("[1,\n", "pyproject.toml:4:1: invalid TOML"),
     ],
-    ids=["arrays", "tables", "digits", "syntax"],
+    ids=["arrays", "tables", "digits", "hex", "syntax"],
 )
 def test_a_hostile_pyproject_is_one_error_at_its_place_in_every_command(work, capsys, value, says):
     """Issue 45 item 7: a pyproject.toml nested 1,000 deep was a traceback and exit 1 in every

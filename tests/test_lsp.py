@@ -998,3 +998,25 @@ def test_a_pyproject_nested_too_deep_is_an_error_and_the_server_goes_on(tmp_path
     finally:
         assert client.close() == 0
     assert "Traceback" not in b"".join(client.stderr).decode("utf-8", "replace")
+
+
+def test_an_empty_buffer_is_not_read_from_disk(tmp_path):
+    """Found by the fuzz campaign (issue 45): a document opened with an empty text was linted by
+    reading its file from disk (to tell a Karta file from another), through a link out of the
+    project."""
+    project = make_project(tmp_path / "project")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "fixture.yaml").write_text("apiVersion: kartalint/v1\nkind: KartaFixture\nname: tok-81d0\n")
+    linked = project / "fixtures" / JOBSET / "linked.yaml"
+    os.symlink(outside / "fixture.yaml", linked)
+    client = _raw_server(project, tmp_path, outside)
+    try:
+        uri = uri_of(linked)
+        item = {"uri": uri, "languageId": "yaml", "version": 1, "text": ""}
+        client.notify("textDocument/didOpen", {"textDocument": item})
+        published = _wait_for(client, "textDocument/publishDiagnostics", lambda p: p.get("uri") == uri)
+        assert all(not m["params"]["diagnostics"] for m in published if m["params"]["uri"] == uri)
+        assert not (tmp_path / "audit.log").exists() or (tmp_path / "audit.log").read_text() == ""
+    finally:
+        client.close()

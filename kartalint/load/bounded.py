@@ -17,14 +17,15 @@ import sys
 from typing import Any
 
 MAX_DEPTH = 100  # arrays and objects (tables) inside each other
-MAX_DIGITS = 1000  # digits in a row outside a string (a number)
+MAX_DIGITS = 1000  # digits in a row outside a string (a number; TOML's hexadecimal, octal and binary too)
 
 _JSON_TOKENS = re.compile(
     r'"[^"\\]*(?:\\.[^"\\]*)*"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<digits>\d{' + str(MAX_DIGITS + 1) + ",})"
 )
 _TOML_TOKENS = re.compile(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*'
-    r"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<digits>[0-9_]{" + str(MAX_DIGITS + 1) + ",})"
+    r"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<digits>0[xob][0-9A-Fa-f_]{" + str(MAX_DIGITS + 1) + ",}"
+    r"|[0-9_]{" + str(MAX_DIGITS + 1) + ",})"
 )
 
 
@@ -55,7 +56,7 @@ def _scan(text: str, tokens: re.Pattern[str], max_depth: int) -> None:
                 raise ParseError(f"nested deeper than {max_depth} levels: refused", *position(text, match.start()))
         elif match.group("close"):
             depth = max(0, depth - 1)
-        elif match.group("digits") and sum(ch.isdigit() for ch in match.group("digits")) > MAX_DIGITS:
+        elif match.group("digits") and len(re.sub(r"^0[xob]|_", "", match.group("digits"))) > MAX_DIGITS:
             raise ParseError(f"a number of more than {MAX_DIGITS} digits: refused", *position(text, match.start()))
 
 

@@ -39,12 +39,13 @@ UNUSED_SUPPRESSION = "unused-suppression"
 # in ASCII, silences anything; any other comment that reads as `# kartalint:` once its letters are
 # folded (full-width, upper case) is `invalid-suppression` and silences nothing.
 DIRECTIVE = re.compile(
-    r"#[ \t]*kartalint:[ \t]*(disable-file|disable)(?:[ \t]*=[ \t]*([A-Za-z0-9_-]+(?:[ \t]*,[ \t]*[A-Za-z0-9_-]+)*))?"
+    r"#[ \t]*kartalint:[ \t]*(disable-file|disable)"
+    r"(?:[ \t]*=[ \t]*([A-Za-z0-9_][A-Za-z0-9_-]*(?:[ \t]*,[ \t]*[A-Za-z0-9_][A-Za-z0-9_-]*)*))?"
 )
 _ATTEMPT = re.compile(r"#\s*kartalint\s*:\s*(\S*)")  # on the NFKC-folded text from a '#'
 _HASHES = "#\uff03\ufe5f"  # '#' and the characters NFKC folds into it
 ALL = "*"
-_RULE_ID = re.compile(r"[A-Za-z0-9_-]+")
+_RULE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")  # (a '-' never starts one: ` -- why` is a comment)
 # a key (or a sequence entry) whose value is a block scalar: `key: |`, `key: >-`, `- |2`
 _BLOCK_KEY = re.compile(
     r"^(?P<indent>[ \t]*(?:-[ \t]+)*)(?:[^#\s][^#]*?:[ \t]+|-[ \t]+)[|>][1-9+-]{0,2}[ \t]*(?:#.*)?$"
@@ -163,7 +164,7 @@ def _problem(line: str, start: int, attempt: str, match: re.Match[str] | None) -
     verb = match.group(1)
     if match.group(2) is not None:
         if rest and rest[0] not in " \t":
-            if rest.lstrip(" \t,")[:1] in ("", " ") and rest[0] == ",":
+            if rest[0] == ",":  # (the pattern takes every ', id' there is)
                 return "a ',' with no rule id after it"
             return f"{_shown(rest[0])} after a rule id: ids are ASCII letters, digits and '-', separated by ','"
         return None
