@@ -1020,3 +1020,32 @@ def test_an_empty_buffer_is_not_read_from_disk(tmp_path):
         assert not (tmp_path / "audit.log").exists() or (tmp_path / "audit.log").read_text() == ""
     finally:
         client.close()
+
+
+@pytest.mark.parametrize(
+    "line, edited",
+    [
+        ("x: 1  # kartalint: disable: y", "x: 1  # kartalint: disable: y  # kartalint: disable=jq-unsafe"),
+        (
+            "x: 1  # kartalint: disable=ｊｑ-unsafe",
+            "x: 1  # kartalint: disable=ｊｑ-unsafe  # kartalint: disable=jq-unsafe",
+        ),
+        ("x: 1  # kartalint: disable=yaml-empty -- why", "x: 1  # kartalint: disable=yaml-empty,jq-unsafe -- why"),
+        ("x: 1  # kartalint: disable", None),
+    ],
+)
+def test_the_suppression_action_never_counts_on_a_malformed_directive(line, edited):
+    """A malformed directive silences nothing (issue 45 item 2): the code action adds one after
+    it, where it used to take it for a bare `disable` and offer nothing."""
+    from kartalint.lsp.diagnostics import _suppression
+    from kartalint.lsp.document import OpenFile
+
+    opened = OpenFile("/nowhere/x.yaml", line + "\n")
+    where = types.Range(types.Position(0, 0), types.Position(0, 1))
+    found = _suppression(opened, where, "jq-unsafe")
+    if edited is None:
+        assert found is None
+        return
+    edit_range, text = found
+    start, end = edit_range.start.character, edit_range.end.character
+    assert line[:start] + text + line[end:] == edited

@@ -44,6 +44,7 @@ DIRECTIVE = re.compile(
 )
 _ATTEMPT = re.compile(r"#\s*kartalint\s*:\s*(\S*)")  # on the NFKC-folded text from a '#'
 _HASHES = "#\uff03\ufe5f"  # '#' and the characters NFKC folds into it
+_MENTION = re.compile(r"#\s*kartalint\s*:")  # on folded text: a line worth reading
 ALL = "*"
 _RULE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")  # (a '-' never starts one: ` -- why` is a comment)
 # a key (or a sequence entry) whose value is a block scalar: `key: |`, `key: >-`, `- |2`
@@ -111,10 +112,9 @@ def parse(text: str) -> list[Directive]:
 def scan(text: str) -> tuple[list[Directive], list[Malformed]]:
     """(the directives of a file, with the lines they apply to; the comments that read as
     directives but are not, ``invalid-suppression``)."""
-    if "kartalint" not in text:
-        folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-        if "kartalint" not in folded:
-            return [], []
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    if not _MENTION.search(folded):  # (no line to look at: `apiVersion: kartalint/v1` is none)
+        return [], []
     lines = text.splitlines()
     out: list[Directive] = []
     bad: list[Malformed] = []
@@ -143,6 +143,9 @@ def scan(text: str) -> tuple[list[Directive], list[Malformed]]:
 def _attempts(line: str) -> list[tuple[int, str]]:
     """(column from 0 of the '#', the word after ``kartalint:``) of each place in ``line`` that
     reads as ``# kartalint:`` once folded (NFKC, case)."""
+    folded_line = line.lower() if line.isascii() else unicodedata.normalize("NFKC", line).casefold()
+    if not _MENTION.search(folded_line):  # (most comments: no character is looked at one by one)
+        return []
     found = []
     for index, char in enumerate(line):
         if char in _HASHES:
