@@ -159,11 +159,11 @@ def load(path: str) -> WrittenValues:
         )
     except ReadRefused as exc:
         raise WrittenValuesError(str(exc)) from None
-    source = load_text(text, path)
-    bad = [f for f in source.findings if f.severity == Severity.ERROR]
+    loaded = load_text(text, path)
+    bad = [f for f in loaded.findings if f.severity == Severity.ERROR]
     if bad:
         raise WrittenValuesError(f"{path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
-    data = source.documents[0].data if len(source.documents) == 1 else None
+    data = loaded.documents[0].data if len(loaded.documents) == 1 else None
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise WrittenValuesError(f"{path}: not a {KIND} document")
     source = data.get("source")
