@@ -100,6 +100,8 @@ def read_text(path: str, text: str | None = None, boundary: str | None = None) -
     """One configuration file (``text``: its content when already in hand, as in an editor). Read
     from disk, it must resolve inside ``boundary`` (default: its repository, ``repository_of``):
     a configuration that is a symbolic link out of it is refused, never read."""
+    if text is None and os.path.abspath(path) == os.devnull:  # `--config /dev/null`, named as it is: the empty one
+        text = ""
     if text is None:
         try:
             raw = read_confined(path, [boundary or repository_of(path)], MAX_FILE_BYTES, "the configuration")
