@@ -159,7 +159,7 @@ def _attempts(line: str) -> list[tuple[int, str]]:
 def _problem(line: str, start: int, attempt: str, match: re.Match[str] | None) -> str | None:
     """Why the directive read at ``start`` of ``line`` silences nothing (None: it is one)."""
     if match is None:
-        word = re.split(r"[=:,]", attempt, maxsplit=1)[0]
+        word = re.split(r"[=:,]", attempt, maxsplit=1)[0][:40]
         if not word.startswith("disable"):
             return f"'{word}' is not a directive (`disable=RULE` or `disable-file=RULE`)"
         return "only the ASCII lower-case `# kartalint: disable` is a directive (not full-width or upper-case letters)"
