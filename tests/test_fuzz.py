@@ -755,7 +755,7 @@ def test_outputs_never_leave_the_project_through_a_link(project, target, option,
 
 
 # a directive in pieces, each (text, whether it belongs to the one form that silences); the tail
-# " because" is a comment after rule ids, but after a bare `disable` it is not the form
+# " (a reason)" is a comment after rule ids, but after a bare `disable` it is not the form
 DIRECTIVE_HASH = st.sampled_from([("#", True), ("# note ＃", False)])  # (a '＃' alone is no YAML comment)
 DIRECTIVE_SPACE = st.sampled_from([(" ", True), ("", True), ("  ", True), ("\t", True)])
 DIRECTIVE_NAME = st.sampled_from(
@@ -797,7 +797,12 @@ DIRECTIVE_IDS = st.sampled_from(
     ]
 )
 DIRECTIVE_TAIL = st.sampled_from(
-    [("", True), (" -- why", True), ("  -- the operator adds it", True), (" because", None)]
+    [
+        ("", True),
+        (" -- why", True),
+        ("  -- the operator adds it", True),
+        (" (a reason)", None),
+    ]  # (a word would be one more rule id after "=" or ", ")
 )
 
 
