@@ -9,9 +9,34 @@ a value of the wrong type or outside its range, given by the calling program, an
 
 from __future__ import annotations
 
+import re
+
 
 class KartalintError(Exception):
-    """Base of every exception kartalint raises on purpose."""
+    """Base of every exception kartalint raises on purpose. Its message is one line: a line break
+    taken from a value it quotes (a rule id, a file name from a configuration) is shown as ``\\n``
+    or ``\\r``, never a new line (a forged ``kartalint: error:`` line); the writer of standard
+    error escapes the other control characters (``report.output.MessageStream``)."""
+
+    def __init__(self, *args: object) -> None:
+        if args and isinstance(args[0], str):
+            args = (_ONE_LINE.sub(lambda m: _SHOWN[m.group()], args[0]), *args[1:])
+        super().__init__(*args)
+
+
+_SHOWN = {
+    "\n": "\\n",
+    "\r": "\\r",
+    "\x0b": "\\x0b",
+    "\x0c": "\\x0c",
+    "\x1c": "\\x1c",
+    "\x1d": "\\x1d",
+    "\x1e": "\\x1e",
+    "\x85": "\\x85",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+_ONE_LINE = re.compile("[" + "".join(_SHOWN) + "]")  # what str.splitlines() breaks a line at
 
 
 class ArgumentError(KartalintError, TypeError, ValueError):

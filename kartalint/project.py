@@ -27,7 +27,7 @@ from typing import Any
 
 from kartalint.errors import ConfigError
 from kartalint.load.configfile import CONFIG_NAMES, ConfigFile, find_config, read_chain
-from kartalint.load.confinement import Confinement, inside
+from kartalint.load.confinement import Confinement, ReadRefused, git_toplevel, inside, read_confined
 from kartalint.load.definitions import DefinitionIndex, bundled_catalog
 from kartalint.load.discovery import glob_inside, template_marker
 from kartalint.load.documents import MAX_FILE_BYTES, display_path
@@ -36,7 +36,16 @@ from kartalint.load.patterns import PatternSet, check_pattern
 from kartalint.model import Rule, Severity
 from kartalint.schema.config import config_problem
 
-__all__ = ["CONFIG_NAMES", "Config", "ConfigError", "Project", "find_config", "load_config", "load_project"]
+__all__ = [
+    "CONFIG_NAMES",
+    "Config",
+    "ConfigError",
+    "Project",
+    "find_config",
+    "git_toplevel",
+    "load_config",
+    "load_project",
+]
 
 MAX_CONFIGURABLE_BYTES = 1 << 30
 _OFF = {"off", "disable", "disabled", "false", "no"}
@@ -168,7 +177,7 @@ def _resolved(layer: ConfigFile, key: str, root: str) -> list[str]:
         if "\x00" in entry:  # no file system takes it (os.path refuses it with ValueError)
             raise layer.error(f"'{key}' entry {entry!r} holds a NUL character: not a path", place)
         absolute = os.path.normpath(os.path.join(layer.folder, entry))
-        literal = _literal_prefix(absolute)
+        literal = _glob_parts(absolute, layer.folder)[0]  # (the folders above the configuration are not patterns)
         if not inside(literal, root):
             widen = (
                 "`--baseline FILE` reads"
@@ -192,12 +201,18 @@ def _check_pattern(layer: ConfigFile, pattern: Any, where: tuple, key: bool = Fa
         raise layer.error(f"bad pattern {pattern!r}: {problem}", where, key=key)
 
 
-def _literal_prefix(path: str) -> str:
-    """The part of a path before its first glob character (the folder a glob searches)."""
-    if not any(ch in path for ch in "*?["):
-        return path
-    head = re.split(r"[*?\[]", path, maxsplit=1)[0]
-    return head if head.endswith(os.sep) else os.path.dirname(head)
+def _glob_parts(path: str, literal: str) -> tuple[str, str]:
+    """(the folder a glob searches, the pattern below it) of ``path``, whose part ``literal`` (a
+    folder: the project root, the configuration's) is taken as it is written (a ``[``, ``*`` or
+    ``?`` in the name of a folder above the project is not a pattern); the pattern is empty when
+    ``path`` names one path."""
+    top = literal.rstrip(os.sep)
+    head, rest = (top, path[len(top) :]) if path == top or path.startswith(top + os.sep) else ("", path)
+    pieces = rest.split(os.sep)
+    for index, piece in enumerate(pieces):
+        if any(ch in piece for ch in "*?["):
+            return head + os.sep.join(pieces[:index]) or os.sep, os.sep.join(pieces[index:])
+    return path, ""
 
 
 def read_config(path: str, text: str | None = None, root: str | None = None, *, rules: Mapping[str, Rule]) -> Config:
@@ -235,17 +250,6 @@ def load_config(explicit: str | None = None, *, rules: Mapping[str, Rule]) -> Co
         return read_config(explicit, rules=rules)
     found = find_config()
     return read_config(found, rules=rules) if found else Config()
-
-
-def git_toplevel(start: str) -> str | None:
-    directory = os.path.abspath(start)
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
 
 
 @dataclass
@@ -313,11 +317,8 @@ class Project:
         templates: list[str] = []
         for path in self.yaml_files():
             try:
-                if os.path.getsize(path) > self.config.max_file_size:
-                    continue
-                with open(path, "rb") as handle:
-                    text = handle.read().decode("utf-8", "replace")
-            except OSError:
+                text = read_confined(path, [self.root], self.config.max_file_size).decode("utf-8", "replace")
+            except ReadRefused:
                 continue
             if pattern.search(text):
                 (templates if template_marker(text) else out).append(path)
@@ -362,9 +363,9 @@ class Project:
         out: list[str] = []
         for entry in entries:
             path = entry if os.path.isabs(entry) else os.path.join(self.root, entry)
-            if any(ch in entry for ch in "*?["):
-                base = _literal_prefix(path)
-                out.extend(glob_inside(base, os.path.relpath(path, base), self.root))
+            base, pattern = _glob_parts(path, self.root)
+            if pattern:
+                out.extend(glob_inside(base, pattern, self.root))
             else:
                 out.append(path)
         return [display_path(p) for p in out]

@@ -150,6 +150,16 @@ KEYWORD_BREAKS = [
         lambda d: _roles(d).update({"x-kubernetes-list-map-keys": [{"name": 1}]}),
         "roles.x-kubernetes-list-map-keys: must be a list of field names",
     ),
+    (  # issue 45 item 16: a RecursionError in explore, read as a failed property
+        lambda d: _roles(d).update(
+            {"x-kubernetes-validations": [{"rule": "(" * 3000 + "self.size() > 0" + ")" * 3000}]}
+        ),
+        "x-kubernetes-validations[0].rule: the CEL rule is nested deeper than 64 levels (at character 65)",
+    ),
+    (  # issue 45 item 16: ValueError: Exceeds the limit (4300 digits)
+        lambda d: _roles(d).update({"x-kubernetes-validations": [{"rule": "self.size() < " + "9" * 5000}]}),
+        "x-kubernetes-validations[0].rule: the CEL rule holds the integer 9999999999... (5000 digits), outside CEL's",
+    ),
 ]
 
 

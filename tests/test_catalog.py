@@ -403,11 +403,11 @@ def test_written_values_modes_are_checked(tmp_path, text, message):
     [
         (
             b"kind: KartaWrittenValues\nsource: x\nvalues: [\n",
-            r"written-values.yaml:4:1: not valid YAML: expected the node",
+            r"written-values.yaml:4:1: YAML syntax error: did not find expected node content",
         ),
         (
             b"kind: KartaWrittenValues\nsource: x\nvalues: [\xff\n",
-            r"written-values.yaml: cannot be read: 'utf-8' codec",
+            r"written-values.yaml:4:1: YAML syntax error: did not find expected ','",
         ),
         (b"kind: KartaWrittenValues\nsource: x\nvalues: 3\n", r"written-values.yaml: 'values' lists nothing"),
     ],

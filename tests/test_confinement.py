@@ -4,8 +4,10 @@ given with --allow-outside), in `kartalint test` and `kartalint diff`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
 
 import pytest
 import yaml
@@ -181,3 +183,164 @@ def test_a_folder_walk_never_follows_a_file_link_out_of_the_folder(layout, capsy
         if argv[0] == "lint":  # test refuses it as a case (test_a_symbolic_link_out_of_the_project_is_refused)
             assert "linked.yaml: a symbolic link out of fixtures: skipped" in err, err
     assert main(["lint", "fixtures/example-com-trainer-v1/linked.yaml"]) == 0  # named: read (the user's choice)
+
+
+# -- issue 45: the configuration, the baseline and the outputs are confined too ---------------------
+
+_OPENED: list[str] | None = None  # while not None, every path opened (through the audit hook)
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _OPENED is not None and event in ("open", "os.listdir", "os.scandir") and args:
+        path = args[0]
+        if isinstance(path, (str, bytes, os.PathLike)):
+            with contextlib.suppress(TypeError, ValueError):
+                _OPENED.append(os.path.realpath(os.fsdecode(path)))
+
+
+@pytest.fixture
+def opened():
+    """The real paths the code opens or lists while the test runs (Python's audit hook: builtins'
+    open, os.open, os.listdir, os.scandir)."""
+    global _OPENED
+    if not getattr(sys, "_kartalint_confinement_hook", False):
+        sys.addaudithook(_audit)
+        sys._kartalint_confinement_hook = True  # type: ignore[attr-defined]
+    _OPENED = []
+    try:
+        yield _OPENED
+    finally:
+        _OPENED = None
+
+
+CONFIG_WITH_SECRET = f"rules:\n  {SECRET}: off\ndefinitions: [{SECRET}]\n"
+
+
+@pytest.mark.parametrize("name", [".kartalint.yaml", ".kartalint.yml", "pyproject.toml"])
+def test_a_configuration_file_that_links_out_of_the_project_is_refused_never_read(layout, capsys, opened, name):
+    """Issue 45 item 1: the configuration file itself was read through a link out of the project
+    (its keys and rule ids printed); `extends:` was confined, the file holding it was not."""
+    outside = layout.parent / "outside"
+    text = CONFIG_WITH_SECRET if name != "pyproject.toml" else f'[tool.kartalint]\ndefinitions = ["{SECRET}"]\n'
+    (outside / "config").write_text(text)
+    os.symlink(outside / "config", layout / name)
+    opened.clear()  # (what the test wrote)
+    for argv in (["lint", "catalog"], ["test"], ["catalog", "-f", "json"], ["lint", "-c", name, "catalog"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2, (argv, out, err)
+        assert f"{name}: the configuration resolves to {os.path.realpath(outside / 'config')}" in err, err
+        assert "outside" in err and "refused, never read" in err and SECRET not in out + err
+    outside_real = os.path.realpath(outside)
+    assert not [p for p in opened if p.startswith(outside_real)], opened
+
+
+def test_a_configuration_linked_inside_the_repository_is_read(layout, capsys):
+    (layout / "config").mkdir()
+    (layout / "config" / "kartalint.yaml").write_text("definitions: [catalog]\nrules:\n  jq-not-portable: off\n")
+    os.symlink("config/kartalint.yaml", layout / ".kartalint.yaml")
+    code, out, err = run(capsys, "lint")
+    assert code == 0 and "1 Karta definition(s)" in err, out + err
+
+
+def test_a_baseline_that_links_out_of_the_project_or_to_a_device_is_refused(layout, capsys, opened):
+    """Issue 45 item 5: `--baseline` through a committed link to /dev/zero was read without limit
+    (4.3 GB in 8 s); a link to a file outside was read too."""
+    os.symlink("/dev/null", layout / "null.json")  # (/dev/zero, read without limit: test_hostile_inputs)
+    os.symlink(layout.parent / "outside" / "secret.yaml", layout / "secret.json")
+    os.mkfifo(layout / "fifo.json")
+    opened.clear()
+    for name, says in (
+        ("null.json", "resolves to /dev/null (through a symbolic link), outside"),
+        ("secret.json", "(through a symbolic link), outside"),
+        ("fifo.json", "is not a regular file (a device, FIFO or socket is never read)"),
+    ):
+        code, out, err = run(capsys, "lint", "--baseline", name, "catalog")
+        assert code == 2 and f"kartalint: error: baseline {name}: the baseline " in err and says in err, err
+        assert SECRET not in out + err
+    assert "/dev/null" not in opened and not [
+        p for p in opened if p.startswith(os.path.realpath(layout.parent / "outside"))
+    ]
+
+
+OUTPUTS = [
+    ("-o", ["lint", "catalog"]),
+    ("--write-baseline", ["lint", "catalog"]),
+    ("--junit-xml", ["test"]),
+    ("--sarif", ["test"]),
+    ("-o", ["test"]),
+    ("-o", ["new", "--crd", "CRD"]),
+    ("-o", ["diff", "--base", "main"]),
+    ("--output", ["describe", "obj.yaml", "--definition", "catalog/trainer.yaml"]),
+]
+
+
+@pytest.mark.parametrize("option, argv", OUTPUTS, ids=[f"{a[0]} {o}" for o, a in OUTPUTS])
+def test_no_output_follows_a_link_out_of_the_project(layout, capsys, option, argv):
+    """Issue 45 item 4: `-o`, `--junit-xml`, `--sarif` and `--write-baseline` created folders and
+    files outside the project, or overwrote one, through a committed link at the output path."""
+    from conftest import ROOT
+
+    outside = layout.parent / "outside"
+    victim = outside / "victim.txt"
+    victim.write_text("keep me\n")
+    (outside / "dir").mkdir()
+    os.symlink(victim, layout / "report.txt")  # the file itself
+    os.symlink(outside / "dir", layout / "out")  # a folder on its way
+    os.symlink("/dev/null", layout / "null.txt")  # onto a device
+    argv = [os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml") if a == "CRD" else a for a in argv]
+    write_fixture(layout, "f.yaml", object=OBJECT)
+    (layout / "obj.yaml").write_text(yaml.safe_dump(OBJECT))
+    for target, link in (("report.txt", "report.txt"), ("out/new/deep/report.txt", "out"), ("null.txt", "null.txt")):
+        code, out, err = run(capsys, *argv, option, target)
+        assert code == 2, (argv, option, target, out, err)
+        assert "kartalint: error: cannot write " in err and f": {layout / link} is a symbolic link to" in err, err
+        assert "outside the project" in err
+    assert victim.read_text() == "keep me\n" and os.listdir(outside / "dir") == []
+
+
+def test_a_link_inside_the_project_and_a_device_named_directly_are_written(layout, capsys):
+    (layout / "reports").mkdir()
+    os.symlink("reports", layout / "out")
+    code, _, err = run(capsys, "lint", "catalog", "-f", "json", "-o", "out/new/lint.json")
+    assert code == 0 and (layout / "reports" / "new" / "lint.json").is_file(), err
+    code, _, err = run(capsys, "lint", "catalog", "-o", os.devnull)
+    assert code == 0, err
+
+
+def test_explore_save_makes_no_folder_through_a_link_out(layout, capsys):
+    from conftest import ROOT
+
+    os.symlink(layout.parent / "outside", layout / "saved")
+    crd = os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml")
+    argv = ["explore", "catalog/trainer.yaml", "--crd", str(crd), "--examples", "5", "--save", "saved/new"]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and "saved is a symbolic link to" in err and "outside the project" in err, out + err
+    assert sorted(os.listdir(layout.parent / "outside")) == ["secret.yaml", "trainer.yaml"]
+
+
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        ("LINK", "the written-values file resolves to"),
+        ("kind: Other\n", "written-values.yaml: not a KartaWrittenValues document"),
+        ("a: " + "[" * 5000 + "]" * 5000 + "\n", "written-values.yaml:1:"),
+        ("a: 1\nb: !!python/object:os.system ls\n", "written-values.yaml:2:4:"),
+        ("a: &a [*a, *a]\n", "written-values.yaml:1:4: document contains a recursive alias"),
+    ],
+    ids=["link", "kind", "deep", "tag", "alias"],
+)
+def test_catalog_reads_written_values_as_every_project_file(layout, capsys, opened, content, says):
+    """`kartalint catalog` read fixtures/<definition>/written-values.yaml with open() and
+    yaml.safe_load: through a link out of the project, and a malformed one was a traceback (a
+    WrittenValuesError or RecursionError escaping)."""
+    path = layout / "fixtures" / "example-com-trainer-v1" / "written-values.yaml"
+    if content == "LINK":
+        os.symlink(layout.parent / "outside" / "secret.yaml", path)
+    else:
+        path.write_text(content)
+    opened.clear()
+    code, out, err = run(capsys, "catalog")
+    assert code == 2 and "Traceback" not in err and SECRET not in out + err, (out, err)
+    [line] = [row for row in err.splitlines() if row.startswith("kartalint: error:")]
+    assert says in line, line
+    assert not [p for p in opened if p.startswith(os.path.realpath(layout.parent / "outside"))]

@@ -218,6 +218,34 @@ def test_cel_rules_outside_the_subset_are_left_out(rule):
     assert predicate(rule) is None
 
 
+@pytest.mark.parametrize(
+    ("rule", "value", "accepted"),
+    [
+        (" && ".join(["self.a == 1"] * 3000), {"a": 1}, True),
+        (" || ".join(["self.a == 2"] * 3000), {"a": 1}, False),
+        ("!" * 3001 + "has(self.a)", {"a": 1}, False),
+        ("!" * 3000 + "has(self.a)", {"a": 1}, True),
+    ],
+    ids=["and", "or", "odd-not", "even-not"],
+)
+def test_long_cel_rules_are_flat_not_deep(rule, value, accepted):
+    """Issue 45 item 16: a rule of 3,000 terms was thousands of nested calls (a RecursionError
+    while drawing objects, read as a failed property)."""
+    from kartalint.explore.cel import predicate
+
+    test = predicate(rule)
+    assert test is not None and test(value) is accepted
+
+
+@pytest.mark.parametrize(
+    "rule", ["(" * 3000 + "self.a == 1" + ")" * 3000, "self.a in " + "[" * 3000 + "]" * 3000, "self.a == " + "9" * 5000]
+)
+def test_cel_rules_nested_too_deep_or_with_huge_integers_are_left_out(rule):
+    from kartalint.explore.cel import predicate
+
+    assert predicate(rule) is None  # (the CRD's validation refuses them first: test_bad_crds.py)
+
+
 def test_generated_objects_satisfy_the_crds_cel_rules():
     from hypothesis import given, settings
 

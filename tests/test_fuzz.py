@@ -24,6 +24,8 @@ import io
 import json
 import os
 import pathlib
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -502,6 +504,375 @@ def test_configuration_of_any_shape(project, text):
             check_run(code, out, err, argv)
 
 
+# -- configuration files, baselines, outputs and suppressions (issue 45) ---------------------------------
+
+_OPENED: list[str] | None = None  # while a campaign's command runs: every real path opened or listed
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _OPENED is not None and event in ("open", "os.listdir", "os.scandir") and args:
+        path = args[0]
+        if isinstance(path, (str, bytes, os.PathLike)):
+            with contextlib.suppress(TypeError, ValueError):
+                _OPENED.append(os.path.realpath(os.fsdecode(path)))
+
+
+@contextlib.contextmanager
+def audited(outside: pathlib.Path):
+    """Asserts that nothing under ``outside`` is opened or listed in the block (Python's audit hook,
+    added once per process), and caps the process's address space at 2 GiB above what it uses, so
+    a read without limit is a MemoryError (a traceback: the example fails), not the machine's
+    memory."""
+    global _OPENED
+    if not getattr(sys, "_kartalint_fuzz_audit", False):
+        sys.addaudithook(_audit)
+        sys._kartalint_fuzz_audit = True  # type: ignore[attr-defined]
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm", encoding="ascii") as handle:
+        used = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    cap = used + (2 << 30)
+    resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
+    _OPENED = []
+    try:
+        yield
+        real = os.path.realpath(outside)
+        read = [p for p in _OPENED if p == real or p.startswith(real + os.sep)]
+        assert not read, ("opened outside the project", read)
+    finally:
+        _OPENED = None
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+TOML_VALUES = st.sampled_from(
+    [
+        '"defs"',
+        "['defs', 'fixtures']",
+        "100",
+        "1e400",
+        "nan",
+        "inf",
+        "9" * 5000,
+        "0x" + "f" * 5000,
+        "1" + "0" * 1500 + ".5",
+        "[" * 1000 + "]" * 1000,
+        "{a = " * 1000 + "1" + "}" * 1000,
+        "[" * 99 + "]" * 99,
+        '"\\u0000"',
+        '"a\\nkartalint: error: forged"',
+        "'''multi\nline'''",
+        '"unterminated',
+        "[1, 'a', {b = 2}]",
+        "1979-05-27T07:32:00Z",
+        "true",
+        "{ jq-not-portable = 'off' }",
+        "",
+    ]
+)
+TOML_KEYS = st.sampled_from(["definitions", "fixtures", "exclude", "max-file-size", "rules", "crds", "x", "a.b.c"])
+TOML_HEADERS = st.sampled_from(
+    ["[tool.kartalint]", "[tool.kartalint.rules]", "[[tool.kartalint]]", "[tool]", "[tool.kartalint", ""]
+)
+
+
+@st.composite
+def toml_texts(draw) -> str:
+    lines = [draw(TOML_HEADERS)]
+    for _ in range(draw(st.integers(0, 4))):
+        lines.append(f"{draw(TOML_KEYS)} = {draw(TOML_VALUES)}")
+        if draw(st.integers(0, 5)) == 0:
+            lines.append(draw(TOML_HEADERS))
+    return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\r\n"]))
+
+
+# where a configuration file or a baseline is: a file, or something it must never read
+PLACES = ["file", "file", "file", "link-outside", "link-device", "link-folder", "link-dangling", "fifo", "folder"]
+
+
+def _place(path: pathlib.Path, place: str, text: str, outside: pathlib.Path) -> None:
+    """Put ``text`` at ``path`` as ``place`` says (the links point outside the project)."""
+    if place == "file":
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    elif place == "link-outside":
+        path.symlink_to(outside / "secret.yaml")
+    elif place == "link-device":
+        path.symlink_to("/dev/zero")
+    elif place == "link-folder":
+        path.symlink_to(outside)
+    elif place == "link-dangling":
+        path.symlink_to(outside / "missing")
+    elif place == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+
+
+def _clear(*paths: pathlib.Path) -> None:
+    for path in paths:
+        if path.is_symlink() or path.is_file() or (path.exists() and not path.is_dir()):
+            path.unlink()
+        elif path.is_dir():
+            shutil.rmtree(path)
+
+
+@examples(60)
+@given(
+    name=st.sampled_from([".kartalint.yaml", ".kartalint.yml", "pyproject.toml"]),
+    place=st.sampled_from(PLACES),
+    text=st.one_of(
+        toml_texts(),
+        st.sampled_from(["definitions: [defs]\nfixtures: [fixtures]\n", "rules: {jq-unsafe: off}\n"]).flatmap(
+            mutated_text
+        ),
+    ),
+)
+def test_configuration_files_of_any_shape_and_place(project, name, place, text):
+    """A configuration file (YAML or TOML: hostile values, nesting, numbers) that may be a link out
+    of the project, to a device or a folder, or a FIFO: every command ends with 0, 1 or 2, never a
+    traceback or a hang, never shows the secret, never opens a file outside the project; a link out
+    is refused with a message that says so."""
+    folder = project / "sub"
+    folder.mkdir(exist_ok=True)
+    (folder / "def.yaml").write_text(BASE_DEFINITION)
+    config = folder / name
+    outside = project.parent / "outside"
+    try:
+        _place(config, place, text, outside)
+        with guarded(folder), audited(outside):
+            for argv in (
+                ["lint", "def.yaml"],
+                ["test", "def.yaml"],
+                ["describe", "../obj.yaml", "--definition", "def.yaml"],
+            ):
+                code, out, err = run_cli(argv)
+                check_run(code, out, err, argv)
+                if place in ("link-outside", "link-device"):
+                    assert code == 2 and "refused, never read" in err, (argv, place, err)
+    finally:
+        _clear(config)
+
+
+BASELINE_TEXTS = st.one_of(
+    st.builds(
+        lambda version, entries: json.dumps({"schemaVersion": version, "tool": "kartalint", "findings": entries}),
+        st.one_of(st.just(1), JSON_VALUES),
+        st.one_of(st.lists(st.fixed_dictionaries({"fingerprint": st.text(max_size=20)}), max_size=3), JSON_VALUES),
+    ),
+    JSON_VALUES.map(json.dumps),
+    st.sampled_from(
+        [
+            "[" * 100_000 + "]" * 100_000,
+            '{"schemaVersion": 1, "findings": [' * 50 + "]}" * 50,
+            '{"schemaVersion": ' + "9" * 5000 + "}",
+            '{"schemaVersion": 1e99999, "findings": []}',
+            '{"schemaVersion": NaN}',
+            '{"schemaVersion": 1, "findings": [{"fingerprint": "\\ud800"}]}',
+            "\ufeff{}",
+            "",
+            "{",
+        ]
+    ),
+    st.text(max_size=200),
+)
+
+
+@examples(60)
+@given(place=st.sampled_from(PLACES), text=BASELINE_TEXTS)
+def test_baselines_of_any_shape_and_place(project, place, text):
+    """A baseline of any JSON (nested 100,000 deep, 5,000-digit numbers, NaN, not JSON at all) or
+    a link out of the project, to /dev/zero or a folder, or a FIFO: ``lint --baseline`` ends with 0,
+    1 or 2 at once (a read without limit would be a MemoryError under the cap) and never opens a
+    file outside; anything but a regular file inside the project is refused."""
+    baseline = project / "fuzz-baseline.json"
+    outside = project.parent / "outside"
+    try:
+        _place(baseline, place, text, outside)
+        with guarded(project), audited(outside):
+            argv = ["lint", "--baseline", "fuzz-baseline.json", "defs"]
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+            if place != "file":
+                assert code == 2 and "kartalint: error: baseline fuzz-baseline.json" in err, (place, err)
+    finally:
+        _clear(baseline)
+
+
+OUTPUT_TARGETS = [  # (the path given, what its first part is)
+    ("out-link.txt", "link-file"),
+    ("out-dir/new/deep/report", "link-folder"),
+    ("out-null", "link-device"),
+    ("out-inside/report", "link-inside"),
+    ("fresh/report.txt", None),
+]
+OUTPUT_OPTIONS = [
+    ["lint", "defs", "-o"],
+    ["lint", "defs", "--write-baseline"],
+    ["test", "--junit-xml"],
+    ["test", "--sarif"],
+    ["test", "-o"],
+]
+
+
+@examples(30)
+@given(
+    target=st.sampled_from(OUTPUT_TARGETS),
+    option=st.sampled_from(OUTPUT_OPTIONS),
+    fmt=st.sampled_from([[], ["-f", "json"], ["-f", "sarif"]]),
+)
+def test_outputs_never_leave_the_project_through_a_link(project, target, option, fmt):
+    """Every output option, at a path whose file or folder is a link out of the project (to a
+    file, a folder, a device) or inside it: nothing outside changes; a link out is refused."""
+    path, kind = target
+    outside = project.parent / "outside"
+    victim = outside / "victim.txt"
+    victim.write_text("keep\n")
+    (outside / "dir").mkdir(exist_ok=True)
+    link = project / path.split("/")[0]
+    inside = project / "out-inside-target"
+    if kind == "link-file":
+        link.symlink_to(victim)
+    elif kind == "link-folder":
+        link.symlink_to(outside / "dir")
+    elif kind == "link-device":
+        link.symlink_to("/dev/null")
+    elif kind == "link-inside":
+        link.symlink_to("out-inside-target")
+    before = sorted(os.listdir(outside))
+    argv = [*option, path, *(fmt if option[:1] == ["lint"] and option[-1] == "-o" else [])]
+    try:
+        with guarded(project):
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+            if kind in ("link-file", "link-folder", "link-device"):
+                assert code == 2 and "is a symbolic link to" in err and "outside the project" in err, (argv, err)
+            elif code != 2:
+                assert (inside / "report" if kind else project / path).is_file(), (argv, err)
+        assert victim.read_text() == "keep\n" and os.listdir(outside / "dir") == []
+        assert sorted(os.listdir(outside)) == before
+    finally:
+        _clear(link, inside, project / "fresh")
+
+
+# a directive in pieces, each (text, whether it belongs to the one form that silences); the tail
+# " (a reason)" is a comment after rule ids, but after a bare `disable` it is not the form
+DIRECTIVE_HASH = st.sampled_from([("#", True), ("# note ＃", False)])  # (a '＃' alone is no YAML comment)
+DIRECTIVE_SPACE = st.sampled_from([(" ", True), ("", True), ("  ", True), ("\t", True)])
+DIRECTIVE_NAME = st.sampled_from(
+    [
+        ("kartalint:", True),
+        ("KARTALINT:", False),
+        ("ｋａｒｔａｌｉｎｔ:", False),
+        ("kartalint：", False),
+        ("kartalint :", False),
+    ]
+)
+DIRECTIVE_VERB = st.sampled_from(
+    [
+        ("disable", True),
+        ("disable-file", True),
+        ("Disable", False),
+        ("ｄｉｓａｂｌｅ", False),
+        ("disable-line", False),
+        ("enable", False),
+        ("", False),
+    ]
+)
+DIRECTIVE_IDS = st.sampled_from(
+    [
+        ("", True),
+        ("=unknown-owner-ref", True),
+        (" = unknown-owner-ref", True),
+        ("=unknown-owner-ref,jq-not-portable", True),
+        ("=jq-not-portable, unknown-owner-ref", True),
+        ("=", False),
+        ("= ", False),
+        (": unknown-owner-ref", False),
+        (":unknown-owner-ref", False),
+        (" unknown-owner-ref", False),
+        ("=ｕｎｋｎｏｗｎ-owner-ref", False),
+        ("=unknown-owner-ref,", False),
+        ("=,unknown-owner-ref", False),
+        ("=unknown-owner-ref，jq-not-portable", False),
+    ]
+)
+DIRECTIVE_TAIL = st.sampled_from(
+    [
+        ("", True),
+        (" -- why", True),
+        ("  -- the operator adds it", True),
+        (" (a reason)", None),
+    ]  # (a word would be one more rule id after "=" or ", ")
+)
+
+
+@examples(200)
+@given(
+    parts=st.tuples(
+        DIRECTIVE_HASH, DIRECTIVE_SPACE, DIRECTIVE_NAME, DIRECTIVE_SPACE, DIRECTIVE_VERB, DIRECTIVE_IDS, DIRECTIVE_TAIL
+    ),
+    own_line=st.booleans(),
+)
+def test_suppressions_of_any_shape(project, parts, own_line):
+    """A directive built of pieces, each right or wrong (full-width or upper-case letters, ':' for
+    '=', no rule id, a trailing comma, an unknown verb): only the one ASCII form silences; any other
+    silences nothing (the finding it was written for is still reported) and is reported itself,
+    as invalid-suppression, an error."""
+    text = "".join(piece for piece, _ in parts)
+    ids, tail = parts[5][0], parts[6][1]
+    valid = all(ok for _, ok in parts[:6]) and (tail is True or (tail is None and ids != ""))
+    silences = valid and ("unknown-owner-ref" in ids or ids == "")
+    if own_line:
+        definition = BASE_DEFINITION.replace("      ownerRef: trainer", f"      {text}\n      ownerRef: nobody")
+    else:
+        definition = BASE_DEFINITION.replace("ownerRef: trainer", f"ownerRef: nobody  {text}")
+    with guarded(project):
+        path = project / "fuzz-suppressed.yaml"
+        path.write_text(definition, encoding="utf-8")
+        try:
+            argv = ["lint", "-f", "json", "fuzz-suppressed.yaml"]
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+            rules = [f["rule"] for f in json.loads(out)["findings"]]
+        finally:
+            path.unlink()
+    assert ("unknown-owner-ref" not in rules) == silences, (text, rules)
+    assert ("invalid-suppression" in rules) == (not valid), (text, rules)
+    assert code == (0 if silences else 1), (text, code, rules)
+
+
+STRICT_DIRECTIVE = re.compile(
+    r"[ \t]*(disable-file|disable)(?:[ \t]*=[ \t]*([A-Za-z0-9_-]+(?:[ \t]*,[ \t]*[A-Za-z0-9_-]+)*))?"
+)
+
+
+@examples(100)
+@given(comment=st.text(max_size=60), where=st.sampled_from(["ownerRef: nobody", "kind: Karta", "spec:"]))
+def test_any_text_after_a_directive_never_fails_and_never_hides_an_error(project, comment, where):
+    """Any text after `# kartalint:`: no traceback, and the error on the ownerRef line is reported
+    unless a directive of the one form there names its rule (or none)."""
+    definition = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
+    definition = definition.replace(where, f"{where}  # kartalint: {comment}", 1)
+    with guarded(project):
+        path = project / "fuzz-suppressed.yaml"
+        path.write_text(definition, encoding="utf-8", errors="surrogateescape")
+        try:
+            argv = ["lint", "-f", "json", "fuzz-suppressed.yaml"]
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+        finally:
+            path.unlink()
+    if code == 2 or not out.strip():
+        return
+    rules = [f["rule"] for f in json.loads(out)["findings"]]
+    if any(rule.startswith("yaml-") for rule in rules):  # (a control character: the file is not read, lint fails)
+        assert code == 1, (comment, rules)
+        return
+    if where.startswith("ownerRef") and "unknown-owner-ref" not in rules:
+        strict = STRICT_DIRECTIVE.match(comment)
+        assert strict and (strict.group(2) is None or "unknown-owner-ref" in strict.group(2)), (comment, rules)
+
+
 # -- evaluation: hostile definitions, objects and pods ------------------------------------------------
 
 
@@ -845,6 +1216,7 @@ def test_plain_loader_agrees_with_the_full_loader(text):
 
 LSP_TIMEOUT = 60.0  # seconds one request may take (a hover waits at most 8 s for its jq): then a hang
 KARTA_CONFIG = "definitions: [defs]\nfixtures: [fixtures]\ncrds: [crds]\n"
+LINKED_CONFIG = "LINK"  # .kartalint.yaml -> ../outside/secret-config.yaml
 LSP_CONFIGS = [  # the configuration is untrusted input too: none of these may widen what is read
     KARTA_CONFIG,
     "definitions: [defs]\nfixtures: [fixtures, ../outside]\ncrds: [crds]\n",
@@ -853,6 +1225,7 @@ LSP_CONFIGS = [  # the configuration is untrusted input too: none of these may w
     "extends: ../outside/config.yaml\n",
     "fixtures: [\n",
     "max-file-size: lots\nfixtures: [fixtures]\n",
+    LINKED_CONFIG,  # the configuration file itself a symbolic link to a file outside (issue 45)
 ]
 RUNAWAY_JQ = ["[limit(1e9; repeat(1))]", "last(range(1e12))", "def f: [f]; f", "[range(1e9)] | length"]
 
@@ -947,6 +1320,7 @@ LSP_URIS = [  # inside the project (an editor may send documents the project has
     "defs",
     "odd name %25 ü.yaml",
 ]
+UNOPENED_OUTSIDE = "../outside/defs/secret.yaml"  # never opened: its folder's configuration is not read either
 POSITIONED = ["textDocument/hover", "textDocument/completion", "textDocument/definition"]
 WHOLE = ["textDocument/documentSymbol", "textDocument/codeLens"]
 MALFORMED = [
@@ -979,12 +1353,14 @@ def lsp_sessions(draw, outside: str) -> tuple[str, list]:
     texts = {uri: draw(lsp_documents(outside)) for uri in documents}
     steps: list = [("open", uri, texts[uri]) for uri in documents]
     for _ in range(draw(st.integers(2, 10))):
-        uri = draw(st.sampled_from([*documents, "defs/trainer.yaml"]))
+        uri = draw(st.sampled_from([*documents, "defs/trainer.yaml", UNOPENED_OUTSIDE]))
         action = draw(
             st.sampled_from(
                 ["request"] * 4 + ["whole"] * 2 + ["change", "close", "save", "unknown", "malformed", "cancel"]
             )
         )
+        if action == "change" and uri == UNOPENED_OUTSIDE:  # (a change opens it: only asked about, never opened)
+            uri = "defs/trainer.yaml"
         if action == "change":
             texts[uri] = draw(lsp_documents(outside))
             steps.append(("change", uri, texts[uri]))
@@ -1041,6 +1417,8 @@ def _lsp_outside(base: pathlib.Path, project: pathlib.Path) -> None:
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["description"] = SECRET
     (outside / "crd.yaml").write_text(yaml.safe_dump(crd))
     (outside / "config.yaml").write_text("fixtures: [../outside]\n")
+    (outside / "secret-config.yaml").write_text(f"rules:\n  {SECRET}: off\ndefinitions: [{SECRET}]\n")
+    (outside / "defs" / ".kartalint.yaml").write_text(f"rules:\n  {SECRET}-defs: off\n")
 
 
 class LspServer:
@@ -1185,7 +1563,11 @@ def test_language_server_answers_every_request_and_reads_nothing_outside(lsp_ser
     config, steps = data.draw(lsp_sessions(str(server.outside)))
     client = server.get()
     config_file = server.root / ".kartalint.yaml"
-    config_file.write_text(config)
+    if config == LINKED_CONFIG:
+        config_file.unlink()
+        config_file.symlink_to(server.outside / "secret-config.yaml")
+    else:
+        config_file.write_text(config)
     client.notify("textDocument/didSave", {"textDocument": {"uri": server.uri(".kartalint.yaml")}})
     first, first_err = len(client.raw), len(client.stderr)
     try:
@@ -1200,6 +1582,7 @@ def test_language_server_answers_every_request_and_reads_nothing_outside(lsp_ser
     finally:
         for uri in {server.uri(step[1]) for step in steps if step[0] in ("open", "change")}:
             client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        config_file.unlink()
         config_file.write_text(KARTA_CONFIG)
         client.notify("textDocument/didSave", {"textDocument": {"uri": server.uri(".kartalint.yaml")}})
     assert client.call("textDocument/documentSymbol", {"textDocument": {"uri": server.uri("defs/x.yaml")}}, LSP_TIMEOUT)

@@ -9,6 +9,7 @@ import copy
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -633,3 +634,166 @@ def test_a_gang_component_name_that_is_a_list_or_a_map_is_a_schema_finding(work,
     assert code == 1 and rules == {"wrong-type"} and "Traceback" not in err, (rules, err)
     code, out, err = run(capsys, "describe", "--definition", "def.yaml", "obj.yaml")
     assert code in (0, 1) and "Traceback" not in out + err
+
+
+# -- issue 45: configuration, baseline, suppressions, paths, errors ------------------------------------
+
+
+def test_a_baseline_linked_to_dev_zero_is_refused_at_once(tmp_path):
+    """Issue 45 item 5: `--baseline` through a committed link to /dev/zero was read without limit
+    (4.3 GB in 8 s). Run in a process of its own with 1 GiB of address space: before the fix it
+    died of memory; now it is one error before anything is read."""
+    import resource
+
+    (tmp_path / "def.yaml").write_text(BASE_DEFINITION)
+    os.symlink("/dev/zero", tmp_path / "baseline.json")
+    limit = 1 << 30
+    done = subprocess.run(
+        [sys.executable, "-m", "kartalint", "lint", "--baseline", "baseline.json", "def.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)),
+        env=unmeasured_environment(),
+        timeout=120,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "baseline baseline.json: the baseline resolves to /dev/zero (through a symbolic link)" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("[" * 100_000 + "]" * 100_000, "baseline.json:1:101: nested deeper than 100 levels"),
+        (
+            '{"schemaVersion": 1, "findings": [' + "9" * 5000 + "]}",
+            "baseline.json:1:35: a number of more than 1000 digits",
+        ),
+        ('{"schemaVersion": 1,\n "findings": [}', "baseline.json:2:15: invalid JSON"),
+        ('{"schemaVersion": NaN}', "invalid JSON: NaN is not JSON"),
+    ],
+    ids=["deep", "digits", "syntax", "nan"],
+)
+def test_a_hostile_baseline_is_one_error_at_its_place(work, capsys, text, says):
+    """Issue 45 item 9: a baseline nested 100,000 deep or holding a 5,000-digit number was a
+    traceback (RecursionError, ValueError), exit 1."""
+    (work / "baseline.json").write_text(text)
+    code, _out, err = run(capsys, "lint", "--baseline", "baseline.json", "def.yaml")
+    assert code == 2 and "Traceback" not in err
+    one_error(err, "baseline.json", says)
+
+
+@pytest.mark.parametrize(
+    "value, says",
+    [
+        ("[" * 1000 + "]" * 1000, "pyproject.toml:2:111: nested deeper than 100 levels"),
+        ("{a = " * 1000 + "1" + "}" * 1000, "pyproject.toml:2:"),
+        ("9" * 5000, "pyproject.toml:2:11: a number of more than 1000 digits"),
+        ("0x" + "f" * 5000, "pyproject.toml:2:11: a number of more than 1000 digits"),  # (found by the fuzz campaign)
+        ("[1,\n", "pyproject.toml:4:1: invalid TOML"),
+    ],
+    ids=["arrays", "tables", "digits", "hex", "syntax"],
+)
+def test_a_hostile_pyproject_is_one_error_at_its_place_in_every_command(work, capsys, value, says):
+    """Issue 45 item 7: a pyproject.toml nested 1,000 deep was a traceback and exit 1 in every
+    command (and every language-server request: test_lsp.py)."""
+    (work / "pyproject.toml").write_text(f"[tool.kartalint]\nexclude = {value}\n")
+    for argv in (
+        ["lint", "def.yaml"],
+        ["test", "def.yaml"],
+        ["describe", "obj.yaml", "--definition", "def.yaml"],
+        ["catalog"],
+        ["explore", "def.yaml", "--examples", "1"],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2, (argv, out, err)
+        one_error(err, says, "pyproject.toml")
+
+
+@pytest.mark.parametrize("folder", ["we[ir]d", "star*", "what?", "[x]*?"])
+def test_configured_paths_are_found_when_the_project_folder_has_glob_characters(tmp_path, monkeypatch, capsys, folder):
+    """Issue 45 item 15: a project whose folder path holds '[', '*' or '?' could not use any
+    configured path (every command exited 2: the folder above the project was read as a glob)."""
+    from conftest import ROOT
+
+    project = tmp_path / folder / "project"
+    (project / "defs").mkdir(parents=True)
+    (project / "defs" / "trainer.yaml").write_text(BASE_DEFINITION)
+    (project / "fixtures" / "example-com-trainer-v1").mkdir(parents=True)
+    (project / "fixtures" / "example-com-trainer-v1" / "ok.yaml").write_text(yaml.safe_dump(FIXTURE, sort_keys=False))
+    (project / "crds").mkdir()
+    crd = os.path.join(ROOT, "tests", "data", "crds", "example.com_trainers.yaml")
+    shutil.copyfile(crd, project / "crds" / "trainers.yaml")
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("CI", raising=False)
+    for config in (
+        "definitions: [defs]\nfixtures: [fixtures]\ncrds: [crds]\n",
+        "definitions: ['defs/*.yaml']\nfixtures: ['fix*']\ncrds: [crds/trainers.yaml]\n",
+    ):
+        (project / ".kartalint.yaml").write_text(config)
+        code, out, err = run(capsys, "lint")
+        assert code == 0 and "1 Karta definition(s)" in err, (config, out, err)
+        code, out, err = run(capsys, "test")
+        assert code == 0 and "1 passed" in out + err, (config, out, err)
+
+
+def test_a_configuration_error_never_writes_a_line_break_from_a_value(work, capsys):
+    """Issue 45 item 13 (the configuration's part): an unknown rule id holding CR or LF was printed
+    raw, a forged `kartalint: error:` line of the attacker's choosing."""
+    (work / ".kartalint.yaml").write_text(
+        'rules:\n  "x\\rkartalint: ok\\nkartalint: error: forged \\u2028 line": off\n'
+    )
+    for command in ("lint", "test"):
+        code, _out, err = run(capsys, command, "def.yaml")
+        assert code == 2 and err.count("\n") == 1 and "\r" not in err and "\u2028" not in err, err
+        assert "unknown rule 'x\\rkartalint: ok\\nkartalint: error: forged \\u2028 line'" in err, err
+
+
+MALFORMED_SUPPRESSIONS = [
+    ("disable-file=ｊｑ-not-portable", "'ｊ' (U+FF4A, not ASCII) is not a rule id after '='"),
+    ("disable=ｕｎｋｎｏｗｎ-owner-ref", "'ｕ' (U+FF55, not ASCII) is not a rule id after '='"),
+    ("disable: unknown-owner-ref", "name the rules with `disable=RULE`"),
+    ("disable=", "no rule id follows after '='"),
+    ("disable-file=", "no rule id follows after '='"),
+    ("disable=unknown-owner-ref,", "a ',' with no rule id after it"),
+    ("disable unknown-owner-ref", "name the rules with `disable=RULE`"),
+    ("disable-line=unknown-owner-ref", "'disable-line' is not a directive"),
+    ("enable=unknown-owner-ref", "'enable' is not a directive"),
+    ("DISABLE", "only the ASCII lower-case `# kartalint: disable` is a directive"),
+    ("ｄｉｓａｂｌｅ", "only the ASCII lower-case `# kartalint: disable` is a directive"),
+]
+
+
+@pytest.mark.parametrize("directive, says", MALFORMED_SUPPRESSIONS, ids=[d for d, _ in MALFORMED_SUPPRESSIONS])
+def test_a_malformed_suppression_silences_nothing_and_is_an_error(work, capsys, directive, says):
+    """Issue 45 item 2: a malformed directive acted as a bare `disable`: every rule on the line (or,
+    with `disable-file`, in the file) was silenced, lint exited 0, and nothing named the directive."""
+    text = BASE_DEFINITION.replace("ownerRef: trainer", f"ownerRef: nobody  # kartalint: {directive}")
+    assert text != BASE_DEFINITION
+    (work / "def.yaml").write_text(text)
+    code, out, err = run(capsys, "lint", "-f", "json", "def.yaml")
+    found = json.loads(out)["findings"]
+    rules = sorted(f["rule"] for f in found)
+    assert code == 1 and rules == ["invalid-suppression", "unknown-owner-ref"], (rules, err)
+    [invalid] = [f for f in found if f["rule"] == "invalid-suppression"]
+    assert invalid["severity"] == "error" and says in invalid["message"], invalid
+    assert invalid["line"] == found[0]["line"] == found[1]["line"]
+    assert json.loads(out)["summary"]["suppressed"] == 0 if "summary" in json.loads(out) else True
+
+
+@pytest.mark.parametrize(
+    "directive",
+    [
+        "disable=unknown-owner-ref",
+        "disable=unknown-owner-ref -- why",
+        "disable",
+        "disable -- why",
+        "disable = unknown-owner-ref, jq-not-portable",
+    ],
+)
+def test_a_well_formed_suppression_still_silences(work, capsys, directive):
+    text = BASE_DEFINITION.replace("ownerRef: trainer", f"ownerRef: nobody  # kartalint: {directive}")
+    (work / "def.yaml").write_text(text)
+    code, out, err = run(capsys, "lint", "-f", "json", "def.yaml")
+    rules = sorted(f["rule"] for f in json.loads(out)["findings"])
+    assert code == 0 and "unknown-owner-ref" not in rules and "invalid-suppression" not in rules, (rules, err)

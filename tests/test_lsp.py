@@ -899,3 +899,186 @@ def test_a_request_on_a_document_not_open_reads_nothing_from_disk(tmp_path):
         assert not (tmp_path / "audit.log").exists() or (tmp_path / "audit.log").read_text() == ""
     finally:
         client.close()
+
+
+# -- issue 45 --------------------------------------------------------------------------------------------
+
+SLOW_START = """\
+import sys, time
+if "--multiprocessing-fork" in sys.argv:  # a spawned worker only (the language server's jq runner)
+    time.sleep(float(__import__("os").environ["KARTALINT_TEST_WORKER_START"]))
+"""
+
+
+def test_the_hover_budget_covers_the_evaluation_not_the_start_of_the_worker(tmp_path, monkeypatch):
+    """Issue 45: the server's jq worker is spawned (a fresh interpreter); its start-up counted in a
+    hover's 2 s limit, so on a busy machine every hover of a slow expression was stopped before it
+    ran. A worker made to take longer to start than the whole limit still evaluates."""
+    from kartalint.lsp.project import HOVER_TIMEOUT, LspProject
+    from kartalint.project import Config, Project
+
+    (tmp_path / "sitecustomize.py").write_text(SLOW_START)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("KARTALINT_TEST_WORKER_START", str(HOVER_TIMEOUT * 1.5))
+    project = LspProject(Project(root=str(tmp_path), config=Config(root=str(tmp_path))))
+    runner = project.runner()
+    try:
+        result = runner.run("[range(3)] | map(. * 2)", None)
+        assert result.ok and result.results == [[0, 2, 4]], result
+        runaway = runner.run("def f: f; f", None)  # and the limit still stops what runs over it
+        assert runaway.timed_out and f"within {HOVER_TIMEOUT:g} s" in (runaway.error or ""), runaway
+    finally:
+        project.close()
+
+
+def _wait_for(client, method: str, found, timeout: float = 60.0) -> list:
+    """The notifications ``method`` the server sent until one satisfies ``found`` (polled)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sent = client.notifications(method)
+        if any(found(m.get("params") or {}) for m in sent):
+            return sent
+        time.sleep(0.05)
+    raise AssertionError(f"no {method} as expected within {timeout} s: {client.notifications(method)}")
+
+
+def test_an_unopened_document_outside_the_workspace_reads_no_configuration(tmp_path):
+    """Issue 45 item 1: a request about a document the editor has not opened, in a folder outside
+    the workspace, read that folder's configuration (its project was built for the request)."""
+    project = make_project(tmp_path / "project")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / ".kartalint.yaml").write_text("rules:\n  tok-3e9a1: off\n")
+    (outside / "pyproject.toml").write_text("[tool.kartalint]\nexclude = ['tok-3e9a1']\n")
+    (outside / "doc.yaml").write_text((project / "definitions" / f"{JOBSET}.yaml").read_text())
+    client = _raw_server(project, tmp_path, outside)
+    try:
+        document = {"textDocument": {"uri": uri_of(outside / "doc.yaml")}}
+        place = dict(document, position={"line": 3, "character": 4})
+        for method, params, empty in (
+            ("textDocument/hover", place, None),
+            ("textDocument/codeLens", document, []),
+            ("textDocument/documentSymbol", document, []),
+            ("textDocument/definition", place, None),
+        ):
+            answer = client.call(method, params, timeout=30)
+            assert answer.get("result", "error") == empty, (method, answer)
+        assert "result" in client.call("textDocument/completion", place, timeout=30)  # (what an empty document offers)
+        assert not (tmp_path / "audit.log").exists() or (tmp_path / "audit.log").read_text() == ""
+        assert "tok-3e9a1" not in b"".join(client.raw).decode("utf-8", "replace")
+    finally:
+        client.close()
+
+
+def test_a_configuration_linked_out_of_the_project_is_refused_and_the_server_goes_on(tmp_path):
+    """Issue 45 item 1: the server read a `.kartalint.yaml` that is a symbolic link to a file
+    outside the project and showed its keys; now it says the link is refused, reads nothing there,
+    and lints with the default configuration."""
+    project = make_project(tmp_path / "project")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.yaml").write_text("rules:\n  tok-5b2c7: off\n")
+    (project / ".kartalint.yaml").unlink()
+    os.symlink(outside / "secret.yaml", project / ".kartalint.yaml")
+    client = _raw_server(project, tmp_path, outside)
+    try:
+        path = project / "broken" / "jobset-typo.yaml"
+        uri = uri_of(path)
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": path.read_text()}},
+        )
+        _wait_for(client, "textDocument/publishDiagnostics", lambda p: p.get("uri") == uri)
+        shown = _wait_for(client, "window/showMessage", lambda p: "refused, never read" in p.get("message", ""))
+        assert any(".kartalint.yaml: the configuration resolves to" in m["params"]["message"] for m in shown), shown
+        config = _wait_for(
+            client, "textDocument/publishDiagnostics", lambda p: p.get("uri") == uri_of(project / ".kartalint.yaml")
+        )
+        assert any("refused, never read" in str(m) for m in config)
+        assert "tok-5b2c7" not in b"".join(client.raw).decode("utf-8", "replace")
+        assert not (tmp_path / "audit.log").exists() or (tmp_path / "audit.log").read_text() == ""
+    finally:
+        client.close()
+
+
+def test_a_pyproject_nested_too_deep_is_an_error_and_the_server_goes_on(tmp_path):
+    """Issue 45 item 7: a pyproject.toml nested 1,000 deep made every request on the project fail
+    (a RecursionError); now it is one error at its place, and the default configuration applies."""
+    project = make_project(tmp_path / "project")
+    (project / ".kartalint.yaml").unlink()
+    (project / "pyproject.toml").write_text("[tool.kartalint]\nexclude = " + "[" * 1000 + "]" * 1000 + "\n")
+    client = _raw_server(project, tmp_path, tmp_path / "nothing")
+    try:
+        path = project / "broken" / "jobset-typo.yaml"
+        uri = uri_of(path)
+        text = path.read_text()
+        client.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}
+        )
+        published = _wait_for(client, "textDocument/publishDiagnostics", lambda p: p.get("uri") == uri)
+        assert published
+        shown = _wait_for(client, "window/showMessage", lambda p: "pyproject.toml:2:" in p.get("message", ""))
+        assert any("nested deeper than 100 levels" in m["params"]["message"] for m in shown), shown
+        line = text.splitlines().index(next(t for t in text.splitlines() if "paralelism" in t))
+        hover = client.call(
+            "textDocument/hover",
+            {"textDocument": {"uri": uri}, "position": {"line": line, "character": 30}},
+            timeout=30,
+        )
+        assert "result" in hover, hover
+    finally:
+        assert client.close() == 0
+    assert "Traceback" not in b"".join(client.stderr).decode("utf-8", "replace")
+
+
+def test_an_empty_buffer_is_not_read_from_disk(tmp_path):
+    """Found by the fuzz campaign (issue 45): a document opened with an empty text was linted by
+    reading its file from disk (to tell a Karta file from another), through a link out of the
+    project."""
+    project = make_project(tmp_path / "project")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "fixture.yaml").write_text("apiVersion: kartalint/v1\nkind: KartaFixture\nname: tok-81d0\n")
+    linked = project / "fixtures" / JOBSET / "linked.yaml"
+    os.symlink(outside / "fixture.yaml", linked)
+    client = _raw_server(project, tmp_path, outside)
+    try:
+        uri = uri_of(linked)
+        item = {"uri": uri, "languageId": "yaml", "version": 1, "text": ""}
+        client.notify("textDocument/didOpen", {"textDocument": item})
+        published = _wait_for(client, "textDocument/publishDiagnostics", lambda p: p.get("uri") == uri)
+        assert all(not m["params"]["diagnostics"] for m in published if m["params"]["uri"] == uri)
+        assert not (tmp_path / "audit.log").exists() or (tmp_path / "audit.log").read_text() == ""
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(
+    "line, edited",
+    [
+        ("x: 1  # kartalint: disable: y", "x: 1  # kartalint: disable: y  # kartalint: disable=jq-unsafe"),
+        (
+            "x: 1  # kartalint: disable=ｊｑ-unsafe",
+            "x: 1  # kartalint: disable=ｊｑ-unsafe  # kartalint: disable=jq-unsafe",
+        ),
+        ("x: 1  # kartalint: disable=yaml-empty -- why", "x: 1  # kartalint: disable=yaml-empty,jq-unsafe -- why"),
+        ("x: 1  # kartalint: disable", None),
+    ],
+)
+def test_the_suppression_action_never_counts_on_a_malformed_directive(line, edited):
+    """A malformed directive silences nothing (issue 45 item 2): the code action adds one after
+    it, where it used to take it for a bare `disable` and offer nothing."""
+    from kartalint.lsp.diagnostics import _suppression
+    from kartalint.lsp.document import OpenFile
+
+    opened = OpenFile("/nowhere/x.yaml", line + "\n")
+    where = types.Range(types.Position(0, 0), types.Position(0, 1))
+    found = _suppression(opened, where, "jq-unsafe")
+    if edited is None:
+        assert found is None
+        return
+    edit_range, text = found
+    start, end = edit_range.start.character, edit_range.end.character
+    assert line[:start] + text + line[end:] == edited

@@ -5,6 +5,7 @@ exit 2, never a traceback or exit 1, and never a partial file."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import resource
 import subprocess
@@ -219,3 +220,24 @@ def test_values_from_inputs_never_write_a_workflow_command_or_an_escape(hostile,
     assert not hostile_lines(err), hostile_lines(err)
     if argv[:2] == ["test", "hf.yaml"] and len(argv) == 2:
         assert "\\r\\n\\x3a" in out or "\\r\\n::error" in out  # the value is there, escaped on its line
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["test", "hf.yaml", "-f", "json"],
+        ["test", "hf.yaml", "-f", "sarif"],
+        ["lint", ".", "-f", "json"],
+        ["lint", ".", "-f", "sarif"],
+    ],
+)
+def test_a_json_report_the_guard_escaped_still_parses_to_the_same_values(hostile, capsys, argv):
+    """The guard's escapes inside a line are JSON's: `##[` and a C1 control in a value (SARIF keeps
+    non-ASCII characters as they are) were written `#\\x23[` and `\\x9b`, which no JSON reader
+    accepts (found in issue 45's review of the escaping in every output)."""
+    main(argv)
+    out, _ = capsys.readouterr()
+    assert not hostile_lines(out), hostile_lines(out)
+    decoded = json.dumps(json.loads(out), ensure_ascii=False)
+    if argv[0] == "test":  # (the value read back as it was: `#\u0023[` is `##[` to a JSON reader)
+        assert "##[warning]old-style" in decoded, decoded

@@ -384,8 +384,14 @@ def test_the_baseline_from_the_configuration_the_environment_or_the_flag(team, c
             "baseline: missing.json\n",
             "baseline: {team}/missing.json (configured in {team}/.kartalint.yaml): cannot read",
         ),
-        ("baseline: fixtures\n", "baseline: {team}/fixtures (configured in {team}/.kartalint.yaml): cannot read"),
-        ("baseline: .kartalint.yaml\n", "{team}/.kartalint.yaml:1:1: not a kartalint baseline (invalid JSON)"),
+        (
+            "baseline: fixtures\n",
+            "baseline: {team}/fixtures (configured in {team}/.kartalint.yaml): the baseline is not a regular file",
+        ),
+        (
+            "baseline: .kartalint.yaml\n",
+            "{team}/.kartalint.yaml:1:1: invalid JSON: Expecting value (not a kartalint baseline)",
+        ),
     ],
 )
 def test_a_configured_baseline_that_cannot_be_used_is_one_line_naming_where_it_was_given(team, capsys, text, says):

@@ -311,9 +311,9 @@ def _save(folder: str, definition: DefinitionFile, failures: list[Failure], seed
     """Each failure with an expectation that states the property as a fixture: extraction errors
     (``expect.errors: []``) and GPU totals; the others are not saved (nothing states them)."""
     from kartalint.load.kinds import FIXTURE_API_VERSION, FIXTURE_KIND
-    from kartalint.report.output import write_report
+    from kartalint.report.output import make_folders, write_report
 
-    os.makedirs(folder, exist_ok=True)
+    make_folders(folder)  # (as every report's folder: never through a symbolic link out of the project)
     written = []
     for number, failure in enumerate(failures, 1):
         item = failure.to_dict()

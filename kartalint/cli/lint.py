@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     paths = list(request.paths) or _project_paths(project, request.allow_empty)
     if not paths:
         return EXIT_OK  # nothing to lint, and --allow-empty says that is fine (noted)
-    baseline = _read_baseline(request, project.config)
+    baseline = _read_baseline(request, project)
     if request.jobs is not None and request.jobs < 0:
         raise ConfigError(f"--jobs must be 0 (automatic) or more (got {request.jobs})")
     result = _lint_and_report(request, project, config, paths, baseline)
@@ -199,7 +199,7 @@ def _project_paths(project: Project, allow_empty: bool) -> list[str]:
     return []
 
 
-def _read_baseline(request: LintRequest, config: Config) -> Baseline | None:
+def _read_baseline(request: LintRequest, project: Project) -> Baseline | None:
     """The baseline to apply: ``--baseline``, else ``KARTALINT_BASELINE``, else the configuration's
     ``baseline:``; none with ``--no-baseline`` or ``--write-baseline`` (every finding is recorded)."""
     if request.no_baseline or request.write_baseline:
@@ -209,13 +209,14 @@ def _read_baseline(request: LintRequest, config: Config) -> Baseline | None:
         path, given_as = request.baseline, None
     elif variable:
         path, given_as = variable, f"KARTALINT_BASELINE={variable}"
-    elif config.baseline:
+    elif project.config.baseline:
+        config = project.config
         path, given_as = config.baseline, f"baseline: {config.baseline} (configured in {config.baseline_from})"
     else:
         return None
-    from kartalint.lint.baseline import Baseline  # (its hashing is imported only when used)
+    from kartalint.lint.baseline import read  # (its hashing is imported only when used)
 
-    return Baseline.read(path, given_as)
+    return read(path, project.root, given_as)
 
 
 def _baseline(request: LintRequest, project: Project, result: LintResult, baseline: Baseline | None) -> None:

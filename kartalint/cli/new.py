@@ -223,8 +223,7 @@ def _write(request: DraftRequest, outcome: Drafted) -> None:
     from kartalint.report.output import open_report, write_report
 
     for path, _, _ in outcome.fixtures:  # an unwritable path is said now, before anything is written
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        open_report(path).abandon()
+        open_report(path).abandon()  # (its folder made as every report's: never through a link out)
     if request.format != "json" or request.output:
         emit("---\n".join(d.text for d in outcome.drafts), request.output, "a draft, review every TODO")
     for path, text, what in outcome.fixtures:

@@ -6,7 +6,9 @@ rule is left out and generation may draw objects it would refuse. Transition rul
 are about updates and never refuse a new object. The subset: ``self`` and field paths under it,
 ``has(...)``, ``size(...)``, integer/string/boolean literals and lists, ``==`` ``!=`` ``<`` ``<=``
 ``>`` ``>=`` ``in``, ``!``, ``&&``, ``||`` and parentheses. A field that is absent makes the rule
-fail, as in CEL (outside ``has``).
+fail, as in CEL (outside ``has``). Parentheses and lists nest at most ``MAX_CEL_NESTING`` deep and
+integers are CEL's 64-bit ones (the CRD's validation refuses other rules before explore reads
+them); chains of ``&&``, ``||`` and ``!`` are flat, so no rule is a RecursionError.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import Any
+
+from kartalint.load.crd_validation import MAX_CEL_NESTING, UINT64_MAX
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>-?\d+)|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<op>&&|\|\||==|!=|<=|>=|[<>!().,\[\]])"
@@ -43,6 +47,7 @@ class _Parser:
     def __init__(self, tokens: list[tuple[str, str]]) -> None:
         self.tokens = tokens
         self.pos = 0
+        self.depth = 0  # parentheses and lists open (at most MAX_CEL_NESTING: no RecursionError)
 
     def peek(self) -> str:
         return self.tokens[self.pos][1] if self.pos < len(self.tokens) else ""
@@ -54,25 +59,33 @@ class _Parser:
         return self.tokens[self.pos - 1]
 
     def expression(self) -> Value:
-        left = self.conjunction()
+        terms = [self.conjunction()]
         while self.peek() == "||":
             self.take()
-            left = _either(left, self.conjunction())
-        return left
+            terms.append(self.conjunction())
+        return terms[0] if len(terms) == 1 else _any(terms)  # (a flat list: 3,000 terms are no deeper than 2)
 
     def conjunction(self) -> Value:
-        left = self.unary()
+        terms = [self.unary()]
         while self.peek() == "&&":
             self.take()
-            left = _both(left, self.unary())
-        return left
+            terms.append(self.unary())
+        return terms[0] if len(terms) == 1 else _all(terms)
 
     def unary(self) -> Value:
-        if self.peek() == "!":
+        negations = 0
+        while self.peek() == "!":
             self.take()
-            inner = self.unary()
-            return lambda v: not inner(v)
-        return self.comparison()
+            negations += 1
+        inner = self.comparison()
+        if negations % 2 == 0:
+            return inner if negations == 0 else (lambda v: bool(inner(v)))
+        return lambda v: not inner(v)
+
+    def nested(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_CEL_NESTING:
+            raise _Untranslatable
 
     def comparison(self) -> Value:
         left = self.operand()
@@ -105,22 +118,28 @@ class _Parser:
     def operand(self) -> Value:
         kind, text = self.take()
         if text == "(":
+            self.nested()
             inner = self.expression()
             self.take(")")
+            self.depth -= 1
             return inner
         if kind == "num":
+            if len(text.lstrip("-")) > 20 or not -(1 << 63) <= int(text) <= UINT64_MAX:
+                raise _Untranslatable  # outside CEL's 64-bit integers (the CRD's validation says so)
             return _constant(int(text))
         if kind == "str":
             return _constant(text[1:-1])
         if text in ("true", "false"):
             return _constant(text == "true")
         if text == "[":
+            self.nested()
             items: list[Value] = []
             while self.peek() != "]":
                 items.append(self.operand())
                 if self.peek() == ",":
                     self.take()
             self.take("]")
+            self.depth -= 1
             return lambda v: [item(v) for item in items]
         if text in ("has", "size"):
             self.take("(")
@@ -151,12 +170,12 @@ def _constant(value: Any) -> Value:
     return lambda _: value
 
 
-def _either(a: Value, b: Value) -> Value:
-    return lambda v: bool(a(v)) or bool(b(v))
+def _any(terms: list[Value]) -> Value:
+    return lambda v: any(bool(term(v)) for term in terms)
 
 
-def _both(a: Value, b: Value) -> Value:
-    return lambda v: bool(a(v)) and bool(b(v))
+def _all(terms: list[Value]) -> Value:
+    return lambda v: all(bool(term(v)) for term in terms)
 
 
 def _get(value: Any, path: tuple[str, ...]) -> Any:

@@ -33,6 +33,8 @@ FLUSH_COUNT = 64  # the worker sends results in groups of at most this many,
 FLUSH_SECONDS = 0.002  # or as soon as this long has passed since the last group
 PROGRESS = struct.Struct("dd")  # shared with the worker: index of the text it is on, monotonic start
 DEFAULT_TIMEOUT = 10.0
+STARTUP_TIMEOUT = 120.0  # seconds a new worker may take to be ready (a fresh interpreter on a busy machine)
+READY = ("ready",)  # what a worker sends once it can take expressions
 WORKER_MEMORY_BYTES = 4 * 1024**3
 # Every program runs after this prelude, as gojq runs with an empty environment: `env` and `$ENV`
 # are `{}`, and a module directive (`import`, `include`) can only appear first, so after the
@@ -83,6 +85,7 @@ def _worker(
         pass
     import jq
 
+    conn.send(READY)  # the parent's clock for the first expression starts now, not at the spawn
     programs: dict = {}
     while True:
         try:
@@ -188,7 +191,11 @@ class BoundedRunner:
         self._progress: Any = None
         self.restarts = 0
 
-    def _start(self) -> None:
+    def _start(self) -> bool:
+        """Start a worker and wait until it is ready (at most ``STARTUP_TIMEOUT``): the time limit
+        of an expression is the evaluation's, never the start of a fresh interpreter (spawned, as
+        in the language server, on a busy machine that can take longer than the limit itself).
+        False when it could not be started (or was stopped meanwhile: ``interrupt``)."""
         parent, child = self._ctx.Pipe()
         # an anonymous shared page (no file: works under a file-size limit or without /dev/shm),
         # inherited by a forked worker; a spawned one (no fork on the platform) reports every reply
@@ -199,6 +206,13 @@ class BoundedRunner:
         self._process.start()
         child.close()
         self._conn = parent
+        try:
+            if parent.poll(STARTUP_TIMEOUT) and parent.recv() == READY:
+                return True
+        except (EOFError, OSError):
+            pass
+        self._kill()
+        return False
 
     def _kill(self) -> None:
         # taken first: another thread (a language server's signal handler, ``interrupt``) may be
@@ -266,8 +280,8 @@ class BoundedRunner:
 
     def _send(self, message: tuple) -> bool:
         for _attempt in range(2):  # a worker that died since the last run is replaced once
-            if self._process is None or not self._process.is_alive():
-                self._start()
+            if (self._process is None or not self._process.is_alive()) and not self._start():
+                return False  # (not started, or stopped while starting: ``interrupt``)
             self._mark(0, time.monotonic())  # the first text's clock starts now (compiling counts)
             try:
                 self._conn.send(message)

@@ -62,29 +62,9 @@ class Baseline:
     files: dict[str, str]  # fingerprint -> file (relative to the root)
 
     @classmethod
-    def read(cls, path: str, given_as: str | None = None) -> Baseline:
-        """The baseline of the file at ``path`` (a ``UsageError`` when it cannot be used);
-        ``given_as``: how the user named it (default ``--baseline PATH``)."""
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
-        except OSError as exc:
-            raise UsageError(f"{given_as or f'--baseline {path}'}: cannot read ({exc.strerror or exc})") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            where = f"{path}:{exc.lineno}:{exc.colno}" if isinstance(exc, json.JSONDecodeError) else path
-            raise UsageError(f"{where}: not a kartalint baseline (invalid JSON)") from None
-        entries = data.get("findings") if isinstance(data, dict) else None
-        if (
-            not isinstance(data, dict)
-            or data.get("schemaVersion") != SCHEMA_VERSION
-            or not isinstance(entries, list)
-            or not all(isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in entries)
-        ):
-            raise UsageError(
-                f"{path}: not a kartalint baseline (schemaVersion {SCHEMA_VERSION} with a list of findings, "
-                "each with a fingerprint; `kartalint lint --write-baseline FILE` writes one)"
-            )
-        return cls(Counter(e["fingerprint"] for e in entries), {e["fingerprint"]: str(e.get("file")) for e in entries})
+    def read(cls, path: str, root: str | None = None, given_as: str | None = None) -> Baseline:
+        """The baseline of the file at ``path`` (``read``)."""
+        return read(path, root, given_as)
 
     def filter(self, findings: Sequence[Finding], root: str, checked: Sequence[str]) -> tuple[list[Finding], int, int]:
         """(findings not in the baseline, findings absorbed by it, stale entries of the checked files)."""
@@ -100,6 +80,47 @@ class Baseline:
         files = {_relative(path, root) for path in checked}
         stale = sum(n for key, n in left.items() if n > 0 and self.files.get(key) in files)
         return new, absorbed, stale
+
+
+MAX_BASELINE_BYTES = 64 * 1024 * 1024
+
+
+def read(path: str, root: str | None = None, given_as: str | None = None) -> Baseline:
+    """The baseline of the file at ``path``, however it was named (``--baseline``, the
+    configuration, the environment): the one reader of baselines. The file must resolve inside the
+    project ``root`` or the folder ``path`` names (a committed symbolic link to ``/dev/zero`` or a
+    file outside is refused, never read), be a regular file of at most ``MAX_BASELINE_BYTES``, and
+    JSON within the bounded parser's depth and number limits; a ``UsageError`` naming the file (and
+    the place) otherwise, and ``given_as`` (how the user named it: the configuration's key, the
+    environment variable) when the file cannot be read at all."""
+    from kartalint.load.bounded import ParseError, json_loads
+    from kartalint.load.confinement import ReadRefused, read_confined
+
+    folders = [os.path.dirname(os.path.abspath(path)), *([root] if root else [])]
+    try:
+        raw = read_confined(path, folders, MAX_BASELINE_BYTES, "the baseline")
+    except ReadRefused as exc:
+        if given_as:
+            raise UsageError(f"{given_as}: {str(exc)[len(exc.path) + 2 :]}") from None
+        raise UsageError(f"baseline {exc}") from None
+    try:
+        data = json_loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"baseline {path}: not a kartalint baseline (not UTF-8 at byte {exc.start})") from None
+    except ParseError as exc:
+        raise UsageError(f"baseline {exc.where(path)} (not a kartalint baseline)") from None
+    entries = data.get("findings") if isinstance(data, dict) else None
+    if (
+        not isinstance(data, dict)
+        or data.get("schemaVersion") != SCHEMA_VERSION
+        or not isinstance(entries, list)
+        or not all(isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in entries)
+    ):
+        raise UsageError(
+            f"{path}: not a kartalint baseline (schemaVersion {SCHEMA_VERSION} with a list of findings, "
+            "each with a fingerprint; `kartalint lint --write-baseline FILE` writes one)"
+        )
+    return Baseline(Counter(e["fingerprint"] for e in entries), {e["fingerprint"]: str(e.get("file")) for e in entries})
 
 
 def apply(result: LintResult, baseline: Baseline, root: str) -> None:

@@ -3,20 +3,23 @@
 
 This module reads and places; ``kartalint.schema.config`` says what a configuration may hold and
 ``kartalint.project`` gives the values their meaning. A
-configuration is untrusted input (a pull request may change it): files are capped at
-``MAX_FILE_BYTES``, ``extends:`` must stay inside the repository and may not come back to a file
-already read, and every error names its file, line and column.
+configuration is untrusted input (a pull request may change it): each file is read through
+``confinement.read_confined`` (inside its repository, a regular file, at most ``MAX_FILE_BYTES``: a
+``.kartalint.yaml`` that is a symbolic link to a file outside is refused, never read), TOML
+through the bounded parser (``load.bounded``), ``extends:`` must stay inside the repository and may
+not come back to a file already read, and every error names its file, line and column.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from kartalint.errors import ConfigError
+from kartalint.load.bounded import ParseError, toml_loads
+from kartalint.load.confinement import ReadRefused, inside, read_confined, repository_of
 from kartalint.load.documents import MAX_FILE_BYTES
 from kartalint.model import Path, Rule, Severity
 
@@ -66,39 +69,44 @@ class ConfigFile:
 
 
 def find_config(start: str | None = None) -> str | None:
-    """The first configuration file in ``start`` (default: the current folder) or a parent."""
+    """The first configuration file in ``start`` (default: the current folder) or a parent. A
+    ``.kartalint.yaml`` counts whatever it is (reading one that is not a regular file inside its
+    repository is refused, with that message: a link to ``/dev/zero`` is no default configuration);
+    a ``pyproject.toml`` counts when it holds ``[tool.kartalint]``, or when it is a symbolic link
+    out of its repository (it is not opened: reading it is then refused)."""
     directory = os.path.abspath(start or os.getcwd())
     while True:
         for name in CONFIG_NAMES:
             candidate = os.path.join(directory, name)
-            if os.path.isfile(candidate):
-                if name != "pyproject.toml":
+            if not os.path.lexists(candidate):
+                continue
+            if name != "pyproject.toml":
+                return candidate
+            boundary = repository_of(candidate)
+            if not inside(candidate, boundary):
+                return candidate
+            try:
+                if b"[tool.kartalint" in read_confined(candidate, [boundary], MAX_FILE_BYTES):
                     return candidate
-                try:
-                    with open(candidate, "rb") as handle:
-                        if b"[tool.kartalint" in handle.read(MAX_FILE_BYTES):
-                            return candidate
-                except OSError:
-                    pass
+            except ReadRefused:
+                pass
         parent = os.path.dirname(directory)
         if parent == directory:
             return None
         directory = parent
 
 
-def read_text(path: str, text: str | None = None) -> ConfigFile:
-    """One configuration file (``text``: its content when already in hand, as in an editor)."""
+def read_text(path: str, text: str | None = None, boundary: str | None = None) -> ConfigFile:
+    """One configuration file (``text``: its content when already in hand, as in an editor). Read
+    from disk, it must resolve inside ``boundary`` (default: its repository, ``repository_of``):
+    a configuration that is a symbolic link out of it is refused, never read."""
+    if text is None and os.path.abspath(path) == os.devnull:  # `--config /dev/null`, named as it is: the empty one
+        text = ""
     if text is None:
         try:
-            size = os.path.getsize(path)
-            if size > MAX_FILE_BYTES:
-                raise ConfigError(
-                    f"{path}: the configuration is {size} bytes, over the {MAX_FILE_BYTES}-byte limit", path
-                )
-            with open(path, "rb") as handle:
-                raw = handle.read(MAX_FILE_BYTES + 1)
-        except OSError as exc:
-            raise ConfigError(f"cannot read configuration {path}: {exc.strerror or exc}", path) from None
+            raw = read_confined(path, [boundary or repository_of(path)], MAX_FILE_BYTES, "the configuration")
+        except ReadRefused as exc:
+            raise ConfigError(str(exc), path) from None
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -140,14 +148,10 @@ def read_text(path: str, text: str | None = None) -> ConfigFile:
 
 
 def _toml(text: str, path: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # Python 3.10
-        import tomli as tomllib
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}", path) from None
+        return toml_loads(text)
+    except ParseError as exc:
+        raise ConfigError(exc.where(path), path, exc.line, exc.column) from None
 
 
 def read_chain(path: str, boundary: str, text: str | None = None) -> list[ConfigFile]:
@@ -158,7 +162,7 @@ def read_chain(path: str, boundary: str, text: str | None = None) -> list[Config
     seen: list[str] = []
     current, current_text = path, text
     while True:
-        config = read_text(current, current_text)
+        config = read_text(current, current_text, boundary)
         seen.append(os.path.realpath(current))
         chain.append(config)
         target = config.data.get("extends")

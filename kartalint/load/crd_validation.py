@@ -150,11 +150,41 @@ def _rules_problem(node: dict[str, Any]) -> tuple[Any, str] | None:
             return ("x-kubernetes-validations", index), f"a rule must be a map, not a {_kind(rule)}"
         if not isinstance(rule.get("rule"), str):
             return ("x-kubernetes-validations", index, "rule"), "must be a string (a CEL expression)"
+        problem = cel_problem(rule["rule"])
+        if problem is not None:
+            return ("x-kubernetes-validations", index, "rule"), problem
         for key in RULE_STRINGS:
             if key in rule and not isinstance(rule[key], str):
                 return ("x-kubernetes-validations", index, key), f"must be a string, not a {_kind(rule[key])}"
         if "optionalOldSelf" in rule and not isinstance(rule["optionalOldSelf"], bool):
             return ("x-kubernetes-validations", index, "optionalOldSelf"), "must be true or false"
+    return None
+
+
+MAX_CEL_NESTING = 64  # parentheses, brackets and braces inside each other in one CEL rule
+UINT64_MAX = (1 << 64) - 1
+_CEL_TOKENS = re.compile(
+    r"""[rRbB]{0,2}(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+    r"""|(?P<open>[(\[{])|(?P<close>[)\]}])|(?<![.\w])(?P<int>\d+)(?![.\w])"""
+)
+
+
+def cel_problem(rule: str) -> str | None:
+    """Why a CEL rule cannot be read (None: it can): nesting deeper than ``MAX_CEL_NESTING`` (a
+    rule nested thousands deep was a RecursionError in explore), or an integer literal outside
+    CEL's 64-bit integers (CEL refuses it; a 5,000-digit one was a ValueError)."""
+    depth = 0
+    for match in _CEL_TOKENS.finditer(rule):
+        if match.group("open"):
+            depth += 1
+            if depth > MAX_CEL_NESTING:
+                return f"the CEL rule is nested deeper than {MAX_CEL_NESTING} levels (at character {match.start() + 1})"
+        elif match.group("close"):
+            depth = max(0, depth - 1)
+        elif match.group("int") and (len(match.group("int")) > 20 or int(match.group("int")) > UINT64_MAX):
+            digits = match.group("int")
+            shown = digits if len(digits) <= 24 else f"{digits[:10]}... ({len(digits)} digits)"
+            return f"the CEL rule holds the integer {shown}, outside CEL's 64-bit integers (at character {match.start() + 1})"
     return None
 
 

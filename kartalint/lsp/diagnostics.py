@@ -18,7 +18,7 @@ from kartalint.model import Finding, Severity
 from kartalint.report.sarif import RULES_DOC
 from kartalint.rules.crd_paths import PATH_NOT_IN_CRD
 from kartalint.rules.karta_schema import UNKNOWN_FIELD
-from kartalint.rules.suppress import DIRECTIVE
+from kartalint.rules.suppress import DIRECTIVE, scan
 
 SEVERITIES = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -128,7 +128,8 @@ def _suppression(open_file: OpenFile, where: types.Range, rule: str) -> tuple[ty
     if _inside_block_or_open_quote(open_file, line):
         return None
     end = types.Position(line, utf16_length(text))
-    match = DIRECTIVE.search(text)
+    written = scan(text)[0]  # a directive that is one (a malformed one silences nothing: one is added after it)
+    match = DIRECTIVE.match(text, written[0].column - 1) if written else None
     if match and match.group(1) == "disable":
         if match.group(2) is None:  # `# kartalint: disable` silences every rule there already
             return None

@@ -189,6 +189,8 @@ def lint(open_file: OpenFile) -> list[Finding]:
         open_file.findings = []
     elif open_file.too_large is not None:
         open_file.findings = [open_file.too_large]
+    elif not open_file.text:  # nothing to judge (lint would read the file from disk to tell: never here)
+        open_file.findings = []
     else:
         open_file.findings = lint_source(open_file.source, open_file.config).findings  # the parse done on open
     return open_file.findings

@@ -68,6 +68,7 @@ class BudgetedRunner:
         done: set[int] = set()
         if not self.budget.over:
             limit = min(self.timeout if timeout is None else timeout, max(0.05, self.budget.left()))
+            self.runner.start()  # (a worker's start is not the document's jq time)
             started = time.monotonic()
             try:
                 for index, result in self.runner.run_many(expression, texts, limit, batch):

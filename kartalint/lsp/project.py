@@ -42,6 +42,13 @@ class LspProject:
             project = Project(root=root, config=Config(root=root), config_file=found, in_project=True)
             return cls(project, exc)
 
+    @classmethod
+    def unread(cls, path: str) -> LspProject:
+        """The project of a document the editor has not opened: the default configuration, nothing
+        searched, nothing read (its folder's configuration included)."""
+        root = os.path.dirname(os.path.abspath(path))
+        return cls(Project(root=root, config=Config(root=root), in_project=False))
+
     def refresh(self) -> None:
         """Forget what was read from disk (fixtures, CRDs): a file was saved."""
         self._cases = None
@@ -95,10 +102,22 @@ class LspProject:
         return version if version is not None and version.schema else None
 
 
-def config_findings(path: str, text: str, root: str | None = None) -> list[Finding]:
-    """The problems of a configuration file being edited (``text``, saved or not): none, or one
-    ``config-invalid`` finding at the place the error names (at the top when it is in a file
-    this one extends)."""
+def config_text(path: str) -> str | None:
+    """The text of the configuration file at ``path`` as the commands read it (inside its
+    repository, a regular file, bounded), or None when it is refused."""
+    from kartalint.load.configfile import MAX_FILE_BYTES
+    from kartalint.load.confinement import ReadRefused, read_confined, repository_of
+
+    try:
+        return read_confined(path, [repository_of(path)], MAX_FILE_BYTES).decode("utf-8", "replace")
+    except ReadRefused:
+        return None
+
+
+def config_findings(path: str, text: str | None, root: str | None = None) -> list[Finding]:
+    """The problems of a configuration file being edited (``text``, saved or not; None: read it
+    from disk, as the commands do): none, or one ``config-invalid`` finding at the place the error
+    names (at the top when it is in a file this one extends, or when the file is refused)."""
     from kartalint.load.configfile import RULES
 
     try:

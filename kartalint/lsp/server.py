@@ -122,15 +122,11 @@ class KartaServer(LanguageServer):
         message = f"kartalint: {project.config_error} (the default configuration applies until it is fixed)"
         published = None
         if config_file and not config_file.endswith(".toml"):
-            from kartalint.lsp.project import config_findings
+            from kartalint.lsp.project import config_findings, config_text
 
-            try:
-                with open(config_file, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                text = ""
+            text = config_text(config_file)  # (None: refused, as a link out of the repository)
             uri = pathlib.Path(config_file).as_uri()
-            opened = OpenFile(config_file, text)
+            opened = OpenFile(config_file, text or "")
             found = config_findings(config_file, text, project.project.root)
             published = types.PublishDiagnosticsParams(
                 uri=uri, diagnostics=[diagnostics.diagnostic(opened, finding, uri) for finding in found]
@@ -147,12 +143,13 @@ class KartaServer(LanguageServer):
 
     def open_file(self, uri: str) -> tuple[OpenFile, LspProject]:
         """The current text of ``uri`` parsed (cached per version). A document the editor has not
-        opened is empty: nothing is read from disk for it (pygls would read any path: a folder,
-        a FIFO that never answers, a file outside the project)."""
+        opened is empty and has no project: nothing is read from disk for it (pygls would read any
+        path: a folder, a FIFO that never answers, a file outside the project), not even the
+        configuration of its folder."""
         path = path_of(uri)
+        if not self.is_open(uri):  # nor its folder's configuration (it may be outside the workspace)
+            return OpenFile(path, ""), LspProject.unread(path)
         project = self.project_for(path)
-        if not self.is_open(uri):
-            return OpenFile(path, "", project.config), project
         document = self.workspace.get_text_document(uri)
         cached = self.files.get(uri)
         if cached is None or cached.text != document.source:

@@ -44,15 +44,24 @@ def visible(value: object) -> str:
     return _IN_VALUE.sub(_escape, str(value))
 
 
+def _escape_in_line(match: re.Match[str]) -> str:
+    """A control character as a JSON string writes it (``\\r``, ``\\u001b``): a JSON or SARIF
+    document the guard had to escape still parses, to the same value."""
+    char = match.group(0)
+    return "\\r" if char == "\r" else f"\\u{ord(char):04x}"
+
+
 def guard_line(line: str, commands: bool = False, colour: bool = False) -> str:
     """One line of output (its LF excluded) made safe: control characters escaped (but TAB, and
     ESC when ``colour``); unless ``commands`` (the github format), a leading ``::`` (after any
-    whitespace, as the Actions runner reads it) and any ``##[`` are broken by an escape."""
-    line = (_IN_COLOURED_LINE if colour else _IN_LINE).sub(_escape, line)
+    whitespace, as the Actions runner reads it) and any ``##[`` are broken by an escape. The
+    escapes inside a line are JSON's (``##[`` becomes ``#\\u0023[``): inside a string of a JSON
+    report they read back as what they replace."""
+    line = (_IN_COLOURED_LINE if colour else _IN_LINE).sub(_escape_in_line, line)
     if commands:
         return line
     if _OLD_COMMAND in line:
-        line = line.replace(_OLD_COMMAND, "#\\x23[")
+        line = line.replace(_OLD_COMMAND, "#\\u0023[")
     stripped = line.lstrip()
     if stripped.startswith("::"):
         indent = len(line) - len(stripped)

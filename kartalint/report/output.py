@@ -4,7 +4,9 @@
 written to a temporary file next to it and renamed over it only once complete: a write error (a
 full disk, EIO, a file-size limit), an exception or a kill half way leave the target as it was, and
 never a partial file. A target that exists and is not a regular file (``/dev/null``, a FIFO, a
-terminal) is written directly. Without a path, standard output. Any error opening or writing is an
+terminal) is written directly. Without a path, standard output. A symbolic link on the way that
+leaves the project holding it (a committed ``report.sarif -> ~/.bashrc``, ``out -> /dev/sda``) is
+refused before anything is made (``checked_target``). Any error opening or writing is an
 ``OutputError`` naming the file, one line (the commands exit 2 with it), never a traceback.
 """
 
@@ -144,31 +146,97 @@ class MessageStream(GuardedStream):
             super().flush()
 
 
+_PROJECT_FILES = (".kartalint.yaml", ".kartalint.yml")
+
+
+def _project_of(folder: str) -> str | None:
+    """The project a (real) folder lies in: its git work tree, else the nearest folder at or above
+    it holding a kartalint configuration; None outside both."""
+    from kartalint.load.confinement import git_toplevel
+
+    top = git_toplevel(folder)
+    if top is not None:
+        return top
+    directory = folder
+    while True:
+        if any(os.path.isfile(os.path.join(directory, name)) for name in _PROJECT_FILES):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def checked_target(path: str) -> str:
+    """The real path a file written to ``path`` lands at. Each symbolic link on the way (the file
+    or a folder above it) is followed only when it is not in a project (the machine's own, such as
+    ``/dev/stdout``) or when it stays inside the project that holds it: a link a pull request
+    committed cannot send a report, or the folders made for it, anywhere else. ``OutputError``
+    naming the link otherwise."""
+    if "\x00" in path:
+        raise OutputError(repr(path), "it holds a NUL character: not a path")
+    full = os.path.join(os.getcwd(), path)
+    drive, rest = os.path.splitdrive(full)
+    current = drive + os.sep
+    for piece in rest.split(os.sep):
+        if piece in ("", "."):
+            continue
+        if piece == "..":
+            current = os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, piece)
+        if not os.path.islink(candidate):
+            current = candidate  # (its folder is real, so is it)
+            continue
+        real = os.path.realpath(candidate)
+        owner = _project_of(current)
+        top = os.path.realpath(owner) if owner is not None else None
+        if top is not None and not (real == top or real.startswith(top.rstrip(os.sep) + os.sep)):
+            raise OutputError(
+                path,
+                f"{candidate} is a symbolic link to {real}, outside the project {top}: refused "
+                "(name a path inside the project, or the file it points to)",
+            )
+        current = real
+    return current
+
+
+def make_folders(folder: str) -> None:
+    """Make ``folder`` and the folders above it as ``ReportFile`` does (never through a symbolic
+    link out of a project); ``OutputError`` when it cannot."""
+    real = checked_target(folder)
+    try:
+        os.makedirs(real, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(folder, exc) from None
+
+
 class ReportFile:
     """A report file being written: a temporary file in the target's folder until ``commit``
     (``abandon`` removes it; both can be called again, and ``abandon`` after ``commit`` does
     nothing)."""
 
     def __init__(self, path: str, commands: bool = False, colour: bool = False) -> None:
-        """Open a temporary file in the folder of ``path`` (of the file a symbolic link names; the
-        folder is made when missing); a device or FIFO is opened in place. ``commands`` and ``colour``
-        as ``GuardedStream``. ``OutputError`` when ``path`` is a folder or the file cannot be made."""
+        """Open a temporary file in the folder of ``path`` (of the file a symbolic link names, when
+        ``checked_target`` follows it; the folder is made when missing); a device or FIFO is
+        opened in place. ``commands`` and ``colour`` as ``GuardedStream``. ``OutputError`` when
+        ``path`` is a folder, a link out of its project, or the file cannot be made."""
         self.path = path
         self.temporary: str | None = None
+        real = checked_target(path)  # through a symbolic link the check allows: the file it names is replaced
         try:
-            if os.path.isdir(path):
+            if os.path.isdir(real):
                 raise OutputError(path, "it is a folder")
-            real = os.path.realpath(path)  # through a symbolic link: the file it names is replaced
             folder = os.path.dirname(real)
-            os.makedirs(folder, exist_ok=True)
             try:
-                mode = os.stat(real).st_mode
-            except FileNotFoundError:
+                mode: int | None = os.stat(path).st_mode  # (/dev/stdout: through /proc's links)
+            except OSError:
                 mode = None
             if mode is not None and not stat.S_ISREG(mode):  # a device, a FIFO: written in place
                 self.real = real
-                self.handle: IO[str] = open(real, "w", encoding="utf-8", newline="")  # noqa: SIM115
+                self.handle: IO[str] = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115
             else:
+                os.makedirs(folder, exist_ok=True)
                 self.real = real
                 self.mode = stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask()
                 descriptor, self.temporary = tempfile.mkstemp(

@@ -233,15 +233,25 @@ class SarifReporter(Reporter):
         self.write(self.log.render())
 
 
+MAX_LOG_BYTES = 256 * 1024 * 1024
+
+
 def merge_logs(paths: list[str]) -> dict[str, Any]:
     """One SARIF log holding the runs of several (``lint`` and ``test`` of one CI job; each run
     has its own ``automationDetails.id``, so code scanning keeps them apart). Missing files are
     left out."""
+    from kartalint.load.bounded import ParseError, json_loads
+
     runs: list[Any] = []
     for path in paths:
         if os.path.isfile(path):
-            with open(path, encoding="utf-8") as handle:
-                runs.extend(json.load(handle).get("runs", []))
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    log = json_loads(handle.read(MAX_LOG_BYTES + 1))
+            except (OSError, UnicodeDecodeError, ParseError):
+                continue  # (not a log kartalint wrote: as a missing one)
+            found = log.get("runs") if isinstance(log, dict) else None
+            runs.extend(found if isinstance(found, list) else [])
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": runs}
 
 
@@ -277,9 +287,15 @@ def _main(argv: list[str]) -> int:
                 with open(path, encoding="utf-8", errors="replace") as handle:
                     messages += [line.strip() for line in handle if line.strip()]
         merged = failed_run_log(messages, os.getcwd())
-    with open(paths[0], "w", encoding="utf-8") as handle:
-        json.dump(merged, handle, indent=2, ensure_ascii=False)
-        handle.write("\n")
+    from kartalint.report.output import OutputError, write_report
+
+    try:  # (the guarded writer: never through a symbolic link out of the project; ASCII, so its guard changes nothing)
+        write_report(paths[0], json.dumps(merged, indent=2) + "\n")
+    except OutputError as exc:
+        import sys
+
+        sys.stderr.write(f"kartalint: error: {exc}\n")
+        return 2
     return 0
 
 

@@ -7,7 +7,13 @@
 * ``# kartalint: disable`` (no ``=``) silences every rule there;
 * ``# kartalint: disable-file=rule-a`` anywhere silences the rules in the whole file.
 
-Text after the rule ids is a free comment: ``# kartalint: disable=rule-a -- why``.
+Text after the rule ids (after a space) is a free comment: ``# kartalint: disable=rule-a -- why``;
+after a bare ``disable`` only `` -- why`` is.
+
+Only that form, in ASCII, is a directive. Any other comment that reads as ``# kartalint:`` once its
+letters are folded (NFKC and case: full-width ``ｊｑ-not-portable``, ``DISABLE``), or a directive
+that does not parse (``disable: x``, ``disable=``, ``disable=a,``, ``disable x``) is
+``invalid-suppression`` (an error) and silences nothing: it is never read as a bare ``disable``.
 
 Directives can lie: a misspelt rule id silences nothing (``unknown-suppression``), and a directive
 whose rule no longer fires there stays forever (``unused-suppression``, as ruff's RUF100).
@@ -16,26 +22,45 @@ whose rule no longer fires there stays forever (``unused-suppression``, as ruff'
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kartalint.model import Finding, Rule, Severity
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
+INVALID_SUPPRESSION = "invalid-suppression"
 UNKNOWN_SUPPRESSION = "unknown-suppression"
 UNUSED_SUPPRESSION = "unused-suppression"
 
 
-# rule ids separated by commas; anything after them (` -- the reason`) is a comment
-DIRECTIVE = re.compile(r"#\s*kartalint:\s*(disable-file|disable)(?:\s*=\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*))?")
+# A directive as written: `# kartalint: disable` or `disable-file`, maybe `=` and rule ids separated
+# by commas; after the ids, a space and anything is a comment (` -- the reason`). Only this form,
+# in ASCII, silences anything; any other comment that reads as `# kartalint:` once its letters are
+# folded (full-width, upper case) is `invalid-suppression` and silences nothing.
+DIRECTIVE = re.compile(
+    r"#[ \t]*kartalint:[ \t]*(disable-file|disable)"
+    r"(?:[ \t]*=[ \t]*([A-Za-z0-9_][A-Za-z0-9_-]*(?:[ \t]*,[ \t]*[A-Za-z0-9_][A-Za-z0-9_-]*)*))?"
+)
+_ATTEMPT = re.compile(r"#\s*kartalint\s*:\s*(\S*)")  # on the NFKC-folded text from a '#'
+_HASHES = "#\uff03\ufe5f"  # '#' and the characters NFKC folds into it
+_MENTION = re.compile(r"#\s*kartalint\s*:")  # on folded text: a line worth reading
 ALL = "*"
-_RULE_ID = re.compile(r"[A-Za-z0-9_-]+")
+_RULE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")  # (a '-' never starts one: ` -- why` is a comment)
 # a key (or a sequence entry) whose value is a block scalar: `key: |`, `key: >-`, `- |2`
 _BLOCK_KEY = re.compile(
     r"^(?P<indent>[ \t]*(?:-[ \t]+)*)(?:[^#\s][^#]*?:[ \t]+|-[ \t]+)[|>][1-9+-]{0,2}[ \t]*(?:#.*)?$"
 )
 
 RULES = (
+    Rule(
+        INVALID_SUPPRESSION,
+        Severity.ERROR,
+        "config",
+        "A comment reads as an inline suppression but is not one (`# kartalint: disable: x`, `disable=`, full-width letters): it silences nothing.",
+        "write `# kartalint: disable=RULE,RULE` (the ids as `kartalint rules` lists them, in ASCII), `# kartalint: disable-file=RULE`, or `# kartalint: disable -- why` for every rule",
+        why="A malformed directive was read as a bare `disable` and silenced every rule there, errors included, without naming itself; now it silences nothing and says so, so a pull request cannot hide a finding behind a look-alike.",
+    ),
     Rule(
         UNKNOWN_SUPPRESSION,
         Severity.WARNING,
@@ -54,7 +79,7 @@ RULES = (
     ),
 )
 _SEVERITY = {rule.id: rule.severity for rule in RULES}
-_NEVER_UNUSED = {UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION}
+_NEVER_UNUSED = {INVALID_SUPPRESSION, UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION}
 
 
 @dataclass
@@ -69,28 +94,99 @@ class Directive:
     targets: set[int] = field(default_factory=set)  # the lines it silences (not for file_wide)
 
 
+@dataclass
+class Malformed:
+    """A comment that reads as a directive but is not one (it silences nothing)."""
+
+    line: int
+    column: int  # 1-based column of its '#'
+    end_column: int
+    reason: str
+
+
 def parse(text: str) -> list[Directive]:
     """Every suppression directive of a file, with the lines it applies to."""
-    if "kartalint:" not in text:
-        return []
+    return scan(text)[0]
+
+
+def scan(text: str) -> tuple[list[Directive], list[Malformed]]:
+    """(the directives of a file, with the lines they apply to; the comments that read as
+    directives but are not, ``invalid-suppression``)."""
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    if not _MENTION.search(folded):  # (no line to look at: `apiVersion: kartalint/v1` is none)
+        return [], []
     lines = text.splitlines()
-    out = []
+    out: list[Directive] = []
+    bad: list[Malformed] = []
     for number, line in enumerate(lines, start=1):
-        if "kartalint:" not in line:
+        if not any(ch in line for ch in _HASHES):
             continue
-        match = DIRECTIVE.search(line)
-        if not match:
-            continue
-        rules = []
-        if match.group(2):
-            start = match.start(2)
-            rules = [(m.group(), start + m.start() + 1) for m in _RULE_ID.finditer(match.group(2))]
-        directive = Directive(number, match.start() + 1, match.end() + 1, match.group(1) == "disable-file", rules)
-        if not directive.file_wide:
-            target = number + 1 if line.lstrip().startswith("#") else number
-            directive.targets = {target, *_block_lines(lines, target)}
-        out.append(directive)
-    return out
+        for start, attempt in _attempts(line):
+            match = DIRECTIVE.match(line, start)
+            reason = _problem(line, start, attempt, match)
+            if reason is not None or match is None:
+                bad.append(Malformed(number, start + 1, len(line.rstrip()) + 1, reason or "not a directive"))
+                continue
+            rules = []
+            if match.group(2):
+                first = match.start(2)
+                rules = [(m.group(), first + m.start() + 1) for m in _RULE_ID.finditer(match.group(2))]
+            directive = Directive(number, start + 1, match.end() + 1, match.group(1) == "disable-file", rules)
+            if not directive.file_wide:
+                target = number + 1 if line.lstrip().startswith("#") else number
+                directive.targets = {target, *_block_lines(lines, target)}
+            out.append(directive)
+            break  # (one directive a line: what follows it is its comment)
+    return out, bad
+
+
+def _attempts(line: str) -> list[tuple[int, str]]:
+    """(column from 0 of the '#', the word after ``kartalint:``) of each place in ``line`` that
+    reads as ``# kartalint:`` once folded (NFKC, case)."""
+    folded_line = line.lower() if line.isascii() else unicodedata.normalize("NFKC", line).casefold()
+    if not _MENTION.search(folded_line):  # (most comments: no character is looked at one by one)
+        return []
+    found = []
+    for index, char in enumerate(line):
+        if char in _HASHES:
+            folded = unicodedata.normalize("NFKC", line[index : index + 64]).casefold()
+            match = _ATTEMPT.match(folded)
+            if match:
+                found.append((index, match.group(1)))
+    return found
+
+
+def _problem(line: str, start: int, attempt: str, match: re.Match[str] | None) -> str | None:
+    """Why the directive read at ``start`` of ``line`` silences nothing (None: it is one)."""
+    if match is None:
+        word = re.split(r"[=:,]", attempt, maxsplit=1)[0][:40]
+        if not word.startswith("disable"):
+            return f"'{word}' is not a directive (`disable=RULE` or `disable-file=RULE`)"
+        return "only the ASCII lower-case `# kartalint: disable` is a directive (not full-width or upper-case letters)"
+    rest = line[match.end() :]
+    verb = match.group(1)
+    if match.group(2) is not None:
+        if rest and rest[0] not in " \t":
+            if rest[0] == ",":  # (the pattern takes every ', id' there is)
+                return "a ',' with no rule id after it"
+            return f"{_shown(rest[0])} after a rule id: ids are ASCII letters, digits and '-', separated by ','"
+        return None
+    if not rest.strip() or (rest[0] in " \t" and rest.lstrip().startswith("--")):
+        return None
+    after = rest.lstrip()
+    if after.startswith("="):
+        following = after[1:].lstrip()[:1]
+        what = f"{_shown(following)} is not a rule id" if following else "no rule id follows"
+        return f"{what} after '=' (ids are ASCII letters, digits and '-')"
+    if rest[0] not in " \t:":
+        return (
+            f"'{verb}{re.split(r'[ =:]', rest, maxsplit=1)[0][:40]}' is not a directive (`disable` or `disable-file`)"
+        )
+    return f"name the rules with `{verb}=RULE` (not ':' or a space), or write `{verb} -- why` to silence every rule"
+
+
+def _shown(char: str) -> str:
+    return f"'{char}'" if char.isascii() else f"'{char}' (U+{ord(char):04X}, not ASCII)"
 
 
 def _block_lines(lines: list[str], key_line: int) -> list[int]:
@@ -138,8 +234,8 @@ def apply(
     """(kept findings, number suppressed, findings about the directives themselves). ``known``:
     the rules that exist by id (None: directives are not judged); the rules that cannot fire in
     lint (test-time, outcomes) are never called unused."""
-    parsed = parse(text) if text else []
-    if not parsed:
+    parsed, malformed = scan(text) if text else ([], [])
+    if not parsed and not malformed:
         return findings, 0, []
     used: set[tuple[int, str]] = set()
     kept = []
@@ -156,7 +252,25 @@ def apply(
             kept.append(finding)
     if known is None:
         return kept, len(findings) - len(kept), []
-    return kept, len(findings) - len(kept), _judge(parsed, used, path, known)
+    return kept, len(findings) - len(kept), [*_invalid(malformed, path), *_judge(parsed, used, path, known)]
+
+
+def _invalid(malformed: list[Malformed], path: str) -> list[Finding]:
+    return [
+        Finding(
+            path,
+            bad.line,
+            bad.column,
+            bad.line,
+            bad.end_column,
+            INVALID_SUPPRESSION,
+            _SEVERITY[INVALID_SUPPRESSION],
+            f"malformed suppression: it silences nothing ({bad.reason})",
+            (),
+            RULES[0].hint,
+        )
+        for bad in malformed
+    ]
 
 
 def _judge(parsed: list[Directive], used: set[tuple[int, str]], path: str, known: Mapping[str, Rule]) -> list[Finding]:

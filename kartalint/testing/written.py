@@ -49,11 +49,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from kartalint import karta
 from kartalint.errors import UsageError
 from kartalint.jqlang import parse_cached, paths
+from kartalint.model import Severity
 
 FILE_NAME = "written-values.yaml"
 KIND = "KartaWrittenValues"
@@ -148,15 +147,23 @@ def _statuses(value: Any, where: str) -> list[str]:
 
 
 def load(path: str) -> WrittenValues:
+    """The written values of the file at ``path``, read as every project file is (inside its
+    repository, a regular file, bounded: ``read_confined``) and parsed by the positioned loader
+    (its limits on aliases, nesting and values)."""
+    from kartalint.load.confinement import ReadRefused, read_confined, repository_of
+    from kartalint.load.documents import MAX_FILE_BYTES, load_text
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        place = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
-        raise WrittenValuesError(f"{place}: not valid YAML: {error.problem or error.context}") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise WrittenValuesError(f"{path}: cannot be read: {error}") from None
+        text = read_confined(path, [repository_of(path)], MAX_FILE_BYTES, "the written-values file").decode(
+            "utf-8", "replace"
+        )
+    except ReadRefused as exc:
+        raise WrittenValuesError(str(exc)) from None
+    loaded = load_text(text, path)
+    bad = [f for f in loaded.findings if f.severity == Severity.ERROR]
+    if bad:
+        raise WrittenValuesError(f"{path}:{bad[0].line}:{bad[0].column}: {bad[0].message}")
+    data = loaded.documents[0].data if len(loaded.documents) == 1 else None
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise WrittenValuesError(f"{path}: not a {KIND} document")
     source = data.get("source")
