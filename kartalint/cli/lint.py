@@ -205,6 +205,7 @@ def _read_baseline(request: LintRequest, project: Project) -> Baseline | None:
     if request.no_baseline or request.write_baseline:
         return None
     variable = os.environ.get("KARTALINT_BASELINE", "")
+    given_as: str | None
     if request.baseline:
         path, given_as = request.baseline, None
     elif variable:
