@@ -210,9 +210,8 @@ def _read_baseline(request: LintRequest, project: Project) -> Baseline | None:
         path, given_as = request.baseline, None
     elif variable:
         path, given_as = variable, f"KARTALINT_BASELINE={variable}"
-    elif project.config.baseline:
-        config = project.config
-        path, given_as = config.baseline, f"baseline: {config.baseline} (configured in {config.baseline_from})"
+    elif configured := project.config.baseline:
+        path, given_as = configured, f"baseline: {configured} (configured in {project.config.baseline_from})"
     else:
         return None
     from kartalint.lint.baseline import read  # (its hashing is imported only when used)
