@@ -105,15 +105,19 @@ def test_totals_equal_the_sum_of_each_objects_describe(dump, capsys, workloads):
     assert [f"{r['kind']}/{r['name']}" for r in rows] == [name for name, *_ in each]  # input order
     for row, (name, replicas, gpus, millis, size) in zip(rows, each, strict=True):
         assert row["outcome"] == "counted", row
-        assert (row["replicas"], row["resources"]) == (
-            replicas,
-            {"gpus": gpus, "cpuMillis": millis, "memoryBytes": size},
-        ), name
+        figures = {k: row["resources"][k] for k in ("gpus", "cpuMillis", "memoryBytes")}
+        assert (row["replicas"], figures) == (replicas, {"gpus": gpus, "cpuMillis": millis, "memoryBytes": size}), name
+        assert (
+            row["resources"]["activeGpus"] == (gpus if row["active"] else 0)
+            and row["resources"]["allocatedGpus"] is None
+        )
     total = doc["totals"]["all"]
     assert total["workloads"] == len(workloads)
     assert total["replicas"] == sum(t[1] for t in each) > 0
     assert total["resources"] == {
         "gpus": sum(t[2] for t in each),
+        "activeGpus": sum(r["resources"]["activeGpus"] for r in rows),
+        "allocatedGpus": None,
         "cpuMillis": sum(t[3] for t in each),
         "memoryBytes": sum(t[4] for t in each),
     }
@@ -133,10 +137,11 @@ def test_the_table_shows_rows_totals_in_one_unit_per_column_and_group_by_is_repe
     assert code == 0, err
     head, _, rest = out.partition("\nTotals by kind, status:\n")
     lines = head.splitlines()
-    assert lines[0].split() == ["NAMESPACE", "KIND", "NAME", "DEFINITION", "STATUS", "REPLICAS", "GPU", "CPU", "MEMORY"]
+    assert lines[0].split() == ["NAMESPACE", "KIND", "NAME", "DEFINITION", "STATUS", "REPLICAS", "GPU", "ACTIVE",
+                                "CPU", "MEMORY"]  # fmt: skip
     assert len(lines) == 1 + len(workloads)
     table = rest.strip().splitlines()
-    assert table[0].split() == ["KIND", "STATUS", "WORKLOADS", "REPLICAS", "GPU", "CPU", "MEMORY"]
+    assert table[0].split() == ["KIND", "STATUS", "WORKLOADS", "REPLICAS", "GPU", "ACTIVE", "CPU", "MEMORY"]
     assert table[-1].startswith("TOTAL ")
     units = {re.sub(r"^\d+", "", line.split()[-1]) for line in table[1:] if line.split()[-1] != "0"}
     assert len(units) == 1  # every memory of the totals in the same unit
@@ -188,7 +193,8 @@ def test_csv_parses_with_the_csv_module_and_compare_passes_an_equal_file_and_fin
     records = list(csv.DictReader(io.StringIO(text, newline="")))
     assert len(records) == len(workloads)
     assert list(records[0]) == ["namespace", "kind", "name", "apiVersion", "definition", "status", "replicas",
-                                "ready", "gpus", "cpuMillis", "memoryBytes", "error"]  # fmt: skip
+                                "ready", "gpus", "activeGpus", "allocatedGpus", "cpuMillis", "memoryBytes",
+                                "error"]  # fmt: skip
     assert all(r["gpus"].isdigit() and r["cpuMillis"].isdigit() and r["memoryBytes"].isdigit() for r in records)
     assert any("," in r["status"] for r in records) and '"Running,' in text  # quoted as RFC 4180 says
     gpus = sum(int(r["gpus"]) for r in records)
@@ -196,7 +202,11 @@ def test_csv_parses_with_the_csv_module_and_compare_passes_an_equal_file_and_fin
     # the summary's own CSV is an equal file (other columns are named and ignored)
     code, out, err = run(capsys, "describe", str(dump), "--summary", "--compare", "summary.csv")
     assert code == 0, out + err
-    assert "summary.csv (per namespace, kind, name; gpus, cpuMillis, memoryBytes, replicas): the same figures" in out
+    assert (
+        "summary.csv (per namespace, apiVersion, kind, name; gpus, activeGpus, cpuMillis, memoryBytes, replicas): the same figures"
+        in out
+    )
+    assert "columns not compared: definition, status, ready, error, allocatedGpus" in out  # allocatedGpus: all empty
 
     # a script's CSV: namespace,kind,name,gpus, with one planted difference
     planted = records[3]
@@ -389,9 +399,10 @@ def test_group_by_takes_only_known_keys(dump, capsys):
 
 def test_the_cli_offers_the_group_keys_of_the_summary():
     from kartalint.cli import describe_summary
-    from kartalint.evaluation import fleet
+    from kartalint.evaluation import fleet_totals
 
-    assert describe_summary.GROUP_KEYS == fleet.GROUP_KEYS
+    assert describe_summary.GROUP_KEYS == fleet_totals.GROUP_KEYS
+    assert describe_summary.ROW_KINDS == fleet_totals.ROW_KINDS
 
 
 def test_nothing_to_count_is_not_a_silent_success(tmp_path, monkeypatch, capsys):
