@@ -208,11 +208,11 @@ def _live(cluster: Cluster, words: tuple[str, ...], project: Project) -> Loaded:
     obj = cluster.get(list(words), limit)
     namespace = as_dict(obj.get("metadata")).get("namespace")
     problems: list[ClusterProblem] = []
-    found = pods_and_owners(cluster, limit, problems, namespace if isinstance(namespace, str) else None)
+    pods, owners = pods_and_owners(cluster, limit, problems, namespace if isinstance(namespace, str) else None)
     for problem in problems:
         sys.stderr.write(f"kartalint: warning: {problem.line}\n")
     source = f"kubectl:{'/'.join(words)}"
-    return Loaded(source, [LoadedObject(source, obj)], [], PodIndex(found).of(obj))
+    return Loaded(source, [LoadedObject(source, obj)], [], PodIndex(pods + owners).of(obj))
 
 
 def _definitions(request: DescribeRequest, project: Project) -> tuple[DefinitionIndex, DefinitionFile | None]:

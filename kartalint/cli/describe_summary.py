@@ -209,9 +209,10 @@ class ClusterSource(FileSource):
         self.limit = project.config.max_file_size
         self.covered = covered
         self.problems: list[ClusterProblem] = []
-        found = pods_and_owners(self.cluster, self.limit, self.problems)
+        pods, owners = pods_and_owners(self.cluster, self.limit, self.problems)
         refused = any(p.command.split()[2:3] == ["pods"] for p in self.problems)
-        index = PodIndex(found)
+        index = PodIndex(pods + owners)
+        self.listed = None if refused else pods
         self.pods = None if refused else index
         self.owned = lambda obj: index.owners.covered_owner(obj, lambda group, kind: (group, kind) in covered)
         self.failed = 0
@@ -220,7 +221,7 @@ class ClusterSource(FileSource):
         """The objects of each covered kind, at the most stable version the cluster serves."""
         from kartalint.load.kubectl import workloads
 
-        yield from workloads(self.cluster, self.covered, self.limit, self.problems)
+        yield from workloads(self.cluster, self.covered, self.limit, self.problems, self.listed)
 
     def what(self) -> str:
         """What was read, for a message."""

@@ -183,16 +183,17 @@ def _slim(obj: dict[str, Any]) -> dict[str, Any]:
 
 def pods_and_owners(
     cluster: Cluster, max_bytes: int, problems: list[ClusterProblem], namespace: str | None = None
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The pods of the scope (``namespace``, else the cluster's) and their owners up to
-    ``OWNER_LEVELS`` levels (each owner kind listed once, kept slim)."""
-    found: list[dict[str, Any]] = []
+    ``OWNER_LEVELS`` levels (each owner kind listed once, each owner kept slim)."""
+    pods: list[dict[str, Any]] = []
     for item in cluster.stream(["pods"], max_bytes, problems, namespace):
         if isinstance(item, LoadedObject):
-            found.append(item.data)
-    known = {as_dict(o.get("metadata")).get("uid") for o in found}
+            pods.append(item.data)
+    known = {as_dict(o.get("metadata")).get("uid") for o in pods}
+    owners: list[dict[str, Any]] = []
     listed: set[str] = set()
-    level = found
+    level = pods
     for _ in range(OWNER_LEVELS):
         wanted: dict[str, None] = {}
         for obj in level:
@@ -211,19 +212,27 @@ def pods_and_owners(
                 if isinstance(item, LoadedObject) and as_dict(item.data.get("metadata")).get("uid") not in known:
                     level.append(_slim(item.data))
                     known.add(as_dict(item.data.get("metadata")).get("uid"))
-        found += level
+        owners += level
         if not level:
             break
-    return found
+    return pods, owners
 
 
 def workloads(
-    cluster: Cluster, covered: dict[tuple[str, str], list[str]], max_bytes: int, problems: list[ClusterProblem]
+    cluster: Cluster,
+    covered: dict[tuple[str, str], list[str]],
+    max_bytes: int,
+    problems: list[ClusterProblem],
+    pods: list[dict[str, Any]] | None = None,
 ) -> Iterator[LoadedObject | LoadProblem]:
     """The objects of every covered (group, kind), each listed once at the most stable of its
     versions that the cluster serves (the API server converts between versions: listing two would
-    count every object twice); a kind the cluster serves at none of them is one ``unknown`` problem."""
+    count every object twice); a kind the cluster serves at none of them is one ``unknown`` problem.
+    ``pods``: the pods listed already (core Pods are not asked for again)."""
     for (group, kind), versions in sorted(covered.items()):
+        if (group, kind) == ("", "Pod") and pods is not None:
+            yield from (LoadedObject(f"kubectl:pods:{i + 1}", pod) for i, pod in enumerate(pods))
+            continue
         ordered = sorted(set(versions), key=version_order)
         for i, version in enumerate(ordered):
             before = len(problems)
