@@ -175,7 +175,10 @@ def run(args: argparse.Namespace) -> int:
             if not loaded.errors:
                 sys.stderr.write(f"kartalint: error: {loaded.source}: no Kubernetes object found\n")
             return EXIT_USAGE
-        chosen, code = _chosen(request, project, evaluator, loaded)
+        definitions = _definitions(request, project)
+        if definitions is None:
+            return EXIT_USAGE
+        chosen, code = _chosen(request, project, evaluator, loaded, definitions)
         return _described(request, fmt, evaluator, loaded, chosen, code)
 
 
@@ -215,9 +218,9 @@ def _live(cluster: Cluster, words: tuple[str, ...], project: Project) -> Loaded:
     return Loaded(source, [LoadedObject(source, obj)], [], PodIndex(pods + owners).of(obj))
 
 
-def _definitions(request: DescribeRequest, project: Project) -> tuple[DefinitionIndex, DefinitionFile | None]:
-    """Where definitions are chosen from, and the one ``--definition`` fixes (None without it)."""
-    from kartalint.errors import UsageError
+def _definitions(request: DescribeRequest, project: Project) -> tuple[DefinitionIndex, DefinitionFile | None] | None:
+    """Where definitions are chosen from, and the one ``--definition`` fixes (None without it);
+    None when ``--definition`` holds none (said)."""
     from kartalint.load.definitions import DefinitionIndex
 
     if not request.definition:
@@ -228,22 +231,24 @@ def _definitions(request: DescribeRequest, project: Project) -> tuple[Definition
     say_index(index, "error")
     candidates = list(index.by_basename.values())
     if not candidates:
-        raise UsageError(
-            f"{request.definition}: no Karta definition found"
-            if not index.problems
-            else f"{request.definition}: no Karta definition could be read from it"
-        )
+        if not index.problems:  # a file that cannot be read is said once, above
+            sys.stderr.write(f"kartalint: error: {request.definition}: no Karta definition found\n")
+        return None
     return index, candidates[0]
 
 
 def _chosen(
-    request: DescribeRequest, project: Project, evaluator: Evaluator, loaded: Loaded
+    request: DescribeRequest,
+    project: Project,
+    evaluator: Evaluator,
+    loaded: Loaded,
+    definitions: tuple[DefinitionIndex, DefinitionFile | None],
 ) -> tuple[list[tuple[LoadedObject, DefinitionFile]], int]:
     """Each object with its definition, and the exit code so far (2: an object without one, 1: a
     definition upstream refuses or a place that could not be read), each problem said."""
     from kartalint.load.definitions import format_gvk, object_gvk
 
-    index, fixed = _definitions(request, project)
+    index, fixed = definitions
     chosen, code = [], EXIT_FAIL if loaded.errors else EXIT_OK
     refused: set[str] = set()
     for item in loaded.objects:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kartalint.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, say_index
 from kartalint.errors import ConfigError
@@ -21,6 +21,7 @@ from kartalint.errors import ConfigError
 if TYPE_CHECKING:
     from kartalint.cli.describe import DescribeRequest
     from kartalint.diff.figures_compare import Comparison
+    from kartalint.evaluation.fleet import Choose, Owned
     from kartalint.evaluation.fleet_totals import Totals
     from kartalint.evaluation.owners import PodIndex
     from kartalint.load.definitions import DefinitionFile, DefinitionIndex
@@ -161,10 +162,10 @@ class FileSource:
         self.paths = list(request.objects)
         self.limit = project.config.max_file_size
         self.pods: PodIndex | None = PodIndex(self._pods(request.pods)) if request.pods else None
-        self.owned: Callable[[dict[str, Any]], str | None] | None = None
+        self.owned: Owned | None = None
         self.failed = 0  # places kubectl could not read (none here)
 
-    def _pods(self, path: str) -> list[dict[str, Any]]:
+    def _pods(self, path: str) -> list[dict[str, object]]:
         """The pods (and their owners) of a pods file of any size; a problem is a usage error."""
         from kartalint.load.objects import LoadedObject, stream_objects
 
@@ -242,9 +243,7 @@ class ClusterSource(FileSource):
                 self.failed += 1
 
 
-def _chooser(
-    request: DescribeRequest, project: Project
-) -> tuple[Callable[[dict[str, Any]], DefinitionFile | None], dict[tuple[str, str], list[str]]]:
+def _chooser(request: DescribeRequest, project: Project) -> tuple[Choose, dict[tuple[str, str], list[str]]]:
     """The definition of an object: ``--definition`` for the objects of its group/version/kind, then
     ``--catalog``, the project's definitions and the bundled catalog; and every (group, kind) they
     cover, with its versions."""
@@ -263,7 +262,7 @@ def _chooser(
     for group, version, kind in [*(fixed.by_gvk if fixed else ()), *index.by_gvk]:
         covered.setdefault((group, kind), []).append(version)
 
-    def choose(obj: dict[str, Any]) -> DefinitionFile | None:
+    def choose(obj: dict[str, object]) -> DefinitionFile | None:
         gvk = object_gvk(obj)
         return (fixed.find(gvk) if fixed is not None else None) or index.find(gvk)
 

@@ -59,6 +59,11 @@ def _value(argv: list[str], i: int, flag: str) -> tuple[str, int]:
     return argv[i + 1], i + 2
 
 
+def _is(arg: str, short: str, long: str) -> bool:
+    """Whether ``arg`` is the option ``short``/``long`` (``-f X``, ``-fX``, ``--filename X``, ``--filename=X``)."""
+    return arg in (short, long) or arg.startswith(long + "=") or (arg.startswith(short) and not arg.startswith("--"))
+
+
 def translate(argv: Sequence[str]) -> list[str]:
     """kartalint's arguments for a ``kubectl karta`` command line."""
     argv = list(argv)
@@ -67,41 +72,28 @@ def translate(argv: Sequence[str]) -> list[str]:
     files: list[str] = []
     rest: list[str] = []
     fmt: str | None = None
+    formats = _SUMMARY_FORMATS if "--summary" in argv else _FORMATS
     i = 1
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
             rest += argv[i:]
             break
-        if (
-            arg in ("-f", "--filename")
-            or arg.startswith(("--filename=",))
-            or (arg.startswith("-f") and arg != "-f" and not arg.startswith("--"))
-        ):
+        if _is(arg, "-f", "--filename"):
             value, i = _value(argv, i, "-f/--filename")
             files.append(value)
-        elif (
-            arg in ("-o", "--output")
-            or arg.startswith("--output=")
-            or (arg.startswith("-o") and len(arg) > 2 and not arg.startswith("--"))
-        ):
+        elif _is(arg, "-o", "--output"):
             value, i = _value(argv, i, "-o/--output")
-            formats = _SUMMARY_FORMATS if "--summary" in argv else _FORMATS
             if value not in formats:
                 raise UsageError(f"-o/--output must be one of {', '.join(formats)} (got {value!r})")
             fmt = formats[value]
-        elif arg.startswith("-n=") and len(arg) > 3:  # kubectl's shorthand with '='
-            rest += ["-n", arg[3:]]
-            i += 1
         elif arg in ("-R", "--recursive"):
             raise UsageError("-R/--recursive is not supported: name the files, or pipe `kubectl get ... -o yaml`")
         else:
-            rest.append(arg)
+            rest += ["-n", arg[3:]] if arg.startswith("-n=") and len(arg) > 3 else [arg]  # kubectl's -n=NS
             i += 1
     out = ["describe", *files, *rest] if files else ["describe", "--kubectl", *rest]
-    if fmt:
-        out += ["--format", fmt]
-    return out
+    return [*out, "--format", fmt] if fmt else out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
