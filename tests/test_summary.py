@@ -55,6 +55,25 @@ def renamed(objects: list[dict]) -> list[dict]:
     return out
 
 
+def docs_fleet() -> list[dict]:
+    """The dump of docs/fleet.md: the recorded workloads, and two GPU workloads of them that hold no
+    pod: the PyTorchJob `llama-finetune` once done (the status of a recorded PyTorchJob that
+    succeeded) and the JobSet `my-distributed-training` paused (`spec.suspend`, the conditions of a
+    recorded suspended JobSet)."""
+    found = renamed(recorded_workloads())
+    by_name = {o["metadata"]["name"]: o for o in found}
+    done = copy.deepcopy(next(o for n, o in by_name.items() if n.startswith("llama-finetune-")))
+    done["metadata"].update(name="llama-finetune-done", uid="uid-llama-done")
+    done["status"] = copy.deepcopy(next(o for n, o in by_name.items() if n.startswith("karta-e2e-pytorch-completed")
+                                        and o["status"]["conditions"][-1]["type"] == "Succeeded")["status"])  # fmt: skip
+    paused = copy.deepcopy(next(o for n, o in by_name.items() if n.startswith("my-distributed-training-")))
+    paused["metadata"].update(name="my-distributed-training-paused", uid="uid-training-paused")
+    paused["spec"]["suspend"] = True
+    suspended = next(o for n, o in by_name.items() if n.startswith("karta-e2e-jobset-suspended"))
+    paused["status"] = {"conditions": copy.deepcopy(suspended["status"]["conditions"])}
+    return [*found, done, paused]
+
+
 @pytest.fixture(scope="module")
 def workloads() -> list[dict]:
     found = renamed(recorded_workloads())
@@ -425,7 +444,8 @@ def test_the_documented_json_example_is_valid_against_the_schema():
         text = handle.read()
     example = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
     validate(example)
-    assert example["totals"]["all"]["resources"]["gpus"] == 116  # the figures the page shows
+    assert example["totals"]["all"]["resources"]["gpus"] == 182  # the figures the page shows
+    assert example["totals"]["all"]["resources"]["activeGpus"] == 116
 
 
 def test_a_definition_upstream_refuses_fails_its_objects_unless_forced(tmp_path, monkeypatch, capsys, workloads):
@@ -1069,3 +1089,35 @@ def test_line_breaks_in_values_never_start_a_line_of_the_tables(tmp_path, monkey
         assert "\r" not in out and "\x1b" not in out
         assert re.search(r"evil\\+nkartalint: note: all clear", out), out
     assert "ns\\r\\x1b[2K" in outputs[0]
+
+
+def test_the_fleet_page_shows_what_its_commands_print(tmp_path):
+    """docs/fleet.md's whole check, run as its docs test runs it: every text block marked
+    `docs-output: exact` is printed as it is, and the lines of a `docs-output: excerpt` block
+    (`...` for lines left out) are printed in that order."""
+    from test_docs_examples import setup_fleet
+
+    with open(os.path.join(ROOT, "docs", "fleet.md"), encoding="utf-8") as handle:
+        page = handle.read()
+    script = re.search(r"<!-- docs-test: fleet: [^>]*-->\n```sh\n(.*?)```", page, re.S).group(1)
+    outputs = re.findall(r"<!-- docs-output: (exact|excerpt) -->\n```text\n(.*?)```", page, re.S)
+    assert [kind for kind, _ in outputs] == ["exact", "exact", "excerpt"]
+    setup_fleet(tmp_path)
+    env = dict(os.environ, PATH=f"{tmp_path / 'bin'}{os.pathsep}{os.path.dirname(sys.executable)}{os.pathsep}"
+               f"{os.environ['PATH']}")  # fmt: skip
+    env.pop("CI", None)
+    proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, env=env, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    printed = proc.stdout
+    for kind, text in outputs:
+        if kind == "exact":
+            assert text in printed, f"docs/fleet.md shows:\n{text}\nthe commands print:\n{printed}"
+            continue
+        position = 0
+        for line in text.splitlines():
+            if line == "...":
+                continue
+            found = printed.find(line + "\n", position)
+            assert found >= 0, f"not printed (in this order): {line!r}\n{printed}"
+            position = found + len(line)

@@ -10,7 +10,8 @@ are ignored (and named).
 Values: GPUs and replicas are decimal numbers (``8``, ``2.5``, ``1e3``); ``cpu`` and ``memory``
 are Kubernetes quantities (``2``, ``500m``, ``0.5``; ``16Gi``, ``70M``, a plain number of bytes),
 kept as millicores and bytes; an empty cell is not compared. The reading is bounded, so a hostile
-file is a clear error naming the file and its place, never a hang: the file at most 256 MiB, a
+file is a clear error naming the file and its place, never a hang: the file at most 64 MiB (read
+once, so a pipe such as ``<(python3 script.py)`` is a file too), a
 header of at most ``MAX_COLUMNS`` columns, a number of at most 64 characters with an exponent of
 at most 100.
 """
@@ -18,6 +19,7 @@ at most 100.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,7 +30,7 @@ from kartalint.evaluation import quantity
 KEY_COLUMNS = ("namespace", "apiVersion", "group", "kind", "name", "role")
 VALUE_COLUMNS = ("gpus", "activeGpus", "allocatedGpus", "cpu", "memory", "cpuMillis", "memoryBytes", "replicas")
 QUANTITY_COLUMNS = ("cpu", "memory")  # Kubernetes quantities (kept as millicores and bytes)
-MAX_EXPECTED_BYTES = 256 * 1024 * 1024
+MAX_EXPECTED_BYTES = 64 * 1024 * 1024
 MAX_COLUMNS = 1000
 MAX_NUMBER = 64  # characters of one value
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
@@ -98,10 +100,10 @@ def read_expected(path: str) -> Expected:
     reader = None
     with handle:
         try:
-            if len(handle.read(MAX_EXPECTED_BYTES + 1)) > MAX_EXPECTED_BYTES:
-                raise FiguresError(f"{path}: over {MAX_EXPECTED_BYTES} bytes")
-            handle.seek(0)
-            reader = csv.reader(handle, strict=True)
+            text = handle.read(MAX_EXPECTED_BYTES + 1)
+            if len(text) > MAX_EXPECTED_BYTES:
+                raise FiguresError(f"{path}: over {MAX_EXPECTED_BYTES} characters")
+            reader = csv.reader(io.StringIO(text, newline=""), strict=True)
             header = next(reader, None)
             if not header:
                 raise FiguresError(f"{path}:1: no header line (expected e.g. namespace,kind,name,gpus)")
@@ -131,4 +133,6 @@ def read_expected(path: str) -> Expected:
             raise FiguresError(f"{path}{place}: not CSV: {exc}") from None
         except UnicodeDecodeError as exc:
             raise FiguresError(f"{path}: not UTF-8 text (byte offset {exc.start})") from None
+        except OSError as exc:
+            raise FiguresError(f"{path}: cannot read file: {exc.strerror or exc}") from None
     return expected

@@ -16,6 +16,10 @@ figures differ, each with why:
 - For a workload, a note says when it is not counted (no definition, failed, left out by
   ``--status``, counted under its owner), not active, or not in the input, or has no such role.
 
+A ``role`` of FILE is what a script calls a role: the instance of a component with instances (a
+JobSet's replicated job, a PyTorchJob's replica type: ``workers``, ``master``), else the component
+(a LeaderWorkerSet's ``leader`` and ``worker``).
+
 A key missing on one side counts as zero there, so a script that lists only GPU workloads agrees
 with a summary whose other workloads have none.
 """
@@ -65,11 +69,21 @@ def hidden_keys(keys: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _value(entry: Entry, role: RoleFigures | None, key: str) -> str:
-    if key == "role":
-        return role.role if role is not None else ""
+    if key == "role":  # the role as a script names it: the instance of a component with instances
+        return (role.instance or role.role) if role is not None else ""
     if key == "group":
         return entry.group
     return entry.value(key)
+
+
+def _pods_text(entry: Entry, role: RoleFigures | None) -> str:
+    """How a workload's (or a role's) desired GPUs are made: pods x GPUs per pod, per role."""
+    roles = [role] if role is not None else entry.roles
+    parts = [f"{r.replicas} pod(s) x {r.gpus_per_pod} GPU(s)" for r in roles if r.resources.gpus]
+    if role is None and len(parts) > 1:
+        parts = [f"{r.instance or r.role} {r.replicas} x {r.gpus_per_pod}" for r in roles if r.resources.gpus]
+        return ", ".join(parts) + " (pods x GPUs per pod)"
+    return parts[0] if parts else ""
 
 
 def _reason(entry: Entry, detailed: bool) -> str:
@@ -128,7 +142,7 @@ class Comparison:
         self.full_keys: dict[tuple[str, ...], list[tuple[str, ...]]] = {}  # FILE's key -> full keys
         self.behind: dict[tuple[str, ...], Behind] = {}  # FILE's key -> what is behind it (grouped files)
         self.notes: dict[tuple[str, ...], list[str]] = {}  # FILE's key -> not counted (files of names)
-        self.inactive: dict[tuple[str, ...], str] = {}  # full key -> why its workload is not active
+        self.details: dict[tuple[str, ...], tuple[str, str]] = {}  # full key -> (pods x GPUs, why not active)
         self.roles: dict[tuple[str, ...], set[str]] = {}  # a workload's key without role -> its roles
         self.totals = dict.fromkeys(expected.columns, 0)
 
@@ -158,10 +172,10 @@ class Comparison:
                 Behind._add(behind.kinds, (entry.api_version, entry.kind), values)
                 if not entry.active:
                     Behind._add(behind.inactive, entry.activity, values)
-            elif not entry.active:
-                self.inactive[full] = entry.activity
+            else:
+                self.details[full] = (_pods_text(entry, role), "" if entry.active else entry.activity)
             if self.per_role and not self.grouped and role is not None:
-                self.roles.setdefault(full[: self.keys.index("role")], set()).add(role.role)
+                self.roles.setdefault(full[: self.keys.index("role")], set()).add(role.instance or role.role)
 
     def _not_counted(self, entry: Entry) -> None:
         key = tuple(_value(entry, None, k) for k in self.keys)
@@ -225,15 +239,17 @@ class Comparison:
         notes = self.notes.get(key, [])
         if missing and not notes:
             notes = [self._missing(key)]
+        if key not in self.expected.rows:
+            notes = ["no line in the file"]
         difference.note = "; ".join(notes)
         fulls = self.full_keys.get(key, [])
-        why = self.inactive.get(fulls[0]) if len(fulls) == 1 else None
-        if why:
-            for column in values:
-                if column in ("gpus", "activeGpus"):
-                    difference.notes[column] = (
-                        f"not active now ({why}): its activeGpus are 0, its gpus the desired ones"
-                    )
+        if len(fulls) == 1 and fulls[0] in self.details:
+            pods, why = self.details[fulls[0]]
+            for column, (mine, _) in values.items():
+                if column == "activeGpus" and why:
+                    difference.notes[column] = f"{why}: holds no pod now (desired: {pods})"
+                elif column in ("gpus", "activeGpus") and pods:
+                    difference.notes[column] = f"{mine} = {pods}"
         return difference
 
     def _kind_of(self, key: tuple[str, ...], full: tuple[str, ...]) -> str:
