@@ -36,7 +36,9 @@ from kartalint.evaluation.fleet import Entry
 from kartalint.evaluation.usage import RoleFigures
 
 UNITS = {"cpu": "millicores", "cpuMillis": "millicores", "memory": "bytes", "memoryBytes": "bytes"}
-SUBSET_KINDS = 10  # the largest kinds behind a key tried as the exact cause of a difference
+SUBSET_KINDS = 8  # the largest kinds behind a key tried as the exact cause of a difference
+SUBSET_INACTIVE = 6  # the largest groups of workloads not active now, tried with them
+CAUSE_SIZE = 2  # at most this many of them named as the cause of a difference
 NOTES_KEPT = 3
 
 
@@ -77,13 +79,13 @@ def _value(entry: Entry, role: RoleFigures | None, key: str) -> str:
 
 
 def _pods_text(entry: Entry, role: RoleFigures | None) -> str:
-    """How a workload's (or a role's) desired GPUs are made: pods x GPUs per pod, per role."""
-    roles = [role] if role is not None else entry.roles
-    parts = [f"{r.replicas} pod(s) x {r.gpus_per_pod} GPU(s)" for r in roles if r.resources.gpus]
-    if role is None and len(parts) > 1:
-        parts = [f"{r.instance or r.role} {r.replicas} x {r.gpus_per_pod}" for r in roles if r.resources.gpus]
+    """How a workload's (or a role's) desired GPUs are made: pods x GPUs per pod, per role that asks
+    for GPUs (``""`` when none does)."""
+    roles = [r for r in ([role] if role is not None else entry.roles) if r.gpus_per_pod]
+    if role is None and len(roles) > 1:
+        parts = [f"{r.instance or r.role} {r.replicas} x {r.gpus_per_pod}" for r in roles]
         return ", ".join(parts) + " (pods x GPUs per pod)"
-    return parts[0] if parts else ""
+    return f"{roles[0].replicas} pod(s) x {roles[0].gpus_per_pod} GPU(s)" if roles else ""
 
 
 def _reason(entry: Entry, detailed: bool) -> str:
@@ -248,8 +250,8 @@ class Comparison:
             for column, (mine, _) in values.items():
                 if column == "activeGpus" and why:
                     difference.notes[column] = f"{why}: holds no pod now (desired: {pods})"
-                elif column in ("gpus", "activeGpus") and pods:
-                    difference.notes[column] = f"{mine} = {pods}"
+                elif column in ("gpus", "activeGpus"):
+                    difference.notes[column] = f"{mine} = {pods}" if pods else "no role of it asks for a GPU"
         return difference
 
     def _kind_of(self, key: tuple[str, ...], full: tuple[str, ...]) -> str:
@@ -272,18 +274,28 @@ class Comparison:
         return {c: (mine[c], theirs[c]) for c in mine if mine[c] != theirs[c]}
 
 
-def _exact(labels: list[tuple[str, int]], target: int) -> list[str] | None:
-    """The fewest of ``labels`` (label, value) whose values add up to ``target``, or None."""
-    tried = [(label, value) for label, value in labels if value][:SUBSET_KINDS]
-    for size in range(1, len(tried) + 1):
-        for chosen in itertools.combinations(tried, size):
-            if sum(value for _, value in chosen) == target:
-                return [label for label, _ in chosen]
+def _causes(options: list[tuple[str, int, str]], target: int) -> list[tuple[str, int, str]] | None:
+    """The one way of at most ``CAUSE_SIZE`` of ``options`` (label, signed value, what) to add up to
+    ``target``: the fewest, and only when no other of as few does (a coincidence of many is no cause)."""
+    for size in range(1, min(CAUSE_SIZE, len(options)) + 1):
+        found = [list(c) for c in itertools.combinations(options, size) if sum(v for _, v, _ in c) == target]
+        if found:
+            return found[0] if len(found) == 1 else None
     return None
 
 
+CAUSES = {
+    "kind": "the file counts as 0",
+    "left out": "the file leaves out workloads not active now",
+    "counted": "the file counts the desired GPUs of workloads not active now",
+}
+
+
 def explain_group(behind: Behind | None, column: str, mine: int, theirs: Fraction) -> str:
-    """Why a grouped key's figure differs, from the workloads behind it, largest first."""
+    """Why a grouped key's figure differs, from the workloads behind it, largest first: one or two
+    kinds the file counts as 0 or groups of workloads not active now (the file counting their
+    desired GPUs as in use, or leaving them out of a desired figure) when they alone make the
+    difference exactly, else the kinds behind the key and those of them not active now."""
     gap = mine - theirs
     unit = f" {UNITS[column]}" if column in UNITS else ""
     amount = int(abs(gap)) if abs(gap).denominator == 1 else float(abs(gap))
@@ -294,35 +306,32 @@ def explain_group(behind: Behind | None, column: str, mine: int, theirs: Fractio
         ((f"{c} {kind} ({api})", s[column]) for (api, kind), (c, s) in behind.kinds.items()),
         key=lambda item: (-item[1], item[0]),
     )
+    desired = "gpus" if column == "activeGpus" else column
     inactive = sorted(
-        (
-            (f"{c} not active, {why}", s[column if column != "activeGpus" else "gpus"])
-            for why, (c, s) in behind.inactive.items()
-        ),
-        key=lambda item: (-item[1], item[0]),
+        ((f"{c} {why}", s[desired]) for why, (c, s) in behind.inactive.items()), key=lambda item: (-item[1], item[0])
     )
-    not_counted = ", ".join(f"{n} {reason}" for reason, n in sorted(behind.not_counted.items(), key=lambda i: -i[1]))
-    found = None
-    if gap > 0 and gap.denominator == 1:
-        chosen = _exact(kinds, int(gap))
-        if chosen:
-            found = f"the file counts as 0: {', '.join(_show(chosen, kinds, column))}"
-        elif column == "gpus" and (chosen := _exact(inactive, int(gap))):
-            found = f"the file leaves out the desired GPUs of workloads not active now: {', '.join(_show(chosen, inactive, column))}"
-    elif gap < 0 and (-gap).denominator == 1 and column == "activeGpus":
-        chosen = _exact(inactive, int(-gap))
-        if chosen:
-            found = f"the file counts the desired GPUs of workloads not active now: {', '.join(_show(chosen, inactive, column))}"
-    if found is None:
+    options = [(label, value, "kind") for label, value in kinds if value][:SUBSET_KINDS]
+    if column == "activeGpus":
+        options += [(label, -value, "counted") for label, value in inactive if value][:SUBSET_INACTIVE]
+    elif column != "allocatedGpus":
+        options += [(label, value, "left out") for label, value in inactive if value][:SUBSET_INACTIVE]
+    chosen = _causes(options, int(gap)) if gap.denominator == 1 else None
+    if chosen:
+        parts = [
+            f"{CAUSES[what]}: " + ", ".join(f"{label}: {abs(value)}{unit}" for label, value, w in chosen if w == what)
+            for what in CAUSES
+            if any(w == what for _, _, w in chosen)
+        ]
+        found = "; ".join(parts)
+    else:
         shown = [f"{label}: {value}{unit}" for label, value in kinds[:5]]
         more = f", and {len(kinds) - 5} more kinds" if len(kinds) > 5 else ""
         found = f"behind it: {', '.join(shown) or 'no counted workload'}{more}"
+        if inactive and column != "allocatedGpus":
+            found += "; not active now: " + ", ".join(
+                f"{label}: {value}{unit} desired" for label, value in inactive[:5]
+            )
+    not_counted = ", ".join(f"{n} {reason}" for reason, n in sorted(behind.not_counted.items(), key=lambda i: -i[1]))
     if not_counted:
         found += f"; not counted by the summary: {not_counted}"
     return f"{head}: {found}"
-
-
-def _show(chosen: list[str], labels: list[tuple[str, int]], column: str) -> list[str]:
-    unit = f" {UNITS[column]}" if column in UNITS else ""
-    values = dict(labels)
-    return [f"{label}: {values[label]}{unit}" for label in chosen]
