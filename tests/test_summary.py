@@ -1140,3 +1140,15 @@ def test_kubectl_karta_describe_without_a_file_reads_the_cluster():
     assert translate(["describe", "--summary", "-A", "-o", "wide"]) == [
         "describe", "--kubectl", "--summary", "-A", "--format", "table"]  # fmt: skip
     assert translate(["describe", "-f", "job.yaml"]) == ["describe", "job.yaml"]  # a file: no cluster
+
+
+def test_schema_summary_prints_the_versioned_schema_of_the_documents(capsys):
+    from kartalint.evaluation.fleet import SCHEMA_VERSION
+
+    code, out, _ = run(capsys, "schema", "--summary")
+    schema = json.loads(out)
+    assert code == 0 and schema["$id"].endswith(f"summary-v{SCHEMA_VERSION}.json") and SCHEMA_VERSION == 2
+    assert schema["$defs"]["summary"]["properties"]["schemaVersion"] == {"const": SCHEMA_VERSION}
+    assert schema["$defs"]["comparison"]["properties"]["schemaVersion"] == {"const": SCHEMA_VERSION}
+    with open(SCHEMA, encoding="utf-8") as handle:
+        assert json.load(handle) == schema
