@@ -14,13 +14,19 @@ What it answers, as the API server does (k8s.io/apiserver, k8s.io/apimachinery's
 - errors as ``Status`` objects: 404 ``NotFound``, and 403 ``Forbidden`` for every resource in
   ``forbidden`` (the message the API server's RBAC authorizer writes).
 
-``requests`` records each path asked for, so a test can say which calls kubectl made.
+``requests`` records each path asked for, so a test can say which calls kubectl made. The server
+runs in a process of its own (``KubeServer`` starts it): kartalint forks its jq worker, which is
+not safe in a process that runs threads.
 """
 
 from __future__ import annotations
 
 import json
-import threading
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -42,53 +48,18 @@ def _status(code: int, reason: str, message: str, details: dict[str, Any]) -> di
             "reason": reason, "details": details, "code": code}  # fmt: skip
 
 
-class KubeServer:
-    """Serves ``objects`` on 127.0.0.1 (a free port) until ``close()``; ``forbidden``: resources
-    (plural.group, e.g. ``jobsets.jobset.x-k8s.io``) whose list and get are refused with 403."""
+class Answers:
+    """What the server answers for ``objects``; ``forbidden``: resources (plural.group, e.g.
+    ``jobsets.jobset.x-k8s.io``) whose list and get are refused with 403."""
 
     def __init__(self, objects: Iterable[dict[str, Any]], forbidden: Iterable[str] = ()) -> None:
         self.objects = list(objects)
         self.forbidden = set(forbidden)
-        self.requests: list[str] = []
         self.resources: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}  # (group, version) -> plural -> resource
         for obj in self.objects:
             group, _, version = obj["apiVersion"].rpartition("/")
             self._resource(group, version, obj["kind"])
         self._resource("", "v1", "Pod")
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
-            def do_GET(self) -> None:
-                path = urlsplit(self.path).path
-                server.requests.append(path)
-                code, body = server.answer(path)
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def __enter__(self) -> KubeServer:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
     def _resource(self, group: str, version: str, kind: str) -> None:
         name = plural(kind)
@@ -96,15 +67,6 @@ class KubeServer:
             "name": name, "singularName": kind.lower(), "namespaced": True, "kind": kind,
             "verbs": ["get", "list", "watch"],
         }  # fmt: skip
-
-    def kubeconfig(self, context: str = "test") -> str:
-        """A kubeconfig (YAML is a superset of JSON) whose ``context`` talks to this server."""
-        return json.dumps({
-            "apiVersion": "v1", "kind": "Config", "current-context": context,
-            "clusters": [{"name": "local", "cluster": {"server": self.url}}],
-            "users": [{"name": "dev", "user": {"token": "not-a-secret"}}],
-            "contexts": [{"name": context, "context": {"cluster": "local", "user": "dev", "namespace": "default"}}],
-        })  # fmt: skip
 
     def answer(self, path: str) -> tuple[int, dict[str, Any]]:
         parts = [p for p in path.split("/") if p]
@@ -178,3 +140,85 @@ class KubeServer:
                 for group, versions in groups.items()
             ],
         }
+
+
+def serve(answers: Answers, log: str) -> None:
+    """Serve ``answers`` on 127.0.0.1 (a free port, printed on stdout) until killed, each path asked
+    for appended to ``log``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # quiet
+            pass
+
+        def do_GET(self) -> None:
+            path = urlsplit(self.path).path
+            with open(log, "a", encoding="utf-8") as handle:
+                handle.write(path + "\n")
+            code, body = answers.answer(path)
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(httpd.server_address[1], flush=True)
+    httpd.serve_forever()
+
+
+class KubeServer:
+    """The server, in a process of its own, answering ``objects`` until ``close()``."""
+
+    def __init__(self, objects: Iterable[dict[str, Any]], forbidden: Iterable[str] = ()) -> None:
+        self.objects = list(objects)
+        self.folder = tempfile.mkdtemp(prefix="kube-server-")
+        self.log = os.path.join(self.folder, "requests.log")
+        with open(os.path.join(self.folder, "objects.json"), "w", encoding="utf-8") as handle:
+            json.dump({"objects": self.objects, "forbidden": sorted(forbidden)}, handle)
+        open(self.log, "w").close()
+        self.process = subprocess.Popen([sys.executable, __file__, self.folder], stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        self.port = int(self.process.stdout.readline())
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def requests(self) -> list[str]:
+        """Every path asked for so far, in order."""
+        with open(self.log, encoding="utf-8") as handle:
+            return handle.read().splitlines()
+
+    def forget(self) -> None:
+        """Start the record of requests anew."""
+        open(self.log, "w").close()
+
+    def kubeconfig(self, context: str = "test") -> str:
+        """A kubeconfig (YAML is a superset of JSON) whose ``context`` talks to this server."""
+        return json.dumps({
+            "apiVersion": "v1", "kind": "Config", "current-context": context,
+            "clusters": [{"name": "local", "cluster": {"server": self.url}}],
+            "users": [{"name": "dev", "user": {"token": "not-a-secret"}}],
+            "contexts": [{"name": context, "context": {"cluster": "local", "user": "dev", "namespace": "default"}}],
+        })  # fmt: skip
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> KubeServer:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+if __name__ == "__main__":
+    with open(os.path.join(sys.argv[1], "objects.json"), encoding="utf-8") as given:
+        spec = json.load(given)
+    serve(Answers(spec["objects"], spec["forbidden"]), os.path.join(sys.argv[1], "requests.log"))

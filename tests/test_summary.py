@@ -838,7 +838,6 @@ def cluster(tmp_path, monkeypatch, workloads):
         (tmp_path / "kubeconfig").write_text(server.kubeconfig())
         monkeypatch.setenv("KUBECONFIG", str(tmp_path / "kubeconfig"))
         monkeypatch.setenv("HOME", str(tmp_path))
-        server.objects_given = objects
         yield server
 
 
@@ -903,7 +902,7 @@ def test_live_summary_lists_every_covered_kind_and_says_what_kubectl_refused(clu
     notes = [line for line in err.splitlines() if "not served by the cluster" in line]
     assert len(notes) == 1 and "Sandbox.v1beta1.agents.x-k8s.io" in notes[0] and "JobSet" not in notes[0]
     # the rows are those of a dump of the same objects, PyTorchJobs and owned Jobs and pods left out
-    allowed = [o for o in cluster.objects_given if o["kind"] not in ("PyTorchJob", "Pod")
+    allowed = [o for o in cluster.objects if o["kind"] not in ("PyTorchJob", "Pod")
                and not any(r.get("controller") for r in o["metadata"].get("ownerReferences", []))]  # fmt: skip
     (tmp_path / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": allowed}))
     _, offline, _ = summary_json(capsys, "dump.json")
@@ -922,6 +921,12 @@ def test_live_summary_lists_every_covered_kind_and_says_what_kubectl_refused(clu
     # one list per kind, each at the version a definition covers, and the pods once
     assert "/apis/jobset.x-k8s.io/v1alpha2/jobsets" in cluster.requests and "/api/v1/pods" in cluster.requests
     assert sum(1 for r in cluster.requests if r == "/api/v1/pods") == 1
+    # one namespace: -n NS is passed to every kubectl get
+    cluster.forget()
+    code, doc, err = summary_json(capsys, "--kubectl", "-n", "team-0", "--rows", "role")
+    assert code == 1 and {r["namespace"] for r in doc["rows"]} == {"team-0"}, err
+    listed = [r for r in cluster.requests if r.endswith(("/jobsets", "/pods", "/pytorchjobs"))]
+    assert listed and all("/namespaces/team-0/" in r for r in listed), listed
 
 
 def test_live_mode_without_kubectl_on_the_path_is_one_clear_line(tmp_path, monkeypatch, capsys):
