@@ -18,14 +18,15 @@ from collections.abc import Iterable
 from typing import IO
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FIRST = frozenset(FORMULA_STARTS)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def neutralised(cell: object) -> str:
     """``cell`` as text a spreadsheet shows and never evaluates: with a leading ``'`` when it starts
     like a formula and is not a number."""
-    text = "" if cell is None else str(cell)
-    if text.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(text):
+    text = cell if type(cell) is str else "" if cell is None else str(cell)
+    if text and text[0] in _FIRST and not _NUMBER.fullmatch(text):
         return "'" + text
     return text
 
