@@ -39,5 +39,5 @@ class SafeCsvWriter:
         self._writer = csv.writer(stream, lineterminator="\r\n")
 
     def writerow(self, cells: Iterable[object]) -> None:
-        """Write one record."""
-        self._writer.writerow([neutralised(cell) for cell in cells])
+        """Write one record (an ``int`` cell is a number: written as it is)."""
+        self._writer.writerow([cell if type(cell) is int else neutralised(cell) for cell in cells])

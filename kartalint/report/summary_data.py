@@ -18,24 +18,24 @@ CSV_COLUMNS = (*WORKLOAD_COLUMNS, "replicas", "ready", *FIGURE_COLUMNS, "error")
 ROLE_CSV_COLUMNS = (*WORKLOAD_COLUMNS, "role", "instance", "replicas", "ready", "gpusPerPod", *FIGURE_COLUMNS, "error")
 
 
-def _text(value: int | None) -> str:
-    return "" if value is None else str(value)
+def _cell(value: int | None) -> int | str:
+    return "" if value is None else value
 
 
-def csv_record(row: Row, per_role: bool) -> list[str]:
+def csv_record(row: Row, per_role: bool) -> list[int | str]:
     """A CSV record in ``CSV_COLUMNS`` (``ROLE_CSV_COLUMNS`` with ``per_role``) order, in machine
     units; a failed workload has empty figures and its errors joined by ``; ``."""
     entry, role = row.entry, row.role
     resources = row.resources
-    figures = ["", "", "", "", ""]
+    figures: list[int | str] = ["", "", "", "", ""]
     if resources is not None:
-        figures = [str(resources.gpus), str(row.active_gpus), _text(row.allocated_gpus),
-                   str(resources.cpu_millis), str(resources.memory_bytes)]  # fmt: skip
-    head = [entry.namespace, entry.kind, entry.name, entry.api_version, entry.definition, entry.status]
-    replicas = [_text(row.replicas), _text(row.ready)]
+        figures = [resources.gpus, row.active_gpus, _cell(row.allocated_gpus), resources.cpu_millis,
+                   resources.memory_bytes]  # fmt: skip
+    head: list[int | str] = [entry.namespace, entry.kind, entry.name, entry.api_version, entry.definition, entry.status]
+    replicas = [_cell(row.replicas), _cell(row.ready)]
     if per_role:
-        names = [role.role if role else "", (role.instance or "") if role else ""]
-        per_pod = [str(role.gpus_per_pod) if role else ""]
+        names: list[int | str] = [role.role if role else "", (role.instance or "") if role else ""]
+        per_pod: list[int | str] = [role.gpus_per_pod if role else ""]
         return [*head, *names, *replicas, *per_pod, *figures, "; ".join(entry.errors)]
     return [*head, *replicas, *figures, "; ".join(entry.errors)]
 
