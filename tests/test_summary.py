@@ -1157,3 +1157,22 @@ def test_schema_summary_prints_the_versioned_schema_of_the_documents(capsys):
     assert schema["$defs"]["comparison"]["properties"]["schemaVersion"] == {"const": SCHEMA_VERSION}
     with open(SCHEMA, encoding="utf-8") as handle:
         assert json.load(handle) == schema
+
+
+def test_one_pass_figures_are_the_views_own():
+    """The summary counts each component's resources once (`usage.workload_figures`): the same
+    figures as the view's properties, on every catalog fixture's object, with and without pods."""
+    from kartalint.evaluation import Evaluator
+    from kartalint.evaluation.usage import roles_of, workload_figures
+    from kartalint.load.definitions import default_index, object_gvk
+    from test_project import KUBECTL_JOBSET, kubectl_pods
+
+    index = default_index()
+    found = [(index.find(object_gvk(obj)), obj, None) for _, obj in catalog_fixture_objects()]
+    found.append((index.find(object_gvk(yaml.safe_load(KUBECTL_JOBSET))), yaml.safe_load(KUBECTL_JOBSET),
+                  yaml.safe_load(kubectl_pods())["items"]))  # fmt: skip
+    with Evaluator() as evaluator:
+        views = evaluator.evaluate_all([(d.data, obj, pods) for d, obj, pods in found if d is not None])
+    assert len(views) == len(found) > 300
+    for view in views:
+        assert workload_figures(view) == (view.resources, view.replicas, roles_of(view))

@@ -28,7 +28,7 @@ from typing import Any
 from kartalint.evaluation.engine import Evaluator
 from kartalint.evaluation.owners import PodIndex
 from kartalint.evaluation.resources import Resources
-from kartalint.evaluation.usage import RoleFigures, activity, allocated_gpus, roles_of
+from kartalint.evaluation.usage import RoleFigures, activity, allocated_gpus, workload_figures
 from kartalint.evaluation.view import WorkloadView
 from kartalint.karta import as_dict
 from kartalint.load.definitions import DefinitionFile
@@ -39,7 +39,7 @@ BATCH = 256  # objects evaluated together: what the summary holds at a time
 UNDEFINED = "Undefined"  # the status of a workload no status mapping matches (as `kli get`)
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """What the summary says of one object (or of a place in the input that could not be read)."""
 
@@ -120,18 +120,19 @@ def entry_of(
     if errors:
         return _entry("failed", origin, obj, errors=errors, **named)
     active, why = activity(obj, view.statuses)
+    resources, replicas, roles = workload_figures(view)
     return _entry(
         "counted",
         origin,
         obj,
         statuses=list(view.statuses),
-        replicas=view.replicas,
+        replicas=replicas,
         ready=view.ready_pods,
-        resources=view.resources,
+        resources=resources,
         active=active,
         activity=why,
         allocated_gpus=None if pods is None else allocated_gpus(pods),
-        roles=roles_of(view),
+        roles=roles,
         **named,
     )
 

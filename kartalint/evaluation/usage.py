@@ -26,7 +26,7 @@ from typing import Any
 
 from kartalint.evaluation import resources
 from kartalint.evaluation.resources import ZERO, Resources
-from kartalint.evaluation.view import PodView, WorkloadView
+from kartalint.evaluation.view import Component, PodView, WorkloadView
 from kartalint.karta import as_dict, as_list
 
 ACTIVE_STATUSES = ("Initializing", "Running", "Degraded", "Resuming", "Undefined")
@@ -106,9 +106,10 @@ def _held(pods: Sequence[PodView]) -> int:
     return sum(p.resources.gpus for p in pods if bound_and_running(p.phase, p.node))
 
 
-def roles_of(view: WorkloadView) -> list[RoleFigures]:
+def roles_of(view: WorkloadView, own: dict[int, Resources] | None = None) -> list[RoleFigures]:
     """The roles of describe's Resources table, one per instance of a component with instances
-    (a component with none is one row of 0 replicas)."""
+    (a component with none is one row of 0 replicas); ``own``: each component's own resources by
+    ``id``, when known already."""
     given = view.pods_given
     out = []
     for comp in view.table_components:
@@ -134,8 +135,24 @@ def roles_of(view: WorkloadView) -> list[RoleFigures]:
                 comp.desired,
                 sum(1 for p in comp.pods if p.ready) if given else None,
                 per_pod,
-                comp.own_resources,
+                own[id(comp)] if own is not None else comp.own_resources,
                 _held(comp.pods) if given else None,
             )
         )
     return out
+
+
+def workload_figures(view: WorkloadView) -> tuple[Resources, int, list[RoleFigures]]:
+    """(``view.resources``, ``view.replicas``, ``roles_of(view)``) in one pass: each component's own
+    resources are counted once (the summary's time per object is mostly this and reading it)."""
+    own = {id(comp): comp.own_resources for comp in view.components}
+
+    def total(comp: Component, depth: int = 0) -> Resources:
+        found = own.get(id(comp), ZERO)
+        for child in comp.children if depth < 64 else ():
+            found = found + total(child, depth + 1)
+        return found
+
+    root = view.root
+    table = view.table_components
+    return (total(root) if root is not None else ZERO), sum(c.desired for c in table), roles_of(view, own)
