@@ -1162,10 +1162,11 @@ def test_schema_summary_prints_the_versioned_schema_of_the_documents(capsys):
 def test_one_pass_figures_are_the_views_own():
     """The summary counts each component's resources once (`usage.workload_figures`): the same
     figures as the view's properties, on every catalog fixture's object, with and without pods."""
+    from test_project import KUBECTL_JOBSET, kubectl_pods
+
     from kartalint.evaluation import Evaluator
     from kartalint.evaluation.usage import roles_of, workload_figures
     from kartalint.load.definitions import default_index, object_gvk
-    from test_project import KUBECTL_JOBSET, kubectl_pods
 
     index = default_index()
     found = [(index.find(object_gvk(obj)), obj, None) for _, obj in catalog_fixture_objects()]
