@@ -4,7 +4,7 @@ that nothing uses is dead code: delete it. (Read by vulture, never run.)"""
 
 from kartalint import __getattr__ as lazy_api
 from kartalint.jqlang.runner import BoundedRunner
-from kartalint.load import definitions
+from kartalint.load import definitions, pipe
 from kartalint.lsp import server
 from kartalint.project import parse_config
 from kartalint.report import describe, github, json, junit, output, sarif, summary, summary_compare, text
@@ -58,3 +58,8 @@ written.unwritten
 
 # Loaded by path by setup.py (the build knows its revision from the Action's ref)
 release.revision_from_ref
+
+# Called by io and the YAML/JSON readers on a stream (load/pipe.py's reader of stdin and kubectl's output)
+pipe.Replayable.seekable
+pipe.Replayable.tell
+pipe.Replayable.readinto

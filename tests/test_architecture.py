@@ -219,7 +219,8 @@ def test_every_output_format_is_a_lifecycle_and_registered():
     for kind, formats in DOCUMENTS.items():
         for fmt in formats:
             assert callable(make_document_reporter(kind, fmt, io.StringIO()).render)
-    from kartalint.diff.figures import Comparison, Expected
+    from kartalint.diff.figures import Expected
+    from kartalint.diff.figures_compare import Comparison
 
     assert set(COMPARISONS) == set(SUMMARIES)
     for fmt in SUMMARIES:

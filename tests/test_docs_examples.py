@@ -112,13 +112,13 @@ def setup_reference(tmp):
 
 def setup_fleet(tmp):
     """``bin/kubectl`` (put first on the PATH) prints the recorded JobSets, PyTorchJobs, RayClusters
-    and LeaderWorkerSets of the reference data as one List, in JSON or (with ``yaml`` among its
-    arguments) YAML, whatever resources it is asked for."""
+    and LeaderWorkerSets of the reference data (``test_summary.docs_fleet``) as one List, in JSON or
+    (with ``yaml`` among its arguments) YAML, whatever resources it is asked for."""
     import json
 
-    from test_summary import recorded_workloads, renamed
+    from test_summary import docs_fleet
 
-    document = {"apiVersion": "v1", "items": renamed(recorded_workloads()), "kind": "List"}
+    document = {"apiVersion": "v1", "items": docs_fleet(), "kind": "List"}
     (tmp / "recorded-list.json").write_text(json.dumps(document))
     (tmp / "bin").mkdir()
     kubectl = tmp / "bin" / "kubectl"

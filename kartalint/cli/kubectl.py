@@ -4,6 +4,8 @@ kubectl runs any executable named ``kubectl-<name>`` on the PATH as ``kubectl <n
 convention; ``kubectl plugin list`` shows it). The plugin speaks kubectl's dialect and hands over to
 kartalint's commands:
 
+    kubectl karta describe jobset demo -n ml             # kartalint describe --kubectl jobset demo -n ml
+    kubectl karta describe --summary -A                  # kartalint describe --summary --kubectl -A
     kubectl karta describe -f job.yaml                   # kartalint describe job.yaml
     kubectl get jobset demo -o yaml | kubectl karta describe -f -
     kubectl karta describe -f job.yaml -o json           # kartalint describe job.yaml -f json
@@ -11,8 +13,10 @@ kartalint's commands:
 
 For ``describe``, ``-f/--filename`` names the object file (repeatable; ``-`` for stdin) and
 ``-o/--output`` the format (``tree``, ``json``, ``yaml``; ``wide`` is the tree), as in
-``kubectl get``; kartalint's own ``--format`` and ``--output FILE`` are accepted too. kartalint
-needs no cluster access: the objects come from files or stdin.
+``kubectl get``; kartalint's own ``--format`` and ``--output FILE`` are accepted too. Without
+``-f``, the object comes from the cluster: ``KIND NAME`` or ``KIND/NAME`` in kubectl's word order,
+``-n/--namespace``, ``-A/--all-namespaces``, ``--context`` and ``--kubeconfig`` passed through to
+the user's kubectl (``kartalint describe --kubectl``, docs/kubectl.md).
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from kartalint.cli.common import EXIT_USAGE
 
 USAGE = """usage: kubectl karta COMMAND [ARGS...]
 
-kartalint as a kubectl plugin (no cluster access needed: objects come from files or stdin).
+kartalint as a kubectl plugin: objects from the cluster (through your kubectl), files or stdin.
 
+  kubectl karta describe KIND NAME [-n NS] [--context C] [--kubeconfig K] [-o tree|json|yaml]
+  kubectl karta describe --summary [-A | -n NS] [--rows role] [-o table|csv|json|markdown]
   kubectl karta describe -f OBJECT.yaml [-o tree|json|yaml] [--pods PODS.yaml]
   kubectl get jobset demo -o yaml | kubectl karta describe -f -
   kubectl karta lint|test|diff|explore|new|catalog|rules ...   (as `kartalint COMMAND`)
@@ -34,6 +40,7 @@ kartalint as a kubectl plugin (no cluster access needed: objects come from files
 """
 
 _FORMATS = {"tree": "tree", "wide": "tree", "json": "json", "yaml": "yaml"}
+_SUMMARY_FORMATS = {"table": "table", "wide": "table", "csv": "csv", "json": "json", "markdown": "markdown"}
 
 
 class UsageError(Exception):
@@ -52,6 +59,11 @@ def _value(argv: list[str], i: int, flag: str) -> tuple[str, int]:
     return argv[i + 1], i + 2
 
 
+def _is(arg: str, short: str, long: str) -> bool:
+    """Whether ``arg`` is the option ``short``/``long`` (``-f X``, ``-fX``, ``--filename X``, ``--filename=X``)."""
+    return arg in (short, long) or arg.startswith(long + "=") or (arg.startswith(short) and not arg.startswith("--"))
+
+
 def translate(argv: Sequence[str]) -> list[str]:
     """kartalint's arguments for a ``kubectl karta`` command line."""
     argv = list(argv)
@@ -60,37 +72,28 @@ def translate(argv: Sequence[str]) -> list[str]:
     files: list[str] = []
     rest: list[str] = []
     fmt: str | None = None
+    formats = _SUMMARY_FORMATS if "--summary" in argv else _FORMATS
     i = 1
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
             rest += argv[i:]
             break
-        if (
-            arg in ("-f", "--filename")
-            or arg.startswith(("--filename=",))
-            or (arg.startswith("-f") and arg != "-f" and not arg.startswith("--"))
-        ):
+        if _is(arg, "-f", "--filename"):
             value, i = _value(argv, i, "-f/--filename")
             files.append(value)
-        elif (
-            arg in ("-o", "--output")
-            or arg.startswith("--output=")
-            or (arg.startswith("-o") and len(arg) > 2 and not arg.startswith("--"))
-        ):
+        elif _is(arg, "-o", "--output"):
             value, i = _value(argv, i, "-o/--output")
-            if value not in _FORMATS:
-                raise UsageError(f"-o/--output must be one of {', '.join(_FORMATS)} (got {value!r})")
-            fmt = _FORMATS[value]
+            if value not in formats:
+                raise UsageError(f"-o/--output must be one of {', '.join(formats)} (got {value!r})")
+            fmt = formats[value]
         elif arg in ("-R", "--recursive"):
             raise UsageError("-R/--recursive is not supported: name the files, or pipe `kubectl get ... -o yaml`")
         else:
-            rest.append(arg)
+            rest += ["-n", arg[3:]] if arg.startswith("-n=") and len(arg) > 3 else [arg]  # kubectl's -n=NS
             i += 1
-    out = ["describe", *files, *rest]
-    if fmt:
-        out += ["--format", fmt]
-    return out
+    out = ["describe", *files, *rest] if files else ["describe", "--kubectl", *rest]
+    return [*out, "--format", fmt] if fmt else out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,10 @@ import sys
 
 from kartalint.cli.common import EXIT_FAIL, EXIT_OK, emit
 
-HELP = "print the Karta JSON Schema (for editors; --fixture, --config: the fixture and configuration schemas)"
+HELP = (
+    "print the Karta JSON Schema (for editors; --fixture, --config, --summary: the fixture, configuration and "
+    "fleet summary schemas)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,6 +20,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fixture", action="store_true", help="print the JSON Schema of fixture files instead")
     parser.add_argument(
         "--config", action="store_true", help="print the JSON Schema of the configuration (.kartalint.yaml) instead"
+    )
+    parser.add_argument(
+        "--summary",
+        action="store_true",
+        help="print the JSON Schema of `describe --summary -f json` (and of --compare's document) instead",
     )
     parser.add_argument(
         "--regenerate",
@@ -37,10 +45,13 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(json.dumps(config_schema(list(registry.RULES), MAX_CONFIGURABLE_BYTES), indent=2) + "\n")
         return EXIT_OK
-    if args.fixture:
+    if args.fixture or args.summary:
+        import os
+
         from kartalint.rules.fixture_schema import SCHEMA_FILE as FIXTURE_SCHEMA
 
-        with open(FIXTURE_SCHEMA, encoding="utf-8") as handle:
+        chosen = FIXTURE_SCHEMA if args.fixture else os.path.join(schema.DATA_DIR, "summary.schema.json")
+        with open(chosen, encoding="utf-8") as handle:
             sys.stdout.write(handle.read())
         return EXIT_OK
     if args.regenerate:

@@ -1,46 +1,48 @@
-"""Fleet accounting (``kartalint describe --summary``): one entry per workload object, totals by group.
+"""Fleet accounting (``kartalint describe --summary``): one entry per workload object.
 
-``summarise`` takes objects one at a time (``load.objects.stream_objects``), finds each one's
-definition, evaluates them in batches through ``Evaluator.evaluate_many`` (``evaluate_all`` groups
-a batch by definition) and yields one ``Entry`` per object, in input order, as soon as its batch
-is done. Memory is bounded by the batch, not by the input. An entry is
+``summarise`` takes objects one at a time (``load.objects.stream_objects``, or ``kubectl get``'s
+output), finds each one's definition, evaluates them in batches through
+``Evaluator.evaluate_many`` (``evaluate_all`` groups a batch by definition) and yields one
+``Entry`` per object, in input order, as soon as its batch is done. Memory is bounded by the
+batch, not by the input. An entry is
 
-- ``counted``: evaluated without an error; its replicas and resources are describe's TOTAL row;
+- ``counted``: evaluated without an error; its replicas and resources are describe's TOTAL row,
+  its ``roles`` the rows of describe's Resources table, ``active``/``activity`` whether it holds
+  its pods now and why (``evaluation.usage``), ``allocated_gpus`` what its pods hold (with pods);
 - ``failed``: its definition is refused (invalid, without ``--force``) or the evaluation has
   errors: reported with the error, left out of the totals;
 - ``uncovered``: no definition for its group/version/kind (counted by kind);
+- ``owned``: part of a workload of another covered kind (a live summary's Jobs of a CronJob, Pods
+  of a Deployment): counted by kind, its figures are its owner's;
 - ``unreadable``: the input could not be read there (the error says where).
 
-``Totals`` adds the counted entries up by the group-by keys (``namespace``, ``kind``,
-``definition``, ``status``); ``FleetSummary`` is the whole a reporter walks (entries as they come,
-then the totals).
+``fleet_totals`` adds the entries up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kartalint.evaluation.engine import Evaluator
-from kartalint.evaluation.resources import ZERO, Resources
+from kartalint.evaluation.owners import PodIndex
+from kartalint.evaluation.resources import Resources
+from kartalint.evaluation.usage import RoleFigures, activity, allocated_gpus, workload_figures
 from kartalint.evaluation.view import WorkloadView
-from kartalint.karta import as_dict, as_list
+from kartalint.karta import as_dict
 from kartalint.load.definitions import DefinitionFile
 from kartalint.load.objects import LoadedObject, LoadProblem
 
-SCHEMA_VERSION = 1  # of the summary's JSON document (kartalint/schema/data/summary.schema.json)
-GROUP_KEYS = ("namespace", "kind", "definition", "status")
-DEFAULT_GROUP_BY = ("namespace", "kind")
+SCHEMA_VERSION = 2  # of the summary's JSON document (kartalint/schema/data/summary.schema.json)
 BATCH = 256  # objects evaluated together: what the summary holds at a time
-OWNER_LEVELS = 6  # how far up owner references are followed from a pod (as kli's live mode)
 UNDEFINED = "Undefined"  # the status of a workload no status mapping matches (as `kli get`)
 
 
-Outcome = Literal["counted", "failed", "uncovered", "unreadable"]  # what became of one object
+Outcome = Literal["counted", "failed", "uncovered", "owned", "filtered", "unreadable"]  # what became of one object
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """What the summary says of one object (or of a place in the input that could not be read)."""
 
@@ -53,102 +55,92 @@ class Entry:
     definition: str = ""  # the definition's metadata.name ("" when none covers the object)
     statuses: list[str] = field(default_factory=list)
     replicas: int | None = None  # desired replicas (describe's TOTAL row); None unless counted
-    ready: int | None = None  # ready pods, with --pods; None otherwise
+    ready: int | None = None  # ready pods, with pods given; None otherwise
     resources: Resources | None = None  # None unless counted
     errors: list[str] = field(default_factory=list)
+    active: bool | None = None  # holds its pods now (evaluation.usage); None unless counted
+    activity: str = ""  # why it is active or not ("status Completed", ...); or the owner of an owned one
+    allocated_gpus: int | None = None  # GPUs its pods hold, with pods given; None otherwise
+    roles: list[RoleFigures] = field(default_factory=list)
 
     @property
     def status(self) -> str:
         """The matched statuses joined by commas (``Undefined`` when none matched); empty unless the
-        entry is counted."""
-        if self.outcome != "counted":
+        entry was evaluated without error."""
+        if self.outcome not in ("counted", "filtered"):
             return ""
         return ",".join(self.statuses) or UNDEFINED
 
+    @property
+    def group(self) -> str:
+        """The API group of the object's apiVersion (``""`` for the core group)."""
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def gpus(self) -> int:
+        """The desired GPUs (0 unless counted)."""
+        return self.resources.gpus if self.resources is not None else 0
+
+    @property
+    def active_gpus(self) -> int:
+        """The desired GPUs of an active workload, 0 for one that holds no pod now."""
+        return self.gpus if self.active else 0
+
     def value(self, key: str) -> str:
-        """The entry's value for a group-by key."""
-        return str(getattr(self, key))
+        """The entry's value for a group-by or comparison key."""
+        return str(getattr(self, "api_version" if key == "apiVersion" else key))
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _entry(outcome: Outcome, origin: str, obj: Any, **more: Any) -> Entry:
     """An entry for ``obj`` with its namespace, kind, name and apiVersion."""
     obj = as_dict(obj)
     meta = as_dict(obj.get("metadata"))
-
-    def text(value: Any) -> str:
-        return value if isinstance(value, str) else ""
-
     return Entry(
         outcome,
         origin,
-        namespace=text(meta.get("namespace")),
-        kind=text(obj.get("kind")),
-        name=text(meta.get("name")),
-        api_version=text(obj.get("apiVersion")),
+        namespace=_text(meta.get("namespace")),
+        kind=_text(obj.get("kind")),
+        name=_text(meta.get("name")),
+        api_version=_text(obj.get("apiVersion")),
         **more,
     )
 
 
-def entry_of(origin: str, obj: Any, definition: DefinitionFile, view: WorkloadView) -> Entry:
-    """The entry of an evaluated object: counted, or failed when the view has errors."""
+def entry_of(
+    origin: str, obj: Any, definition: DefinitionFile, view: WorkloadView, pods: list[Any] | None = None
+) -> Entry:
+    """The entry of an evaluated object (``pods``: the pods given for it, None without pods):
+    counted, or failed when the view has errors."""
     errors = [
         f"{component + ': ' if component else ''}{error.field}: {error.message}" for component, error in view.all_errors
     ]
     named = {"definition": definition.name}
     if errors:
         return _entry("failed", origin, obj, errors=errors, **named)
+    active, why = activity(obj, view.statuses)
+    resources, replicas, roles = workload_figures(view)
     return _entry(
         "counted",
         origin,
         obj,
         statuses=list(view.statuses),
-        replicas=view.replicas,
+        replicas=replicas,
         ready=view.ready_pods,
-        resources=view.resources,
+        resources=resources,
+        active=active,
+        activity=why,
+        allocated_gpus=None if pods is None else allocated_gpus(pods),
+        roles=roles,
         **named,
     )
 
 
-class PodIndex:
-    """Pods by the workload that owns them, as kli's live mode finds them: a pod belongs to a
-    workload in its namespace when an owner reference of the pod, or of an owner up to six levels
-    up, names the workload's uid. Owners in between (the Jobs of a JobSet) are followed when they
-    are in the pods file too (``kubectl get pods,jobs -o yaml``)."""
-
-    def __init__(self, objects: Sequence[Any]) -> None:
-        """Index the pods among ``objects`` (kind ``Pod``, or no kind) under every uid their owner
-        references reach, following the owners found in ``objects`` up to ``OWNER_LEVELS`` levels."""
-        owners: dict[str, list[str]] = {}
-        pods: list[tuple[dict[str, Any], list[str]]] = []
-        for obj in objects:
-            meta = as_dict(as_dict(obj).get("metadata"))
-            refs = [r["uid"] for r in as_list(meta.get("ownerReferences")) if isinstance(as_dict(r).get("uid"), str)]
-            if isinstance(meta.get("uid"), str):
-                owners[meta["uid"]] = refs
-            if as_dict(obj).get("kind") in ("Pod", None):
-                pods.append((obj, refs))
-        self.by_owner: dict[str, list[dict[str, Any]]] = {}
-        for pod, refs in pods:
-            reached: set[str] = set()
-            level = refs
-            for _ in range(OWNER_LEVELS):
-                level = [uid for uid in level if uid not in reached]
-                reached.update(level)
-                level = [up for uid in level for up in owners.get(uid, [])]
-            for uid in reached:
-                self.by_owner.setdefault(uid, []).append(pod)
-
-    def of(self, workload: Any) -> list[dict[str, Any]]:
-        """The pods of ``workload``: those whose owners reach its uid and that share its namespace
-        (none without a uid)."""
-        meta = as_dict(as_dict(workload).get("metadata"))
-        uid, namespace = meta.get("uid"), meta.get("namespace")
-        if not isinstance(uid, str):
-            return []
-        return [p for p in self.by_owner.get(uid, []) if as_dict(p.get("metadata")).get("namespace") == namespace]
-
-
 Choose = Callable[[dict[str, Any]], "DefinitionFile | None"]
+Owned = Callable[[dict[str, Any]], "str | None"]  # the covered owner of an object (a live summary)
 
 
 def summarise(
@@ -157,17 +149,19 @@ def summarise(
     evaluator: Evaluator,
     pods: PodIndex | None = None,
     batch: int = BATCH,
+    owned: Owned | None = None,
 ) -> Iterator[Entry]:
-    """One entry per item, in order, each batch evaluated together (see the module's docstring)."""
+    """One entry per item, in order, each batch evaluated together (see the module's docstring);
+    ``owned``: which covered workload an object belongs to (None: a workload of its own)."""
     pending: list[LoadedObject | LoadProblem] = []
     invalid: dict[int, list[str]] = {}  # id of a definition's data -> why upstream refuses it
     for item in items:
         pending.append(item)
         if len(pending) >= batch:
-            yield from _evaluate(pending, choose, evaluator, pods, invalid)
+            yield from _evaluate(pending, choose, evaluator, pods, invalid, owned)
             pending = []
     if pending:
-        yield from _evaluate(pending, choose, evaluator, pods, invalid)
+        yield from _evaluate(pending, choose, evaluator, pods, invalid, owned)
 
 
 def _evaluate(
@@ -176,12 +170,17 @@ def _evaluate(
     evaluator: Evaluator,
     pods: PodIndex | None,
     invalid: dict[int, list[str]],
+    owned: Owned | None,
 ) -> list[Entry]:
     entries: list[Entry | None] = [None] * len(batch)
     work: list[tuple[int, LoadedObject, DefinitionFile]] = []
     for index, item in enumerate(batch):
         if isinstance(item, LoadProblem):
             entries[index] = Entry("unreadable", item.message.split(": ", 1)[0], errors=[item.message])
+            continue
+        owner = owned(item.data) if owned is not None else None
+        if owner is not None:
+            entries[index] = _entry("owned", item.origin, item.data, activity=owner)
             continue
         definition = choose(item.data)
         if definition is None:
@@ -204,100 +203,10 @@ def _evaluate(
             )
             continue
         work.append((index, item, definition))
+    given = [pods.of(item.data) if pods is not None else None for _, item, _ in work]
     views = evaluator.evaluate_all(
-        [(definition.data, item.data, pods.of(item.data) if pods else None) for _, item, definition in work]
+        [(definition.data, item.data, found) for (_, item, definition), found in zip(work, given, strict=True)]
     )
-    for (index, item, definition), view in zip(work, views, strict=True):
-        entries[index] = entry_of(item.origin, item.data, definition, view)
+    for (index, item, definition), view, found in zip(work, views, given, strict=True):
+        entries[index] = entry_of(item.origin, item.data, definition, view, found)
     return [entry for entry in entries if entry is not None]
-
-
-@dataclass
-class Total:
-    """What a group of counted entries adds up to."""
-
-    workloads: int = 0
-    replicas: int = 0
-    ready: int = 0
-    resources: Resources = ZERO
-
-    def add(self, entry: Entry) -> None:
-        """Count one counted entry (a missing replica or ready count adds 0)."""
-        self.workloads += 1
-        self.replicas += entry.replicas or 0
-        self.ready += entry.ready or 0
-        self.resources = self.resources + (entry.resources or ZERO)
-
-
-class Totals:
-    """Counted entries added up by ``group_by``; the others counted (uncovered by kind) or kept
-    (failed and unreadable entries, with their errors)."""
-
-    def __init__(self, group_by: Sequence[str] = DEFAULT_GROUP_BY) -> None:
-        """``group_by`` holds keys of ``GROUP_KEYS`` (a repeated one counts once); another key raises ``ValueError``."""
-        unknown = [key for key in group_by if key not in GROUP_KEYS]
-        if unknown:
-            raise ValueError(f"cannot group by {', '.join(unknown)} (choose from {', '.join(GROUP_KEYS)})")
-        self.group_by = tuple(dict.fromkeys(group_by))
-        self.groups: dict[tuple[str, ...], Total] = {}
-        self.all = Total()
-        self.uncovered: dict[tuple[str, str], int] = {}  # (apiVersion, kind) -> objects
-        self.failed: list[Entry] = []
-        self.unreadable: list[Entry] = []
-        self.objects = 0
-
-    def add(self, entry: Entry) -> None:
-        """Take one entry: a counted one into its group and into ``all``, an uncovered one counted by
-        (apiVersion, kind), a failed or unreadable one kept. Every entry but an unreadable one counts
-        in ``objects``."""
-        if entry.outcome == "unreadable":
-            self.unreadable.append(entry)
-            return
-        self.objects += 1
-        if entry.outcome == "counted":
-            key = tuple(entry.value(k) for k in self.group_by)
-            self.groups.setdefault(key, Total()).add(entry)
-            self.all.add(entry)
-        elif entry.outcome == "uncovered":
-            kind = (entry.api_version, entry.kind)
-            self.uncovered[kind] = self.uncovered.get(kind, 0) + 1
-        else:
-            self.failed.append(entry)
-
-    @property
-    def uncovered_count(self) -> int:
-        """How many objects no definition covers."""
-        return sum(self.uncovered.values())
-
-    def sorted_groups(self) -> list[tuple[tuple[str, ...], Total]]:
-        """The groups as (key values in ``group_by`` order, total) pairs, sorted by the key values."""
-        return sorted(self.groups.items())
-
-
-class FleetSummary:
-    """The whole a summary reporter walks: ``entries()`` as they are evaluated (each also added to
-    the totals and handed to every observer, e.g. a comparison), then ``totals``."""
-
-    def __init__(
-        self,
-        entries: Iterable[Entry],
-        group_by: Sequence[str] = DEFAULT_GROUP_BY,
-        pods_given: bool = False,
-        observers: Sequence[Any] = (),
-    ) -> None:
-        """``entries`` as ``summarise`` yields them (read once, by ``entries()``); ``group_by``: the
-        keys of the totals; ``pods_given``: whether pods were read (``--pods``, so ready counts mean
-        something); ``observers``: objects whose ``add(entry)`` sees every entry."""
-        self._entries = entries
-        self.totals = Totals(group_by)
-        self.pods_given = pods_given
-        self.observers = list(observers)
-
-    def entries(self) -> Iterator[Entry]:
-        """Each entry as it comes, once added to ``totals`` and handed to the observers (the entries
-        can be walked once)."""
-        for entry in self._entries:
-            self.totals.add(entry)
-            for observer in self.observers:
-                observer.add(entry)
-            yield entry

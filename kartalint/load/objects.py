@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import yaml
 
 from kartalint.load.discovery import is_regular_file, missing_reason
 from kartalint.load.documents import MAX_FILE_BYTES, load_file, load_text, read_text
+from kartalint.load.pipe import NoObjectEnds, Replayable
 from kartalint.load.plain import TOO_LARGE, NotPlain, Piece, iter_plain, load_plain
 from kartalint.load.plain_json import iter_json
 from kartalint.model import Severity
@@ -91,20 +90,48 @@ def stream_objects(path: str, max_bytes: int = MAX_FILE_BYTES) -> Iterator[Loade
     (Lists and multi-document streams expanded), each with its origin ``file:line``. The file may
     be of any size: ``max_bytes`` limits each object instead. What the plain reader does not take
     (anchors, tags, repeated keys, a syntax error) is read by the full loader, which reports it
-    with its position, when the file is within ``max_bytes``."""
+    with its position, when the file is within ``max_bytes``. Standard input is read as it comes
+    (``stream_pipe``), never copied."""
     name = "<stdin>" if path == "-" else path
+    if path == "-":
+        yield from stream_pipe(sys.stdin.buffer, name, max_bytes)
+        return
     with _opened(path) as (handle, problem):
         if handle is None:
             yield LoadProblem(f"{name}: {problem}")
             return
-        given: tuple[int, int] = (0, 0)  # (document, items of it handed out) where the reading is
-        pieces = iter_json if _starts_json(handle) else iter_plain
-        try:
-            for piece in pieces(handle, max_bytes):
-                given = (piece.document + 1, 0) if piece.item is None else (piece.document, piece.item + 1)
-                yield from _from_piece(name, piece, max_bytes)
-        except (NotPlain, yaml.YAMLError) as exc:
-            yield from _rest(handle, name, max_bytes, given, exc)
+        yield from _stream(handle, name, max_bytes)
+
+
+def stream_pipe(raw: IO[bytes], name: str, max_bytes: int = MAX_FILE_BYTES) -> Iterator[LoadedObject | LoadProblem]:
+    """``stream_objects`` of a stream that cannot seek (stdin, a command's output), read as it comes
+    (``load.pipe``: its first ``max_bytes`` kept to be read again, nothing written anywhere); more
+    than ``4 x max_bytes`` plus 1 MiB without an object ending stops the reading, said as a problem."""
+    handle = Replayable(raw, max_bytes, 4 * max_bytes + (1 << 20))
+    try:
+        yield from _stream(cast(IO[bytes], handle), name, max_bytes, handle.mark)
+    except NoObjectEnds as exc:
+        yield LoadProblem(
+            f"{name}: no object ends within {exc.span} bytes (byte {handle.pos}; an object is at most "
+            f"{max_bytes} bytes, max-file-size): nothing from here on is read"
+        )
+    except OSError as exc:
+        yield LoadProblem(f"{name}: cannot read: {exc.strerror or exc}; nothing from here on is read")
+
+
+def _stream(
+    handle: IO[bytes], name: str, max_bytes: int, read_whole: Callable[[], None] | None = None
+) -> Iterator[LoadedObject | LoadProblem]:
+    given: tuple[int, int] = (0, 0)  # (document, items of it handed out) where the reading is
+    pieces = iter_json if _starts_json(handle) else iter_plain
+    try:
+        for piece in pieces(handle, max_bytes):
+            if read_whole is not None:
+                read_whole()
+            given = (piece.document + 1, 0) if piece.item is None else (piece.document, piece.item + 1)
+            yield from _from_piece(name, piece, max_bytes)
+    except (NotPlain, yaml.YAMLError) as exc:
+        yield from _rest(handle, name, max_bytes, given, exc)
 
 
 def _starts_json(handle: IO[bytes]) -> bool:
@@ -118,13 +145,7 @@ def _starts_json(handle: IO[bytes]) -> bool:
 
 @contextlib.contextmanager
 def _opened(path: str) -> Iterator[tuple[IO[bytes] | None, str]]:
-    """A seekable binary handle on the file (stdin is copied to a temporary file first)."""
-    if path == "-":
-        with tempfile.TemporaryFile() as spool:
-            shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
-            spool.seek(0)
-            yield spool, ""
-        return
+    """A seekable binary handle on the file."""
     if os.path.isdir(path):
         yield None, "a folder: give the files in it (e.g. folder/*.yaml)"
         return

@@ -103,8 +103,8 @@ DOCUMENTS: dict[str, dict[str, str]] = {
 # with `--compare FILE` what differs from the user's figures; name -> "module:class".
 SUMMARIES: dict[str, str] = {
     "table": "kartalint.report.summary:TableSummary",
-    "csv": "kartalint.report.summary:CsvSummary",
-    "json": "kartalint.report.summary:JsonSummary",
+    "csv": "kartalint.report.summary_data:CsvSummary",
+    "json": "kartalint.report.summary_data:JsonSummary",
     "markdown": "kartalint.report.summary:MarkdownSummary",
 }
 COMPARISONS: dict[str, str] = {
@@ -126,11 +126,11 @@ def format_choices(command: str) -> list[str]:
     return list(DOCUMENTS[command])
 
 
-def make_summary_reporter(fmt: str, stream: IO[str], comparison: Any = None) -> Lifecycle:
-    """The summary format ``fmt``, or with ``comparison`` (a ``diff.figures.Comparison``) the
-    format of what differs."""
+def make_summary_reporter(fmt: str, stream: IO[str], comparison: Any = None, explain: bool = False) -> Lifecycle:
+    """The summary format ``fmt``, or with ``comparison`` (a ``diff.figures_compare.Comparison``) the
+    format of what differs; ``explain``: say which workloads count as active (``--explain``)."""
     found = _load((COMPARISONS if comparison is not None else SUMMARIES)[fmt])
-    reporter: Lifecycle = found(stream, comparison) if comparison is not None else found(stream)
+    reporter: Lifecycle = found(stream, comparison, explain) if comparison is not None else found(stream, explain)
     return reporter
 
 

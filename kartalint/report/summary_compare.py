@@ -1,29 +1,46 @@
 """``kartalint describe --summary --compare FILE``: only what differs, in table, CSV, JSON, Markdown.
 
 The entries of the summary go by (the comparison adds them up as they come); ``finish`` writes the
-keys whose figures differ (with why, when an object is not covered by a definition or failed), the
-totals that differ, and what the summary could not count. Figures are in machine units (GPUs,
-millicores, bytes, replicas), as in the user's file.
+keys whose figures differ, each with why (``diff.figures_compare``), the totals that differ, and
+what the summary could not count. Figures are in machine units (GPUs, millicores, bytes,
+replicas) in CSV and JSON; the table and Markdown write ``cpu`` and ``memory`` as Kubernetes
+quantities, as the user's file does. Text from the inputs (keys, notes) is made visible in the
+table and Markdown; CSV cells that a spreadsheet would run are neutralised.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 from fractions import Fraction
-from typing import Any
+from typing import IO, Any
 
-from kartalint.diff.figures import Comparison
-from kartalint.evaluation.fleet import SCHEMA_VERSION, Totals
-from kartalint.report.summary import SummaryReporter, problem_lines
+from kartalint.diff.figures import QUANTITY_COLUMNS
+from kartalint.diff.figures_compare import Comparison
+from kartalint.evaluation import quantity
+from kartalint.evaluation.fleet import SCHEMA_VERSION
+from kartalint.evaluation.fleet_totals import FleetSummary, Totals
+from kartalint.report.escape import visible
+from kartalint.report.spreadsheet import SafeCsvWriter
+from kartalint.report.summary import SummaryReporter, markdown_cell, markdown_items
+from kartalint.report.summary_rows import problem_lines
 
 
-def _number(value: int | Fraction | None) -> str:
+def _number(value: int | Fraction | None, column: str = "", shown: bool = True) -> str:
+    """A figure as text: ``-`` (``""`` unless ``shown``) for none; cpu and memory as quantities when
+    ``shown`` (the table), else in machine units."""
     if value is None:
-        return "-"
+        return "-" if shown else ""
+    if shown and column in QUANTITY_COLUMNS and value >= 0 and Fraction(value).denominator == 1:
+        return quantity.format_cpu(int(value)) if column == "cpu" else quantity.format_memory(int(value))
     if isinstance(value, Fraction):
         return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
     return str(value)
+
+
+def _json_number(value: Fraction | int | None) -> int | float | None:
+    if value is None or isinstance(value, int):
+        return value
+    return int(value) if value.denominator == 1 else float(value)
 
 
 def difference_rows(comparison: Comparison) -> list[list[str]]:
@@ -31,26 +48,27 @@ def difference_rows(comparison: Comparison) -> list[list[str]]:
     keys = list(comparison.expected.keys)
     rows = [[k.upper() for k in keys] + ["COLUMN", "SUMMARY", "FILE", "NOTE"]]
     for difference in comparison.differences():
-        cells = [v or "<none>" for v in difference.key]
-        for i, (column, (mine, theirs)) in enumerate(difference.values.items()):
-            rows.append([*cells, column, _number(mine), _number(theirs), difference.note if i == 0 else ""])
+        cells = [visible(v) or "<none>" for v in difference.key]
+        for column, (mine, theirs) in difference.values.items():
+            note = visible(difference.note_of(column))
+            rows.append([*cells, column, _number(mine, column), _number(theirs, column), note])
     if keys:  # without keys the one row is the total
         for column, (mine, theirs) in comparison.total_differences().items():
-            rows.append(["TOTAL", *[""] * (len(keys) - 1), column, _number(mine), _number(theirs), ""])
+            rows.append(["TOTAL", *[""] * (len(keys) - 1), column, _number(mine, column), _number(theirs, column), ""])
     return rows
 
 
 def _scope(comparison: Comparison) -> str:
     keys = ", ".join(comparison.expected.keys) or "the whole fleet"
-    return f"{comparison.expected.path} (per {keys}; {', '.join(comparison.expected.columns)})"
+    return f"{visible(comparison.expected.path)} (per {keys}; {', '.join(comparison.expected.columns)})"
 
 
 class ComparisonReporter(SummaryReporter):
     """The lifecycle of a comparison: nothing per entry, everything at ``finish``."""
 
-    def __init__(self, stream: Any, comparison: Comparison) -> None:
+    def __init__(self, stream: IO[str], comparison: Comparison, explain: bool = False) -> None:
         """Writes to ``stream`` the differences that ``comparison`` finds (it adds the entries up as they go by)."""
-        super().__init__(stream)
+        super().__init__(stream, explain)
         self.comparison = comparison
 
 
@@ -60,9 +78,9 @@ class TableComparison(ComparisonReporter):
 
     name = "table"
 
-    def finish(self, whole: Any) -> None:
+    def finish(self, whole: FleetSummary) -> None:
         """Write the differences (or that there are none), the columns not compared, and the objects
-        not covered or failed."""
+        not counted or failed."""
         rows = difference_rows(self.comparison)
         if len(rows) == 1:
             self.stream.write(f"{_scope(self.comparison)}: the same figures as the summary\n")
@@ -73,7 +91,7 @@ class TableComparison(ComparisonReporter):
                 self.stream.write("   ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
         ignored = self.comparison.expected.ignored
         if ignored:
-            self.stream.write(f"columns not compared: {', '.join(ignored)}\n")
+            self.stream.write(f"columns not compared: {', '.join(visible(c) for c in ignored)}\n")
         problems = problem_lines(whole.totals, unreadable=False)
         if problems:
             self.stream.write("\n" + "\n".join(problems) + "\n")
@@ -85,35 +103,63 @@ class CsvComparison(ComparisonReporter):
 
     name = "csv"
 
-    def finish(self, whole: Any) -> None:
+    def finish(self, whole: FleetSummary) -> None:
         """Write the header and the records."""
-        writer = csv.writer(self.stream, lineterminator="\r\n")
+        writer = SafeCsvWriter(self.stream)
         keys = list(self.comparison.expected.keys)
         writer.writerow(["scope", *keys, "column", "summary", "file", "note"])
         for difference in self.comparison.differences():
             for column, (mine, theirs) in difference.values.items():
-                mine_text = "" if mine is None else _number(mine)
-                theirs_text = "" if theirs is None else _number(theirs)
-                writer.writerow(["row", *difference.key, column, mine_text, theirs_text, difference.note])
+                writer.writerow(["row", *difference.key, column, _number(mine, shown=False),
+                                 _number(theirs, shown=False), difference.note_of(column)])  # fmt: skip
         for column, (mine, theirs) in self.comparison.total_differences().items() if keys else ():
-            writer.writerow(["total", *[""] * len(keys), column, _number(mine), _number(theirs), ""])
+            writer.writerow(["total", *[""] * len(keys), column, _number(mine, shown=False),
+                             _number(theirs, shown=False), ""])  # fmt: skip
+
+
+def comparison_dict(comparison: Comparison) -> dict[str, Any]:
+    """The comparison's own fields of the JSON document (``describe --summary --compare FILE -f json``)."""
+    differences = comparison.differences()
+    totals = comparison.total_differences()
+    expected = comparison.expected
+    return {
+        "file": expected.path,
+        "keys": list(expected.keys),
+        "columns": list(expected.columns),
+        "ignoredColumns": list(expected.ignored),
+        "equal": not differences and not totals,
+        "differences": [
+            {
+                "key": dict(zip(expected.keys, d.key, strict=True)),
+                "values": {
+                    c: {"summary": _json_number(s), "file": _json_number(f), "note": d.notes.get(c, "")}
+                    for c, (s, f) in d.values.items()
+                },
+                "note": d.note,
+            }
+            for d in differences
+        ],
+        "totals": {c: {"summary": s, "file": _json_number(f)} for c, (s, f) in totals.items()},
+    }
 
 
 class JsonComparison(ComparisonReporter):
-    """``{"schemaVersion": 1, "document": "comparison", ...}`` (summary.schema.json)."""
+    """``{"schemaVersion": 2, "document": "comparison", ...}`` (summary.schema.json)."""
 
     name = "json"
 
-    def finish(self, whole: Any) -> None:
-        """Write the document: the comparison's own fields, then the ``failed`` objects with their
-        errors and the ``unreadable`` places of the input."""
+    def finish(self, whole: FleetSummary) -> None:
+        """Write the document: the comparison's own fields, then the first failed objects with their
+        errors and the first unreadable places of the input."""
         totals: Totals = whole.totals
         document = {
             "schemaVersion": SCHEMA_VERSION,
             "document": "comparison",
-            **self.comparison.to_dict(),
+            **comparison_dict(self.comparison),
             "failed": [{"origin": e.origin, "errors": list(e.errors)} for e in totals.failed],
+            "failedCount": totals.failed_count,
             "unreadable": [{"origin": e.origin, "error": e.errors[0]} for e in totals.unreadable],
+            "unreadableCount": totals.unreadable_count,
         }
         self.stream.write(json.dumps(document, indent=2) + "\n")
 
@@ -124,8 +170,8 @@ class MarkdownComparison(ComparisonReporter):
 
     name = "markdown"
 
-    def finish(self, whole: Any) -> None:
-        """Write the differences (or that there are none), then the objects not covered, failed or not read."""
+    def finish(self, whole: FleetSummary) -> None:
+        """Write the differences (or that there are none), then the objects not counted, failed or not read."""
         rows = difference_rows(self.comparison)
         if len(rows) == 1:
             out = [f"**{_scope(self.comparison)}**: the same figures as the summary"]
@@ -133,8 +179,8 @@ class MarkdownComparison(ComparisonReporter):
             out = [f"**{_scope(self.comparison)}**: figures that differ from the summary", ""]
             out.append("| " + " | ".join(rows[0]) + " |")
             out.append("|" + "---|" * len(rows[0]))
-            out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows[1:]]
+            out += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in rows[1:]]
         problems = problem_lines(whole.totals)
         if problems:
-            out += [""] + [f"- {line.strip()}" if line.startswith("  ") else line for line in problems]
+            out += ["", *markdown_items(problems)]
         self.stream.write("\n".join(out) + "\n")

@@ -1,0 +1,104 @@
+"""Who owns what, as kli's live mode follows owner references: the pods of a workload, and whether
+an object is a workload of its own or part of another (``describe --summary``, ``--kubectl``).
+
+``PodIndex`` finds the pods of a workload: a pod belongs to a workload in its namespace when an
+owner reference of the pod, or of an owner up to ``OWNER_LEVELS`` levels up, names the workload's
+uid. Owners in between (the Jobs of a JobSet, the ReplicaSets of a Deployment) are followed when
+they are among the objects given (``kubectl get pods,jobs -o yaml``).
+
+``OwnerIndex.covered_owner(obj, covered)`` says which covered kind an object belongs to, if any:
+the first owner up its controller chain (``ownerReferences`` with ``controller: true``, up to
+``OWNER_LEVELS`` levels, through the owners it knows) whose group and kind ``covered`` accepts. A
+live summary counts such an object under that owner, not as a workload of its own (kli's
+``--all-types`` keeps only the roots whose controller chain holds no other covered kind).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from kartalint.karta import as_dict, as_list
+
+OWNER_LEVELS = 6  # how far up owner references are followed (as kli's live mode)
+
+
+def group_of(api_version: Any) -> str:
+    """The API group of an ``apiVersion`` (``""`` for the core group ``v1``)."""
+    return api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+
+
+def _refs(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in as_list(meta.get("ownerReferences")) if isinstance(as_dict(r).get("uid"), str)]
+
+
+class OwnerIndex:
+    """The owner references of the objects given, by uid, and the (group, kind) of each uid (from the
+    object, or from a reference to it)."""
+
+    def __init__(self, objects: Iterable[Any] = ()) -> None:
+        """Index ``objects`` (pods and the owners fetched with them)."""
+        self.refs: dict[str, list[dict[str, Any]]] = {}
+        self.kinds: dict[str, tuple[str, str]] = {}
+        for obj in objects:
+            self.add(obj)
+
+    def add(self, obj: Any) -> None:
+        """Index one object: its uid's owner references and kind."""
+        obj = as_dict(obj)
+        meta = as_dict(obj.get("metadata"))
+        refs = _refs(meta)
+        if isinstance(meta.get("uid"), str):
+            self.refs[meta["uid"]] = refs
+            self.kinds[meta["uid"]] = (group_of(obj.get("apiVersion")), str(obj.get("kind") or ""))
+        for ref in refs:
+            self.kinds.setdefault(ref["uid"], (group_of(ref.get("apiVersion")), str(ref.get("kind") or "")))
+
+    def covered_owner(self, obj: Any, covered: Callable[[str, str], bool]) -> str | None:
+        """``Kind (group)`` of the first controller up ``obj``'s chain that ``covered(group, kind)``
+        accepts, or None when its chain (as far as it is known) holds none."""
+        level = [r for r in _refs(as_dict(as_dict(obj).get("metadata"))) if as_dict(r).get("controller") is True]
+        seen: set[str] = set()
+        for _ in range(OWNER_LEVELS):
+            following = []
+            for ref in level:
+                uid = ref["uid"]
+                if uid in seen:
+                    continue
+                seen.add(uid)
+                group, kind = self.kinds.get(uid, (group_of(ref.get("apiVersion")), str(ref.get("kind") or "")))
+                if covered(group, kind):
+                    return f"{kind} ({group})" if group else kind
+                following += [r for r in self.refs.get(uid, []) if as_dict(r).get("controller") is True]
+            level = following
+        return None
+
+
+class PodIndex:
+    """Pods by the workload that owns them (see the module's docstring)."""
+
+    def __init__(self, objects: Sequence[Any]) -> None:
+        """Index the pods among ``objects`` (kind ``Pod``, or no kind) under every uid their owner
+        references reach, following the owners found in ``objects`` up to ``OWNER_LEVELS`` levels."""
+        self.owners = OwnerIndex(objects)
+        self.by_owner: dict[str, list[dict[str, Any]]] = {}
+        for obj in objects:
+            if as_dict(obj).get("kind") not in ("Pod", None):
+                continue
+            reached: set[str] = set()
+            level = [r["uid"] for r in _refs(as_dict(as_dict(obj).get("metadata")))]
+            for _ in range(OWNER_LEVELS):
+                level = [uid for uid in level if uid not in reached]
+                reached.update(level)
+                level = [r["uid"] for uid in level for r in self.owners.refs.get(uid, [])]
+            for uid in reached:
+                self.by_owner.setdefault(uid, []).append(obj)
+
+    def of(self, workload: Any) -> list[dict[str, Any]]:
+        """The pods of ``workload``: those whose owners reach its uid and that share its namespace
+        (none without a uid)."""
+        meta = as_dict(as_dict(workload).get("metadata"))
+        uid, namespace = meta.get("uid"), meta.get("namespace")
+        if not isinstance(uid, str):
+            return []
+        return [p for p in self.by_owner.get(uid, []) if as_dict(p.get("metadata")).get("namespace") == namespace]
