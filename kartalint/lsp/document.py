@@ -178,7 +178,8 @@ def lint(open_file: OpenFile) -> list[Finding]:
     would judge, with the same selection (``kartalint.lint.lint_source``): none for a file the
     project excludes or one that holds neither a Karta nor a fixture document (CloudFormation, a
     workflow, Helm values), the ``yaml-template`` note for a Go/Helm template, the configuration's
-    problems on the configuration file."""
+    problems on the configuration file. A finding placed in another file (a house rule that cannot
+    run, said where the configuration declares it) is shown at the top of this one, with its place."""
     from kartalint.lint import lint_source
 
     if open_file.config_root is not None:
@@ -190,5 +191,19 @@ def lint(open_file: OpenFile) -> list[Finding]:
     elif open_file.too_large is not None:
         open_file.findings = [open_file.too_large]
     else:
-        open_file.findings = lint_source(open_file.source, open_file.config).findings  # the parse done on open
+        found = lint_source(open_file.source, open_file.config).findings  # the parse done on open
+        open_file.findings = [_here(open_file, finding) for finding in found]
     return open_file.findings
+
+
+def _here(open_file: OpenFile, finding: Finding) -> Finding:
+    """``finding`` as a diagnostic of this file: unchanged, or at its first line when it is placed
+    in another file (the message says where)."""
+    if finding.file == open_file.source.path:
+        return finding
+    import dataclasses
+
+    message = f"{finding.message} ({finding.file}:{finding.line}:{finding.column})"
+    return dataclasses.replace(
+        finding, file=open_file.source.path, line=1, column=1, end_line=1, end_column=2, message=message
+    )
