@@ -195,6 +195,7 @@ def test_action_shape():
         "save",
         "sarif",
         "lint",
+        "house-rules",
         "test",
         "diff",
         "explore",

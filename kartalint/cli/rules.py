@@ -67,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
     if request.check:
         from kartalint.lint.house_check import check_rules
 
+        from kartalint.report.output import report_output
+
         checked = check_rules(project_of(args).config)
-        sys.stdout.write(render_document("rules-check", request.format, checked))
+        with report_output(None, commands=request.format == "github") as stream:  # workflow commands let through
+            stream.write(render_document("rules-check", request.format, checked))
         if request.format != "text":
             sys.stderr.write(f"kartalint: {checked.summary()}\n")
         return checked.exit_code()

@@ -81,6 +81,9 @@ def check_rules(config: Config) -> CheckRun:
     from kartalint.rules.house import failure_finding
     from kartalint.rules.house import failures as house_failures
 
+    from kartalint.rules._house_jq import engine
+
+    engine().new_run()
     run = CheckRun()
     for house in config.house_rules.values():
         check = RuleCheck(house.rule, f"{display_path(house.source)}:{house.at[0]}")

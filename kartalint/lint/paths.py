@@ -34,6 +34,10 @@ def lint_paths(paths: Iterable[str], config: Config, strict_files: bool = False,
             continue
         wanted.append(path)
     jobs = worker_count(jobs, len(wanted))
+    if config.house_rules:  # a new run: house rules that failed in an earlier one are tried again
+        from kartalint.rules._house_jq import engine
+
+        engine().new_run()
     for outcome in _outcomes(wanted, config, strict_files, jobs):
         _add(result, outcome)
     if config.house_rules:

@@ -191,6 +191,10 @@ def lint(open_file: OpenFile) -> list[Finding]:
     elif open_file.too_large is not None:
         open_file.findings = [open_file.too_large]
     else:
+        if open_file.config.house_rules:  # each lint a run of its own: a failed house rule is tried again
+            from kartalint.rules._house_jq import engine
+
+            engine().new_run()
         found = lint_source(open_file.source, open_file.config).findings  # the parse done on open
         open_file.findings = [_here(open_file, finding) for finding in found]
     return open_file.findings

@@ -12,7 +12,7 @@ where a rule's part evaluates ``when`` on each unit (``$path`` bound to the unit
 ``message`` where it holds. The program depends only on the rules, so the worker compiles it once.
 When the joined run cannot be read (a rule ran out of time, killed the worker, or does not
 compile), each rule runs alone to say which one failed. A rule that fails is remembered for the
-process and not run again (``HouseEngine.failed``): it is reported once, where it is written.
+run and not run again (``HouseEngine.failed``): it is reported once, where it is written.
 """
 
 from __future__ import annotations
@@ -74,6 +74,12 @@ class HouseEngine:
         self._programs: dict[tuple[HouseRule, ...], str] = {}
         self._proven: set[HouseRule] = set()  # rules that ran alone once
         self.failed: dict[HouseRule, Failure] = {}
+
+    def new_run(self) -> None:
+        """Forget which rules failed: a new run (``lint_paths``, one lint in the editor) tries them
+        again (a definition fixed since may no longer make one fail)."""
+        with self._lock:
+            self.failed.clear()
 
     def runnable(self, rules: Sequence[HouseRule]) -> list[HouseRule]:
         """The rules of ``rules`` that can run (the others are marked failed, once)."""

@@ -92,8 +92,8 @@ def _has(data: dict | list, step: object) -> bool:
 
 
 def _line(span: Span) -> Span:
-    """The first character of a span (a multi-line value marks only where it starts)."""
-    return Span(span.line, span.column, span.line, span.column + 1)
+    """A span on one line as it is; of a multi-line value, its first character (where it starts)."""
+    return span if span.end_line == span.line else Span(span.line, span.column, span.line, span.column + 1)
 
 
 def check_house(document: Document, rules: Sequence[HouseRule]) -> list[Finding]:
