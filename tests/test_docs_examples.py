@@ -136,9 +136,14 @@ def setup_house_rules(tmp):
     extended by its .kartalint.yaml, with definitions that follow Acme's rules."""
     base = os.path.join(ROOT, "tests", "data", "house-rules", "acme-base")
     shutil.copytree(base, tmp / "platform" / "kartalint-base")
-    (tmp / ".kartalint.yaml").write_text("extends: platform/kartalint-base/kartalint-base.yaml\ndefinitions: [definitions]\n")
+    (tmp / ".kartalint.yaml").write_text(
+        "extends: platform/kartalint-base/kartalint-base.yaml\ndefinitions: [definitions]\n"
+    )
     (tmp / "definitions" / "inference").mkdir(parents=True)
-    for rule_id, target in (("acme-role-selector", "pytorchjob.yaml"), ("acme-inference-degraded", "inference/isvc.yaml")):
+    for rule_id, target in (
+        ("acme-role-selector", "pytorchjob.yaml"),
+        ("acme-inference-degraded", "inference/isvc.yaml"),
+    ):
         shutil.copyfile(os.path.join(base, "examples", rule_id, "good.yaml"), tmp / "definitions" / target)
     git(tmp, "init", "-q")
 

@@ -83,22 +83,38 @@ def test_each_unit_is_placed_at_its_key_and_sees_its_path_and_definition(tmp_pat
     running = line_of(text, "running:")
     failed = line_of(text, "failed:")
     expressions = [line_of(text, "podTemplateSpecPath"), line_of(text, "replicasPath"), line_of(text, "instanceIdPath")]
-    got = [(f["rule"], f["line"], f["column"], f["endLine"], f["endColumn"], f["severity"], f["message"]) for f in findings]
+    got = [
+        (f["rule"], f["line"], f["column"], f["endLine"], f["endColumn"], f["severity"], f["message"]) for f in findings
+    ]
     name = line_of(text, "  name: example-com-trainer-v1")
     assert got == sorted(
         [
             (*key(text, "acme-definition", name, "name"), "warning", "definition example-com-trainer-v1 ($path [])"),
-            (*key(text, "acme-component", root, "rootComponent"), "error",
-             "component trainer of example-com-trainer-v1 at spec.structureDefinition.rootComponent"),
-            (*key(text, "acme-component", worker, "name"), "error",
-             "component worker of example-com-trainer-v1 at spec.structureDefinition.childComponents.0"),
+            (
+                *key(text, "acme-component", root, "rootComponent"),
+                "error",
+                "component trainer of example-com-trainer-v1 at spec.structureDefinition.rootComponent",
+            ),
+            (
+                *key(text, "acme-component", worker, "name"),
+                "error",
+                "component worker of example-com-trainer-v1 at spec.structureDefinition.childComponents.0",
+            ),
             (*key(text, "acme-status", running, "running"), "info", "running has 1 matcher(s)"),
             (*key(text, "acme-status", failed, "failed"), "info", "failed has 1 matcher(s)"),
             *[
-                ("acme-expression", line, column_of(text, line, ".spec.roles"), line,
-                 len(text.splitlines()[line - 1]) + 1, "warning",
-                 f"{key} reads the roles: {text.splitlines()[line - 1].split(': ', 1)[1]}")
-                for line, key in zip(expressions, ("podTemplateSpecPath", "replicasPath", "instanceIdPath"), strict=True)
+                (
+                    "acme-expression",
+                    line,
+                    column_of(text, line, ".spec.roles"),
+                    line,
+                    len(text.splitlines()[line - 1]) + 1,
+                    "warning",
+                    f"{key} reads the roles: {text.splitlines()[line - 1].split(': ', 1)[1]}",
+                )
+                for line, key in zip(
+                    expressions, ("podTemplateSpecPath", "replicasPath", "instanceIdPath"), strict=True
+                )
             ],
         ],
         key=lambda g: (g[1], g[2], g[0]),
@@ -131,10 +147,14 @@ def test_severities_off_per_file_ignores_disable_and_paths(tmp_path):
 
 
 def test_inline_suppressions_know_house_rules(tmp_path):
-    text = BASE_DEFINITION.replace("    - name: worker\n", "    - name: worker  # kartalint: disable=acme-component -- a legacy role\n")
-    text = text.replace("  name: example-com-trainer-v1\n", "  name: example-com-trainer-v1  # kartalint: disable=acme-status\n")
+    text = BASE_DEFINITION.replace(
+        "    - name: worker\n", "    - name: worker  # kartalint: disable=acme-component -- a legacy role\n"
+    )
+    text = text.replace(
+        "  name: example-com-trainer-v1\n", "  name: example-com-trainer-v1  # kartalint: disable=acme-status\n"
+    )
     project = make_project(tmp_path / "p", UNITS, {"def.yaml": text})
-    code, out, err = run_cli(["lint", "--format", "json", "def.yaml"], cwd=project)
+    _code, out, _err = run_cli(["lint", "--format", "json", "def.yaml"], cwd=project)
     document = json.loads(out)
     rules = [(f["rule"], f["line"]) for f in document["findings"]]
     name = line_of(text, "  name: example-com-trainer-v1")
@@ -180,7 +200,7 @@ def test_extends_merges_house_rules_by_id(tmp_path):
         ),
     )
     git(repo, "init", "-q")
-    code, findings, err = lint_json(team, "def.yaml")
+    _code, findings, _err = lint_json(team, "def.yaml")
     assert sorted({(f["rule"], f["message"]) for f in findings if f["rule"] != "acme-component"}) == [
         ("acme-definition", "the team says example-com-trainer-v1")
     ]
@@ -190,18 +210,47 @@ def test_extends_merges_house_rules_by_id(tmp_path):
 @pytest.mark.parametrize(
     "entry, where, message",
     [
-        ("  - {id: unknown-owner-ref, for-each: definition, when: 'true', message: m}", (2, "unknown-owner-ref"),
-         "a rule of kartalint has this id"),
-        ("  - {id: Acme_x, for-each: definition, when: 'true', message: m}", (2, "Acme_x"), "house rule 'id' must be an id of lowercase"),
-        ("  - {id: acme-x, for-each: pods, when: 'true', message: m}", (2, "pods"), "house rule 'for-each' must be one of definition"),
+        (
+            "  - {id: unknown-owner-ref, for-each: definition, when: 'true', message: m}",
+            (2, "unknown-owner-ref"),
+            "a rule of kartalint has this id",
+        ),
+        (
+            "  - {id: Acme_x, for-each: definition, when: 'true', message: m}",
+            (2, "Acme_x"),
+            "house rule 'id' must be an id of lowercase",
+        ),
+        (
+            "  - {id: acme-x, for-each: pods, when: 'true', message: m}",
+            (2, "pods"),
+            "house rule 'for-each' must be one of definition",
+        ),
         ("  - {id: acme-x, for-each: definition, message: m}", (2, "{"), "a house rule needs when"),
-        ("  - {id: acme-x, for-each: definition, when: 'true', message: m, hnit: x}", (2, "hnit"), "unknown house rule key(s) hnit"),
-        ("  - {id: acme-x, for-each: definition, when: 'true', message: m, severity: fatal}", (2, "fatal"), "must be error, warning or info"),
-        ("  - {id: acme-x, for-each: definition, when: 'true', message: m, paths: ['a/[z-a]']}", (2, "'a/"), "bad pattern"),
-        ("  - {id: acme-x, for-each: definition, when: 'true', message: m, examples: {bad: ../../x.yaml, good: g.yaml}}",
-         (2, "../../x.yaml"), "outside the repository"),
-        ("  - {id: acme-x, for-each: definition, when: 'true', message: m}\n  - {id: acme-x, for-each: component, when: 'true', message: m}",
-         (3, "acme-x"), "declared twice"),
+        (
+            "  - {id: acme-x, for-each: definition, when: 'true', message: m, hnit: x}",
+            (2, "hnit"),
+            "unknown house rule key(s) hnit",
+        ),
+        (
+            "  - {id: acme-x, for-each: definition, when: 'true', message: m, severity: fatal}",
+            (2, "fatal"),
+            "must be error, warning or info",
+        ),
+        (
+            "  - {id: acme-x, for-each: definition, when: 'true', message: m, paths: ['a/[z-a]']}",
+            (2, "'a/"),
+            "bad pattern",
+        ),
+        (
+            "  - {id: acme-x, for-each: definition, when: 'true', message: m, examples: {bad: ../../x.yaml, good: g.yaml}}",
+            (2, "../../x.yaml"),
+            "outside the repository",
+        ),
+        (
+            "  - {id: acme-x, for-each: definition, when: 'true', message: m}\n  - {id: acme-x, for-each: component, when: 'true', message: m}",
+            (3, "acme-x"),
+            "declared twice",
+        ),
     ],
 )
 def test_a_house_rule_the_configuration_cannot_hold_is_a_usage_error_at_its_place(tmp_path, entry, where, message):
@@ -274,7 +323,10 @@ house-rules:
 def test_hostile_house_rules_are_stopped_and_said_once_where_they_are_written(tmp_path, monkeypatch):
     """Endless, huge and sandbox-breaking `when`s: each a `house-rule-failed` error at its place in
     the configuration, once for a run over many files, whatever -j; the other rules run."""
-    files = {f"defs/d{i}.yaml": BASE_DEFINITION.replace("example-com-trainer-v1", f"example-com-trainer-v{i}") for i in range(6)}
+    files = {
+        f"defs/d{i}.yaml": BASE_DEFINITION.replace("example-com-trainer-v1", f"example-com-trainer-v{i}")
+        for i in range(6)
+    }
     project = make_project(tmp_path / "p", HOSTILE, files)
     warm = make_project(tmp_path / "warm", UNITS)
     started = time.monotonic()
@@ -296,15 +348,22 @@ def test_hostile_house_rules_are_stopped_and_said_once_where_they_are_written(tm
         "acme-import": ("when", "'import' reads jq modules from files"),
         "acme-recursion": ("when", "calls itself on every path and never returns"),
         "acme-undefined": ("when", "does not compile: no_such_function/1 is not defined"),
-        "acme-quote": ("message", '`message` is not valid jq'),
-        "acme-fails": ("when", "`when` failed: null (null) cannot be matched, as it is not a string (on defs/d0.yaml at spec.structureDefinition.rootComponent)"),
+        "acme-quote": ("message", "`message` is not valid jq"),
+        "acme-fails": (
+            "when",
+            "`when` failed: null (null) cannot be matched, as it is not a string (on defs/d0.yaml at spec.structureDefinition.rootComponent)",
+        ),
         "acme-not-boolean": ("when", '`when` failed: gave "trainer", not true, false or null (on defs/d0.yaml'),
     }
     assert sorted(failures) == sorted(expected)
     for rule_id, (part, text) in expected.items():
         finding = failures[rule_id]
         line = line_of(HOSTILE, f"id: {rule_id}") + (2 if part == "when" else 3)
-        assert (finding["file"], finding["line"], finding["column"]) == (".kartalint.yaml", line, config[line - 1].index(":") + 3)
+        assert (finding["file"], finding["line"], finding["column"]) == (
+            ".kartalint.yaml",
+            line,
+            config[line - 1].index(":") + 3,
+        )
         assert text in finding["message"] and finding["severity"] == "error", finding["message"]
     fine = [f for f in results["1"] if f["rule"] == "acme-fine"]
     assert len(fine) == 6 and all(len(f["message"]) == 1000 and f["message"].startswith("fine [0,1,2,") for f in fine)
@@ -321,7 +380,9 @@ def test_a_house_rule_that_fails_on_one_definition_of_many_is_said_once_and_find
             message: 'seen \\(.metadata.name)'
         """
     )
-    files = {f"d{i}.yaml": BASE_DEFINITION.replace("example-com-trainer-v1", f"example-com-trainer-v{i}") for i in range(5)}
+    files = {
+        f"d{i}.yaml": BASE_DEFINITION.replace("example-com-trainer-v1", f"example-com-trainer-v{i}") for i in range(5)
+    }
     project = make_project(tmp_path / "p", config, files)
     code, findings, _ = lint_json(project, ".")
     assert code == 1
@@ -332,8 +393,11 @@ def test_a_house_rule_that_fails_on_one_definition_of_many_is_said_once_and_find
 
 
 def test_house_rule_failed_can_be_configured_like_any_rule(tmp_path):
-    project = make_project(tmp_path / "p", HOSTILE.split("  - id: acme-endless")[0] + textwrap.dedent(
-        """\
+    project = make_project(
+        tmp_path / "p",
+        HOSTILE.split("  - id: acme-endless")[0]
+        + textwrap.dedent(
+            """\
           - id: acme-input
             for-each: component
             when: 'input'
@@ -341,9 +405,13 @@ def test_house_rule_failed_can_be_configured_like_any_rule(tmp_path):
         rules:
           house-rule-failed: warning
         """
-    ))
+        ),
+    )
     code, findings, _ = lint_json(project, "def.yaml")
-    assert code == 0 and {(f["rule"], f["severity"]) for f in findings} == {("acme-fine", "warning"), (HOUSE_RULE_FAILED, "warning")}
+    assert code == 0 and {(f["rule"], f["severity"]) for f in findings} == {
+        ("acme-fine", "warning"),
+        (HOUSE_RULE_FAILED, "warning"),
+    }
 
 
 def test_rules_lists_house_rules_with_their_source_and_explains_one(tmp_path):
@@ -351,7 +419,12 @@ def test_rules_lists_house_rules_with_their_source_and_explains_one(tmp_path):
     code, out, _ = run_cli(["rules"], cwd=project)
     assert code == 0
     listing = out.split("\nhouse rules:\n")[1].splitlines()
-    assert [line.split()[0] for line in listing] == ["acme-definition", "acme-component", "acme-status", "acme-expression"]
+    assert [line.split()[0] for line in listing] == [
+        "acme-definition",
+        "acme-component",
+        "acme-status",
+        "acme-expression",
+    ]
     assert listing[1].split()[1:3] == ["error", "house"]
     assert "component … of … at … (components matter)" in listing[1] and listing[1].endswith(
         "(for each component; .kartalint.yaml:6)"
@@ -363,7 +436,9 @@ def test_rules_lists_house_rules_with_their_source_and_explains_one(tmp_path):
     code, out, _ = run_cli(["rules", "--markdown"], cwd=project)
     assert "## House rules" in out and "### `acme-component`" in out and out.startswith("# Rules")
     code, out, _ = run_cli(["rules", "acme-status"], cwd=project)
-    assert code == 0 and out.startswith("### `acme-status`") and "for each status-mapping" in out and "length >= 1" in out
+    assert (
+        code == 0 and out.startswith("### `acme-status`") and "for each status-mapping" in out and "length >= 1" in out
+    )
 
 
 def test_a_configuration_that_cannot_be_read_still_lists_kartalints_rules(tmp_path):

@@ -36,7 +36,9 @@ def test_sarif_describes_house_rules_and_is_valid(tmp_path):
     by_id = {rule["id"]: index for index, rule in enumerate(rules)}
     component = rules[by_id["acme-component"]]
     assert component["defaultConfiguration"]["level"] == "error" and "helpUri" not in component
-    assert "Why: components matter" in component["help"]["text"] and "Fix: fix the component" in component["help"]["text"]
+    assert (
+        "Why: components matter" in component["help"]["text"] and "Fix: fix the component" in component["help"]["text"]
+    )
     assert "components matter" in component["fullDescription"]["text"]
     assert ".kartalint.yaml" in component["help"]["text"]
     for result in run["results"]:
@@ -44,20 +46,30 @@ def test_sarif_describes_house_rules_and_is_valid(tmp_path):
     failed = [r for r in run["results"] if r["ruleId"] == "house-rule-failed"]
     assert len(failed) == 1
     location = failed[0]["locations"][0]["physicalLocation"]
-    assert location["artifactLocation"]["uri"] == ".kartalint.yaml" and location["region"]["startLine"] == line_of(config, "when: input")
+    assert location["artifactLocation"]["uri"] == ".kartalint.yaml" and location["region"]["startLine"] == line_of(
+        config, "when: input"
+    )
     assert {r["ruleId"] for r in run["results"]} == {
-        "acme-definition", "acme-component", "acme-status", "acme-expression", "house-rule-failed"
+        "acme-definition",
+        "acme-component",
+        "acme-status",
+        "acme-expression",
+        "house-rule-failed",
     }
 
 
 def test_github_annotations_carry_the_message_and_the_hint(tmp_path, monkeypatch):
     project = make_project(tmp_path / "p", UNITS)
     monkeypatch.setenv("GITHUB_WORKSPACE", str(project))
-    code, out, _ = run_cli(["lint", "--format", "github", "def.yaml"], cwd=project)
+    _code, out, _ = run_cli(["lint", "--format", "github", "def.yaml"], cwd=project)
     worker = next(line for line in out.splitlines() if "childComponents.0" in line)
     line = line_of(BASE_DEFINITION, "- name: worker")
-    assert worker.startswith(f"::error file=def.yaml,line={line},col=7,endLine={line},endColumn=11,title=kartalint acme-component::")
-    assert worker.endswith("component worker of example-com-trainer-v1 at spec.structureDefinition.childComponents.0%0Ahint: fix the component")
+    assert worker.startswith(
+        f"::error file=def.yaml,line={line},col=7,endLine={line},endColumn=11,title=kartalint acme-component::"
+    )
+    assert worker.endswith(
+        "component worker of example-com-trainer-v1 at spec.structureDefinition.childComponents.0%0Ahint: fix the component"
+    )
 
 
 def test_junit_names_a_house_rule_that_expect_lint_pins(tmp_path):
@@ -116,8 +128,12 @@ def team_repository(folder, base):
         "extends: platform/kartalint-base/kartalint-base.yaml\ndefinitions: [definitions]\n"
     )
     (folder / "definitions").mkdir()
-    shutil.copyfile(os.path.join(ACME, "examples", "acme-role-selector", "good.yaml"), folder / "definitions" / "pytorchjob.yaml")
-    shutil.copyfile(os.path.join(ACME, "examples", "acme-gang-for-completion", "good.yaml"), folder / "definitions" / "job.yaml")
+    shutil.copyfile(
+        os.path.join(ACME, "examples", "acme-role-selector", "good.yaml"), folder / "definitions" / "pytorchjob.yaml"
+    )
+    shutil.copyfile(
+        os.path.join(ACME, "examples", "acme-gang-for-completion", "good.yaml"), folder / "definitions" / "job.yaml"
+    )
     git(folder, "add", "-A")
     git(folder, "commit", "-qm", "the team's definitions")
     return folder
@@ -131,7 +147,7 @@ HINT = "read GPUs from the requests (our admission webhook copies GPU limits int
 def test_a_team_extending_the_organisation_base_is_blocked_by_the_actions_steps(tmp_path):
     base = organisation_base(tmp_path / "acme-kartalint-base")
     repo = team_repository(tmp_path / "team", base)
-    code, out, err = run_cli(["rules"], cwd=repo)
+    code, out, _err = run_cli(["rules"], cwd=repo)
     assert out.split("\nhouse rules:\n")[1].count("(for each") == 3
     assert "platform/kartalint-base/kartalint-base.yaml:6)" in out
     code, logs, outputs = run_action(repo, {}, tmp_path / "summary.md")
@@ -169,7 +185,7 @@ pytestmark_precommit = pytest.mark.skipif(
 
 @pytest.mark.slow
 @pytestmark_precommit
-def test_real_pre_commit_blocks_a_definition_that_breaks_a_house_rule(tmp_path, kartalint_clone, precommit_home):
+def test_real_pre_commit_blocks_a_definition_that_breaks_a_house_rule(tmp_path, kartalint_clone, precommit_home):  # noqa: F811
     from test_precommit import commit
 
     clone, rev = kartalint_clone
@@ -200,7 +216,9 @@ def test_real_pre_commit_blocks_a_definition_that_breaks_a_house_rule(tmp_path, 
     assert f"definitions/spark.yaml:37:26: error acme-no-gpu-limits {MESSAGE}" in out
     assert f"hint: {HINT}" in out
     # the fix passes
-    shutil.copyfile(os.path.join(ACME, "examples", "acme-no-gpu-limits", "good.yaml"), repo / "definitions" / "spark.yaml")
+    shutil.copyfile(
+        os.path.join(ACME, "examples", "acme-no-gpu-limits", "good.yaml"), repo / "definitions" / "spark.yaml"
+    )
     code, out = commit(repo, precommit_home, "a SparkApplication, GPUs from requests")
     assert code == 0, out
 
@@ -212,6 +230,9 @@ def test_a_definition_of_the_base_definition_passes_the_team_rules(tmp_path):
     repo = team_repository(tmp_path / "team", base)
     (repo / "definitions" / "trainer.yaml").write_text(BASE_DEFINITION)
     code, out, _ = run_cli(["lint", "-q", "definitions/trainer.yaml"], cwd=repo)
-    assert code == 1 and "acme-role-selector role worker does not select its pods by the team.example.com/role label" in out
+    assert (
+        code == 1
+        and "acme-role-selector role worker does not select its pods by the team.example.com/role label" in out
+    )
     code, out, _ = run_cli(["rules", "--check"], cwd=repo)
     assert code == 0 and out.count("PASS ") == 3

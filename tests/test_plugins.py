@@ -92,7 +92,18 @@ def build_plugin(folder, name, package, module_text, entry, examples=None):
         )
     )
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder / "dist"), str(folder)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(folder / "dist"),
+            str(folder),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -106,27 +117,54 @@ def build_plugin(folder, name, package, module_text, entry, examples=None):
 def test_a_plugin_built_and_installed_in_a_fresh_environment_loads_like_a_family(tmp_path):
     bad = BASE_DEFINITION.replace("(.replicas // 1)", ".replicas")
     good = BASE_DEFINITION
-    marked = bad.replace("replicasPath: .spec.roles[] | .replicas", "replicasPath: .spec.roles[] | .replicas  # <- here")
+    marked = bad.replace(
+        "replicasPath: .spec.roles[] | .replicas", "replicasPath: .spec.roles[] | .replicas  # <- here"
+    )
     wheel = build_plugin(
-        tmp_path / "acme", "acme-kartalint", "acme_kartalint", FAMILY, 'acme = "acme_kartalint.rules"',
+        tmp_path / "acme",
+        "acme-kartalint",
+        "acme_kartalint",
+        FAMILY,
+        'acme = "acme_kartalint.rules"',
         {"acme-few-replicas": {"bad.yaml": marked, "good.yaml": good}},
     )
     broken = build_plugin(
-        tmp_path / "broken", "broken-kartalint", "broken_kartalint", "import no_such_module\n", 'broken = "broken_kartalint.rules"'
+        tmp_path / "broken",
+        "broken-kartalint",
+        "broken_kartalint",
+        "import no_such_module\n",
+        'broken = "broken_kartalint.rules"',
     )
     venv = tmp_path / "fresh"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = str(venv / "bin" / "python")
     site = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     # kartalint and its dependencies: this environment's, as a site folder of the fresh one (its
     # editable install's finder included); nothing is fetched
     with open(os.path.join(site, "kartalint-under-test.pth"), "w", encoding="utf-8") as handle:
         handle.write(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
     installed = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", str(wheel), str(broken)],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            python,
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+            str(broken),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert installed.returncode == 0, installed.stderr
     project = tmp_path / "project"
@@ -137,20 +175,28 @@ def test_a_plugin_built_and_installed_in_a_fresh_environment_loads_like_a_family
 
     def kartalint(*args):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH"))}
-        proc = subprocess.run([python, "-m", "kartalint", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300)
+        proc = subprocess.run(
+            [python, "-m", "kartalint", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
+        )
         assert "Traceback" not in proc.stderr, proc.stderr
         return proc
 
     warning = "kartalint: warning: plugin 'broken' (broken_kartalint 1.0.0, broken_kartalint.rules) is not loaded: ModuleNotFoundError: No module named 'no_such_module'; its rules are not checked"
     version = kartalint("--version")
     assert version.returncode == 0
-    assert "plugin acme_kartalint 1.0.0: acme = acme_kartalint.rules (2 rule(s): acme-few-replicas, acme-raises)" in version.stdout
+    assert (
+        "plugin acme_kartalint 1.0.0: acme = acme_kartalint.rules (2 rule(s): acme-few-replicas, acme-raises)"
+        in version.stdout
+    )
     assert version.stderr.count(warning) == 1
     rules = kartalint("rules")
     assert rules.returncode == 0 and rules.stderr.count(warning) == 1
     line = next(line for line in rules.stdout.splitlines() if line.startswith("acme-few-replicas "))
     assert line.split()[1:3] == ["warning", "practice"] and line.endswith("[plugin acme_kartalint 1.0.0]")
-    assert "\nplugins:\nacme_kartalint 1.0.0: acme = acme_kartalint.rules (acme-few-replicas, acme-raises)\n" in rules.stdout
+    assert (
+        "\nplugins:\nacme_kartalint 1.0.0: acme = acme_kartalint.rules (acme-few-replicas, acme-raises)\n"
+        in rules.stdout
+    )
     lint = kartalint("lint", "--format", "json", "bad.yaml", "raise.yaml")
     findings = json.loads(lint.stdout)["findings"]
     at = line_of(bad, "replicasPath:")
@@ -195,9 +241,15 @@ class _Family:
     [
         (type("F", (), {"RULES": ()}), "it declares no RULES"),
         (type("F", (), {"RULES": ("acme-x",)}), "RULES holds str, not kartalint.model.Rule"),
-        (type("F", (), {"RULES": (Rule("unknown-owner-ref", Severity.ERROR, "practice", "s"),)}), "rule id 'unknown-owner-ref' is taken"),
+        (
+            type("F", (), {"RULES": (Rule("unknown-owner-ref", Severity.ERROR, "practice", "s"),)}),
+            "rule id 'unknown-owner-ref' is taken",
+        ),
         (type("F", (), {"RULES": (Rule("acme-x", Severity.ERROR, "acme", "s"),)}), "unknown category 'acme'"),
-        (type("F", (), {"RULES": _Family.RULES, "CHECKS": (Check(("acme-y",), print),)}), "a check reports rules it does not declare"),
+        (
+            type("F", (), {"RULES": _Family.RULES, "CHECKS": (Check(("acme-y",), print),)}),
+            "a check reports rules it does not declare",
+        ),
     ],
 )
 def test_a_family_that_is_not_one_is_refused_with_why(family, problem):

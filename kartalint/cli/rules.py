@@ -66,7 +66,6 @@ def run(args: argparse.Namespace) -> int:
     request = RulesRequest(args)
     if request.check:
         from kartalint.lint.house_check import check_rules
-
         from kartalint.report.output import report_output
 
         checked = check_rules(project_of(args).config)

@@ -78,10 +78,9 @@ class CheckRun:
 def check_rules(config: Config) -> CheckRun:
     """Check the house rules of ``config`` on their examples, then the plugins' rules with examples."""
     from kartalint.load.house_rules import static_problem
+    from kartalint.rules._house_jq import engine
     from kartalint.rules.house import failure_finding
     from kartalint.rules.house import failures as house_failures
-
-    from kartalint.rules._house_jq import engine
 
     engine().new_run()
     run = CheckRun()
@@ -175,4 +174,3 @@ def _marked(path: str) -> int:
     except OSError:
         pass
     return 0
-

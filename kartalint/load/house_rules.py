@@ -16,6 +16,7 @@ reported once, at its place, by whatever runs the rule; the rest of the configur
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -50,7 +51,17 @@ class HouseRule:
     when_at: tuple[int, int] = (0, 0)
     message_at: tuple[int, int] = (0, 0)
 
-    @property
+    def __hash__(self) -> int:  # computed once: a rule is looked up on every definition
+        found: int | None = self.__dict__.get("_hash")
+        if found is None:
+            found = hash(dataclasses.astuple(self))
+            self.__dict__["_hash"] = found
+        return found
+
+    def __getstate__(self) -> dict[str, Any]:  # (to a worker process: its hash is its own, like its strings')
+        return {name: value for name, value in self.__dict__.items() if name not in ("_hash", "rule")}
+
+    @functools.cached_property
     def rule(self) -> Rule:
         """The rule as every other rule is shown (``kartalint rules``, SARIF, the severities)."""
         return Rule(
@@ -182,18 +193,18 @@ class Failure:
     static: bool = False  # found without running it (a ``StaticProblem``)
 
 
-def static_problem(rule: HouseRule) -> StaticProblem | None:
-    """What keeps ``rule`` from running (a syntax error, an undefined function or variable, a
-    construct the sandbox refuses), or None."""
-    return _static_problem(rule.when, rule.message)
+def static_problem(rule: HouseRule, compiled: bool = True) -> StaticProblem | None:
+    """What keeps ``rule`` from running (a syntax error, a construct the sandbox refuses, and with
+    ``compiled`` an undefined function or variable, which libjq finds), or None."""
+    return _static_problem(rule.when, rule.message, compiled)
 
 
 @functools.lru_cache(maxsize=1024)
-def _static_problem(when: str, message: str) -> StaticProblem | None:
-    found = _jq_problem("when", when)
+def _static_problem(when: str, message: str, compiled: bool) -> StaticProblem | None:
+    found = _jq_problem("when", when, compiled)
     if found is not None:
         return found
-    return _jq_problem("message", message_program(message))
+    return _jq_problem("message", message_program(message), compiled)
 
 
 def message_program(message: str) -> str:
@@ -204,7 +215,7 @@ def message_program(message: str) -> str:
 _BINDINGS = ". as $definition | . as $path | "
 
 
-def _jq_problem(part: str, program: str) -> StaticProblem | None:
+def _jq_problem(part: str, program: str, compiled: bool) -> StaticProblem | None:
     from kartalint.jqlang import parse_cached
     from kartalint.jqlang.analysis import safety
     from kartalint.jqlang.compile import compile_one
@@ -227,6 +238,8 @@ def _jq_problem(part: str, program: str) -> StaticProblem | None:
             "debug or halt)",
             max(0, unsafe.start - shift),
         )
+    if not compiled:
+        return None
     _, problems = compile_one(SANDBOX_PRELUDE + _BINDINGS + "(" + program + "\n)")
     if problems:
         return StaticProblem(part, f"`{part}` does not compile: {problems[0].message}")

@@ -2,17 +2,25 @@
 bounded jq worker (``jqlang.runner``: sandboxed, time-limited, memory-limited), as definitions run.
 
 The program's input is the definition and the paths of its units (``{"d": definition, "u":
-{"component": [path, ...], ...}}``); for each rule it gives the units its ``when`` holds for, each
-with its message, or the first unit it failed on::
+{"component": [path, ...], ...}}``). It walks the units of each kind once and runs on each unit
+(``$path`` bound to its path) the ``when`` of every rule of that kind: a rule keeps ``true``, fails
+on anything but ``true``, ``false``, ``null`` or no output, and interpolates ``message`` where it
+holds (a rule alone catches its errors; joined, an error stops the program and each rule then runs
+alone to say which one failed). Its output is one list of entries ``[rule, unit, message]`` (a finding) and ``[rule, unit,
+null, part, error]`` (the rule failed there)::
 
-    .d as $definition | .u as $__kl_u | [ RULE_0, RULE_1, ... ]
+    .d as $definition | .u as $__kl_u | [
+      ($__kl_u["component"] | range(0; length) as $__kl_i | .[$__kl_i] as $path
+       | $definition | getpath($path) | (RULE_0), (RULE_3)),
+      ...]
 
-where a rule's part evaluates ``when`` on each unit (``$path`` bound to the unit's path), keeps
-``true`` and fails on anything but ``true``, ``false``, ``null`` or no output, and interpolates
-``message`` where it holds. The program depends only on the rules, so the worker compiles it once.
-When the joined run cannot be read (a rule ran out of time, killed the worker, or does not
-compile), each rule runs alone to say which one failed. A rule that fails is remembered for the
-run and not run again (``HouseEngine.failed``): it is reported once, where it is written.
+The program depends only on the rules, so the worker compiles it once. When the joined run cannot
+be read (a rule ran out of time, failed, killed the worker, or does not compile), each rule runs
+alone to say which one failed (a rule that never ends costs its time limit twice, once). A rule that fails is remembered for the run and not run again
+(``HouseEngine.failed``): it is reported once, where it is written.
+
+``start`` sends a definition to the worker and returns; ``finish`` collects what it gave: the
+caller runs kartalint's own checks in between, while the worker computes.
 """
 
 from __future__ import annotations
@@ -30,29 +38,44 @@ from kartalint.load.house_rules import MESSAGE_CAP, Failure, HouseRule, StaticPr
 HOUSE_TIMEOUT = DEFAULT_TIMEOUT  # seconds for one definition's house rules (upstream's limit of one query)
 RULES_PER_PROGRAM = 64  # libjq's compile time grows faster than the program
 
-_PART = r"""[$__kl_u[KIND] | range(0; length) as $__kl_i | $__kl_u[KIND][$__kl_i] as $path | $definition | getpath($path)
-| (try (first((WHEN
-) | if . == true then true elif . == false or . == null then empty
-    else error("gave \(tojson | .[:80]), not true, false or null") end) // false) catch {"__kl_when": .}) as $__kl_hit
-| if ($__kl_hit | type) == "object" then [$__kl_i, null, "when", ($__kl_hit.__kl_when | if type == "string" then . else tojson end)]
-  elif $__kl_hit then (try [$__kl_i, ((first(MESSAGE
-) // "") | tostring | .[:CAP])] catch [$__kl_i, null, "message", (if type == "string" then . else tojson end)])
-  else empty end]"""
+_CHECK = (
+    'if . == true then true elif . == false or . == null then false else error("gave \\(tojson | .[:80]), '
+    'not true, false or null") end'
+)
 
 
-def rule_part(rule: HouseRule) -> str:
-    """The part of the program that runs ``rule`` on every unit of its kind."""
+def rule_part(index: int, rule: HouseRule, safe: bool = True) -> str:
+    """The part of the program that runs ``rule`` (the ``index``-th of the program) on one unit.
+    ``safe``: its errors are caught and said as its failure (a rule run alone); else an error stops
+    the whole program (a joined run: a fifth cheaper, and errors are rare: each rule then runs alone
+    to say which one failed)."""
+    message = f'((first({message_program(rule.message)}\n) // "") | tostring | .[:{MESSAGE_CAP}])'
+    if not safe:
+        return (
+            f"({rule.when}\n) as $__kl_o | if $__kl_o == false or $__kl_o == null then empty "
+            f"elif $__kl_o == true then [{index}, $__kl_i, {message}] "
+            'else error("gave \\($__kl_o | tojson | .[:80]), not true, false or null") end'
+        )
     return (
-        _PART.replace("KIND", json.dumps(rule.for_each))
-        .replace("CAP", str(MESSAGE_CAP))
-        .replace("MESSAGE", message_program(rule.message))
-        .replace("WHEN", rule.when)
+        f"try (if reduce (({rule.when}\n) | {_CHECK}) as $__kl_o (false; . or $__kl_o) then "
+        f"(try [{index}, $__kl_i, {message}] "
+        f'catch [{index}, $__kl_i, null, "message", (if type == "string" then . else tojson end)]) '
+        f'else empty end) catch [{index}, $__kl_i, null, "when", (if type == "string" then . else tojson end)]'
     )
 
 
 def program(rules: Sequence[HouseRule]) -> str:
-    """The jq program that runs ``rules`` on one definition."""
-    return ".d as $definition | .u as $__kl_u | [" + ",\n".join(rule_part(rule) for rule in rules) + "]"
+    """The jq program that runs ``rules`` on one definition, each kind's units walked once: one rule
+    run safe, several joined."""
+    kinds: dict[str, list[str]] = {}
+    for index, rule in enumerate(rules):
+        kinds.setdefault(rule.for_each, []).append(f"({rule_part(index, rule, safe=len(rules) == 1)})")
+    blocks = [
+        f"($__kl_u[{json.dumps(kind)}] | range(0; length) as $__kl_i | .[$__kl_i] as $path"
+        f" | $definition | getpath($path) | {', '.join(parts)})"
+        for kind, parts in kinds.items()
+    ]
+    return ".d as $definition | .u as $__kl_u | [" + ",\n".join(blocks) + "]"
 
 
 @dataclass
@@ -64,15 +87,24 @@ class Outcome:
     failed: dict[HouseRule, Failure] = field(default_factory=dict)
 
 
+@dataclass
+class Pending:
+    """A definition sent to the worker (``HouseEngine.start``), its results not read yet."""
+
+    rules: list[HouseRule]
+    text: str
+    sent: bool = False  # sent joined: ``finish`` reads the reply (the engine is held until then)
+
+
 class HouseEngine:
     """The house rules of one process: one jq worker, the programs built, and the rules that
-    failed (never run again). Safe to use from several threads (the language server)."""
+    failed (never run again in a run). Safe to use from several threads (the language server)."""
 
     def __init__(self) -> None:
         self._runner: BoundedRunner | None = None
         self._lock = threading.Lock()
         self._programs: dict[tuple[HouseRule, ...], str] = {}
-        self._proven: set[HouseRule] = set()  # rules that ran alone once
+        self._sound: dict[int, HouseRule] = {}  # rules found runnable without running them, by identity
         self.failed: dict[HouseRule, Failure] = {}
 
     def new_run(self) -> None:
@@ -80,43 +112,77 @@ class HouseEngine:
         again (a definition fixed since may no longer make one fail)."""
         with self._lock:
             self.failed.clear()
+            self._sound.clear()
 
     def runnable(self, rules: Sequence[HouseRule]) -> list[HouseRule]:
         """The rules of ``rules`` that can run (the others are marked failed, once)."""
         out = []
         for rule in rules:
-            if rule in self.failed:
+            if self.failed and rule in self.failed:
                 continue
-            problem: StaticProblem | None = static_problem(rule)
-            if problem is not None:
-                self.failed[rule] = Failure(problem.part, problem.message, static=True)
-                continue
+            if id(rule) not in self._sound:  # (checked once per rule object: a rule is seen on every definition)
+                problem: StaticProblem | None = static_problem(rule, compiled=False)  # (the worker compiles)
+                if problem is not None:
+                    self.failed[rule] = Failure(problem.part, problem.message, static=True)
+                    continue
+                self._sound[id(rule)] = rule
             out.append(rule)
         return out
 
-    def run(self, rules: Sequence[HouseRule], text: str) -> Outcome:
-        """Run ``rules`` (runnable ones) on one definition's input ``text``. A rule runs alone the
-        first time (so a rule that never ends costs its time limit once, not once more to find it
-        among the others), then joined with the others."""
+    def start(self, rules: Sequence[HouseRule], text: str) -> Pending:
+        """Send one definition's input ``text`` for ``rules`` (runnable ones) when they can run
+        joined, and return at once; ``finish`` must follow."""
+        pending = Pending(list(rules), text)
+        if rules and len(rules) <= RULES_PER_PROGRAM:
+            self._lock.acquire()  # released by finish: the worker's reply belongs to this definition
+            pending.sent = True
+            if not self._runner_here().submit(self._program(tuple(rules)), text):
+                self._lock.release()
+                pending.sent = False
+        return pending
+
+    def finish(self, pending: Pending) -> Outcome:
+        """What ``rules`` gave on the definition ``start`` sent (or, when it could not be sent
+        joined, on running them now)."""
+        if not pending.sent:
+            return self.run(pending.rules, pending.text)
         outcome = Outcome()
-        with self._lock:
-            for rule in [r for r in rules if r not in self._proven]:
-                _read(outcome, rule, self._alone(rule, text))
-                self._proven.add(rule)
-            joined = [r for r in rules if r not in outcome.hits and r not in outcome.failed]
-            for start in range(0, len(joined), RULES_PER_PROGRAM):
-                chunk = tuple(joined[start : start + RULES_PER_PROGRAM])
-                parts = self._parts(chunk, self._run(self._program(chunk), text))
-                for index, rule in enumerate(chunk):  # unreadable as one: each alone says which failed
-                    _read(outcome, rule, parts[index] if parts is not None else self._alone(rule, text))
+        try:
+            chunk = tuple(pending.rules)
+            self._read_joined(outcome, chunk, self._runner_here().collect(HOUSE_TIMEOUT), pending.text)
+        finally:
+            self._lock.release()
         self.failed.update(outcome.failed)
         return outcome
+
+    def run(self, rules: Sequence[HouseRule], text: str) -> Outcome:
+        """Run ``rules`` (runnable ones) on one definition's input ``text``, joined."""
+        outcome = Outcome()
+        with self._lock:
+            for start in range(0, len(rules), RULES_PER_PROGRAM):
+                chunk = tuple(rules[start : start + RULES_PER_PROGRAM])
+                self._read_joined(outcome, chunk, self._run(self._program(chunk), text), text)
+        self.failed.update(outcome.failed)
+        return outcome
+
+    def _read_joined(self, outcome: Outcome, chunk: tuple[HouseRule, ...], result: RunResult, text: str) -> None:
+        """The results of a joined run into ``outcome``; when it cannot be read as one, each rule
+        alone says which one failed (the engine is held)."""
+        parts = _parts(chunk, result)
+        for index, rule in enumerate(chunk):
+            _read(outcome, rule, parts[index] if parts is not None else self._alone(rule, text))
 
     def _alone(self, rule: HouseRule, text: str) -> Any:
         """One rule's results on ``text``, or its ``Failure``."""
         result = self._run(self._program((rule,)), text)
-        parts = self._parts((rule,), result)
-        return parts[0] if parts is not None else Failure("when", _run_error(result))
+        parts = _parts((rule,), result)
+        if parts is not None:
+            return parts[0]
+        if result.error and result.error.startswith("failed to compile"):  # libjq says which part, where
+            problem = static_problem(rule, compiled=True)
+            if problem is not None:
+                return Failure(problem.part, problem.message, static=True)
+        return Failure("when", _run_error(result))
 
     def _program(self, rules: tuple[HouseRule, ...]) -> str:
         found = self._programs.get(rules)
@@ -126,49 +192,57 @@ class HouseEngine:
             found = self._programs[rules] = program(rules)
         return found
 
-    def _run(self, text_program: str, text: str) -> RunResult:
+    def _runner_here(self) -> BoundedRunner:
         if self._runner is None:
             # a process that runs threads (the language server) starts a fresh interpreter: a fork
             # could copy a lock another thread holds
             threaded = threading.current_thread() is not threading.main_thread()
             self._runner = BoundedRunner(timeout=HOUSE_TIMEOUT, threaded=threaded)
-        return self._runner.run_text(text_program, text, HOUSE_TIMEOUT)
+        return self._runner
 
-    def _parts(self, rules: tuple[HouseRule, ...], result: RunResult) -> list[Any] | None:
-        """Each rule's list of results, or None when the run cannot be read as one."""
-        if result.ok and len(result.results) == 1 and isinstance(result.results[0], list):
-            parts = result.results[0]
-            if len(parts) == len(rules) and all(isinstance(p, list) for p in parts):
-                return parts
-        return None
+    def _run(self, text_program: str, text: str) -> RunResult:
+        return self._runner_here().run_text(text_program, text, HOUSE_TIMEOUT)
 
     def close(self) -> None:
+        """Stop the jq worker."""
         if self._runner is not None:
             self._runner.close()
             self._runner = None
 
 
+def _parts(rules: tuple[HouseRule, ...], result: RunResult) -> list[list[Any]] | None:
+    """Each rule's entries of a run, or None when the run cannot be read as one."""
+    if not (result.ok and len(result.results) == 1 and isinstance(result.results[0], list)):
+        return None
+    parts: list[list[Any]] = [[] for _ in rules]
+    for entry in result.results[0]:
+        if not (
+            isinstance(entry, list) and len(entry) >= 3 and isinstance(entry[0], int) and 0 <= entry[0] < len(rules)
+        ):
+            return None
+        parts[entry[0]].append(entry[1:])
+    return parts
+
+
 def _run_error(result: RunResult) -> str:
-    error = result.error or "the program gave no result"
     if result.timed_out:
         return f"did not finish within {HOUSE_TIMEOUT:g} s and was stopped"
-    return error
+    return result.error or "the program gave no result"
 
 
 def _read(outcome: Outcome, rule: HouseRule, part: Any) -> None:
-    """One rule's results into ``outcome``: its hits, or its first failure."""
+    """One rule's entries (``[unit, message]`` or ``[unit, None, part, error]``) into ``outcome``:
+    its hits, or its first failure."""
     if isinstance(part, Failure):
         outcome.failed[rule] = part
         return
-    hits = []
-    for entry in part or ():
-        if not (isinstance(entry, list) and entry and isinstance(entry[0], int)):
-            continue
-        if len(entry) >= 4 and entry[1] is None:
+    hits: dict[int, str] = {}  # (a joined `when` giving `true` twice finds once)
+    for entry in part:
+        if entry[1] is None and len(entry) >= 4:
             outcome.failed[rule] = Failure(str(entry[2]), str(entry[3]), entry[0])
             return
-        hits.append((entry[0], str(entry[1]) if len(entry) > 1 else ""))
-    outcome.hits[rule] = hits
+        hits.setdefault(entry[0], str(entry[1]))
+    outcome.hits[rule] = list(hits.items())
 
 
 _ENGINES: dict[int, HouseEngine] = {}

@@ -29,6 +29,7 @@ from kartalint.model import Finding, Path, Rule, Severity, Span, format_path
 
 if TYPE_CHECKING:  # imported when house rules run
     from kartalint.load.house_rules import Failure, HouseRule
+    from kartalint.rules._house_jq import Pending
 
 # The id of the rule this module reports (a constant: a misspelt id is an import error).
 HOUSE_RULE_FAILED = "house-rule-failed"
@@ -48,20 +49,23 @@ RULES = (
 _FAILED = RULES[0]
 
 
-def units(data: object, kind: str) -> list[Path]:
-    """The paths of the units of ``kind`` in a definition, in document order."""
+def units(data: object, kind: str, components: list[karta.ComponentRef] | None = None) -> list[Path]:
+    """The paths of the units of ``kind`` in a definition, in document order (``components``: the
+    definition's, when in hand)."""
     if kind == "definition":
         return [()]
-    components = karta.components(data)
+    if kind == "expression":
+        return [field.path for field in karta.jq_fields(data)]
+    found = karta.components(data) if components is None else components
     if kind == "component":
-        return [component.path for component in components]
-    if kind == "status-mapping":
-        out: list[Path] = []
-        for component in components:
-            mappings = karta.as_dict(karta.as_dict(component.data.get("statusDefinition")).get("statusMappings"))
-            out.extend((*component.path, "statusDefinition", "statusMappings", status) for status in mappings)
-        return out
-    return [field.path for field in karta.jq_fields(data)]
+        return [component.path for component in found]
+    out: list[Path] = []
+    for component in found:
+        status = component.data.get("statusDefinition")
+        mappings = status.get("statusMappings") if isinstance(status, dict) else None
+        if isinstance(mappings, dict):
+            out.extend((*component.path, "statusDefinition", "statusMappings", name) for name in mappings)
+    return out
 
 
 def unit_span(document: Document, kind: str, path: Path) -> Span:
@@ -96,23 +100,45 @@ def _line(span: Span) -> Span:
     return span if span.end_line == span.line else Span(span.line, span.column, span.line, span.column + 1)
 
 
-def check_house(document: Document, rules: Sequence[HouseRule]) -> list[Finding]:
-    """The findings of ``rules`` on one Karta document (those that cannot run are left to
-    ``failures``)."""
+class HouseRun:
+    """The house rules on one Karta document, sent to the jq worker (``start_house``) and read
+    back (``finish_house``): kartalint's own checks run in between."""
+
+    __slots__ = ("document", "paths", "pending")
+
+    def __init__(self, document: Document, paths: dict[str, list[Path]], pending: Pending) -> None:
+        """The document, its units' paths by kind, what the engine was sent."""
+        self.document = document
+        self.paths = paths
+        self.pending = pending
+
+
+def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
+    """Send one Karta document to the house rules of ``rules`` that can run (None: none can,
+    or the document is no JSON; those that cannot run are left to ``failures``)."""
     from kartalint.rules._house_jq import engine  # (the jq worker's machinery: only when house rules run)
 
     house = engine()
     runnable = house.runnable(rules)
     if not runnable:
-        return []
-    wanted = {rule.for_each for rule in runnable}
-    paths = {kind: units(document.data, kind) for kind in wanted}
+        return None
+    kinds = {rule.for_each for rule in runnable}
+    components = karta.components(document.data) if kinds & {"component", "status-mapping"} else None
+    paths = {kind: units(document.data, kind, components) for kind in kinds}
     try:
-        text = json.dumps({"d": document.data, "u": paths}, allow_nan=False)
+        text = json.dumps({"d": document.data, "u": paths}, allow_nan=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
-        return []
-    outcome = house.run(runnable, text)
-    label = display_path(document.source.path)
+        return None
+    return HouseRun(document, paths, house.start(runnable, text))
+
+
+def finish_house(run: HouseRun) -> list[Finding]:
+    """The findings of the house rules ``start_house`` sent the document to."""
+    from kartalint.rules._house_jq import engine
+
+    house = engine()
+    outcome = house.finish(run.pending)
+    document, paths = run.document, run.paths
     findings = []
     for rule, hits in outcome.hits.items():
         for index, message in hits:
@@ -132,6 +158,7 @@ def check_house(document: Document, rules: Sequence[HouseRule]) -> list[Finding]
                     rule.hint,
                 )
             )
+    label = display_path(document.source.path)
     for rule, failure in outcome.failed.items():
         where = paths[rule.for_each][failure.unit] if failure.unit is not None else None
         house.failed[rule] = _located(failure, label, where)
@@ -152,6 +179,8 @@ def failures(rules: Sequence[HouseRule]) -> list[Finding]:
     from kartalint.rules._house_jq import engine
 
     failed = engine().failed
+    if not failed:
+        return []
     return [failure_finding(rule, failed[rule]) for rule in rules if rule in failed]
 
 
