@@ -169,6 +169,8 @@ def _located(failure: Failure, label: str, path: Path | None) -> Failure:
     """A failure on a definition, saying which (and where in it)."""
     from kartalint.load.house_rules import Failure
 
+    if failure.static:  # (found when compiled: about the rule, not this definition)
+        return failure
     where = f" at {format_path(path) or 'the document'}" if path is not None else ""
     return Failure(failure.part, f"{failure.detail} (on {label}{where})", failure.unit)
 
