@@ -448,9 +448,13 @@ def test_a_configuration_that_cannot_be_read_still_lists_kartalints_rules(tmp_pa
     assert "kartalint: warning: " in err and "'house-rules' must be a list" in err and "not listed" in err
 
 
-def test_the_editor_schema_names_house_rule_keys(tmp_path):
+def test_the_editor_schema_names_house_rule_keys_and_the_projects_house_rule_ids(tmp_path):
     from kartalint.schema.config import config_schema
 
+    project = make_project(tmp_path / "p", UNITS)
+    code, out, _ = run_cli(["schema", "--config"], cwd=project)
+    rule_ids = json.loads(out)["properties"]["rules"]["propertyNames"]["enum"]
+    assert code == 0 and "acme-component" in rule_ids and "unknown-owner-ref" in rule_ids
     schema = config_schema(["unknown-owner-ref"], 10)
     entry = schema["properties"]["house-rules"]["items"]
     assert entry["required"] == ["id", "for-each", "when", "message"]
