@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import time
 
 import pytest
 from conftest import ROOT, run_cli
@@ -178,3 +179,25 @@ def test_the_docs_page_shows_the_tested_base_and_examples():
         rule = "  - id: " + entry.rstrip() + "\n"
         assert any(rule in block for block in blocks), entry.split("\n", 1)[0]
     assert page.count("\n### ") >= 5 and all(f"examples/{rule_id}/bad.yaml" in page for rule_id in IDS)
+
+
+def test_a_rule_that_runs_out_of_time_on_an_example_fails_once_at_its_place(acme, monkeypatch):
+    from kartalint.rules import _house_jq
+
+    config = acme / ".kartalint.yaml"
+    started = time.monotonic()
+    assert run_cli(["rules", "--check"], cwd=acme)[0] == 0  # the worker started, programs compiled, at the usual limit
+    monkeypatch.setattr(_house_jq, "HOUSE_TIMEOUT", max(1.0, 10 * (time.monotonic() - started)))
+    text = config.read_text().replace(
+        "      .specDefinition != null\n", "      last(repeat(1)) == 2 and .specDefinition != null\n", 1
+    )
+    config.write_text(text)
+    code, out, err = run_cli(["rules", "--check"], cwd=acme)
+    assert code == 1 and "Traceback" not in err
+    lines = out.splitlines()
+    failed = lines.index("FAIL acme-role-selector (.kartalint.yaml:6)")
+    when = line_of(text, "id: acme-role-selector") + 3
+    assert lines[failed + 1].startswith(
+        f"    .kartalint.yaml:{when}:11: house rule 'acme-role-selector': `when` failed: did not finish within"
+    )
+    assert lines[failed + 2].startswith("PASS ") and lines[-1] == "5 rule(s) checked: 4 passed, 1 failed"
