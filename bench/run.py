@@ -26,6 +26,9 @@
 8. drafting from real objects (issue 42): ``new --crd --from`` on 200 objects and 2,000 pods in
    under 10 s, next to reading the same files (``bench/draft_from.py``).
 
+9. house rules (issue 49): 20 house rules add at most 30% to ``kartalint lint`` of 1,000
+   definitions, next to the same lint without them (``bench/house_rules.py``).
+
 ``--quick`` uses fewer repeats and sizes (for a smoke run; the figures in docs/performance.md
 come from the full run). Prints one line per target: measured, target, met or not.
 """
@@ -41,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import draft_from
 import evaluate
 import hook
+import house_rules
 import lint_vs_check_jsonschema
 import lsp
 import mutants
@@ -134,6 +138,17 @@ def main() -> int:
     drafted = draft_from.measure(50, 1 if args.quick else 3)
     row("new --crd --from, 200 objects and 2,000 pods, s", f"{drafted['draft']:.2f}", "< 10", drafted["draft"] < 10)
     row("new --crd --from / reading the same files", f"{drafted['draft'] / drafted['floor']:.1f}", "-", True)
+
+    print("9. house rules ...", flush=True)
+    house = house_rules.measure(1000, 1 if args.quick else 3)
+    for jobs in ("", " -j 1"):
+        ratio = house[f"with{jobs}"] / house[f"without{jobs}"]
+        row(
+            f"lint with 20 house rules / without ({jobs.strip() or 'every core'})",
+            f"{ratio:.2f}",
+            "<= 1.3",
+            ratio <= 1.3,
+        )
 
     print("\nsummary")
     width = max(len(r[0]) for r in rows)

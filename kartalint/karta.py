@@ -127,16 +127,33 @@ _COMPONENT_FIELDS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = (
 )
 
 
-def _at(data: dict[str, Any], path: tuple[str, ...]) -> Any:
-    """The value at ``path`` under ``data`` (None where a mapping is missing on the way)."""
-    for key in path[:-1]:
-        data = as_dict(data.get(key))
-    return data.get(path[-1])
+def _groups(
+    fields: tuple[tuple[tuple[str, ...], str, bool, str], ...],
+) -> tuple[tuple[tuple[str, ...], tuple[tuple[str, str, bool, str], ...]], ...]:
+    """``fields`` grouped by the mapping that holds them (in order): each mapping is read once."""
+    groups: list[tuple[tuple[str, ...], list[tuple[str, str, bool, str]]]] = []
+    for where, target, assignable, kind in fields:
+        if not groups or groups[-1][0] != where[:-1]:
+            groups.append((where[:-1], []))
+        groups[-1][1].append((where[-1], target, assignable, kind))
+    return tuple((prefix, tuple(members)) for prefix, members in groups)
+
+
+_COMPONENT_GROUPS = _groups(_COMPONENT_FIELDS)
 
 
 def _component_jq(path: Path, comp: dict[str, Any]) -> Iterator[JqField]:
-    for where, target, assignable, kind in _COMPONENT_FIELDS:
-        yield from _field((*path, *where), _at(comp, where), target, assignable, kind)
+    for prefix, members in _COMPONENT_GROUPS:
+        holder: Any = comp
+        for key in prefix:
+            holder = holder.get(key)
+            if not isinstance(holder, dict):
+                break
+        else:
+            for key, target, assignable, kind in members:
+                value = holder.get(key)
+                if isinstance(value, str) and value != "":
+                    yield JqField((*path, *prefix, key), value, target, assignable, kind)
     stpath = (*path, "statusDefinition")
     mappings = as_dict(as_dict(comp.get("statusDefinition")).get("statusMappings"))
     for key in mappings:

@@ -91,7 +91,9 @@ def _plain_key(key: str) -> bool:
 @dataclass(frozen=True)
 class Rule:
     """A rule: a stable id, a default severity, a category, a one-line summary (the doc line of
-    ``kartalint rules``), the fix hint findings carry by default, and why the rule exists.
+    ``kartalint rules``), the fix hint findings carry by default, and why the rule exists; a house
+    rule (``house-rules:`` of the configuration) or a plugin's rule says where it comes from
+    (``origin``).
 
     Each module declares the rules it reports (``RULES``); ``kartalint.rules.registry`` collects
     them and finds their bad and good examples in ``kartalint/rules/examples/<id>/``."""
@@ -103,3 +105,4 @@ class Rule:
     hint: str = ""
     why: str = ""
     security_severity: str = ""  # CVSS-like score for code scanning ("" when the rule is not about security)
+    origin: str = ""  # where a rule not of kartalint's own comes from: a house rule's configuration file, a plugin

@@ -23,7 +23,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint.errors import ConfigError
 from kartalint.load.configfile import CONFIG_NAMES, ConfigFile, find_config, read_chain
@@ -35,6 +35,9 @@ from kartalint.load.kinds import FIXTURE_TEXT, KARTA_TEXT
 from kartalint.load.patterns import PatternSet, check_pattern
 from kartalint.model import Rule, Severity
 from kartalint.schema.config import config_problem
+
+if TYPE_CHECKING:  # read only when a configuration has house rules
+    from kartalint.load.house_rules import HouseRule
 
 __all__ = [
     "CONFIG_NAMES",
@@ -69,6 +72,7 @@ class Config:
     mutants_min_score: float | None = None  # `mutants: {min-score}` (kartalint test --mutants)
     mutants_equivalent: dict[tuple[str, str], str] = field(default_factory=dict)  # (definition, mutant id) -> reason
     explore_assume: dict[str, Any] = field(default_factory=dict)  # `explore: {assume}`: jq path -> JSON Schema
+    house_rules: dict[str, HouseRule] = field(default_factory=dict)  # `house-rules:` by id, in declaration order
     source: str | None = None
     root: str | None = None  # patterns are relative to it (the project root)
     files: list[str] = field(default_factory=list)  # every file read, the most basic first
@@ -125,13 +129,24 @@ class Config:
         return out
 
 
-def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rule]) -> None:
+def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rule], boundary: str) -> None:
     """Merge one file into ``config`` (later files override earlier ones), after validating it with
     the configuration's JSON Schema and checking what a schema cannot say (gitignore patterns,
-    paths inside the project)."""
-    problem = config_problem(layer.data, rules, MAX_CONFIGURABLE_BYTES)
+    paths inside the project, house rules' ids). The house rules of this file and of the files it
+    extends may be named in ``rules:`` and ``per-file-ignores:``; their examples must lie inside
+    ``boundary`` (the repository)."""
+    entries = layer.data.get("house-rules")
+    declared = [e["id"] for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
+    problem = config_problem(layer.data, [*rules, *config.house_rules, *declared], MAX_CONFIGURABLE_BYTES)
     if problem is not None:
         raise layer.error(problem.message, problem.path, key=problem.key)
+    if entries:
+        from kartalint.load.house_rules import read_house_rules
+
+        for house_rule in read_house_rules(layer, rules, boundary):
+            config.house_rules[house_rule.id] = house_rule  # a later file's rule of the same id replaces it
+    if config.house_rules:
+        rules = {**rules, **{r.id: r.rule for r in config.house_rules.values()}}
     data = layer.data
     for index, pattern in enumerate(data.get("exclude") or []):
         _check_pattern(layer, pattern, ("exclude", index))
@@ -221,10 +236,11 @@ def read_config(path: str, text: str | None = None, root: str | None = None, *, 
     that exist, by id (``kartalint.rules.registry.RULES``), which ``rules:`` and
     ``per-file-ignores`` may name."""
     root = os.path.abspath(root or os.path.dirname(os.path.abspath(path)))
-    chain = read_chain(path, git_toplevel(root) or root, text)
+    boundary = git_toplevel(root) or root
+    chain = read_chain(path, boundary, text)
     config = Config(source=path, root=root, files=[c.path for c in chain])
     for layer in chain:
-        _apply(config, layer, root, rules)
+        _apply(config, layer, root, rules, boundary)
     return config
 
 
@@ -239,7 +255,7 @@ def parse_config(data: Any, source: str, *, rules: Mapping[str, Rule]) -> Config
         raise layer.error("'extends' needs a configuration file", ("extends",))
     root = os.path.dirname(os.path.abspath(source)) if os.path.exists(source) else os.getcwd()
     config = Config(source=source, root=root)
-    _apply(config, layer, root, rules)
+    _apply(config, layer, root, rules, root)
     return config
 
 

@@ -195,6 +195,7 @@ def test_action_shape():
         "save",
         "sarif",
         "lint",
+        "house-rules",
         "test",
         "diff",
         "explore",
@@ -731,6 +732,7 @@ def test_the_hooks_print_the_failures_and_the_summary_only(sample, tmp_path):
         "kartalint-test": "-q",
         "kartalint-explore": "-q",
         "kartalint-mutants": "-q",
+        "kartalint-house-rules": "-q",
     }
     (sample / "fixtures" / "g.yaml").write_text(yaml.safe_dump(dict(FIXTURE, name="g")))
     git(sample, "add", "fixtures/g.yaml")

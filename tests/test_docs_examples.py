@@ -149,6 +149,23 @@ def setup_legacy_adopted(tmp):
     subprocess.run(["bash", "-e", "-c", adoption], cwd=tmp, check=True, capture_output=True, env=env, timeout=300)
 
 
+def setup_house_rules(tmp):
+    """A team repository whose platform/kartalint-base is Acme's base (tests/data/house-rules),
+    extended by its .kartalint.yaml, with definitions that follow Acme's rules."""
+    base = os.path.join(ROOT, "tests", "data", "house-rules", "acme-base")
+    shutil.copytree(base, tmp / "platform" / "kartalint-base")
+    (tmp / ".kartalint.yaml").write_text(
+        "extends: platform/kartalint-base/kartalint-base.yaml\ndefinitions: [definitions]\n"
+    )
+    (tmp / "definitions" / "inference").mkdir(parents=True)
+    for rule_id, target in (
+        ("acme-role-selector", "pytorchjob.yaml"),
+        ("acme-inference-degraded", "inference/isvc.yaml"),
+    ):
+        shutil.copyfile(os.path.join(base, "examples", rule_id, "good.yaml"), tmp / "definitions" / target)
+    git(tmp, "init", "-q")
+
+
 SETUPS = {
     "repo": setup_repo,
     "empty-repo": setup_empty_repo,
@@ -160,6 +177,7 @@ SETUPS = {
     "fleet": setup_fleet,
     "legacy-repo": setup_legacy_repo,
     "legacy-adopted": setup_legacy_adopted,
+    "house-rules": setup_house_rules,
 }
 
 

@@ -384,6 +384,61 @@ async def test_the_project_configuration_applies(client: LanguageClient, tmp_pat
     assert await open_and_wait(client, ignored) == []
 
 
+HOUSE_RULES = """\
+house-rules:
+  - id: acme-role
+    severity: error
+    for-each: component
+    when: '.specDefinition != null and ((.podSelector.componentTypeSelector.keyPath // "") | contains("team.example.com/role") | not)'
+    message: 'role \\(.name) does not select its pods by team.example.com/role'
+    hint: 'select them by .metadata.labels["team.example.com/role"]'
+    why: our dashboards group pods by team.example.com/role
+  - id: acme-broken
+    for-each: definition
+    when: '.metadata | input'
+    message: never
+"""
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_house_rule_is_a_diagnostic_with_the_quick_fix_that_silences_it(client: LanguageClient, tmp_path):
+    """A house rule of the project's configuration: its diagnostic where `kartalint lint` places it,
+    with its hint and its declaration, the quick fix that silences it, and a house rule that cannot
+    run shown on the definition (with its place) and on the configuration file."""
+    project = make_project(tmp_path / "house")
+    config = project / ".kartalint.yaml"
+    config.write_text("definitions: [definitions]\nfixtures: [fixtures]\ncrds: [crds]\n" + HOUSE_RULES)
+    path = project / "definitions" / f"{JOBSET}.yaml"
+    text = path.read_text()
+    diagnostics = await open_and_wait(client, path)
+    (role,) = [d for d in diagnostics if d.code == "acme-role"]
+    assert role.range.start == position_of(text, "name: replicatedjob")
+    assert role.range.end == position_of(text, "name: replicatedjob", len("name"))
+    assert role.severity == types.DiagnosticSeverity.Error
+    assert role.message == "role replicatedjob does not select its pods by team.example.com/role"
+    assert role.related_information[0].message == 'fix: select them by .metadata.labels["team.example.com/role"]'
+    assert role.code_description.href == f"{config.as_uri()}#L5"
+    (failed,) = [d for d in diagnostics if d.code == "house-rule-failed"]
+    assert failed.range.start == types.Position(0, 0)
+    assert failed.message.endswith(f"({config}:14:11)") and "'input' reads further inputs" in failed.message
+    assert sorted(d.code for d in diagnostics) == sorted(f["rule"] for f in lint_json(path, project))
+    (silence,) = [a for a in await actions_for(client, path, role) if a.title == "Silence acme-role on this line"]
+    (edit,) = silence.edit.changes[uri_of(path)]
+    silenced = apply(text, edit)
+    assert "    - name: replicatedjob  # kartalint: disable=acme-role\n" in silenced
+    uri = uri_of(path)
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(silenced)],
+        )
+    )
+    assert [d.code for d in await published(client, uri)] == ["house-rule-failed"]  # no unused, no unknown suppression
+    on_config = await open_and_wait(client, config)
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in on_config] == [("house-rule-failed", 13, 10)]
+
+
 @pytest.mark.asyncio(loop_scope="module")
 async def test_code_action_adds_the_default_the_crd_declares(client: LanguageClient):
     path, _, broken, diagnostics = await open_variant(

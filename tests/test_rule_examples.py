@@ -26,6 +26,7 @@ WITHOUT_EXAMPLES = {
     "yaml-too-large": "a file over 5 MiB (tests/test_hostile_inputs.py, tests/test_load.py)",
     "file-unreadable": "a file the system refuses to read (tests/test_hostile_inputs.py)",
     "config-invalid": "a configuration file, shown in the editor (tests/test_lsp.py, tests/test_user_repository.py)",
+    "house-rule-failed": "a configuration whose house rule cannot run (tests/test_house_rules.py)",
 }
 RULE_IDS = [rule.id for rule in registry.iter_rules()]
 

@@ -53,9 +53,11 @@ class _Version(argparse.Action):
         _values: str | Sequence[object] | None,
         _option_string: str | None = None,
     ) -> None:
+        from kartalint.cli.common import say_plugin_problems
         from kartalint.scaffold.release import version_report
 
         sys.stdout.write(version_report())
+        say_plugin_problems()
         parser.exit(EXIT_OK)
 
 

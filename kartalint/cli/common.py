@@ -73,13 +73,27 @@ def project_of(args: argparse.Namespace) -> Project:
     from kartalint.project import load_project
     from kartalint.rules import registry
 
+    say_plugin_problems()
     project = load_project(getattr(args, "config", None), rules=registry.RULES)
     for rule_id in getattr(args, "disable", None) or ():
-        if rule_id not in registry.RULES:
+        if rule_id not in registry.RULES and rule_id not in project.config.house_rules:
             raise UsageError(f"--disable {rule_id}: unknown rule (see `kartalint rules`)")
         project.config.severities[rule_id] = None
     args._project = project
     return project
+
+
+_SAID: set[str] = set()
+
+
+def say_plugin_problems() -> None:
+    """One warning on stderr for each plugin that could not be loaded (once per process)."""
+    from kartalint.rules import registry
+
+    for problem in registry.PLUGIN_PROBLEMS:
+        if problem not in _SAID:
+            _SAID.add(problem)
+            sys.stderr.write(f"kartalint: warning: {problem}; its rules are not checked\n")
 
 
 def add_verbose_option(parser: argparse.ArgumentParser) -> None:

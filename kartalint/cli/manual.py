@@ -173,16 +173,19 @@ PAGES: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[tuple
     ),
     "rules": (
         (
-            "List every rule with its severity, category and summary, or explain one rule: why it exists, a "
-            "bad and a good example, and the fix (the page of docs/rules.md).",
+            "List every rule with its severity, category and summary (the configuration's house rules and "
+            "the plugins' included), or explain one rule: why it exists, a bad and a good example, and the "
+            "fix (the page of docs/rules.md). --check runs each house rule on its examples "
+            "(docs/house-rules.md).",
         ),
         (
-            ("0", "listed or explained"),
-            ("2", "an unknown rule id"),
+            ("0", "listed or explained; with --check, every house rule passed its examples"),
+            ("1", "with --check: a house rule failed its examples or cannot run"),
+            ("2", "an unknown rule id, options that do not go together, a configuration that cannot be used"),
         ),
         (
-            ("kartalint rules", "every rule"),
             ("kartalint rules scale-path-not-null-safe", "one rule's page"),
+            ("kartalint rules --check -q", "the house rules on their examples, as the pre-commit hook runs them"),
         ),
     ),
     "schema": (

@@ -33,6 +33,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _house_rule_ids() -> list[str]:
+    """The ids of the house rules of the configuration found from here (none when it cannot be
+    read): `rules:` and `per-file-ignores:` may name them."""
+    from kartalint.errors import ConfigError
+    from kartalint.project import load_project
+    from kartalint.rules import registry
+
+    try:
+        return list(load_project(rules=registry.RULES).config.house_rules)
+    except ConfigError:
+        return []
+
+
 def run(args: argparse.Namespace) -> int:
     from kartalint import schema
 
@@ -43,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         from kartalint.rules import registry
         from kartalint.schema.config import config_schema
 
-        sys.stdout.write(json.dumps(config_schema(list(registry.RULES), MAX_CONFIGURABLE_BYTES), indent=2) + "\n")
+        ids = [*registry.RULES, *_house_rule_ids()]
+        sys.stdout.write(json.dumps(config_schema(ids, MAX_CONFIGURABLE_BYTES), indent=2) + "\n")
         return EXIT_OK
     if args.fixture or args.summary:
         import os

@@ -278,6 +278,19 @@ class BoundedRunner:
             if not finished:
                 self._kill()
 
+    def submit(self, expression: str, text: str) -> bool:
+        """Send one JSON text to the worker and return at once (whether it was sent): the caller
+        works while the worker computes. ``collect`` must follow, before any other run."""
+        return self._send((expression, [text], self.max_results))
+
+    def collect(self, timeout: float | None = None) -> RunResult:
+        """The result of the text ``submit`` sent, with its time limit counted from when the worker
+        started on it (from now where the worker cannot say: a spawned worker)."""
+        replies, failure = self._receive(self.timeout if timeout is None else timeout, 0, 1)
+        if failure is not None:
+            return failure[1]
+        return replies[0]
+
     def _send(self, message: tuple) -> bool:
         for _attempt in range(2):  # a worker that died since the last run is replaced once
             if (self._process is None or not self._process.is_alive()) and not self._start():

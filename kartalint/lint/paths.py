@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from kartalint.lint.pipeline import FileOutcome, lint_file
 from kartalint.lint.result import LintResult
 from kartalint.load.discovery import iter_yaml_files
+from kartalint.model import Finding
 from kartalint.project import Config
 
 PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs more than it saves
@@ -37,8 +38,15 @@ def lint_paths(paths: Iterable[str], config: Config, strict_files: bool = False,
             continue
         wanted.append(path)
     jobs = worker_count(jobs, len(wanted))
+    if config.house_rules:  # a new run: house rules that failed in an earlier one are tried again
+        from kartalint.rules._house_jq import engine
+
+        engine().new_run()
     for outcome in _outcomes(wanted, config, strict_files, jobs):
         _add(result, outcome)
+    if config.house_rules:
+        result.house_rules = [rule.rule for rule in config.house_rules.values()]
+        _house_failures_once(result)
     return result
 
 
@@ -59,6 +67,32 @@ def exclusion_notes(paths: list[str], config: Config, shown: int = 3) -> list[st
         what = f"{listed} is" if len(files) == 1 else f"{len(files)} files given ({listed}) are"
         notes.append(f"{what} excluded by the pattern '{pattern}' of {display_path(source)}: not read")
     return notes
+
+
+def _house_failures_once(result: LintResult) -> None:
+    """Each house rule that could not run said once (the first time, in file order), and none of
+    its findings: the result is the same whatever ``jobs`` is (each worker process finds a failure
+    on its own)."""
+    from kartalint.rules.house import HOUSE_RULE_FAILED
+
+    broken = {f.path[1] for f in result.findings if _failure(f, HOUSE_RULE_FAILED)}
+    if not broken:
+        return
+    kept: list[Finding] = []
+    said: set = set()
+    for finding in result.findings:
+        if finding.rule in broken:
+            continue
+        if _failure(finding, HOUSE_RULE_FAILED):
+            if finding.path[1] in said:
+                continue
+            said.add(finding.path[1])
+        kept.append(finding)
+    result.findings = kept
+
+
+def _failure(finding: Finding, rule_id: str) -> bool:
+    return finding.rule == rule_id and finding.path[:1] == ("house-rules",)
 
 
 def _add(result: LintResult, outcome: FileOutcome) -> None:
@@ -100,9 +134,14 @@ def _lint_chunk(
 
 
 def _worker_started(owner: int) -> None:  # pragma: no cover - runs in a worker process
+    import multiprocessing
+
     from kartalint.jqlang.lifetime import die_with_parent
 
     die_with_parent(owner)
+    # a worker may start a jq worker of its own (house rules): multiprocessing refuses children to a
+    # daemonic process; the jq worker dies with this one anyway (jqlang.lifetime)
+    multiprocessing.current_process().daemon = False
 
 
 def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -> Iterable[FileOutcome]:

@@ -10,15 +10,15 @@ severities, ``per-file-ignores`` and suppression comments, the same files skippe
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kartalint.load.discovery import TEMPLATE_HINT, template_marker
-from kartalint.load.documents import SourceFile, load_file
+from kartalint.load.documents import Document, SourceFile, load_file
 from kartalint.load.kinds import is_fixture, mentions_karta
 from kartalint.load.yaml_rules import YAML_TEMPLATE
-from kartalint.model import Finding, Severity, Span
+from kartalint.model import Finding, Rule, Severity, Span
 from kartalint.project import Config
 from kartalint.rules import registry, suppress
 from kartalint.rules.document import check_document
@@ -26,6 +26,7 @@ from kartalint.rules.fixture_schema import check_fixture
 
 if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
     from kartalint.load.crds import CrdIndex
+    from kartalint.load.house_rules import HouseRule
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,10 @@ def lint_source(source: SourceFile, config: Config, *, strict_files: bool = Fals
     found: list[Finding] = []
     kartas = fixtures = others = 0
     crds = crd_index(config.crds) if config.crds else None
+    house = _house_rules(source.path, config) if config.house_rules else []
     for document in source.stream():  # one document (and its node tree) at a time
         if document.is_karta:
-            found.extend(check_document(document, crds))
+            found.extend(_checked(document, crds, house))
             kartas += 1
         elif is_fixture(document.data):
             found.extend(check_fixture(document))
@@ -69,7 +71,71 @@ def lint_source(source: SourceFile, config: Config, *, strict_files: bool = Fals
     read_from = "-" if source.path == "<stdin>" else source.path  # (a text not kept is read again)
     if not strict_files and not kartas and not fixtures and not mentions_karta(read_from, source.text):
         return FileOutcome(source.path, [], 0, others, 0, 0, skipped=True)
-    return _configured(source, [*source.findings, *found], config, kartas, others, fixtures)
+    outcome = _configured(source, [*source.findings, *found], config, kartas, others, fixtures)
+    if house and kartas:  # house rules that cannot run: said where they are written (lint_paths says each once)
+        from kartalint.rules.house import failures
+
+        failed = failures(house)
+        if failed:
+            outcome.findings.extend(configure(failed, config))
+    return outcome
+
+
+def _house_rules(path: str, config: Config) -> list[HouseRule]:
+    """The house rules that run on the file at ``path``: those its ``paths`` select, not off (the
+    same list for every file when no rule has ``paths`` and no ``per-file-ignores`` apply)."""
+    everywhere = not config.per_file_ignores and not any(rule.paths for rule in config.house_rules.values())
+    if everywhere and _APPLICABLE[0] is config.house_rules and _APPLICABLE[1] == _settings(config):
+        applicable: list[HouseRule] = _APPLICABLE[2]
+        return applicable
+    relative = config.relative(path)
+    ignored = config.ignored_rules(path) if config.per_file_ignores else set()
+    applicable = [
+        rule
+        for rule in config.house_rules.values()
+        if config.severities.get(rule.id, rule.severity) is not None
+        and rule.id not in ignored
+        and rule.applies_to(relative)
+    ]
+    if everywhere:
+        _APPLICABLE[:] = [config.house_rules, _settings(config), applicable]
+    return applicable
+
+
+_APPLICABLE: list = [None, None, None]  # (house rules, their settings, the rules that run everywhere)
+
+
+def _settings(config: Config) -> tuple:
+    return tuple(config.severities.get(rule_id, 0) for rule_id in config.house_rules)
+
+
+_KNOWN: list = [None, None]  # (the house rules, the rules they make known): the last configuration's
+
+
+def known_rules(config: Config) -> Mapping[str, Rule]:
+    """The rules a finding or a suppression comment may name under ``config``: kartalint's (and
+    its plugins') and the configuration's house rules."""
+    if not config.house_rules:
+        return registry.RULES
+    if _KNOWN[0] is not config.house_rules:
+        _KNOWN[:] = [config.house_rules, {**registry.RULES, **{r.id: r.rule for r in config.house_rules.values()}}]
+    known: Mapping[str, Rule] = _KNOWN[1]
+    return known
+
+
+def _checked(document: Document, crds: CrdIndex | None, house: list[HouseRule]) -> list[Finding]:
+    """A Karta document's findings: kartalint's checks, and the house rules (sent to their jq
+    worker first, so it computes while kartalint's checks run)."""
+    if not house:
+        return check_document(document, crds)
+    from kartalint.rules.house import finish_house, start_house
+
+    run = start_house(document, house)
+    try:
+        found = check_document(document, crds)
+    finally:
+        house_found = finish_house(run) if run is not None else []
+    return [*found, *house_found]
 
 
 def lint_file(path: str, config: Config, *, strict_files: bool = False) -> FileOutcome:
@@ -102,6 +168,8 @@ def _configured_severity(config: Config, rule_id: str) -> Severity | None:
     if rule_id in config.severities:
         return config.severities[rule_id]
     rule = registry.RULES.get(rule_id)
+    if rule is None and rule_id in config.house_rules:
+        return config.house_rules[rule_id].severity
     return rule.severity if rule else Severity.ERROR
 
 
@@ -110,7 +178,7 @@ def _configured(
 ) -> FileOutcome:
     """Configure and suppress a file's findings; judge its suppression directives."""
     findings = configure(found, config)
-    findings, suppressed, directives = suppress.apply(findings, source.text, source.path, registry.RULES)
+    findings, suppressed, directives = suppress.apply(findings, source.text, source.path, known_rules(config))
     findings.extend(configure(directives, config))
     return FileOutcome(source.path, findings, kartas, others, suppressed, fixtures)
 

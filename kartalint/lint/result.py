@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kartalint.model import Finding, Severity
+from kartalint.model import Finding, Rule, Severity
 
 
 @dataclass
@@ -25,6 +25,7 @@ class LintResult:
     baselined: int | None = None  # findings the baseline absorbed (None: no baseline given)
     stale: int = 0  # entries of the baseline no finding of the checked files matches any more
     wrote_baseline: str | None = None  # the baseline file written (--write-baseline)
+    house_rules: list[Rule] = field(default_factory=list)  # the configuration's house rules (SARIF's descriptors)
 
     @property
     def nothing_checked(self) -> bool:

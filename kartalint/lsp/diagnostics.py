@@ -56,11 +56,22 @@ def diagnostic(open_file: OpenFile, finding: Finding, uri: str) -> types.Diagnos
         message=finding.message,
         severity=SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning),
         code=finding.rule,
-        code_description=types.CodeDescription(href=f"{RULES_DOC}#{finding.rule}"),
+        code_description=types.CodeDescription(href=documentation(open_file, finding.rule)),
         source="kartalint",
         related_information=related,
         data={"rule": finding.rule, "hint": finding.hint, "message": finding.message},
     )
+
+
+def documentation(open_file: OpenFile, rule_id: str) -> str:
+    """Where a rule is documented: docs/rules.md, or for a house rule the place in the
+    configuration file that declares it."""
+    house = open_file.config.house_rules.get(rule_id)
+    if house is None:
+        return f"{RULES_DOC}#{rule_id}"
+    import pathlib
+
+    return f"{pathlib.Path(house.source).absolute().as_uri()}#L{house.at[0]}"
 
 
 def code_actions(open_file: OpenFile, uri: str, wanted: list[types.Diagnostic]) -> list[types.CodeAction]:

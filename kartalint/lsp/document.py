@@ -178,7 +178,8 @@ def lint(open_file: OpenFile) -> list[Finding]:
     would judge, with the same selection (``kartalint.lint.lint_source``): none for a file the
     project excludes or one that holds neither a Karta nor a fixture document (CloudFormation, a
     workflow, Helm values), the ``yaml-template`` note for a Go/Helm template, the configuration's
-    problems on the configuration file."""
+    problems on the configuration file. A finding placed in another file (a house rule that cannot
+    run, said where the configuration declares it) is shown at the top of this one, with its place."""
     from kartalint.lint import lint_source
 
     if open_file.config_root is not None:
@@ -192,5 +193,23 @@ def lint(open_file: OpenFile) -> list[Finding]:
     elif not open_file.text:  # nothing to judge (lint would read the file from disk to tell: never here)
         open_file.findings = []
     else:
-        open_file.findings = lint_source(open_file.source, open_file.config).findings  # the parse done on open
+        if open_file.config.house_rules:  # each lint a run of its own: a failed house rule is tried again
+            from kartalint.rules._house_jq import engine
+
+            engine().new_run()
+        found = lint_source(open_file.source, open_file.config).findings  # the parse done on open
+        open_file.findings = [_here(open_file, finding) for finding in found]
     return open_file.findings
+
+
+def _here(open_file: OpenFile, finding: Finding) -> Finding:
+    """``finding`` as a diagnostic of this file: unchanged, or at its first line when it is placed
+    in another file (the message says where)."""
+    if finding.file == open_file.source.path:
+        return finding
+    import dataclasses
+
+    message = f"{finding.message} ({finding.file}:{finding.line}:{finding.column})"
+    return dataclasses.replace(
+        finding, file=open_file.source.path, line=1, column=1, end_line=1, end_column=2, message=message
+    )

@@ -116,12 +116,14 @@ def config_text(path: str) -> str | None:
 
 def config_findings(path: str, text: str | None, root: str | None = None) -> list[Finding]:
     """The problems of a configuration file being edited (``text``, saved or not; None: read it
-    from disk, as the commands do): none, or one ``config-invalid`` finding at the place the error
-    names (at the top when it is in a file this one extends, or when the file is refused)."""
+    from disk, as the commands do): one ``config-invalid`` finding at the place the error names (at
+    the top when it is in a file this one extends, or when the file is refused), or a
+    ``house-rule-failed`` finding for each house rule it declares that cannot run (its jq does not
+    compile or uses what the sandbox refuses)."""
     from kartalint.load.configfile import RULES
 
     try:
-        read_config(path, text, root, rules=registry.RULES)
+        config = read_config(path, text, root, rules=registry.RULES)
     except ConfigError as exc:
         here = exc.file is None or os.path.abspath(exc.file) == os.path.abspath(path)
         line, column = (exc.line, exc.column) if here and exc.line else (1, 1)
@@ -134,4 +136,21 @@ def config_findings(path: str, text: str | None, root: str | None = None) -> lis
         return [
             Finding(path, line, column, span.end_line, span.end_column, rule.id, rule.severity, message, (), rule.hint)
         ]
-    return []
+    return _house_problems(path, config)
+
+
+def _house_problems(path: str, config: Config) -> list[Finding]:
+    """The house rules declared in the file at ``path`` that cannot run, each where it fails."""
+    import dataclasses
+
+    from kartalint.load.house_rules import static_problem
+    from kartalint.rules._house_jq import Failure
+    from kartalint.rules.house import failure_finding
+
+    found = []
+    for rule in config.house_rules.values():
+        problem = static_problem(rule)
+        if problem is not None and os.path.abspath(rule.source) == os.path.abspath(path):
+            finding = failure_finding(rule, Failure(problem.part, problem.message, static=True))
+            found.append(dataclasses.replace(finding, file=path))
+    return found

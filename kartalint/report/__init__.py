@@ -88,6 +88,11 @@ DOCUMENTS: dict[str, dict[str, str]] = {
         "json": "kartalint.report.rules_doc:render_json",
         "markdown": "kartalint.report.rules_doc:render_markdown",
     },
+    "rules-check": {  # `kartalint rules --check`: house rules on their examples
+        "text": "kartalint.report.rules_check:render_text",
+        "json": "kartalint.report.rules_check:render_json",
+        "github": "kartalint.report.rules_check:render_github",
+    },
     "explore": {
         "text": "kartalint.report.explore:render_text",
         "json": "kartalint.report.explore:render_json",
@@ -123,6 +128,8 @@ def format_choices(command: str) -> list[str]:
         return list(TEST_REPORTERS)
     if command == "describe":  # a workload's document, or with --summary the fleet's
         return list(dict.fromkeys([*DOCUMENTS["describe"], *SUMMARIES]))
+    if command == "rules":  # the rules, or with --check what their examples gave
+        return list(dict.fromkeys([*DOCUMENTS["rules"], *DOCUMENTS["rules-check"]]))
     return list(DOCUMENTS[command])
 
 

@@ -7,9 +7,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from kartalint.load.documents import display_path
 from kartalint.model import Rule
 from kartalint.rules import registry
+from kartalint.rules.house import HOUSE_RULE_FAILED
+
+if TYPE_CHECKING:
+    from kartalint.load.house_rules import HouseRule
+    from kartalint.rules.plugins import Plugin
 
 TITLES = {
     "yaml": "Reading files",
@@ -25,6 +32,10 @@ TITLES = {
     "config": "Configuration and inline suppressions",
 }
 NO_EXAMPLE = "No example file: it takes a file over the size limit or one the system refuses to read (see tests/test_hostile_inputs.py)."
+# Rules of the config category without an example file, and why (the others: the configuration in the editor).
+NO_CONFIG_EXAMPLE = {
+    HOUSE_RULE_FAILED: "No example file: it needs a configuration whose house rule cannot run (docs/house-rules.md).",
+}
 
 
 def _cell(text: str) -> str:
@@ -48,7 +59,9 @@ def rule_section(rule: Rule) -> list[str]:
         "",
     ]
     found = registry.examples(rule.id)
-    if found is None and rule.category == "config":
+    if found is None and rule.id in NO_CONFIG_EXAMPLE:
+        lines += [NO_CONFIG_EXAMPLE[rule.id], ""]
+    elif found is None and rule.category == "config":
         lines += [
             "No example file: it is reported on `.kartalint.yaml` in the editor (`kartalint lsp`); every command stops on it with exit 2 and the same message.",
             "",
@@ -86,49 +99,151 @@ def rules_markdown() -> str:
         "",
     ]
     for category in registry.CATEGORIES:
-        lines += [f"## {TITLES[category]}", "", "| rule | severity | what it means |", "|---|---|---|"]
-        for rule in registry.iter_rules([category]):
-            lines.append(f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | {_cell(rule.summary)} |")
-        lines.append("")
-        for rule in registry.iter_rules([category]):
-            lines += rule_section(rule)
+        lines += _table(TITLES[category], [r for r in registry.iter_rules([category]) if not r.origin])
+    plugin_rules = [r for r in registry.iter_rules() if r.origin]
+    if plugin_rules:
+        lines += _table(
+            "Plugin rules", plugin_rules, "Rules of the plugins installed (`kartalint --version` lists them)."
+        )
     return "\n".join(lines)
+
+
+def _table(title: str, rules: list[Rule], note: str = "") -> list[str]:
+    """A section of docs/rules.md: a table of ``rules``, then each rule's section."""
+    lines = [f"## {title}", ""] + ([note, ""] if note else [])
+    lines += ["| rule | severity | what it means |", "|---|---|---|"]
+    lines += [f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | {_cell(rule.summary)} |" for rule in rules]
+    lines.append("")
+    for rule in rules:
+        lines += rule_section(rule)
+    return lines
+
+
+def house_section(house: HouseRule) -> list[str]:
+    """A house rule's section (``kartalint rules RULE``, ``--format markdown``): what it checks,
+    where it is declared, its jq, its examples' files, the fix."""
+    rule = house.rule
+    lines = [
+        f"### `{rule.id}`",
+        "",
+        f"{rule.severity} · house rule · {rule.summary}",
+        "",
+        f"Declared in `{display_path(house.source)}` (line {house.at[0]}), for each {house.for_each}"
+        + (f", in the files matching {', '.join(f'`{p}`' for p in house.paths)}" if house.paths else "")
+        + ".",
+        "",
+    ]
+    if house.why:
+        lines += [f"**Why:** {house.why}", ""]
+    lines += _block("When", "when", house.when) + _block("Message", "message", house.message)
+    for title, path in zip(("Bad", "Good"), house.examples or (), strict=False):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError as exc:
+            text = f"# cannot be read: {exc.strerror or exc}"
+        lines += _block(title, display_path(path), text)
+    if house.hint:
+        lines += [f"**Fix:** {house.hint}", ""]
+    return lines
 
 
 @dataclass(frozen=True)
 class RuleList:
-    """The rules ``kartalint rules`` shows: every rule, or one (``explain``: shown in full)."""
+    """The rules ``kartalint rules`` shows: every rule, or one (``explain``: shown in full), the
+    configuration's house rules and the plugins loaded."""
 
     rules: list[Rule]
     explain: bool = False
+    house: tuple[HouseRule, ...] = ()
+    plugins: tuple[Plugin, ...] = ()
+
+    def explained(self, rule_id: str) -> RuleList | None:
+        """The list showing the rule ``rule_id`` in full (None: no such rule)."""
+        for house in self.house:
+            if house.id == rule_id:
+                return RuleList([house.rule], True, (house,))
+        found = [rule for rule in self.rules if rule.id == rule_id]
+        return RuleList(found, True) if found else None
 
 
 def render_text(listing: RuleList) -> str:
     """``kartalint rules``: one aligned line per rule (id, severity, category, summary), or with
     ``explain`` the one rule's full section."""
     if listing.explain:
-        return "\n".join(rule_section(listing.rules[0]))
-    width = max(len(r.id) for r in listing.rules)
-    return "".join(f"{r.id:<{width}}  {r.severity!s:<7}  {r.category:<8}  {r.summary}\n" for r in listing.rules)
+        return "\n".join(_section(listing))
+    width = max(len(r.id) for r in [*listing.rules, *(h.rule for h in listing.house)])
+    lines = [f"{r.id:<{width}}  {r.severity!s:<7}  {r.category:<8}  {r.summary}{_from(r)}\n" for r in listing.rules]
+    if listing.house:
+        lines.append("\nhouse rules:\n")
+        lines += [
+            f"{h.id:<{width}}  {h.severity!s:<7}  {'house':<8}  {h.rule.summary}  "
+            f"(for each {h.for_each}; {display_path(h.source)}:{h.at[0]})\n"
+            for h in listing.house
+        ]
+    if listing.plugins:
+        lines.append("\nplugins:\n")
+        lines += [f"{p.label}: {p.name} = {p.value} ({', '.join(p.rules)})\n" for p in listing.plugins]
+    return "".join(lines)
+
+
+def _from(rule: Rule) -> str:
+    return f"  [{rule.origin}]" if rule.origin else ""
+
+
+def _section(listing: RuleList) -> list[str]:
+    return house_section(listing.house[0]) if listing.house else rule_section(listing.rules[0])
 
 
 def render_json(listing: RuleList) -> str:
-    """``{"schemaVersion": 1, "rules": [...]}``, each rule's ``id``, ``severity``, ``category``,
-    ``summary``, ``hint`` and ``why``."""
-    data = [
-        {
-            "id": r.id,
-            "severity": str(r.severity),
-            "category": r.category,
-            "summary": r.summary,
-            "hint": r.hint,
-            "why": r.why,
-        }
-        for r in listing.rules
+    """``{"schemaVersion": 1, "rules": [...], "houseRules": [...], "plugins": [...]}``: each rule's
+    ``id``, ``severity``, ``category``, ``summary``, ``hint``, ``why`` and ``origin`` (a plugin's
+    rule: the plugin); each house rule's too, with ``forEach``, ``when``, ``message``, ``paths``,
+    ``examples``, ``source`` and ``line``; each plugin's distribution, version, entry point and rules."""
+    data = [_rule_data(r) for r in listing.rules if not listing.house]
+    house = [
+        dict(
+            _rule_data(h.rule),
+            forEach=h.for_each,
+            when=h.when,
+            message=h.message,
+            paths=list(h.paths),
+            examples=dict(zip(("bad", "good"), h.examples, strict=True)) if h.examples else None,
+            source=h.source,
+            line=h.at[0],
+        )
+        for h in listing.house
     ]
-    return json.dumps({"schemaVersion": 1, "rules": data}, indent=2) + "\n"
+    plugins = [
+        {"distribution": p.distribution, "version": p.version, "name": p.name, "value": p.value, "rules": list(p.rules)}
+        for p in listing.plugins
+    ]
+    return json.dumps({"schemaVersion": 1, "rules": data, "houseRules": house, "plugins": plugins}, indent=2) + "\n"
+
+
+def _rule_data(r: Rule) -> dict:
+    return {
+        "id": r.id,
+        "severity": str(r.severity),
+        "category": r.category,
+        "summary": r.summary,
+        "hint": r.hint,
+        "why": r.why,
+        "origin": r.origin,
+    }
 
 
 def render_markdown(listing: RuleList) -> str:
-    """The rule's section with ``explain``, else the whole of docs/rules.md."""
-    return "\n".join(rule_section(listing.rules[0])) if listing.explain else rules_markdown()
+    """The rule's section with ``explain``, else the whole of docs/rules.md, with the
+    configuration's house rules after kartalint's."""
+    if listing.explain:
+        return "\n".join(_section(listing))
+    if not listing.house:
+        return rules_markdown()
+    lines = ["", "## House rules", "", "The configuration's own rules (`house-rules:`, docs/house-rules.md).", ""]
+    lines += ["| rule | severity | for each | what it means |", "|---|---|---|---|"]
+    lines += [f"| [`{h.id}`](#{h.id}) | {h.severity} | {h.for_each} | {_cell(h.rule.summary)} |" for h in listing.house]
+    lines.append("")
+    for house in listing.house:
+        lines += house_section(house)
+    return rules_markdown() + "\n".join(lines)

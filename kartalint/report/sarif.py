@@ -37,7 +37,11 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def rule_descriptor(rule: registry.Rule) -> dict[str, Any]:
-    """``reportingDescriptor`` of a registry rule."""
+    """``reportingDescriptor`` of a rule: kartalint's (documented in docs/rules.md), or one of the
+    configuration's house rules or a plugin's (``origin``: its why, its fix and where it is
+    declared, no link to kartalint's documentation)."""
+    if rule.origin:
+        return _own_descriptor(rule)
     fix = f"\n\nFix: {rule.hint}." if rule.hint else ""
     properties: dict[str, Any] = {"category": rule.category, "tags": [rule.category], "precision": "very-high"}
     if rule.security_severity:
@@ -57,6 +61,25 @@ def rule_descriptor(rule: registry.Rule) -> dict[str, Any]:
         "helpUri": f"{RULES_DOC}#{rule.id}",
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": properties,
+    }
+
+
+def _own_descriptor(rule: registry.Rule) -> dict[str, Any]:
+    """``reportingDescriptor`` of a house rule or a plugin's rule."""
+    why = f"\n\nWhy: {rule.why}" if rule.why else ""
+    fix = f"\n\nFix: {rule.hint}" if rule.hint else ""
+    where = f"\n\nDeclared in {rule.origin}."
+    return {
+        "id": rule.id,
+        "name": "".join(part.capitalize() for part in rule.id.split("-")),
+        "shortDescription": {"text": rule.summary.split(". ")[0].rstrip(".") + "."},
+        "fullDescription": {"text": f"{rule.summary}{why}".replace("\n\n", " ")},
+        "help": {
+            "text": f"{rule.summary}{why}{fix}{where}",
+            "markdown": f"**{rule.id}** ({rule.category}, {rule.severity}): {rule.summary}{why}{fix}{where}",
+        },
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"category": rule.category, "tags": [rule.category], "precision": "high"},
     }
 
 
@@ -81,6 +104,12 @@ class SarifLog:
         self.successful = True
         self.properties: dict[str, Any] = {}  # the run's property bag (the baseline's counts)
         self._seen: Counter = Counter()
+        self._own: list[dict[str, Any]] = []  # descriptors of the house rules (add_rules)
+
+    def add_rules(self, rules: list[registry.Rule]) -> None:
+        """Describe ``rules`` too (the configuration's house rules), after kartalint's."""
+        known = {d["id"] for d in (*_DESCRIPTORS, *self._own)}
+        self._own.extend(rule_descriptor(rule) for rule in rules if rule.id not in known)
 
     # -- locations ----------------------------------------------------------------------------------
     def artifact_location(self, path: str) -> dict[str, Any]:
@@ -169,8 +198,12 @@ class SarifLog:
 
     def document(self) -> dict[str, Any]:
         """The SARIF log as data: ``$schema``, ``version`` 2.1.0 and one run (the tool with every rule
-        of the registry, ``automationDetails``, ``originalUriBaseIds``, ``invocations``, ``artifacts``,
-        ``results``)."""
+        of the registry and the house rules added, ``automationDetails``, ``originalUriBaseIds``,
+        ``invocations``, ``artifacts``, ``results``)."""
+        own = {d["id"]: len(_DESCRIPTORS) + i for i, d in enumerate(self._own)}
+        for result in self.results:
+            if "ruleIndex" not in result and result["ruleId"] in own:
+                result["ruleIndex"] = own[result["ruleId"]]
         run: dict[str, Any] = {
             "tool": {
                 "driver": {
@@ -178,7 +211,7 @@ class SarifLog:
                     "version": __version__,
                     "semanticVersion": semantic_version(__version__),
                     "informationUri": REPOSITORY,
-                    "rules": _DESCRIPTORS,
+                    "rules": [*_DESCRIPTORS, *self._own],
                 }
             },
             "automationDetails": {"id": f"kartalint/{self.command}/"},
@@ -215,8 +248,10 @@ class SarifReporter(Reporter):
         self.log.add_finding(finding)
 
     def finish(self, result: LintResult) -> None:
-        """List every checked file as an artifact; notify each missing path (an error: the run is
-        unsuccessful), skipped path (warning) and skipped file (note); write the log."""
+        """List every checked file as an artifact; describe the house rules; notify each missing
+        path (an error: the run is unsuccessful), skipped path (warning) and skipped file (note);
+        write the log."""
+        self.log.add_rules(result.house_rules)
         for path in result.checked:
             self.log.artifact_location(path)
         for path in result.missing:

@@ -34,9 +34,11 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 from kartalint.load import configfile, yaml_rules
 from kartalint.model import Rule
+from kartalint.rules import plugins
 from kartalint.rules.context import Check
 
 __all__ = [
@@ -44,6 +46,8 @@ __all__ = [
     "CHECKS",
     "EXAMPLES_DIR",
     "FAMILIES",
+    "PLUGINS",
+    "PLUGIN_PROBLEMS",
     "RULES",
     "Examples",
     "Rule",
@@ -55,7 +59,7 @@ __all__ = [
 CATEGORIES = ("yaml", "schema", "parity", "jq", "practice", "gang", "crd", "fixture", "test", "outcome", "config")
 # The modules of kartalint/rules/ that are not a family of rules: the registry and what a check sees
 # and runs in (a module named with a leading underscore is a family's helper, not a family).
-MACHINERY = ("registry", "context", "document")
+MACHINERY = ("registry", "context", "document", "plugins")
 # Rules declared where files are read (kartalint.load): the yaml rules of every file, and the
 # configuration's.
 _READING = (yaml_rules, configfile)
@@ -81,8 +85,11 @@ def find_families(folder: str, package: str) -> tuple[ModuleType, ...]:
     return tuple(modules[name] for name in ordered)
 
 
-# The modules that declare rules, in the order their document checks (``CHECKS``) run.
-FAMILIES: tuple[ModuleType, ...] = (*_READING, *find_families(os.path.dirname(os.path.abspath(__file__)), __package__))
+# The modules that declare rules, in the order their document checks (``CHECKS``) run; the
+# families of plugins (the ``kartalint.rules`` entry points: ``kartalint.rules.plugins``) after them.
+_OWN: tuple[ModuleType, ...] = (*_READING, *find_families(os.path.dirname(os.path.abspath(__file__)), __package__))
+_PLUGIN_FAMILIES, PLUGINS, PLUGIN_PROBLEMS = plugins.load(CATEGORIES, {r.id for m in _OWN for r in m.RULES})
+FAMILIES: tuple[Any, ...] = (*_OWN, *_PLUGIN_FAMILIES)
 
 
 def _collect() -> list[Rule]:
@@ -142,14 +149,19 @@ class Examples:
 
 def examples(rule_id: str) -> Examples | None:
     """The examples of a rule, or None when it has none (it needs a file over the size limit,
-    or one the system refuses to read)."""
-    folder = os.path.join(EXAMPLES_DIR, rule_id)
+    or one the system refuses to read; a plugin's rule: its family's ``EXAMPLES`` folder)."""
+    plugin = next((p for p in PLUGINS if rule_id in p.rules), None)
+    folder = os.path.join(plugin.examples if plugin is not None and plugin.examples else EXAMPLES_DIR, rule_id)
+    if plugin is not None and not plugin.examples:
+        return None
     if not os.path.isdir(folder):
         return None
     files: dict[str, bytes] = {}
     for name in sorted(os.listdir(folder)):
         with open(os.path.join(folder, name), "rb") as handle:
             files[name] = handle.read()
+    if "bad.yaml" not in files or "good.yaml" not in files:
+        return None
     bad, good = files.pop("bad.yaml"), files.pop("good.yaml")
     where, line, also, run = "bad.yaml", 0, [], {}
     for name, data in [("bad.yaml", bad), ("good.yaml", good), *files.items()]:

@@ -153,7 +153,19 @@ def version_report() -> str:
     libjq = libjq_version()
     if bindings or libjq:
         lines.append(f"jq bindings {bindings or 'unknown'}, libjq {libjq or 'unknown'}")
+    lines.extend(plugin_lines())
     return "\n".join(lines) + "\n"
+
+
+def plugin_lines() -> list[str]:
+    """One line per plugin loaded (the ``kartalint.rules`` entry points): its distribution, entry
+    point and rules."""
+    from kartalint.rules import registry
+
+    return [
+        f"plugin {p.label}: {p.name} = {p.value} ({len(p.rules)} rule(s): {', '.join(p.rules)})"
+        for p in registry.PLUGINS
+    ]
 
 
 def pinned_revision() -> tuple:

@@ -36,10 +36,49 @@ SETTING_PATTERN = (
 )
 
 
+# house rules (docs/house-rules.md): the units a rule runs on, and the ids it may have
+FOR_EACH = ("definition", "component", "status-mapping", "expression")
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+SEVERITY_PATTERN = r"^\s*(?:" + "|".join(_any_case(w) for w in _SEVERITIES) + r")\s*$"
+
+
+def house_rules_schema() -> dict[str, Any]:
+    """The schema of ``house-rules:``: an organisation's own checks in jq (docs/house-rules.md)."""
+    text = {"type": "string", "pattern": r"\S"}
+    return {
+        "type": ["array", "null"],
+        "description": "house rules: your own checks, in jq (docs/house-rules.md)",
+        "items": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["id", "for-each", "when", "message"],
+            "properties": {
+                "id": {"type": "string", "pattern": ID_PATTERN, "maxLength": 100},
+                "severity": {"type": "string", "pattern": SEVERITY_PATTERN},
+                "for-each": {"enum": list(FOR_EACH)},
+                "when": text,
+                "message": text,
+                "hint": {"type": ["string", "null"]},
+                "why": {"type": ["string", "null"]},
+                "paths": {"type": ["array", "null"], "items": {"type": "string", "minLength": 1}},
+                "examples": {
+                    "type": ["object", "null"],
+                    "additionalProperties": False,
+                    "required": ["bad", "good"],
+                    "properties": {
+                        "bad": {"type": "string", "minLength": 1},
+                        "good": {"type": "string", "minLength": 1},
+                    },
+                },
+            },
+        },
+    }
+
+
 def config_schema(rule_ids: Collection[str], max_bytes: int) -> dict[str, Any]:
     """The JSON Schema of ``.kartalint.yaml`` (``kartalint schema --config``), given the rule ids
-    that exist and the largest ``max-file-size``. A key left empty (``exclude:`` with its list
-    commented out) is null: the same as leaving the key out."""
+    that exist (house rules' included) and the largest ``max-file-size``. A key left empty
+    (``exclude:`` with its list commented out) is null: the same as leaving the key out."""
     setting = {
         "anyOf": [
             {"enum": ["off", "on", *_SEVERITIES, *_OFF[1:], True, False]},
@@ -83,6 +122,7 @@ def config_schema(rule_ids: Collection[str], max_bytes: int) -> dict[str, Any]:
                     "items": {"enum": ids},
                 },
             },
+            "house-rules": house_rules_schema(),
             "max-file-size": {"type": "integer", "minimum": 1, "maximum": max_bytes},
             "baseline": {
                 "type": ["string", "null"],
@@ -237,6 +277,40 @@ def _baseline(error: structural.SchemaError, path: tuple, where: tuple, max_byte
     )
 
 
+_HOUSE_WORDS = {
+    "id": "an id of lowercase letters, digits and '-' (up to 100 characters), such as acme-role-selector",
+    "severity": "error, warning or info",
+    "for-each": f"one of {', '.join(FOR_EACH)}",
+    "when": "a jq expression (true is a finding)",
+    "message": "the inside of a jq string (\\(.x) inserts a value)",
+    "hint": "a text",
+    "why": "a text",
+    "paths": "a list of gitignore patterns relative to the project root",
+    "examples": "a mapping with bad and good (paths of example files)",
+}
+
+
+def _house_rules(error: structural.SchemaError, path: tuple, where: tuple, max_bytes: int) -> ConfigProblem:
+    if len(path) < 2:
+        return ConfigProblem("'house-rules' must be a list of house rules (docs/house-rules.md)", path)
+    entry = path[:2]
+    if len(path) == 2 and error.validator == "required":
+        missing = [k for k in ("id", "for-each", "when", "message") if k not in (error.instance or {})]
+        return ConfigProblem(f"a house rule needs {', '.join(missing)}", entry)
+    if len(path) == 2 and error.validator == "additionalProperties":
+        known = ", ".join(sorted(_HOUSE_WORDS))
+        unknown = sorted(str(k) for k in error.instance if k not in _HOUSE_WORDS)
+        return ConfigProblem(
+            f"unknown house rule key(s) {', '.join(unknown)} (known: {known})", (*entry, unknown[0]), True
+        )
+    if len(path) == 2:
+        return ConfigProblem("each house rule is a mapping with id, for-each, when and message", entry)
+    key = str(path[2])
+    if key == "examples" and (len(path) > 3 or error.validator != "type"):
+        return ConfigProblem("'examples' needs bad and good, each the path of a file", path)
+    return ConfigProblem(f"house rule '{key}' must be {_HOUSE_WORDS.get(key, 'valid')}", path)
+
+
 def _extends(error: structural.SchemaError, path: tuple, where: tuple, max_bytes: int) -> ConfigProblem:
     return ConfigProblem("'extends' must be the path of another configuration file", path)
 
@@ -254,4 +328,5 @@ _EXPLAINED: dict[str, Callable[[structural.SchemaError, tuple, tuple, int], Conf
     "fixtures": _paths,
     "mutants": _mutants,
     "explore": _explore,
+    "house-rules": _house_rules,
 }

@@ -1,0 +1,259 @@
+"""Running house rules: one jq program for the rules that apply to a definition, run on it in the
+bounded jq worker (``jqlang.runner``: sandboxed, time-limited, memory-limited), as definitions run.
+
+The program's input is the definition and the paths of its units (``{"d": definition, "u":
+{"component": [path, ...], ...}}``). It walks the units of each kind once and runs on each unit
+(``$path`` bound to its path) the ``when`` of every rule of that kind: a rule keeps ``true``, fails
+on anything but ``true``, ``false``, ``null`` or no output, and interpolates ``message`` where it
+holds (a rule alone catches its errors; joined, an error stops the program and each rule then runs
+alone to say which one failed). Its output is one list of entries ``[rule, unit, message]`` (a finding) and ``[rule, unit,
+null, part, error]`` (the rule failed there)::
+
+    .d as $definition | .u as $__kl_u | [
+      ($__kl_u["component"] | range(0; length) as $__kl_i | .[$__kl_i] as $path
+       | $definition | getpath($path) | (RULE_0), (RULE_3)),
+      ...]
+
+The program depends only on the rules, so the worker compiles it once. When the joined run cannot
+be read (a rule ran out of time, failed, killed the worker, or does not compile), each rule runs
+alone to say which one failed (a rule that never ends costs its time limit twice, once). A rule that fails is remembered for the run and not run again
+(``HouseEngine.failed``): it is reported once, where it is written.
+
+``start`` sends a definition to the worker and returns; ``finish`` collects what it gave: the
+caller runs kartalint's own checks in between, while the worker computes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kartalint.jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner, RunResult
+from kartalint.load.house_rules import MESSAGE_CAP, Failure, HouseRule, StaticProblem, message_program, static_problem
+
+HOUSE_TIMEOUT = DEFAULT_TIMEOUT  # seconds for one definition's house rules (upstream's limit of one query)
+RULES_PER_PROGRAM = 64  # libjq's compile time grows faster than the program
+
+_CHECK = (
+    'if . == true then true elif . == false or . == null then false else error("gave \\(tojson | .[:80]), '
+    'not true, false or null") end'
+)
+
+
+def rule_part(index: int, rule: HouseRule, safe: bool = True) -> str:
+    """The part of the program that runs ``rule`` (the ``index``-th of the program) on one unit.
+    ``safe``: its errors are caught and said as its failure (a rule run alone); else an error stops
+    the whole program (a joined run: a fifth cheaper, and errors are rare: each rule then runs alone
+    to say which one failed)."""
+    message = f'((first({message_program(rule.message)}\n) // "") | tostring | .[:{MESSAGE_CAP}])'
+    if not safe:
+        return (
+            f"({rule.when}\n) as $__kl_o | if $__kl_o == false or $__kl_o == null then empty "
+            f"elif $__kl_o == true then [{index}, $__kl_i, {message}] "
+            'else error("gave \\($__kl_o | tojson | .[:80]), not true, false or null") end'
+        )
+    return (
+        f"try (if reduce (({rule.when}\n) | {_CHECK}) as $__kl_o (false; . or $__kl_o) then "
+        f"(try [{index}, $__kl_i, {message}] "
+        f'catch [{index}, $__kl_i, null, "message", (if type == "string" then . else tojson end)]) '
+        f'else empty end) catch [{index}, $__kl_i, null, "when", (if type == "string" then . else tojson end)]'
+    )
+
+
+def program(rules: Sequence[HouseRule]) -> str:
+    """The jq program that runs ``rules`` on one definition, each kind's units walked once: one rule
+    run safe, several joined."""
+    kinds: dict[str, list[str]] = {}
+    for index, rule in enumerate(rules):
+        kinds.setdefault(rule.for_each, []).append(f"({rule_part(index, rule, safe=len(rules) == 1)})")
+    blocks = [
+        f"($__kl_u[{json.dumps(kind)}] | range(0; length) as $__kl_i | .[$__kl_i] as $path"
+        f" | $definition | getpath($path) | {', '.join(parts)})"
+        for kind, parts in kinds.items()
+    ]
+    return ".d as $definition | .u as $__kl_u | [" + ",\n".join(blocks) + "]"
+
+
+@dataclass
+class Outcome:
+    """What the house rules gave on one definition: per rule, its findings (unit index, message),
+    and the rules that failed on it."""
+
+    hits: dict[HouseRule, list[tuple[int, str]]] = field(default_factory=dict)
+    failed: dict[HouseRule, Failure] = field(default_factory=dict)
+
+
+@dataclass
+class Pending:
+    """A definition sent to the worker (``HouseEngine.start``), its results not read yet."""
+
+    rules: list[HouseRule]
+    text: str
+    sent: bool = False  # sent joined: ``finish`` reads the reply (the engine is held until then)
+
+
+class HouseEngine:
+    """The house rules of one process: one jq worker, the programs built, and the rules that
+    failed (never run again in a run). Safe to use from several threads (the language server)."""
+
+    def __init__(self) -> None:
+        self._runner: BoundedRunner | None = None
+        self._lock = threading.Lock()
+        self._programs: dict[tuple[HouseRule, ...], str] = {}
+        self._sound: dict[int, HouseRule] = {}  # rules found runnable without running them, by identity
+        self.failed: dict[HouseRule, Failure] = {}
+
+    def new_run(self) -> None:
+        """Forget which rules failed: a new run (``lint_paths``, one lint in the editor) tries them
+        again (a definition fixed since may no longer make one fail)."""
+        with self._lock:
+            self.failed.clear()
+            self._sound.clear()
+
+    def runnable(self, rules: Sequence[HouseRule]) -> list[HouseRule]:
+        """The rules of ``rules`` that can run (the others are marked failed, once)."""
+        out = []
+        for rule in rules:
+            if self.failed and rule in self.failed:
+                continue
+            if id(rule) not in self._sound:  # (checked once per rule object: a rule is seen on every definition)
+                problem: StaticProblem | None = static_problem(rule, compiled=False)  # (the worker compiles)
+                if problem is not None:
+                    self.failed[rule] = Failure(problem.part, problem.message, static=True)
+                    continue
+                self._sound[id(rule)] = rule
+            out.append(rule)
+        return out
+
+    def start(self, rules: Sequence[HouseRule], text: str) -> Pending:
+        """Send one definition's input ``text`` for ``rules`` (runnable ones) when they can run
+        joined, and return at once; ``finish`` must follow."""
+        pending = Pending(list(rules), text)
+        if rules and len(rules) <= RULES_PER_PROGRAM:
+            self._lock.acquire()  # released by finish: the worker's reply belongs to this definition
+            pending.sent = True
+            if not self._runner_here().submit(self._program(tuple(rules)), text):
+                self._lock.release()
+                pending.sent = False
+        return pending
+
+    def finish(self, pending: Pending) -> Outcome:
+        """What ``rules`` gave on the definition ``start`` sent (or, when it could not be sent
+        joined, on running them now)."""
+        if not pending.sent:
+            return self.run(pending.rules, pending.text)
+        outcome = Outcome()
+        try:
+            chunk = tuple(pending.rules)
+            self._read_joined(outcome, chunk, self._runner_here().collect(HOUSE_TIMEOUT), pending.text)
+        finally:
+            self._lock.release()
+        self.failed.update(outcome.failed)
+        return outcome
+
+    def run(self, rules: Sequence[HouseRule], text: str) -> Outcome:
+        """Run ``rules`` (runnable ones) on one definition's input ``text``, joined."""
+        outcome = Outcome()
+        with self._lock:
+            for start in range(0, len(rules), RULES_PER_PROGRAM):
+                chunk = tuple(rules[start : start + RULES_PER_PROGRAM])
+                self._read_joined(outcome, chunk, self._run(self._program(chunk), text), text)
+        self.failed.update(outcome.failed)
+        return outcome
+
+    def _read_joined(self, outcome: Outcome, chunk: tuple[HouseRule, ...], result: RunResult, text: str) -> None:
+        """The results of a joined run into ``outcome``; when it cannot be read as one, each rule
+        alone says which one failed (the engine is held)."""
+        parts = _parts(chunk, result)
+        for index, rule in enumerate(chunk):
+            _read(outcome, rule, parts[index] if parts is not None else self._alone(rule, text))
+
+    def _alone(self, rule: HouseRule, text: str) -> Any:
+        """One rule's results on ``text``, or its ``Failure``."""
+        result = self._run(self._program((rule,)), text)
+        parts = _parts((rule,), result)
+        if parts is not None:
+            return parts[0]
+        if result.error and result.error.startswith("failed to compile"):  # libjq says which part, where
+            problem = static_problem(rule, compiled=True)
+            if problem is not None:
+                return Failure(problem.part, problem.message, static=True)
+        return Failure("when", _run_error(result))
+
+    def _program(self, rules: tuple[HouseRule, ...]) -> str:
+        found = self._programs.get(rules)
+        if found is None:
+            if len(self._programs) > 256:
+                self._programs.clear()
+            found = self._programs[rules] = program(rules)
+        return found
+
+    def _runner_here(self) -> BoundedRunner:
+        if self._runner is None:
+            # a process that runs threads (the language server) starts a fresh interpreter: a fork
+            # could copy a lock another thread holds
+            threaded = threading.current_thread() is not threading.main_thread()
+            self._runner = BoundedRunner(timeout=HOUSE_TIMEOUT, threaded=threaded)
+        return self._runner
+
+    def _run(self, text_program: str, text: str) -> RunResult:
+        return self._runner_here().run_text(text_program, text, HOUSE_TIMEOUT)
+
+    def close(self) -> None:
+        """Stop the jq worker."""
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+
+def _parts(rules: tuple[HouseRule, ...], result: RunResult) -> list[list[Any]] | None:
+    """Each rule's entries of a run, or None when the run cannot be read as one."""
+    if not (result.ok and len(result.results) == 1 and isinstance(result.results[0], list)):
+        return None
+    parts: list[list[Any]] = [[] for _ in rules]
+    for entry in result.results[0]:
+        if not (
+            isinstance(entry, list) and len(entry) >= 3 and isinstance(entry[0], int) and 0 <= entry[0] < len(rules)
+        ):
+            return None
+        parts[entry[0]].append(entry[1:])
+    return parts
+
+
+def _run_error(result: RunResult) -> str:
+    if result.timed_out:
+        return f"did not finish within {HOUSE_TIMEOUT:g} s and was stopped"
+    return result.error or "the program gave no result"
+
+
+def _read(outcome: Outcome, rule: HouseRule, part: Any) -> None:
+    """One rule's entries (``[unit, message]`` or ``[unit, None, part, error]``) into ``outcome``:
+    its hits, or its first failure."""
+    if isinstance(part, Failure):
+        outcome.failed[rule] = part
+        return
+    hits: dict[int, str] = {}  # (a joined `when` giving `true` twice finds once)
+    for entry in part:
+        if entry[1] is None and len(entry) >= 4:
+            outcome.failed[rule] = Failure(str(entry[2]), str(entry[3]), entry[0])
+            return
+        hits.setdefault(entry[0], str(entry[1]))
+    outcome.hits[rule] = list(hits.items())
+
+
+_ENGINES: dict[int, HouseEngine] = {}
+
+
+def engine() -> HouseEngine:
+    """This process's engine (a forked process, a ``lint -j`` worker, gets its own: a jq worker
+    belongs to the process that started it)."""
+    pid = os.getpid()
+    found = _ENGINES.get(pid)
+    if found is None:
+        _ENGINES.clear()  # the parent's, copied by a fork: not this process's to use
+        found = _ENGINES[pid] = HouseEngine()
+    return found

@@ -1,0 +1,207 @@
+"""House rules (``house-rules:`` of the configuration, docs/house-rules.md): an organisation's own
+checks, written in jq, run on each unit of a Karta definition, with their findings placed like
+every other rule's.
+
+Units and where a finding is placed:
+
+* ``definition``: the whole document (``$path`` is ``[]``); at the ``name`` key of ``metadata``;
+* ``component``: the root component and each child component; at the ``rootComponent`` key, or
+  at the child's ``name`` key;
+* ``status-mapping``: each status of a component's ``statusMappings`` (the list of its matchers,
+  ``$path[-1]`` is the status); at the status's key (``running:``);
+* ``expression``: each jq expression of the definition (a string; ``$path[-1]`` is its field); on
+  the expression itself.
+
+The rules run through the configuration (``kartalint.lint.pipeline``); this family declares the
+one rule their failures are reported as: ``house-rule-failed``, placed in the configuration file,
+at the part of the house rule that failed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from kartalint import karta
+from kartalint.load.documents import Document, display_path
+from kartalint.model import Finding, Path, Rule, Severity, Span, format_path
+
+if TYPE_CHECKING:  # imported when house rules run
+    from kartalint.load.house_rules import Failure, HouseRule
+    from kartalint.rules._house_jq import Pending
+
+# The id of the rule this module reports (a constant: a misspelt id is an import error).
+HOUSE_RULE_FAILED = "house-rule-failed"
+
+RULES = (
+    Rule(
+        HOUSE_RULE_FAILED,
+        Severity.ERROR,
+        "config",
+        "A house rule (`house-rules:` of the configuration) cannot run: its `when` or `message` does not compile or "
+        "uses what the sandbox refuses (`input`, `env`, `import`), fails on a definition, or runs out of time.",
+        "make the jq total (`// empty`, `?`) or fix it where the finding points, then run `kartalint rules --check`",
+        why="A rule that cannot run finds nothing: without this finding a broken house rule would pass every definition in silence. It is reported once, at its place in the configuration, and skipped for the rest of the run (a definition's house rules have upstream's 10 s time limit of one jq query).",
+    ),
+)
+
+_FAILED = RULES[0]
+
+
+def units(data: object, kind: str, components: list[karta.ComponentRef] | None = None) -> list[Path]:
+    """The paths of the units of ``kind`` in a definition, in document order (``components``: the
+    definition's, when in hand)."""
+    if kind == "definition":
+        return [()]
+    if kind == "expression":
+        return [field.path for field in karta.jq_fields(data)]
+    found = karta.components(data) if components is None else components
+    if kind == "component":
+        return [component.path for component in found]
+    out: list[Path] = []
+    for component in found:
+        status = component.data.get("statusDefinition")
+        mappings = status.get("statusMappings") if isinstance(status, dict) else None
+        if isinstance(mappings, dict):
+            out.extend((*component.path, "statusDefinition", "statusMappings", name) for name in mappings)
+    return out
+
+
+def unit_span(document: Document, kind: str, path: Path) -> Span:
+    """Where a finding on a unit is placed (the module's docstring says where, per kind)."""
+    if kind == "expression":
+        return document.span(path)
+    if kind == "status-mapping":
+        return document.span(path, key=True)
+    if kind == "definition":
+        return _line(document.span(("metadata", "name"), key=True))
+    if path and path[-1] == "rootComponent":
+        return document.span(path, key=True)
+    if isinstance(karta.as_dict(_at(document.data, path)).get("name"), str):
+        return document.span((*path, "name"), key=True)
+    return _line(document.span(path))
+
+
+def _at(data: object, path: Path) -> object:
+    for step in path:
+        data = data[step] if isinstance(data, (dict, list)) and _has(data, step) else None  # type: ignore[index]
+    return data
+
+
+def _has(data: dict | list, step: object) -> bool:
+    if isinstance(data, dict):
+        return step in data
+    return isinstance(step, int) and 0 <= step < len(data)
+
+
+def _line(span: Span) -> Span:
+    """A span on one line as it is; of a multi-line value, its first character (where it starts)."""
+    return span if span.end_line == span.line else Span(span.line, span.column, span.line, span.column + 1)
+
+
+class HouseRun:
+    """The house rules on one Karta document, sent to the jq worker (``start_house``) and read
+    back (``finish_house``): kartalint's own checks run in between."""
+
+    __slots__ = ("document", "paths", "pending")
+
+    def __init__(self, document: Document, paths: dict[str, list[Path]], pending: Pending) -> None:
+        """The document, its units' paths by kind, what the engine was sent."""
+        self.document = document
+        self.paths = paths
+        self.pending = pending
+
+
+def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
+    """Send one Karta document to the house rules of ``rules`` that can run (None: none can,
+    or the document is no JSON; those that cannot run are left to ``failures``)."""
+    from kartalint.rules._house_jq import engine  # (the jq worker's machinery: only when house rules run)
+
+    house = engine()
+    runnable = house.runnable(rules)
+    if not runnable:
+        return None
+    kinds = {rule.for_each for rule in runnable}
+    components = karta.components(document.data) if kinds & {"component", "status-mapping"} else None
+    paths = {kind: units(document.data, kind, components) for kind in kinds}
+    try:
+        text = json.dumps({"d": document.data, "u": paths}, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
+        return None
+    return HouseRun(document, paths, house.start(runnable, text))
+
+
+def finish_house(run: HouseRun) -> list[Finding]:
+    """The findings of the house rules ``start_house`` sent the document to."""
+    from kartalint.rules._house_jq import engine
+
+    house = engine()
+    outcome = house.finish(run.pending)
+    document, paths = run.document, run.paths
+    findings = []
+    for rule, hits in outcome.hits.items():
+        for index, message in hits:
+            path = paths[rule.for_each][index]
+            span = unit_span(document, rule.for_each, path)
+            findings.append(
+                Finding(
+                    document.source.path,
+                    span.line,
+                    span.column,
+                    span.end_line,
+                    span.end_column,
+                    rule.id,
+                    rule.severity,
+                    message,
+                    tuple(path),
+                    rule.hint,
+                )
+            )
+    label = display_path(document.source.path)
+    for rule, failure in outcome.failed.items():
+        where = paths[rule.for_each][failure.unit] if failure.unit is not None else None
+        house.failed[rule] = _located(failure, label, where)
+    return findings
+
+
+def _located(failure: Failure, label: str, path: Path | None) -> Failure:
+    """A failure on a definition, saying which (and where in it)."""
+    from kartalint.load.house_rules import Failure
+
+    if failure.static:  # (found when compiled: about the rule, not this definition)
+        return failure
+    where = f" at {format_path(path) or 'the document'}" if path is not None else ""
+    return Failure(failure.part, f"{failure.detail} (on {label}{where})", failure.unit)
+
+
+def failures(rules: Sequence[HouseRule]) -> list[Finding]:
+    """``house-rule-failed`` findings of the rules of ``rules`` that could not run in this process,
+    each at its place in the configuration file."""
+    from kartalint.rules._house_jq import engine
+
+    failed = engine().failed
+    if not failed:
+        return []
+    return [failure_finding(rule, failed[rule]) for rule in rules if rule in failed]
+
+
+def failure_finding(rule: HouseRule, failure: Failure) -> Finding:
+    """The finding of one house rule that could not run."""
+    line, column = rule.when_at if failure.part == "when" else rule.message_at
+    if failure.static:
+        message = f"house rule '{rule.id}' cannot run: {failure.detail}; it is skipped"
+    else:
+        message = f"house rule '{rule.id}': `{failure.part}` failed: {failure.detail}; the rule is skipped"
+    return Finding(
+        display_path(rule.source),
+        max(1, line),
+        max(1, column),
+        max(1, line),
+        max(1, column) + 1,
+        HOUSE_RULE_FAILED,
+        _FAILED.severity,
+        message,
+        ("house-rules", rule.id, failure.part),
+        _FAILED.hint,
+    )
