@@ -1,6 +1,7 @@
 """Run the mutants of each definition under test against its cases (``kartalint test --mutants``).
 
-For each definition whose cases all passed: generate its mutants (``operators``), discard those
+For each definition whose cases all passed: generate its mutants (``operators``: records of each
+change; a mutated definition is built only for the mutants ``--mutants-limit`` picks), discard those
 upstream refuses or libjq cannot compile (``invalid``) and, when no case gives pods, those that
 only change what is evaluated on pods (``untested``); evaluate every other mutant on the cases'
 objects with ``Evaluator.evaluate_many`` (one jq worker, the objects of a definition streamed in
@@ -89,6 +90,7 @@ def _mutate(
     session = _Session(definition, results, evaluator)
     for mutant in select(mutants, options.limit, options.seed):
         result = session.judge(mutant)
+        mutant.forget()  # a run holds every result: not every mutated definition
         listed = options.equivalent.get((definition.name, mutant.id))
         if listed is not None and result.outcome == "survived":
             result.outcome, result.detail, result.hint = "equivalent", f"listed as equivalent: {listed}", ""
