@@ -81,12 +81,12 @@ class Change:
 
 def _exists(data: Any, path: Path) -> bool:
     for part in path:
-        if (isinstance(data, dict) and part in data) or (
-            isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
-        ):
+        if isinstance(data, dict) and part in data:
             data = data[part]
-        else:
+            continue
+        if not (isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)):
             return False
+        data = data[part]
     return True
 
 
