@@ -182,6 +182,8 @@ def _open(schema: dict[str, Any]) -> bool:
     ``x-kubernetes-preserve-unknown-fields`` that declares ``properties`` is checked against them
     (its authors wrote the fields down); only a truly free-form one is open."""
     if schema.get("x-kubernetes-preserve-unknown-fields"):
+        if isinstance(schema.get("items"), dict):  # a list whose items are declared (RoleBasedGroup's roles)
+            return False
         return not isinstance(schema.get("properties"), dict) or not schema.get("properties")
     if schema.get("x-kubernetes-embedded-resource") and not schema.get("properties"):
         return True
