@@ -7,7 +7,7 @@ from kartalint.jqlang.runner import BoundedRunner
 from kartalint.load import definitions
 from kartalint.lsp import server
 from kartalint.project import parse_config
-from kartalint.report import describe, github, json, junit, output, sarif, summary, summary_compare, text
+from kartalint.report import describe, explore_ci, github, json, junit, output, sarif, summary, summary_compare, text
 from kartalint.scaffold import release
 from kartalint.scaffold.fixture import QuotingDumper
 from kartalint.testing import update, written
@@ -21,6 +21,8 @@ sarif.SarifReporter
 junit.JUnitTestReporter
 describe.render_trees
 describe.render_yaml
+explore_ci.render_sarif
+explore_ci.render_junit
 summary.TableSummary
 summary.CsvSummary
 summary.JsonSummary
