@@ -20,11 +20,14 @@ import copy
 import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint import karta
 from kartalint.jqlang import Node, parse_cached
 from kartalint.model import Path
+
+if TYPE_CHECKING:
+    from kartalint.load.crds import CrdVersion
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,7 @@ class Subject:
 
     definition: dict[str, Any]
     objects: Sequence[Any] = ()
+    crd: CrdVersion | None = None  # the root kind's CRD version, when the project configures CRDs
 
     def __post_init__(self) -> None:
         self.components = karta.components(self.definition)
