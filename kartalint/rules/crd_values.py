@@ -35,7 +35,7 @@ RULES = (
         DEFAULT_DIFFERS_FROM_CRD,
         Severity.WARNING,
         "crd",
-        "A `// D` fallback on a field whose CRD declares another default (`.spec.replicas // 2` where the CRD says `default: 1`): an object from a file and the same object read from the cluster give different values.",
+        'A `// D` fallback on a field whose CRD declares another default (`.spec.replicas // 2` where the CRD says `default: 1`, or a count whose description says "default 1"): an object from a file and the same object read from the cluster give different values.',
         "fall back to the CRD's default (the message names it)",
         why="The API server fills in the CRD's default on every object it stores; a fallback that differs makes a manifest (describe, fixtures, CI) read another value than the live object (kli, the scheduler), for a field the author never set.",
     ),
@@ -80,20 +80,28 @@ def check(ctx: Context) -> None:
 
 
 def _fallback(ctx: Context, jq_field: Any, fallback: Fallback, version: Any, where: str) -> None:
-    from kartalint.load.crds import lookup
+    from kartalint.load.crds import lookup, stated_default
 
     found = lookup(version.schema, fallback.read.path)
-    default = found.default if found.found and found.schema is not None else None
+    schema = found.schema if found.found and found.schema is not None else {}
+    default, stated = found.default if schema else None, None
+    if default is None and schema.get("type") == "integer" and isinstance(fallback.value, int):
+        default = stated = stated_default(schema)  # "Number of replicas - default 1": the operator fills it in
     if not isinstance(default, (int, float, str, bool)) or _same(default, fallback.value):
         return
     text = jq_field.expression
     left = text[fallback.read.start : fallback.read.end]
     shown, crd = json.dumps(fallback.value), json.dumps(default)
+    said = (
+        f"the description of it in {where} says it defaults to {crd}, which the operator applies"
+        if stated is not None
+        else f"{where} declares default {crd} for it, which the API server fills in"
+    )
     ctx.report(
         DEFAULT_DIFFERS_FROM_CRD,
         jq_field.path,
-        f"{fallback.read.text()} // {shown}: {where} declares default {crd} for it, which the API server fills in: "
-        f"an object from a file without it reads {shown} here, the same object from the cluster {crd}",
+        f"{fallback.read.text()} // {shown}: {said}: an object from a file without it reads {shown} here, "
+        f"the operator and the cluster {crd}",
         scalar_range=(fallback.start, fallback.end),
         hint=f"write {left} // {crd}",
     )
