@@ -162,6 +162,7 @@ CRD = {
                                     "replicas": {"type": "integer", "default": 1, "minimum": 0},
                                     "nodes": {"type": "integer", "default": 3, "minimum": 0},
                                     "template": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                                    "labels": {"type": "object", "additionalProperties": {"type": "string"}},
                                 },
                             }
                         },
@@ -215,3 +216,18 @@ def test_replicas_match_spec_follows_every_branch_and_alternative(tmp_path, caps
     assert (code, bool(failures)) == ((1, True) if fails else (0, False)), out
     if fails:
         assert "this object takes asks for" in failures[0]["message"]
+
+
+def test_a_failure_of_a_status_matcher_quotes_lint_s_hint_for_it(tmp_path, capsys, monkeypatch):
+    """A failing field inside a list of matchers (`statusMappings.failed[0]`) finds lint's finding
+    on that matcher: here the optional map iterated with to_entries (crd-optional-iteration)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "crd.yaml").write_text(yaml.safe_dump(CRD))
+    matcher = "          failed: [{byExpression: {expression: '.spec.labels | to_entries | any(.key == \"x\")', expectedResult: 'true'}}]\n"
+    (tmp_path / "server.yaml").write_text(SERVER.replace("REPLICAS", "'.spec.replicas // 1'") + matcher)
+    code, out, _ = run(capsys, "explore", "server.yaml", "--crd", "crd.yaml", "--examples", "50", "-f", "json")
+    (failure,) = json.loads(out)["failures"]
+    assert code == 1 and failure["field"] == "server.statusDefinition.statusMappings.failed[0]"
+    assert (
+        failure["hint"].endswith("(crd-optional-iteration)") and "(.spec.labels // {}) | to_entries" in failure["hint"]
+    )

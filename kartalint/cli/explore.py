@@ -329,12 +329,13 @@ def _lint_findings(definition: DefinitionFile, config: Config) -> list[Finding]:
 def _hint(definition: DefinitionFile, findings: list[Finding], field_path: str) -> str:
     """The lint hint for the failing field, when lint reports one there."""
     from kartalint import karta
+    from kartalint.report.explore_ci import field_segments
 
     component, _, rest = field_path.partition(".")
     refs = {str(ref.data.get("name")): ref.path for ref in karta.components(definition.data)}
     if component not in refs:
         return ""
-    where = (*refs[component], *rest.split("."))
+    where = (*refs[component], *field_segments(rest))  # statusMappings.failed[0]: ("failed", 0)
     for finding in findings:
         if tuple(finding.path[: len(where)]) == where and finding.hint:
             return f"{finding.hint} ({finding.rule})"

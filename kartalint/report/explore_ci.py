@@ -175,7 +175,7 @@ class _Places:
             return (1, 1, 0, 0)
         name, _, rest = field.partition(".")
         refs = {str(ref.name): ref.path for ref in karta.components(self.document.data)}
-        where = (*refs[name], *_segments(rest)) if name in refs else ("spec", *_segments(field))
+        where = (*refs[name], *field_segments(rest)) if name in refs else ("spec", *field_segments(field))
         span = self.document.span(where)
         return (span.line, span.column, span.end_line, span.end_column)
 
@@ -196,7 +196,7 @@ class _Places:
         return (1, 1, 0, 0)
 
 
-def _segments(dotted: str) -> tuple[Any, ...]:
+def field_segments(dotted: str) -> tuple[Any, ...]:
     """``statusMappings.running[0].byPhase`` -> ("statusMappings", "running", 0, "byPhase")."""
     out: list[Any] = []
     for part in dotted.split(".") if dotted else []:
