@@ -441,6 +441,7 @@ def test_protected_iterations_stay_silent(config, expression):
         (".status.componentStatus | map(.name) | length", "map", ".status"),
         (".spec.components | with_entries(.) | length", "with_entries", ".spec.components"),
         (".spec.components[]? | .podSets | add | length", "add", ".spec.components[].podSets"),
+        (".status.componentStatus as $c | $c | keys | length", "keys", ".status"),
         (".spec.components | any(.podSets != null) | if . then 1 else 0 end", "any", ".spec.components"),
     ],
 )
@@ -467,6 +468,8 @@ def test_builtins_that_fail_on_null_applied_to_an_optional_field(config, express
         ".status | select(.componentStatus != null) | .componentStatus | keys | length",
         "[.status.componentStatus[]?] | map(.name) | length",
         ".spec.roles | to_entries | map(.value.replicas // 1) | add",
+        ".status.componentStatus | arrays | map(.name) | length",  # a type filter drops null
+        "(.status.componentStatus // []) as $c | $c | map(.name) | length",
     ],
 )
 def test_guarded_builtins_on_optional_fields_stay_silent(config, expression):

@@ -26,6 +26,7 @@ _NEVER_NULL = {
     "sort", "sort_by", "group_by", "unique", "unique_by", "tostring", "tojson", "type", "ascii_downcase",
     "ascii_upcase", "split", "join", "flatten", "reverse", "any", "all", "not", "has", "test", "startswith",
     "endswith", "contains", "inside", "isempty", "splits", "ltrimstr", "rtrimstr", "tonumber",
+    "values", "objects", "arrays", "iterables", "strings", "numbers", "booleans", "scalars",  # drop null
 }  # fmt: skip
 STRING_TESTS = ("test", "startswith", "endswith")
 
