@@ -47,19 +47,15 @@ BUILT = [0]  # how many mutated definitions were built in this process (a test r
 class Change:
     """A definition with ``value`` at ``path`` (``value`` absent: without the key or list item at
     ``path``), built on demand. ``key`` is the same for two changes exactly when the definitions
-    they build are the same (the changed leaves, compared as JSON), computed from the part of the
-    definition at ``path`` alone."""
+    they build are the same (the changed leaves, compared as JSON; a list item removed, by the
+    first of the equal items around it), computed from the part of the definition at ``path``
+    alone: generating every mutant of a large definition stays linear."""
 
     __slots__ = ("_key", "base", "path", "value")
 
     def __init__(self, base: dict[str, Any], path: Path, value: Any = _REMOVED) -> None:
         self.base, self.path, self.value = base, tuple(path), value
         self._key: frozenset | None = None
-        if value is _REMOVED and path:
-            parent = get_at(base, path[:-1])
-            if isinstance(parent, list):  # a list without an item: the list changed
-                index = path[-1]
-                self.path, self.value = tuple(path[:-1]), [v for i, v in enumerate(parent) if i != index]
 
     def build(self) -> dict[str, Any]:
         BUILT[0] += 1
@@ -76,10 +72,23 @@ class Change:
     @property
     def key(self) -> frozenset:
         if self._key is None:
-            found = _exists(self.base, self.path)
-            before = get_at(self.base, self.path) if found else _REMOVED
-            self._key = frozenset(_leaf_changes(before, self.value, self.path))
+            parent = get_at(self.base, self.path[:-1]) if self.path else None
+            if self.value is _REMOVED and isinstance(parent, list) and isinstance(self.path[-1], int):
+                self._key = frozenset({(self.path[:-1], f"-[{_run_start(parent, self.path[-1])}]")})
+            else:
+                found = _exists(self.base, self.path)
+                before = get_at(self.base, self.path) if found else _REMOVED
+                self._key = frozenset(_leaf_changes(before, self.value, self.path))
         return self._key
+
+
+def _run_start(items: list[Any], index: int) -> int:
+    """The first index of the run of items equal (as JSON) to ``items[index]``: removing any of
+    them leaves the same list."""
+    shown = _json(items[index])
+    while index > 0 and _json(items[index - 1]) == shown:
+        index -= 1
+    return index
 
 
 def _exists(data: Any, path: Path) -> bool:
