@@ -7,7 +7,19 @@ from kartalint.jqlang.runner import BoundedRunner
 from kartalint.load import definitions, pipe
 from kartalint.lsp import server
 from kartalint.project import parse_config
-from kartalint.report import describe, github, json, junit, output, rules_check, sarif, summary, summary_compare, text
+from kartalint.report import (
+    describe,
+    explore_ci,
+    github,
+    json,
+    junit,
+    output,
+    rules_check,
+    sarif,
+    summary,
+    summary_compare,
+    text,
+)
 from kartalint.scaffold import release
 from kartalint.scaffold.fixture import QuotingDumper
 from kartalint.testing import update, written
@@ -22,6 +34,8 @@ junit.JUnitTestReporter
 describe.render_trees
 describe.render_yaml
 rules_check.render_github
+explore_ci.render_sarif
+explore_ci.render_junit
 summary.TableSummary
 summary.CsvSummary
 summary.JsonSummary

@@ -73,6 +73,7 @@ class Config:
     mutants_equivalent: dict[tuple[str, str], str] = field(default_factory=dict)  # (definition, mutant id) -> reason
     explore_assume: dict[str, Any] = field(default_factory=dict)  # `explore: {assume}`: jq path -> JSON Schema
     house_rules: dict[str, HouseRule] = field(default_factory=dict)  # `house-rules:` by id, in declaration order
+    explore_min_path_coverage: float | None = None  # `explore: {min-path-coverage}`: percent
     source: str | None = None
     root: str | None = None  # patterns are relative to it (the project root)
     files: list[str] = field(default_factory=list)  # every file read, the most basic first
@@ -169,7 +170,10 @@ def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rul
         config.mutants_min_score = float(mutants["min-score"])
     for entry in mutants.get("equivalent") or []:
         config.mutants_equivalent[(entry["definition"], entry["mutant"])] = entry["reason"]
-    config.explore_assume.update((data.get("explore") or {}).get("assume") or {})
+    explore = data.get("explore") or {}
+    config.explore_assume.update(explore.get("assume") or {})
+    if explore.get("min-path-coverage") is not None:
+        config.explore_min_path_coverage = float(explore["min-path-coverage"])
     for key, resolved in paths.items():
         setattr(config, key, resolved)
 

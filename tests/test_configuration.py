@@ -73,10 +73,12 @@ REFUSED = [
         "3:5",
         "each 'mutants.equivalent' entry needs definition, mutant (an id) and a reason",
     ),
-    ("explore: [assume]\n", "1:10", "'explore' must be a mapping with the key 'assume'"),
-    ("explore: {assumes: {}}\n", "1:10", "'explore' must be a mapping with the key 'assume'"),
+    ("explore: [assume]\n", "1:10", "'explore' must be a mapping with the keys 'assume' and 'min-path-coverage'"),
+    ("explore: {assumes: {}}\n", "1:10", "'explore' must be a mapping with the keys 'assume' and 'min-path-coverage'"),
     ("explore:\n  assume: 3\n", "2:11", "'explore.assume' must map jq paths to JSON Schemas (mappings)"),
     ("explore:\n  assume:\n    .spec.x: 1\n", "3:14", "'explore.assume' must map jq paths to JSON Schemas (mappings)"),
+    ("explore:\n  min-path-coverage: 120\n", "2:22", "'explore.min-path-coverage' must be a percentage from 0 to 100"),
+    ("explore:\n  min-path-coverage: all\n", "2:22", "'explore.min-path-coverage' must be a percentage from 0 to 100"),
 ]
 
 

@@ -406,7 +406,7 @@ def test_reads_after_constructs_are_checked_against_the_crd(config, expression, 
 @pytest.mark.parametrize(
     ("expression", "before", "absent"),
     [
-        (".spec.components | to_entries[] | (.value.podSets)[] | (.replicas // 1)", "podSets)", "[].podSets"),
+        ("(.spec.components // []) | to_entries[] | (.value.podSets)[] | (.replicas // 1)", "podSets)", "[].podSets"),
         (".status.componentStatus[] | 1", "componentStatus", ".status"),
         ("reduce .spec.components[]?.podSets[] as $p (0; . + 1)", "podSets", "[].podSets"),
     ],
@@ -422,7 +422,7 @@ def test_iterating_an_optional_list_reached_through_a_construct(config, expressi
 @pytest.mark.parametrize(
     "expression",
     [
-        ".spec.components | to_entries[] | (.value.podSets // [])[] | 1",
+        "(.spec.components // []) | to_entries[] | (.value.podSets // [])[] | 1",
         "if .status.componentStatus then .status.componentStatus else [] end | .[] | 1",
         ".status.componentStatus[]? | 1",
         "(.status | select(.componentStatus != null) | .componentStatus[]) | 1",
@@ -431,6 +431,65 @@ def test_iterating_an_optional_list_reached_through_a_construct(config, expressi
 def test_protected_iterations_stay_silent(config, expression):
     _, findings = lint(config, REPLICAS, f"replicasPath: '{expression}'")
     assert not only(findings, "crd-optional-iteration"), [f.message for f in findings]
+
+
+@pytest.mark.parametrize(
+    ("expression", "call", "absent"),
+    [
+        (".status.componentStatus | to_entries[] | 1", "to_entries", ".status"),
+        (".status.componentStatus | keys[] | 1", "keys", ".status"),
+        (".status.componentStatus | map(.name) | length", "map", ".status"),
+        (".spec.components | with_entries(.) | length", "with_entries", ".spec.components"),
+        (".spec.components[]? | .podSets | add | length", "add", ".spec.components[].podSets"),
+        (".status.componentStatus as $c | $c | keys | length", "keys", ".status"),
+        (".spec.components | any(.podSets != null) | if . then 1 else 0 end", "any", ".spec.components"),
+    ],
+)
+def test_builtins_that_fail_on_null_applied_to_an_optional_field(config, expression, call, absent):
+    """Issue 43 item 4: `.status.componentStatus | to_entries[]` fails on every object without it."""
+    text, findings = lint(config, REPLICAS, f"replicasPath: '{expression}'")
+    [found] = only(findings, "crd-optional-iteration")
+    assert f"| {call}: {absent} is optional in Wrapper" in found.message and "// " in found.hint
+    line = text.splitlines()[found.line - 1]
+    assert line[found.column - 1 : found.end_column - 1].startswith(call)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        # `length` gives 0 on null; a default, `?`, `try`, a test and a built value guard the others
+        ".status.componentStatus | length",
+        "(.status.componentStatus // []) | to_entries[] | 1",
+        ".status.componentStatus // [] | map(.name) | length",
+        ".status.componentStatus | to_entries? | length",
+        ".status.componentStatus | to_entries[]? | 1",
+        "try (.status.componentStatus | keys | length) catch 0",
+        "if .status.componentStatus then (.status.componentStatus | map(.name) | length) else 1 end",
+        ".status | select(.componentStatus != null) | .componentStatus | keys | length",
+        "[.status.componentStatus[]?] | map(.name) | length",
+        ".spec.roles | to_entries | map(.value.replicas // 1) | add",
+        ".status.componentStatus | arrays | map(.name) | length",  # a type filter drops null
+        "(.status.componentStatus // []) as $c | $c | map(.name) | length",
+    ],
+)
+def test_guarded_builtins_on_optional_fields_stay_silent(config, expression):
+    _, findings = lint(config, REPLICAS, f"replicasPath: '{expression}'")
+    assert not only(findings, "crd-optional-iteration"), [f.message for f in findings]
+
+
+def test_arithmetic_on_the_sum_of_an_optional_field(config):
+    _, findings = lint(config, REPLICAS, "replicasPath: '(.spec.roles | map(.replicas) | add) * 2'")
+    [found] = only(findings, "crd-optional-arithmetic")
+    assert found.message.startswith("'*' on the sum of .spec.roles[].replicas, optional in Wrapper")
+    assert "add gives null when no element has it" in found.message
+    for safe in [
+        "(.spec.roles | map(.replicas // 1) | add) * 2",
+        "([.spec.roles[] | .replicas // 0] | add) - 1",
+        "(.spec.roles | length) * 2",
+        "(.spec.roles | map(.replicas) | add // 1) * 2",
+    ]:
+        _, findings = lint(config, REPLICAS, f"replicasPath: '{safe}'")
+        assert not only(findings, "crd-optional-arithmetic"), safe
 
 
 # -- 6. object keys and arithmetic on optional fields ---------------------------------------------------

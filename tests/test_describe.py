@@ -309,3 +309,33 @@ def test_object_files_follow_the_configured_size_limit(workdir, capsys):
     (workdir / ".kartalint.yaml").write_text(f"max-file-size: {len(OBJECT) + 1}\n")
     code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs")
     assert code == 0 and out.startswith("Trainer/t1"), err
+
+
+def test_the_tree_says_when_a_parent_s_copies_are_not_in_its_children_s_totals(tmp_path, capsys, monkeypatch):
+    """Issue 43: a RoleSet of 2 copies whose roles' replicas ignore the copies is shown as one copy
+    by every consumer; the tree says so. The definition that multiplies in the child does not."""
+    monkeypatch.chdir(tmp_path)
+    examples = os.path.join(os.path.dirname(__file__), "..", "kartalint", "rules", "examples")
+    obj = {
+        "apiVersion": "example.com/v1",
+        "kind": "RoleSet",
+        "metadata": {"name": "serve", "namespace": "ml"},
+        "spec": {
+            "replicas": 2,
+            "roles": [{"name": "worker", "replicas": 4, "template": {"spec": {"containers": [{"name": "c"}]}}}],
+        },
+    }
+    (tmp_path / "set.yaml").write_text(yaml.safe_dump(obj))
+    bad = os.path.join(examples, "parent-scale-not-multiplied", "bad.yaml")
+    good = os.path.join(examples, "parent-scale-not-multiplied", "good.yaml")
+    main(["describe", "set.yaml", "--definition", bad])
+    out = capsys.readouterr().out
+    assert "replicas: 4" in out
+    assert "note: set asks for 2 copies, but the totals of role count one copy" in out
+    main(["describe", "set.yaml", "--definition", good])
+    out = capsys.readouterr().out
+    assert "replicas: 8" in out and "note:" not in out
+    obj["spec"]["replicas"] = 1  # one copy: nothing is missing from the totals
+    (tmp_path / "set.yaml").write_text(yaml.safe_dump(obj))
+    main(["describe", "set.yaml", "--definition", bad])
+    assert "note:" not in capsys.readouterr().out

@@ -763,7 +763,7 @@ def test_explore_assume_constrains_generation_for_rules_the_crd_does_not_state(t
         ("explore: {assume: {'.spec | keys': {}}}", "'.spec | keys' is not a plain jq path"),
         ("explore: {assume: {.spec.x: {minimum: abc}}}", "'.spec.x': not a JSON Schema: 'abc' is not of type 'number'"),
         ("explore: {assume: [.spec.x]}", "'explore.assume' must map jq paths to JSON Schemas"),
-        ("explore: {assumes: {}}", "'explore' must be a mapping with the key 'assume'"),
+        ("explore: {assumes: {}}", "'explore' must be a mapping with the keys 'assume' and 'min-path-coverage'"),
     ],
 )
 def test_a_bad_assumption_is_a_usage_error(tmp_path, capsys, assume, message):

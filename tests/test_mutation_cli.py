@@ -233,3 +233,38 @@ def test_mutants_hook_entry_fails_below_the_configured_score(tmp_path, monkeypat
     assert main(entry[1:]) == 0 and "mutation score 0.25" in capsys.readouterr().out
     (tmp_path / ".kartalint.yaml").write_text("definitions: [def.yaml]\nmutants: {min-score: 0.5}\n")
     assert main(entry[1:]) == 1 and "(below the minimum 0.5)" in capsys.readouterr().out
+
+
+def test_a_limit_builds_only_the_mutants_it_picks_among_those_of_300_status_mappings(project, capsys):
+    """Issue 45 item 3: every mutant of a definition with 300 status mappings was a full copy of
+    it, all built before `--mutants-limit` picked one (quadratic: minutes). Mutants are records of
+    their change now; the limit builds the one it picks. Counted, not timed."""
+    from kartalint.mutation import mutant as mutant_module
+
+    keys = ("running", "failed", "completed", "initializing", "degraded", "suspended")
+    mappings: dict[str, list] = {key: [] for key in keys}
+    for i in range(300):
+        matcher = (
+            {
+                "byExpression": {
+                    "expression": f'(.status.jobs[]? | select(.name == "r{i}") | .ready // 0) > 0',
+                    "expectedResult": "true",
+                }
+            },
+            {"byConditions": [{"type": f"Stage{i}", "status": "True"}, {"type": "Ready", "status": "False"}]},
+            {"byPhase": f"Phase{i}"},
+        )[i % 3]
+        mappings[keys[i % len(keys)]].append(matcher)
+    definition = yaml.safe_load(DEFINITION)
+    status = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    status["phaseDefinition"] = {"path": ".status.phase"}
+    status["statusMappings"] = mappings
+    (project / "def.yaml").write_text(yaml.safe_dump(definition))
+    folder = project / "fixtures" / "example-com-trainer-v1"
+    (folder / "running.yaml").write_text(fixture(trainer(condition="Other"), {"statuses": ["Undefined"]}))
+    built = mutant_module.BUILT[0]
+    code, out, _ = run(capsys, "test", "--mutants", "--mutants-limit", "1", "-f", "json")
+    mutation = json.loads(out)["mutation"]["definitions"][0]
+    assert code == 0 and len(mutation["results"]) == 1
+    assert mutation["generated"] > 1000, "every mutant is still counted (the limit says 1 of them)"
+    assert mutant_module.BUILT[0] - built == 1, "only the mutant the limit picked was built"

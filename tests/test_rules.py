@@ -288,6 +288,18 @@ CASES.update(
             _set(status, "statusMappings", {"running": [], "failed": []}),
             _set(status, "statusMappings", {"running": [], "failed": [{"byPhase": "Failed"}]}),
         ),
+        # the trainer runs .spec.copies copies of its roles; near miss: the worker's count reads it
+        "parent-scale-not-multiplied": (
+            _set(root, "scaleDefinition", {"replicasPath": ".spec.copies // 1"}),
+            _both(
+                _set(root, "scaleDefinition", {"replicasPath": ".spec.copies // 1"}),
+                _set(
+                    lambda d: child(d)["scaleDefinition"],
+                    "replicasPath",
+                    "(.spec.copies // 1) as $n | .spec.roles[] | $n * (.replicas // 1)",
+                ),
+            ),
+        ),
     }
 )
 

@@ -433,6 +433,23 @@ def test_new_fixture_snapshots_the_current_evaluation(project, capsys):
     assert code == 2
 
 
+def test_new_fixture_pins_lint_findings_only_when_asked(project, capsys):
+    """Issue 43: a fixture pins what the definition computes; lint's verdict (here
+    scale-path-not-null-safe) is pinned only with --pin-lint."""
+    (project / "defs" / "trainer.yaml").write_text(
+        BASE_DEFINITION.replace(
+            "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * 1"
+        )
+    )
+    write(project / "obj.yaml", trainer())
+    plain, pinned = project / "plain.yaml", project / "pinned.yaml"
+    assert run(capsys, "new", "fixture", "obj.yaml", "--definition", "defs/trainer.yaml", "-o", str(plain))[0] == 0
+    assert "lint" not in yaml.safe_load(plain.read_text())["expect"]
+    argv = ("new", "fixture", "obj.yaml", "--definition", "defs/trainer.yaml", "--pin-lint", "-o", str(pinned))
+    assert run(capsys, *argv)[0] == 0
+    assert yaml.safe_load(pinned.read_text())["expect"]["lint"] == ["scale-path-not-null-safe"]
+
+
 def test_hint_locations_open_from_where_the_command_ran(project, capsys, monkeypatch):
     changed = BASE_DEFINITION.replace(
         "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | .replicas * .parallelism"

@@ -159,6 +159,29 @@ def test_indented_block_document(project, capsys):
     assert yaml.safe_load(text)["expect"] == FRESH and text.endswith("  # end\n")
 
 
+@pytest.mark.parametrize("dash", ["", "  "])
+def test_a_block_document_keeps_its_indentation_of_sequences(project, capsys, dash):
+    """Sequences written under their key (`key:` then `  - item`, as yamlfmt and prettier write
+    them) or at its column (kubectl's `- item`): the rewritten `expect` indents as the file does
+    (ruamel.yaml's own guess took the first for mappings indented by 4)."""
+    path = project / "fixtures" / "example-com-trainer-v1" / "case.yaml"
+    roles = (
+        f"    roles:\n{dash}    - name: worker\n{dash}      replicas: 3\n{dash}      template:\n"
+        f"{dash}        spec:\n{dash}          containers:\n{dash}{dash}            - name: c\n"
+        f"{dash}{dash}              resources: {{limits: {{nvidia.com/gpu: 2}}}}\n"
+    )
+    path.write_text(
+        f"{HEAD}name: styled\nobject:\n  apiVersion: example.com/v1\n  kind: Trainer\n"
+        f"  metadata: {{name: t, uid: u}}\n  spec:\n{roles}  status:\n    phase: Running\n"
+        f"expect:\n  statuses:\n{dash}  - Failed\n  gpus: 1\n"
+    )
+    before = path.read_text()
+    assert "updated 1" in update(capsys)[1]
+    text = path.read_text()
+    assert yaml.safe_load(text)["expect"] == FRESH
+    assert text == before.replace(f"{dash}  - Failed\n  gpus: 1", f"{dash}  - Running\n  gpus: 6"), text
+
+
 def test_symlinked_fixture_is_not_replaced(project, capsys, tmp_path):
     real = project / "real.yaml"
     real.write_text(doc("linked"))
@@ -307,6 +330,8 @@ def test_write_error_after_the_first_byte_leaves_the_file_unchanged(project):
 
     # a child that cannot write 64 bytes cannot save coverage data either: measured runs leave it out
     env = {key: value for key, value in unmeasured_environment().items() if key != "CI"}
+    # nor bytecode: a .pyc cut at 64 bytes would be renamed into the cache and break every later `python -m kartalint`
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     proc = subprocess.run(
         _command(), cwd=project, env=env, capture_output=True, text=True, preexec_fn=limit_file_size, check=False
     )

@@ -53,9 +53,49 @@ def test_a_rule_the_project_turned_off_is_never_pinned_expected_or_reported(team
     [case] = [c for c in json.loads(out)["cases"] if c["file"].endswith("pinned.yaml")]
     assert code == 1 and case["outcome"] == "failed"
     assert case["diffs"][0]["path"] == "lint", case
-    # and one that pins the rule the configuration turned off
+    # and one that pins the rule the configuration turned off: not compared, a note names it (issue 43)
     pinned.write_text(fixture({"statuses": ["Running"], "lint": ["crd-optional-iteration"]}))
-    assert run(capsys, "test", str(pinned))[0] == 1
+    code, out, _ = run(capsys, "test", str(pinned))
+    assert code == 0 and "note: expect.lint pins crd-optional-iteration" in out
+
+
+def test_lint_pins_that_outlive_their_reason(team, capsys):
+    """Issue 43: fixtures an earlier kartalint wrote pin lint findings. The team turns a pinned rule
+    off: the fixture passes with a note naming it. An upgrade stops reporting a pinned rule
+    (simulated: the team's CRD withdraws scale-path-not-null-safe, and a rule id this version does
+    not know): the fixture fails saying which version and configuration no longer report it and
+    that `kartalint test --update` removes it; after `--update` it passes."""
+    folder = team / "fixtures" / "example-com-trainer-v1"
+    (folder / "turned-off.yaml").write_text(
+        fixture({"statuses": ["Running"], "lint": ["crd-optional-iteration"]}, name="pins a rule turned off")
+    )
+    code, out, _ = run(capsys, "test", "-f", "json")
+    [case] = [c for c in json.loads(out)["cases"] if c["file"].endswith("turned-off.yaml")]
+    assert code == 0 and case["outcome"] == "passed", case
+    assert case["messages"] == [
+        f"note: expect.lint pins crd-optional-iteration, which {team / '.kartalint.yaml'} turns off: not compared"
+    ]
+    upgraded = folder / "upgraded.yaml"
+    upgraded.write_text(
+        fixture(
+            {"statuses": ["Running"], "lint": ["scale-path-not-null-safe", "replicas-not-null-safe"]},
+            name="written by an earlier kartalint",
+        )
+    )
+    code, out, _ = run(capsys, "test")
+    assert code == 1
+    from kartalint import __version__
+
+    assert (
+        f'    lint: expected ["replicas-not-null-safe", "scale-path-not-null-safe"], got [] '
+        f"(kartalint {__version__} has no rule replicas-not-null-safe; kartalint {__version__} with "
+        f"{team / '.kartalint.yaml'} no longer reports scale-path-not-null-safe on this definition)\n"
+        "      hint: `kartalint test --update` removes what lint no longer reports from expect.lint\n"
+    ) in out, out
+    code, out, _ = run(capsys, "test", "--update")
+    assert code == 0, out
+    assert yaml.safe_load(upgraded.read_text())["expect"]["lint"] == []
+    assert run(capsys, "test")[0] == 0
 
 
 def test_diff_lints_with_the_projects_configuration(team, capsys):

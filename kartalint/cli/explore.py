@@ -68,11 +68,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="check these properties only (repeatable; default: all but statuses-agree)",
     )
     parser.add_argument("--save", metavar="DIR", help="write each failure as a fixture (kind: KartaFixture) in DIR")
+    _add_coverage_option(parser)
     parser.add_argument("-f", "--format", choices=format_choices("explore"), default="text")
     add_config_option(parser)
     parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
     add_quiet_option(parser, "only the definitions with failures, and a summary line (text format)")
     add_color_option(parser)
+
+
+def _add_coverage_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--min-path-coverage",
+        type=float,
+        metavar="PERCENT",
+        help="fail when the objects tried reach fewer of the paths a definition reads (default: "
+        "explore.min-path-coverage of the configuration, else no minimum)",
+    )
 
 
 class ExploreRequest(NamedTuple):
@@ -85,6 +96,7 @@ class ExploreRequest(NamedTuple):
     max_time: float
     properties: tuple[str, ...]
     save: str | None
+    min_path_coverage: float | None
     format: str
     output: str | None
     quiet: bool
@@ -97,6 +109,8 @@ class ExploreRequest(NamedTuple):
 
         if args.examples < 1 or args.max_time <= 0:
             raise ConfigError("--examples must be 1 or more and --max-time above 0")
+        if args.min_path_coverage is not None and not 0 <= args.min_path_coverage <= 100:
+            raise ConfigError("--min-path-coverage must be a percentage from 0 to 100")
         unknown = [p for p in args.property if p not in PROPERTIES]
         if unknown:
             raise ConfigError(f"unknown property {unknown[0]!r} (known: {', '.join(PROPERTIES)})")
@@ -108,6 +122,7 @@ class ExploreRequest(NamedTuple):
             max_time=args.max_time,
             properties=tuple(args.property) or DEFAULT_PROPERTIES,
             save=args.save,
+            min_path_coverage=args.min_path_coverage,
             format=args.format,
             output=args.output,
             quiet=args.quiet,
@@ -125,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     crds = _crd_index(crd_paths)
     index = _definition_index(request, project)
     lint_config = dataclasses.replace(project.config, crds=crd_paths)  # lint's hints: with these CRDs
+    if request.min_path_coverage is None:
+        request = request._replace(min_path_coverage=project.config.explore_min_path_coverage)
     exploration = _explore_definitions(request, index, crds, lint_config, assume)
     if not exploration.reports:
         if exploration.unexplored:
@@ -233,8 +250,9 @@ def _explore_definitions(
                 sys.stderr.write(f"kartalint: error: {where}: {exc}; {display_path(definition.path)} not explored\n")
                 explorations.unexplored = True
                 continue
-            explorations.failed = explorations.failed or bool(found.failures)
-            explorations.reports.append(_report(request, definition, display_path(version.source), found, config))
+            report = _report(request, definition, display_path(version.source), found, config)
+            explorations.failed = explorations.failed or bool(found.failures) or _below(report)
+            explorations.reports.append(report)
     return explorations
 
 
@@ -245,11 +263,15 @@ def _report(
     findings = _lint_findings(definition, config) if found.failures else []
     for failure in found.failures:
         failure.hint = _hint(definition, findings, failure.to_dict()["field"])
+    paths = found.paths_document()
+    if request.min_path_coverage is not None:
+        paths.update(minimum=request.min_path_coverage, belowMinimum=_percent(paths) < request.min_path_coverage)
     report: dict[str, object] = {
         "definition": display_path(definition.path),
         "crd": crd,
         "examples": found.examples,
         "failures": [f.to_dict() for f in found.failures],
+        "paths": paths,
     }
     if found.out_of_time:
         report["outOfTime"] = True
@@ -258,13 +280,25 @@ def _report(
     return report
 
 
+def _percent(paths: dict[str, object]) -> float:
+    """The share of the paths a definition reads that the objects tried reached, in percent."""
+    read, exercised = paths["read"], paths["exercised"]
+    assert isinstance(read, int) and isinstance(exercised, int)
+    return 100.0 if not read else 100.0 * exercised / read
+
+
+def _below(report: dict[str, object]) -> bool:
+    paths = report["paths"]
+    return isinstance(paths, dict) and bool(paths.get("belowMinimum"))
+
+
 def _write_reports(reports: list[dict[str, object]], request: ExploreRequest) -> None:
     """The reports in the chosen format (``report.explore``): text in colour when it is on."""
     from kartalint.report import render_document
     from kartalint.report.explore import Explored
 
     colour = request.format == "text" and use_color(request.color, None if request.output else sys.stdout)
-    document = render_document("explore", request.format, Explored(reports, request.quiet, colour))
+    document = render_document("explore", request.format, Explored(reports, request.quiet, colour, request.properties))
     emit(document, request.output, colour=colour)
 
 
@@ -295,12 +329,13 @@ def _lint_findings(definition: DefinitionFile, config: Config) -> list[Finding]:
 def _hint(definition: DefinitionFile, findings: list[Finding], field_path: str) -> str:
     """The lint hint for the failing field, when lint reports one there."""
     from kartalint import karta
+    from kartalint.report.explore_ci import field_segments
 
     component, _, rest = field_path.partition(".")
     refs = {str(ref.data.get("name")): ref.path for ref in karta.components(definition.data)}
     if component not in refs:
         return ""
-    where = (*refs[component], *rest.split("."))
+    where = (*refs[component], *field_segments(rest))  # statusMappings.failed[0]: ("failed", 0)
     for finding in findings:
         if tuple(finding.path[: len(where)]) == where and finding.hint:
             return f"{finding.hint} ({finding.rule})"

@@ -78,6 +78,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_config_option(parser)
     parser.add_argument("--pods", help="pods to include in the fixture")
+    parser.add_argument(
+        "--pin-lint",
+        action="store_true",
+        help="with `fixture`: also pin the definition's lint findings (expect.lint; lint's verdict is lint's job)",
+    )
     parser.add_argument("--name", help="fixture name (default: the object's name)")
     parser.add_argument("--source", help="where the object comes from (default: the object file)")
     parser.add_argument("-o", "--output", help="write to this file instead of stdout")
@@ -282,7 +287,7 @@ def _new_fixture(args: argparse.Namespace, object_path: str) -> int:
         source=source,
         definition=definition_ref,
         pods=pods,
-        lint_rules=LintCache(project.config).rule_ids(entry) or None,
+        lint_rules=(LintCache(project.config).rule_ids(entry) or None) if args.pin_lint else None,
     )
     emit(text, args.output, f"review the expect block before committing (definition: {entry.path})")
     return EXIT_OK

@@ -250,7 +250,9 @@ class TestRequest(NamedTuple):
         from kartalint.mutation.run import MutationOptions
 
         score = self.min_mutation_score if self.min_mutation_score is not None else config.mutants_min_score
-        return MutationOptions(self.mutants_limit, self.mutants_seed, score, dict(config.mutants_equivalent))
+        return MutationOptions(
+            self.mutants_limit, self.mutants_seed, score, dict(config.mutants_equivalent), tuple(config.crds)
+        )
 
 
 def _update_mode(args: argparse.Namespace) -> tuple[tuple[str, ...], str | None, bool]:

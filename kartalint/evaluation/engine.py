@@ -37,6 +37,7 @@ from kartalint.evaluation.view import Component, FieldError, Instance, WorkloadV
 from kartalint.jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
 from kartalint.karta import as_dict
 from kartalint.load.nodes import MAX_DEPTH
+from kartalint.rules._copies import unmultiplied_by_parent
 
 
 @dataclass
@@ -52,6 +53,7 @@ class PreparedDefinition:
     any_scale: bool = False
     unreadable: str | None = None  # the definition is not JSON data (too deep, NaN, ...)
     refused: dict[str, str] = field(default_factory=dict)  # expression -> why it is never run (jq modules)
+    unmultiplied: dict[str, list[str]] = field(default_factory=dict)  # parent-scale-not-multiplied's pairs
 
 
 def prepare(definition: dict[str, Any]) -> PreparedDefinition:
@@ -81,6 +83,7 @@ def prepare(definition: dict[str, Any]) -> PreparedDefinition:
             else ["spec.structureDefinition.rootComponent is required (a component map)"]
         ),
         any_scale=any(isinstance(c.data.get("scaleDefinition"), dict) for c in comps),
+        unmultiplied=unmultiplied_by_parent(definition),
     )
 
 
@@ -389,6 +392,7 @@ def _build_components(prepared: PreparedDefinition, outcomes: dict[str, Outcome]
     by_name: dict[str, Component] = {}
     for ref in prepared.components:
         comp = _component(ref, outcomes)
+        comp.unmultiplied = prepared.unmultiplied.get(comp.name, [])
         built.append(comp)
         by_name.setdefault(comp.name, comp)
     for comp in built[1:]:

@@ -155,6 +155,7 @@ class Component:
     pods: list[PodView] = field(default_factory=list)
     pods_given: bool = False
     duplicate_ids: list[str] = field(default_factory=list)  # collapsed silently (last wins), as upstream
+    unmultiplied: list[str] = field(default_factory=list)  # descendants whose totals ignore this one's count
 
     @property
     def own_resources(self) -> Resources:

@@ -14,6 +14,7 @@ from typing import Any
 
 from kartalint import karta
 from kartalint.evaluation.view import WorkloadView
+from kartalint.explore.counts import ChosenCount, asked, chosen_count
 from kartalint.jqlang import parse_cached, paths
 from kartalint.load.crds import CrdVersion, lookup
 from kartalint.rules.test_time import CONTRADICTORY
@@ -69,11 +70,27 @@ def _id_field(component: dict[str, Any], path: tuple[str, ...]) -> tuple[str, ..
     return tuple(ids[len(prefix) :]) or None
 
 
+def chosen_counts(definition: Any, version: CrdVersion) -> list[ChosenCount]:
+    """The single-instance components whose replicasPath chooses between fields the CRD gives a
+    default (``if``/``elif``/``else``, ``//``): ``replicas-match-spec`` follows every branch."""
+    out = []
+    for ref in karta.components(definition):
+        expression = karta.as_dict(ref.data.get("scaleDefinition")).get("replicasPath")
+        if not isinstance(expression, str) or not expression or ref.data.get("instanceIdPath"):
+            continue
+        found = chosen_count(str(ref.data.get("name")), expression, version)
+        if found is not None:
+            out.append(found)
+    return out
+
+
 @dataclass
 class Probe:
     obj: dict[str, Any]
     view: WorkloadView
     replica_fields: Sequence[ReplicaField] = field(default_factory=list)
+    chosen: Sequence[ChosenCount] = field(default_factory=list)
+    truths: dict[str, bool | None] = field(default_factory=dict)  # each chosen count's condition on obj
 
 
 @dataclass(frozen=True)
@@ -205,7 +222,8 @@ def replicas_match_spec(probe: Probe) -> list[Violation]:
     """Where the CRD makes it computable (a replica field with a CRD default), each instance wants
     the pods its field asks for, or the CRD's default when the field is absent. Instances are
     compared by id where the ids come from the same list entries, else as multisets (the view
-    orders instances by id, the object by position)."""
+    orders instances by id, the object by position). A single-instance count that chooses between
+    such fields (``if``/``elif``/``else``, ``//``) is checked on the branch each object takes."""
     out = []
     for spec in probe.replica_fields:
         comp = probe.view.component(spec.component)
@@ -232,7 +250,23 @@ def replicas_match_spec(probe: Probe) -> list[Violation]:
                     spec.component,
                 )
             )
-    return out
+    return out + [v for chosen in probe.chosen for v in _chosen_match(probe, chosen)]
+
+
+def _chosen_match(probe: Probe, chosen: ChosenCount) -> list[Violation]:
+    """A count that chooses between fields: the branch the object takes asks for its field's value,
+    or the CRD's default when the field is absent."""
+    comp = probe.view.component(chosen.component)
+    if comp is None or comp.errors or len(comp.instances) != 1:
+        return []
+    expected, desired = asked(chosen.count, probe.obj, probe.truths), comp.instances[0].desired
+    if expected is None or desired == expected:
+        return []
+    message = (
+        f"the branch of {chosen.text} this object takes asks for {expected} (the field's value, or the "
+        f"CRD's default when it is absent), the definition gives {desired}"
+    )
+    return [Violation("replicas-match-spec", "scaleDefinition.replicasPath", message, chosen.component)]
 
 
 PROPERTIES: dict[str, Callable[[Probe], list[Violation]]] = {

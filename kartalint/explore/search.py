@@ -16,10 +16,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kartalint import karta
 from kartalint.evaluation import Evaluator
 from kartalint.explore.generate import Generator, OutOfTime, focus_of
-from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES, Probe, Violation, replica_fields
+from kartalint.explore.properties import (
+    DEFAULT_PROPERTIES,
+    PROPERTIES,
+    Probe,
+    Violation,
+    chosen_counts,
+    replica_fields,
+)
 from kartalint.explore.seeds import status_seeds
+from kartalint.jqlang import parse_cached
+from kartalint.jqlang.paths import path_facts, path_text
 from kartalint.load.crds import CrdVersion
 
 
@@ -45,6 +55,50 @@ class Exploration:
     examples: int = 0  # objects evaluated (shrinking included)
     failures: list[Failure] = field(default_factory=list)
     out_of_time: bool = False
+    paths: list[tuple[str, ...]] = field(default_factory=list)  # the input paths the definition reads
+    reached: set[tuple[str, ...]] = field(default_factory=set)  # those some object evaluated has a value at
+
+    @property
+    def unreached(self) -> list[str]:
+        """The paths the definition reads that no object evaluated had (as jq): free-form fields,
+        fields of a schema-less CRD, enum values no object could take; what they decide went untested."""
+        return [path_text(path) for path in self.paths if path not in self.reached]
+
+    def paths_document(self) -> dict[str, Any]:
+        """``paths`` of the report: how many the definition reads, how many objects exercised, and
+        those never reached."""
+        return {
+            "read": len(self.paths),
+            "exercised": len(self.paths) - len(self.unreached),
+            "unreached": self.unreached,
+        }
+
+
+def read_paths(definition: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The input paths a definition's workload expressions read (the longest of each: a path that
+    leads to another read is not counted apart), ``[]`` for every element or map value."""
+    found: dict[tuple[str, ...], None] = {}
+    for jq_field in karta.jq_fields(definition):
+        if jq_field.target != "workload" or jq_field.kind == "actionPath":
+            continue
+        tree, error = parse_cached(jq_field.expression)
+        if error is None and tree is not None:
+            for read in path_facts(tree).reads:
+                path = tuple("[]" if part.startswith("[") else part for part in read.path)
+                if path:
+                    found[path] = None
+    return [p for p in found if not any(len(q) > len(p) and q[: len(p)] == p for q in found)]
+
+
+def _present(node: Any, path: tuple[str, ...]) -> bool:
+    """Whether ``node`` has a value (not null) at ``path`` (``[]``: some element or map value)."""
+    if not path:
+        return node is not None
+    head, rest = path[0], path[1:]
+    if head == "[]":
+        items = node if isinstance(node, list) else list(node.values()) if isinstance(node, dict) else []
+        return any(_present(item, rest) for item in items)
+    return isinstance(node, dict) and _present(node.get(head), rest)
 
 
 MAX_OBJECT_BYTES = 1 << 20  # a drawn object larger than this (as JSON) is not evaluated
@@ -86,6 +140,16 @@ def _minimal(strategy: Any) -> dict[str, Any]:
         return {}
 
 
+def _truths(runner: Evaluator, conditions: list[str], obj: dict[str, Any]) -> dict[str, bool | None]:
+    """Whether each condition holds on ``obj`` (its first output, as jq's ``if`` reads it; None when
+    it gives nothing or fails)."""
+    out: dict[str, bool | None] = {}
+    for condition, outcome in runner.session.run(conditions, value=obj).items():
+        first = outcome.results[0] if outcome.error is None and outcome.results else None
+        out[condition] = None if outcome.error is not None or not outcome.results else first not in (None, False)
+    return out
+
+
 def explore(
     definition: dict[str, Any],
     version: CrdVersion,
@@ -105,7 +169,9 @@ def explore(
     generator = Generator(version, focus_of(definition), deadline=started + max_time, assume=assume)
     strategy = generator.object()
     counted = replica_fields(definition, version)
-    result = Exploration()
+    chosen = chosen_counts(definition, version)
+    conditions = [c for count in chosen for c in count.conditions()]
+    result = Exploration(paths=read_paths(definition))
     classes: dict[tuple[str, str, str], type[_Violated]] = {}
     smallest: dict[tuple[str, str, str], tuple[int, Failure]] = {}
     own = evaluator is None
@@ -122,7 +188,9 @@ def explore(
         if time.monotonic() - started > max_time:
             raise OutOfTime
         result.examples += 1
-        probe = Probe(obj, runner.evaluate(definition, obj), counted)
+        result.reached.update(path for path in result.paths if path not in result.reached and _present(obj, path))
+        truths = _truths(runner, conditions, obj) if conditions else {}
+        probe = Probe(obj, runner.evaluate(definition, obj), counted, chosen, truths)
         found = [violation for name in properties for violation in PROPERTIES[name](probe)]
         for violation in found:
             key = (violation.property, violation.component, violation.field)

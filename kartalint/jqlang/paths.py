@@ -4,10 +4,9 @@ come from ``kartalint.jqlang.places``): the facts the CRD-aware rules check."""
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from kartalint.jqlang import uses
 from kartalint.jqlang.parser import Node
 from kartalint.jqlang.places import (
     COMPUTED,
@@ -25,45 +24,11 @@ from kartalint.jqlang.places import (
     real,
     single,
     tested,
-    visible,
 )
+from kartalint.jqlang.reads import PathRead, path_text, read_at
+from kartalint.jqlang.uses import Consumed, Fallback, StringTest
 
 __all__ = ["MAX_INLINE_DEPTH", "NotFollowed", "PathFacts", "PathRead", "path_facts", "path_text"]
-
-
-@dataclass(frozen=True)
-class PathRead:
-    """A field path read by an expression, e.g. ``.spec.replicatedJobs[].replicas``."""
-
-    path: tuple[str, ...]  # field names, "[]" for iteration, "[n]" for indices, "[?]" for a computed index
-    start: int
-    end: int
-    guarded: bool  # under the left side of `//` or `?`, inside try, or tested by an enclosing select/if/and
-    tested_depth: int = 0  # the length of the longest ancestor path tested non-null by an enclosing select/if/and
-
-    def text(self) -> str:
-        return path_text(self.path)
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def path_text(path: tuple[str, ...]) -> str:
-    """A field path as jq writes it: ``.spec.roles[].name``, ``.limits["nvidia.com/gpu"]`` (``.``
-    for the input itself; a computed key ``[?]`` is written ``[]``, any element)."""
-    out = ""
-    for part in path or ():
-        if part in PSEUDO:
-            continue
-        if part == "[?]":
-            part = "[]"
-        if part.startswith("["):
-            out += part if out else "." + part
-        elif _IDENTIFIER.match(part):
-            out += "." + part
-        else:
-            out += ("" if out else ".") + "[" + json.dumps(part) + "]"
-    return out or "."
 
 
 @dataclass(frozen=True)
@@ -84,6 +49,10 @@ class PathFacts:
     not_followed: list[NotFollowed] = field(default_factory=list)
     comparisons: list[tuple[tuple[str, ...], str, int, int]] = field(default_factory=list)  # P == "s" / P != "s"
     object_keys: list[PathRead] = field(default_factory=list)  # {(P): v}: P read as an object key
+    string_tests: list[StringTest] = field(default_factory=list)  # P == "s", P | test("re"), startswith...
+    fallbacks: list[Fallback] = field(default_factory=list)  # P // 1, P // "x", P // true
+    consumed: list[Consumed] = field(default_factory=list)  # P | to_entries, keys, map(f), add... (fail on null)
+    sums: list[tuple[Node, PathRead]] = field(default_factory=list)  # `-`, `*`... on `map(.x) | add`
     memo: dict = field(default_factory=dict, repr=False, compare=False)  # tested paths of `and` chains
 
 
@@ -104,6 +73,10 @@ def path_facts(root: Node) -> PathFacts:
     facts.memo.clear()
     facts.reads = list(dict.fromkeys(facts.reads))  # an `if` or `//` may lead twice to one read
     facts.arithmetic = list({(id(op), read): (op, read) for op, read in facts.arithmetic}.values())
+    facts.sums = list({(id(op), read): (op, read) for op, read in facts.sums}.values())
+    facts.string_tests = list(dict.fromkeys(facts.string_tests))
+    facts.fallbacks = list(dict.fromkeys(facts.fallbacks))
+    facts.consumed = list(dict.fromkeys(facts.consumed))
     if len(_FACTS) > 4096:
         _FACTS.clear()
     _FACTS[id(root)] = (root, facts)
@@ -133,14 +106,6 @@ def unguarded_arithmetic(root: Node) -> list[tuple[Node, PathRead]]:
     """(operator node, operand path) for ``-``, ``*``, ``/``, ``%`` on a bare path that nothing
     guards: jq fails on ``null`` there (``null + x`` is fine, so ``+`` is not reported)."""
     return path_facts(root).arithmetic
-
-
-def _read(node: Node, scope: Scope, path: Path_) -> PathRead:
-    path = visible(path)
-    known = next((i for i in range(len(path), 0, -1) if path[:i] in scope.tested), 0)
-    exact = scope.guarded or node.kind == "optional" or _has_optional(node) or known == len(path)
-    depth = min(known, len(path) - 1)
-    return PathRead(path, node.start, node.end, exact, depth)
 
 
 def _with_ancestors(paths: frozenset) -> frozenset:
@@ -176,7 +141,7 @@ def _walk_read(node: Node, scope: Scope, facts: PathFacts) -> bool:
     if not places:
         return False
     if node.kind != "var":
-        facts.reads.extend(_read(node, scope, place) for place in places)
+        facts.reads.extend(read_at(node, scope, place) for place in places)
     # what the chain starts from, when it is not `.` or a variable, is walked for its own reads; the
     # keys of computed indices are evaluated against the input too
     inner: Node | None = node
@@ -205,6 +170,7 @@ def _walk(node: Node | None, scope: Scope, facts: PathFacts) -> None:
         _walk_pipe(node, scope, facts)
         return
     if kind == "binop" and node.value == "//":
+        facts.fallbacks.extend(uses.fallback(node, scope))
         _walk(node.children[0], scope.but(guarded=True), facts)
         _walk(node.children[1], scope, facts)
         return
@@ -213,11 +179,13 @@ def _walk(node: Node | None, scope: Scope, facts: PathFacts) -> None:
         _walk(node.children[1], _also_tested(scope, tested(node.children[0], scope, facts.memo)), facts)
         return
     if kind == "binop" and node.value in ("==", "!="):
-        _comparisons(node, scope, facts)
+        facts.comparisons.extend(uses.comparisons(node, scope))
+        facts.string_tests.extend(uses.string_tests(node, scope))
     if kind == "binop" and node.value in _ARITH_FAILS_ON_NULL:
-        _arithmetic(node, scope, facts)
+        facts.arithmetic.extend(uses.arithmetic(node, scope))
+        facts.sums.extend(uses.sums(node, scope))
     if kind == "object":
-        _object_keys(node, scope, facts)
+        facts.object_keys.extend(uses.object_keys(node, scope))
     if kind in ("try", "optional"):
         for child in node.children:
             _walk(child, scope.but(guarded=True), facts)
@@ -233,7 +201,11 @@ def _walk(node: Node | None, scope: Scope, facts: PathFacts) -> None:
         return
     if kind == "bind":
         _walk(node.children[0], scope, facts)
-        _walk(node.children[1], bound(node, scope), facts)
+        inner = bound(node, scope)
+        pattern = node.children[2] if len(node.children) > 2 else None
+        if pattern is not None and pattern.kind == "pattern_var" and uses.never_null(node.children[0]):
+            inner = inner.but(values=inner.values | {str(pattern.value)})
+        _walk(node.children[1], inner, facts)
         return
     if kind in ("reduce", "foreach"):
         _walk(node.children[0], scope, facts)
@@ -248,6 +220,9 @@ def _walk(node: Node | None, scope: Scope, facts: PathFacts) -> None:
     if kind == "call":
         name = str(node.value)
         body = scope.func(name) if not node.children else None
+        if body is None:
+            facts.string_tests.extend(uses.string_tests(node, scope))
+            facts.consumed.extend(uses.consumed(node, scope))
         if body is not None:
             if scope.depth < MAX_INLINE_DEPTH:
                 _walk(body, scope.but(depth=scope.depth + 1), facts)
@@ -274,7 +249,8 @@ def _walk_pipe(node: Node, scope: Scope, facts: PathFacts) -> None:
         after = _also_tested(after, _present_after_if(last, scope))
     if not real(left_places) and real(scope.base) and left is not None and reads_input(right) is not None:
         facts.not_followed.append(NotFollowed(construct(left), left.start, left.end))
-    _walk(right, after.but(base=left_places), facts)
+    present = uses.never_null(left) or (left is not None and left.kind == "var" and str(left.value) in scope.values)
+    _walk(right, after.but(base=left_places, present=present), facts)
 
 
 def _present_after_if(node: Node, scope: Scope) -> frozenset:
@@ -289,49 +265,6 @@ def _present_after_if(node: Node, scope: Scope) -> frozenset:
             present = place in scope.tested or place in known
             seen[place] = seen.get(place, True) and present
     return frozenset(place for place, present in seen.items() if present)
-
-
-def _comparisons(node: Node, scope: Scope, facts: PathFacts) -> None:
-    left, right = node.children
-    for path_node, constant in ((left, right), (right, left)):
-        if (
-            constant is not None
-            and constant.kind == "literal"
-            and isinstance(constant.value, str)
-            and path_node is not None
-        ):
-            for path in real(places_of(path_node, scope)):
-                facts.comparisons.append((visible(path), constant.value, constant.start, constant.end))
-
-
-def _arithmetic(node: Node, scope: Scope, facts: PathFacts) -> None:
-    for operand in node.children:
-        bare = operand.children[0] if operand is not None and operand.kind == "paren" else operand
-        if bare is not None and bare.kind in ("field", "index") and not _has_optional(bare):
-            for path in real(places_of(bare, scope)):
-                read = _read(bare, scope, path)
-                if not read.guarded:
-                    facts.arithmetic.append((node, read))
-
-
-def _object_keys(node: Node, scope: Scope, facts: PathFacts) -> None:
-    """``{(P): v}``: the places read as keys (guarded when the key has a ``//`` default or ``?``)."""
-    for entry in node.children:
-        key = entry.children[0] if entry is not None and entry.children else None
-        if key is None or key.kind != "paren":
-            continue
-        inner = key.children[0]
-        while inner is not None and inner.kind == "paren":
-            inner = inner.children[0]
-        if inner is None:
-            continue
-        defaulted = inner.kind == "binop" and inner.value == "//"
-        subject = inner.children[0] if defaulted else inner
-        if subject is None or subject.kind not in ("field", "index", "var", "call"):
-            continue
-        for path in real(places_of(subject, scope)):
-            read = _read(subject, scope, path)
-            facts.object_keys.append(replace(read, guarded=read.guarded or defaulted))
 
 
 def construct(node: Node) -> str:
@@ -374,10 +307,6 @@ def _last_stage(node: Node | None) -> Node | None:
     while node is not None and node.kind == "paren":
         node = node.children[0]
     return node
-
-
-def _has_optional(node: Node) -> bool:
-    return any(n.kind == "optional" for n in node.walk())
 
 
 _ARITH_FAILS_ON_NULL = ("-", "*", "/", "%")

@@ -127,6 +127,8 @@ class Scope(NamedTuple):
     guarded: bool = False
     tested: frozenset = frozenset()  # paths an enclosing select/if/and proves non-null, with their ancestors
     depth: int = 0
+    present: bool = False  # `.` is a value built or defaulted before (`[...] |`, `(P // {}) |`): never null
+    values: frozenset = frozenset()  # variables bound to such a value (`(P // []) as $x`)
 
     def var(self, name: str) -> Places:
         for key, value in reversed(self.env):
@@ -141,6 +143,9 @@ class Scope(NamedTuple):
         return None
 
     def but(self, **changes: Any) -> Scope:
+        """This scope with ``changes``; a new ``base`` is not known present unless said so."""
+        if "base" in changes and "present" not in changes:
+            changes["present"] = False
         return self._replace(**changes)
 
 

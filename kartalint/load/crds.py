@@ -9,6 +9,7 @@ declared structure (``metadata``, plain ``type: object``) accept any path.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,6 +183,8 @@ def _open(schema: dict[str, Any]) -> bool:
     ``x-kubernetes-preserve-unknown-fields`` that declares ``properties`` is checked against them
     (its authors wrote the fields down); only a truly free-form one is open."""
     if schema.get("x-kubernetes-preserve-unknown-fields"):
+        if isinstance(schema.get("items"), dict):  # a list whose items are declared (RoleBasedGroup's roles)
+            return False
         return not isinstance(schema.get("properties"), dict) or not schema.get("properties")
     if schema.get("x-kubernetes-embedded-resource") and not schema.get("properties"):
         return True
@@ -232,6 +235,24 @@ def lookup(root: dict[str, Any], path: tuple[str, ...]) -> Lookup:
         suggestions = tuple(difflib.get_close_matches(part, list(props), n=3, cutoff=0.6))
         return Lookup(False, None, part, path[:i], suggestions)
     return Lookup(True, node, required=required, default=default)
+
+
+_STATED_DEFAULT = re.compile(
+    r"\bdefaults?\s*(?:to|is|value is|:|=|equal to|equals)?\s*(\d+|zero|one)\b"
+    r"|\b(\d+|zero|one)\s+(?:by default|if (?:not set|unset|unspecified|omitted))\b",
+    re.I,
+)
+
+
+def stated_default(schema: dict[str, Any]) -> int | None:
+    """The count a field's description says it defaults to ("Number of replicas - default 1",
+    "If unspecified, defaults to 1"), for a field whose schema declares no ``default``."""
+    description = schema.get("description")
+    stated = _STATED_DEFAULT.search(" ".join(description.split())) if isinstance(description, str) else None
+    if stated is None:
+        return None
+    word = (stated.group(1) or stated.group(2)).lower()
+    return {"zero": 0, "one": 1}.get(word, int(word) if word.isdigit() else None)
 
 
 def may_be_absent(schema: dict[str, Any], path: tuple[str, ...], known: int = 0) -> tuple[str, ...] | None:

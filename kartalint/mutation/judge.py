@@ -27,8 +27,8 @@ def full_expectation(view: WorkloadView) -> dict[str, Any]:
     for comp in view.components:
         fields: dict[str, Any] = dict.fromkeys((*COMPONENT_KEYS, *pods))
         ids = [str(i.id if i.id is not None else "") for i in comp.instances]
-        if ids == [""]:  # one unnamed instance: the component's own keys say the rest
-            fields["instances"] = {"": dict.fromkeys(("min", "max"))}
+        if ids == [""]:  # one unnamed instance: the component's own keys say the rest (min, max too)
+            fields.update(min=None, max=None)
         elif ids:
             fields["instances"] = {i: dict.fromkeys((*INSTANCE_KEYS, *pods)) for i in ids}
         components[comp.name] = fields

@@ -6,6 +6,12 @@ mutated definition (a copy; the original is never changed), the place of the cha
 of the field and, inside a jq string, the characters), the text before and after, and the
 ``Perturbation`` records that say which objects would tell it apart from the original (used when no
 fixture object does: ``kartalint.mutation.probes``).
+
+A mutant is a record of its change (a ``Change``: a value set at a path, or a key or list item
+removed), not a copy: the mutated definition is built when it is first read (``Mutant.definition``),
+so that generating every mutant of a large definition costs little and ``--mutants-limit`` builds
+only the mutants it picks. ``Change.key`` tells two changes that make the same definition apart
+without building either.
 """
 
 from __future__ import annotations
@@ -14,11 +20,14 @@ import copy
 import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kartalint import karta
 from kartalint.jqlang import Node, parse_cached
 from kartalint.model import Path
+
+if TYPE_CHECKING:
+    from kartalint.load.crds import CrdVersion
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,87 @@ class Perturbation:
     text: str
 
 
+_REMOVED = object()  # the value of a change that removes a mapping key or a list item
+BUILT = [0]  # how many mutated definitions were built in this process (a test reads it)
+
+
+class Change:
+    """A definition with ``value`` at ``path`` (``value`` absent: without the key or list item at
+    ``path``), built on demand. ``key`` is the same for two changes exactly when the definitions
+    they build are the same (the changed leaves, compared as JSON; a list item removed, by the
+    first of the equal items around it), computed from the part of the definition at ``path``
+    alone: generating every mutant of a large definition stays linear."""
+
+    __slots__ = ("_key", "base", "path", "value")
+
+    def __init__(self, base: dict[str, Any], path: Path, value: Any = _REMOVED) -> None:
+        self.base, self.path, self.value = base, tuple(path), value
+        self._key: frozenset | None = None
+
+    def build(self) -> dict[str, Any]:
+        BUILT[0] += 1
+        if not self.path:
+            return copy.deepcopy(self.value)
+        out = copy.deepcopy(self.base)
+        parent = get_at(out, self.path[:-1])
+        if self.value is _REMOVED:
+            del parent[self.path[-1]]
+        else:
+            parent[self.path[-1]] = copy.deepcopy(self.value)
+        return out
+
+    @property
+    def key(self) -> frozenset:
+        if self._key is None:
+            parent = get_at(self.base, self.path[:-1]) if self.path else None
+            if self.value is _REMOVED and isinstance(parent, list) and isinstance(self.path[-1], int):
+                self._key = frozenset({(self.path[:-1], f"-[{_run_start(parent, self.path[-1])}]")})
+            else:
+                found = _exists(self.base, self.path)
+                before = get_at(self.base, self.path) if found else _REMOVED
+                self._key = frozenset(_leaf_changes(before, self.value, self.path))
+        return self._key
+
+
+def _run_start(items: list[Any], index: int) -> int:
+    """The first index of the run of items equal (as JSON) to ``items[index]``: removing any of
+    them leaves the same list."""
+    shown = _json(items[index])
+    while index > 0 and _json(items[index - 1]) == shown:
+        index -= 1
+    return index
+
+
+def _exists(data: Any, path: Path) -> bool:
+    for part in path:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+            continue
+        if not (isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)):
+            return False
+        data = data[part]
+    return True
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return "-" if value is _REMOVED else json.dumps(value, sort_keys=True, default=str)
+
+
+def _leaf_changes(before: Any, after: Any, path: Path) -> Iterator[tuple[Path, str]]:
+    """(path, the new value as JSON, or ``-`` when removed) of every leaf where ``after`` differs
+    from ``before``: one canonical description of the change, whatever path it was made at."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in (*before, *(k for k in after if k not in before)):
+            yield from _leaf_changes(before.get(key, _REMOVED), after.get(key, _REMOVED), (*path, key))
+    elif isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            yield from _leaf_changes(old, new, (*path, index))
+    elif _json(before) != _json(after):
+        yield path, _json(after)
+
+
 @dataclass
 class Mutant:
     operator: str
@@ -40,11 +130,23 @@ class Mutant:
     path: Path  # where the change is in the definition document
     before: str
     after: str
-    definition: dict[str, Any] = dataclasses.field(repr=False)
+    change: Change = dataclasses.field(repr=False)
     span: tuple[int, int] | None = None  # characters of the jq string at ``path`` that changed
     perturbations: tuple[Perturbation, ...] = ()
     pods_only: bool = False  # only what is evaluated on pods changed: no object without pods tells
     occurrence: int = 1  # the same change at a second place of the same field is #2
+    _built: dict[str, Any] | None = dataclasses.field(default=None, repr=False, compare=False)
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        """The mutated definition, built the first time it is read."""
+        if self._built is None:
+            self._built = self.change.build()
+        return self._built
+
+    def forget(self) -> None:
+        """Let the mutated definition go (it is built again if read again)."""
+        self._built = None
 
     @property
     def id(self) -> str:
@@ -60,6 +162,7 @@ class Subject:
 
     definition: dict[str, Any]
     objects: Sequence[Any] = ()
+    crd: CrdVersion | None = None  # the root kind's CRD version, when the project configures CRDs
 
     def __post_init__(self) -> None:
         self.components = karta.components(self.definition)
@@ -80,7 +183,7 @@ class Subject:
         path: Path,
         before: str,
         after: str,
-        definition: dict[str, Any],
+        change: Change | dict[str, Any],
         span: tuple[int, int] | None = None,
         perturbations: Sequence[Perturbation] = (),
         pods_only: bool = False,
@@ -94,7 +197,7 @@ class Subject:
             tuple(path),
             before,
             after,
-            definition,
+            change if isinstance(change, Change) else Change(self.definition, (), change),
             span,
             tuple(perturbations),
             pods_only,
@@ -124,20 +227,14 @@ def get_at(data: Any, path: Path) -> Any:
     return data
 
 
-def with_value(definition: dict[str, Any], path: Path, value: Any) -> dict[str, Any]:
-    """A copy of ``definition`` with ``value`` at ``path`` (which must exist up to its parent)."""
-    out = copy.deepcopy(definition)
-    parent = get_at(out, path[:-1])
-    parent[path[-1]] = value
-    return out
+def with_value(definition: dict[str, Any], path: Path, value: Any) -> Change:
+    """``definition`` with ``value`` at ``path`` (which must exist up to its parent), built on demand."""
+    return Change(definition, path, value)
 
 
-def without(definition: dict[str, Any], path: Path) -> dict[str, Any]:
-    """A copy of ``definition`` without the mapping key or list item at ``path``."""
-    out = copy.deepcopy(definition)
-    parent = get_at(out, path[:-1])
-    del parent[path[-1]]
-    return out
+def without(definition: dict[str, Any], path: Path) -> Change:
+    """``definition`` without the mapping key or list item at ``path``, built on demand."""
+    return Change(definition, path)
 
 
 # -- jq text -------------------------------------------------------------------------------------------

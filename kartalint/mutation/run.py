@@ -1,6 +1,7 @@
 """Run the mutants of each definition under test against its cases (``kartalint test --mutants``).
 
-For each definition whose cases all passed: generate its mutants (``operators``), discard those
+For each definition whose cases all passed: generate its mutants (``operators``: records of each
+change; a mutated definition is built only for the mutants ``--mutants-limit`` picks), discard those
 upstream refuses or libjq cannot compile (``invalid``) and, when no case gives pods, those that
 only change what is evaluated on pods (``untested``); evaluate every other mutant on the cases'
 objects with ``Evaluator.evaluate_many`` (one jq worker, the objects of a definition streamed in
@@ -37,6 +38,7 @@ class MutationOptions:
     seed: int | None = None  # with ``limit``: a random sample of this seed (else evenly spaced)
     min_score: float | None = None
     equivalent: dict[tuple[str, str], str] = field(default_factory=dict)  # (definition, mutant id) -> reason
+    crds: tuple[str, ...] = ()  # the project's CRDs (operators that read a field's documentation)
 
 
 def select(mutants: list[Mutant], limit: int | None, seed: int | None) -> list[Mutant]:
@@ -83,12 +85,13 @@ def _mutate(
     if evaluator.prepare(definition.data).invalid:
         outcome.note = "the definition is invalid (upstream refuses it)"
         return outcome
-    subject = Subject(definition.data, [r.case.object for r in results])
+    subject = Subject(definition.data, [r.case.object for r in results], _crd_of(definition, options.crds))
     mutants = generate(subject)
     outcome.generated = len(mutants)
     session = _Session(definition, results, evaluator)
     for mutant in select(mutants, options.limit, options.seed):
         result = session.judge(mutant)
+        mutant.forget()  # a run holds every result: not every mutated definition
         listed = options.equivalent.get((definition.name, mutant.id))
         if listed is not None and result.outcome == "survived":
             result.outcome, result.detail, result.hint = "equivalent", f"listed as equivalent: {listed}", ""
@@ -100,6 +103,17 @@ def _mutate(
         if name == definition.name and judged.get(mutant_id, "missing") not in ("equivalent", "survived")
     ]
     return outcome
+
+
+def _crd_of(definition: DefinitionFile, crds: Sequence[str]) -> Any:
+    """The CRD version of the definition's root kind among ``crds`` (None without one)."""
+    from kartalint import karta
+    from kartalint.lint.pipeline import crd_index
+
+    refs = karta.components(definition.data)
+    if not crds or not refs or not refs[0].is_root:
+        return None
+    return crd_index(list(crds)).get(karta.gvk_of(refs[0].data.get("kind")))
 
 
 class _Session:

@@ -96,6 +96,8 @@ DOCUMENTS: dict[str, dict[str, str]] = {
     "explore": {
         "text": "kartalint.report.explore:render_text",
         "json": "kartalint.report.explore:render_json",
+        "sarif": "kartalint.report.explore_ci:render_sarif",
+        "junit": "kartalint.report.explore_ci:render_junit",
     },
     "new": {  # `new --crd`'s review of its drafts (the text: notes on standard error)
         "text": "kartalint.report.drafts:render_text",

@@ -112,6 +112,7 @@ def render_tree(
     lines.extend(_component_lines(view))
     if view.unmatched_pods:
         lines.append(f"pods matched by no component: {', '.join(view.unmatched_pods)}")
+    lines.extend(_unmultiplied_lines(view))
     lines += ["", f"Phase: {','.join(view.statuses) if view.statuses else '<no status definition>'}", "", "Resources:"]
     lines.extend(_resource_table(view))
     lines.extend(_error_lines(view, locate))
@@ -119,6 +120,20 @@ def render_tree(
         lines += ["", "Gang scheduling:"]
         lines.extend(_gang_lines(view.gang))
     return "\n".join(visible(line) for line in lines) + "\n"  # names and messages from the inputs stay on their line
+
+
+def _unmultiplied_lines(view: WorkloadView) -> list[str]:
+    """A note for each component asking for several copies whose pod-bearing descendants count one
+    (consumers never multiply a parent's replicas into its children: parent-scale-not-multiplied)."""
+    out = []
+    for comp in view.components:
+        copies = max((i.desired or 0 for i in comp.instances if i.scale is not None), default=0)
+        if comp.unmultiplied and copies > 1:
+            out.append(
+                f"note: {comp.name} asks for {copies} copies, but the totals of {', '.join(comp.unmultiplied)} "
+                f"count one copy: consumers never multiply a parent's replicas into its children (parent-scale-not-multiplied)"
+            )
+    return out
 
 
 def _header_lines(view: WorkloadView, origin: str) -> list[str]:

@@ -1,5 +1,7 @@
 """``kartalint explore``'s report: each explored definition with the objects it gets wrong (shrunk
-to a minimal object, with lint's hint for the field), as text or JSON (``schemaVersion`` 1)."""
+to a minimal object, with lint's hint for the field) and the paths it reads that no object tried
+reached ("N of M paths exercised"), as text or JSON (``schemaVersion`` 1); SARIF and JUnit are
+``report.explore_ci``'s."""
 
 from __future__ import annotations
 
@@ -18,13 +20,14 @@ SCHEMA_VERSION = 1
 @dataclass(frozen=True)
 class Explored:
     """What ``kartalint explore`` shows: one report per explored definition (``definition``,
-    ``crd``, ``examples``, ``failures``, and ``outOfTime``, ``saved`` when they apply); for the
+    ``crd``, ``examples``, ``failures``, ``paths``, and ``outOfTime``, ``saved`` when they apply); for the
     text format, whether only the definitions with failures are shown (``quiet``, then a summary
     line) and whether in colour."""
 
     reports: list[dict[str, Any]] = field(default_factory=list)
     quiet: bool = False
     colour: bool = False
+    properties: tuple[str, ...] = ()  # the properties checked (JUnit's cases; default: all)
 
 
 def render_json(explored: Explored) -> str:
@@ -38,21 +41,38 @@ def render_text(explored: Explored) -> str:
     """Each definition's line and its failures; ``quiet``: only the definitions with failures,
     then one summary line."""
     reports, colour = explored.reports, explored.colour
-    shown = [r for r in reports if r["failures"]] if explored.quiet else reports
+    shown = [r for r in reports if r["failures"] or r["paths"].get("belowMinimum")] if explored.quiet else reports
     text = "".join(_text(r, colour) for r in shown)
     if explored.quiet:
         text += f"{len(reports)} definition(s) explored, {count(len(shown), 'with failures', RED, colour)}\n"
     return text
 
 
+def paths_line(paths: dict[str, Any]) -> str:
+    """``N of M paths exercised``: how many of the paths a definition reads the objects tried had."""
+    return f"{paths['exercised']} of {paths['read']} paths exercised"
+
+
+def below_line(paths: dict[str, Any]) -> str:
+    """Why the path coverage fails, when it is below the minimum (else empty)."""
+    if not paths.get("belowMinimum"):
+        return ""
+    share = 100.0 * paths["exercised"] / paths["read"] if paths["read"] else 100.0
+    return f"path coverage {share:.0f}% is below the minimum {paths['minimum']:g}%"
+
+
 def _text(report: dict[str, Any], colour: bool) -> str:
-    failures = report["failures"]
+    failures, paths = report["failures"], report["paths"]
     budget = " (time budget spent)" if report.get("outOfTime") else ""
     lines = [  # (text from the inputs, made visible; colour added around it)
         visible(f"{report['definition']} (CRD {report['crd']}): {report['examples']} object(s), ")
         + count(len(failures), "failure(s)", RED, colour)
+        + visible(f", {paths_line(paths)}")
         + budget
     ]
+    lines.extend(visible(f"  not exercised: {path} (no object tried has it)") for path in paths["unreached"])
+    if below_line(paths):
+        lines.append("  " + paint(visible(below_line(paths)), RED, colour))
     for failure in failures:
         lines.append(
             "  "

@@ -72,7 +72,7 @@ class TextTestReporter(TestReporter):
                     continue
                 used = f"  [{result.case.definition.path}]" if result.case.definition is not None else ""
                 self._line(self._label(LABELS[result.outcome]), f"{result.case.id}{used}")
-                if result.outcome != "passed" or self.verbose or result.findings:
+                if result.outcome != "passed" or self.verbose or result.findings or result.messages:
                     for line in detail_lines(result):
                         self._write(line + "\n")
         for item in run.without_fixtures:

@@ -1,5 +1,5 @@
-"""kartalint's own rules on components: their scale, pod spec, kind and status definitions, and
-the workload's additional child kinds; definitions upstream accepts but that misbehave (spec §2.1
+"""kartalint's own rules on components: their scale (and a parent's count that its pod-bearing
+children ignore), pod spec, kind and status definitions, and the workload's additional child kinds; definitions upstream accepts but that misbehave (spec §2.1
 "NOT checked")."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 from kartalint import karta
 from kartalint.karta import as_dict
 from kartalint.model import Rule, Severity
+from kartalint.rules._copies import unmultiplied
 from kartalint.rules.context import Check, Context
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
@@ -20,6 +21,7 @@ DUPLICATE_ADDITIONAL_KIND = "duplicate-additional-kind"
 ADDITIONAL_KIND_OVERLAPS_COMPONENT = "additional-kind-overlaps-component"
 CHILD_STATUS_DEFINITION = "child-status-definition"
 CHILD_INCOMPLETE_KIND = "child-incomplete-kind"
+PARENT_SCALE_NOT_MULTIPLIED = "parent-scale-not-multiplied"
 
 
 # The rules this module reports (the registry finds them; docs/rules.md renders them).
@@ -80,7 +82,37 @@ RULES = (
         "fill in kind.version and kind.kind, or remove kind for a logical component",
         why="A child kind with an empty version or kind matches no object, so the component never finds its resources.",
     ),
+    Rule(
+        PARENT_SCALE_NOT_MULTIPLIED,
+        Severity.WARNING,
+        "practice",
+        "A component whose scaleDefinition can give more than 1 replica (a whole template replicated) has pod-bearing descendants whose replicas do not read that count: consumers add the children's totals once and never multiply them by the parent's replicas.",
+        "multiply in the child (its replicasPath reads the parent's count, as the catalog's LeaderWorkerSet does) and keep the count out of the parent's scaleDefinition",
+        why="describe, kli and KAI add a parent's children once, whatever its replicas (docs/parity.md): a workload that runs 2 copies of a 5-pod template is shown as 5 pods with half its GPUs, and quotas, dashboards and the scheduler count that.",
+    ),
 )
+
+
+def parent_scale_not_multiplied(ctx: Context) -> None:
+    """A pod-bearing descendant whose replicas ignore its parent's count of copies."""
+    for found in unmultiplied(ctx.data):
+        child, parent = found.child, found.parent
+        child_scale = as_dict(child.data.get("scaleDefinition"))
+        where = (
+            (*child.path, "scaleDefinition", "replicasPath")
+            if isinstance(child_scale.get("replicasPath"), str)
+            else (*child.path, "name")
+        )
+        own = child_scale.get("replicasPath") if isinstance(child_scale.get("replicasPath"), str) else "1"
+        ctx.report(
+            PARENT_SCALE_NOT_MULTIPLIED,
+            where,
+            f"'{parent.name}' can run several copies of '{child.name}' ({found.field}: {found.expression}), but the "
+            f"replicas of '{child.name}' do not read {' or '.join(found.reads)}: consumers add '{child.name}' once, "
+            f"never times the replicas of '{parent.name}', so describe, kli and the scheduler show the pods and GPUs of one copy",
+            hint=f"multiply in the child: replicasPath: ({found.expression}) * ({own}), as the catalog's LeaderWorkerSet "
+            f"does, and remove the scaleDefinition of '{parent.name}' (the gang minimum multiplies by it again)",
+        )
 
 
 def child_status_definition(ctx: Context) -> None:
@@ -208,5 +240,6 @@ CHECKS = tuple(
         (ADDITIONAL_KIND_OVERLAPS_COMPONENT, additional_kind_overlaps_component),
         (CHILD_STATUS_DEFINITION, child_status_definition),
         (CHILD_INCOMPLETE_KIND, child_incomplete_kind),
+        (PARENT_SCALE_NOT_MULTIPLIED, parent_scale_not_multiplied),
     )
 )

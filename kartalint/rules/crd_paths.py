@@ -2,8 +2,9 @@
 definition's root kind (``path-not-in-crd``); arithmetic, iteration and object keys on fields that
 may be absent need a default or a test (``crd-optional-arithmetic``, with the CRD's declared
 default in the hint, ``crd-optional-iteration``, ``crd-optional-object-key``); matchers must be
-able to match (``phase-never-matches``, ...). What pod paths, condition field names and suspend
-values point at is ``crd_shapes``'.
+able to match (``phase-never-matches``, ``condition-type-not-in-crd``). What pod paths, condition
+field names and suspend values point at is ``crd_shapes``'; the values compared with and fallen
+back to, ``crd_values``'.
 
 Active only when the CRD of the root group/version/kind is known (``--crd`` or ``crds:`` in the
 configuration). Where the CRD proves a field present (required), the generic
@@ -32,7 +33,6 @@ PATH_NOT_FOLLOWED = "path-not-followed"
 CRD_OPTIONAL_OBJECT_KEY = "crd-optional-object-key"
 CRD_FREE_FORM = "crd-free-form"
 PHASE_NEVER_MATCHES = "phase-never-matches"
-ENUM_COMPARISON_NEVER_MATCHES = "enum-comparison-never-matches"
 CONDITION_TYPE_NOT_IN_CRD = "condition-type-not-in-crd"
 
 
@@ -50,7 +50,7 @@ RULES = (
         CRD_OPTIONAL_ARITHMETIC,
         Severity.WARNING,
         "crd",
-        "An expression does arithmetic (`-`, `*`, `/`, `%`) on a field the CRD marks optional (or under an optional parent), without a `//` default or a test.",
+        "An expression does arithmetic (`-`, `*`, `/`, `%`) on a field the CRD marks optional (or under an optional parent), or on the `add` of such fields (`map(.replicas) | add`), without a `//` default or a test; fields read after `to_entries`, `keys[] as $k`, `map` and `[]?` are followed, `length` is never null.",
         "add the default the CRD declares, e.g. `(.parallelism // 1)`",
         why="The CRD marks the field optional: objects without it make jq fail on null arithmetic, and the extraction (or the status match) fails.",
     ),
@@ -58,9 +58,9 @@ RULES = (
         CRD_OPTIONAL_ITERATION,
         Severity.WARNING,
         "crd",
-        "An expression iterates (`[]`) a list the CRD marks optional, without `?` or a `//` default: objects without the list make jq fail.",
-        "write `[]?` (nothing is iterated when the list is absent), or default it: `(.list // [])[]`",
-        why="jq cannot iterate over null: an object that omits an optional list (or one of its parents) makes the whole expression fail, and the extraction with it.",
+        "An expression iterates (`[]`) a list the CRD marks optional, or applies a builtin that fails on null (`to_entries`, `keys`, `map`, `with_entries`, `add`, `any`, `sort`...) to an optional field, without `?`, `try`, a `//` default or a test: objects without the field make jq fail (`length` does not: it gives 0).",
+        "write `[]?` (nothing is iterated when the list is absent), or default it: `(.list // [])[]`, `(.map // {}) | to_entries`",
+        why="jq cannot iterate over null and null has no keys: an object that omits an optional list or map (or one of its parents) makes the whole expression fail, and the extraction with it.",
     ),
     Rule(
         PATH_NOT_FOLLOWED,
@@ -93,14 +93,6 @@ RULES = (
         "A byPhase value is not in the enum the CRD declares for the phase field (`SUCCEEDED` where the operator writes `FINISHED`): it never matches.",
         "use a value of the enum (the hint names the closest)",
         why="The CRD lists every value the phase field can take; a byPhase outside that list (a different case, another operator's word) never matches.",
-    ),
-    Rule(
-        ENUM_COMPARISON_NEVER_MATCHES,
-        Severity.WARNING,
-        "crd",
-        'A byExpression compares a field with a string its CRD enum does not allow (`.status.state == "Suspended"` where the enum says `SUSPENDED`): the comparison is never true.',
-        "compare with a value of the enum",
-        why="A comparison with a value the field can never hold is always false, so the status it should detect is never reported.",
     ),
     Rule(
         CONDITION_TYPE_NOT_IN_CRD,
@@ -178,7 +170,7 @@ def _arithmetic(ctx: Context, jq_field: Any, facts: Any, version: Any, where: st
     the CRD, or under an optional parent), in any expression read from the workload."""
     from kartalint.load.crds import lookup, may_be_absent
 
-    for operator, read in facts.arithmetic:
+    for operator, read in [*facts.arithmetic, *facts.sums]:
         result = lookup(version.schema, read.path)
         if not result.found or result.schema is None:
             continue
@@ -193,7 +185,10 @@ def _arithmetic(ctx: Context, jq_field: Any, facts: Any, version: Any, where: st
         )
         scale = jq_field.kind in karta.SCALE_PATHS
         text = jq_field.expression[read.start : read.end]
-        if absent != read.path:
+        summed = (operator, read) in facts.sums
+        if summed:
+            note = f"{paths.path_text(absent)} is optional, and add gives null when no element has it"
+        elif absent != read.path:
             note = f"{paths.path_text(absent)} is optional"
         elif default is not None:
             note = f"the CRD declares default {default}, which the API server fills in, but objects from files and fixtures may omit it"
@@ -202,7 +197,7 @@ def _arithmetic(ctx: Context, jq_field: Any, facts: Any, version: Any, where: st
         ctx.report(
             CRD_OPTIONAL_ARITHMETIC,
             jq_field.path,
-            f"'{operator.value}' on {read.text()}, optional in {where} ({note}): the {jq_field.kind} "
+            f"'{operator.value}' on {'the sum of ' if summed else ''}{read.text()}, optional in {where} ({note}): the {jq_field.kind} "
             f"{'extraction' if scale else 'evaluation'} fails without it",
             scalar_range=(read.start, read.end),
             # a count absent from a spec means one; from a status, none yet
@@ -248,10 +243,12 @@ def _object_keys(ctx: Context, jq_field: Any, facts: Any, version: Any, where: s
 
 def _iterations(ctx: Context, jq_field: Any, tree: Any, facts: Any, version: Any, where: str) -> None:
     """crd-optional-iteration: ``[]`` on a list that may be absent (optional in the CRD, or under an
-    optional parent after the last list iterated), not protected by ``?``, ``try``, a ``//`` default
-    or a test for non-null."""
-    from kartalint.load.crds import may_be_absent
+    optional parent after the last list iterated), or a builtin that fails on null (``to_entries``,
+    ``keys``, ``map``, ``add``...) on such a field, not protected by ``?``, ``try``, a ``//``
+    default or a test for non-null."""
+    from kartalint.load.crds import lookup, may_be_absent
 
+    reported: set[tuple[str, ...]] = set()
     for node in _unprotected_iterations(tree):
         if not jq_field.expression[: node.end].rstrip().endswith("]"):
             continue
@@ -273,7 +270,29 @@ def _iterations(ctx: Context, jq_field: Any, tree: Any, facts: Any, version: Any
                 scalar_range=(bracket, node.end),
                 hint="write []? here (nothing is iterated when the list is absent)",
             )
+            reported.add(full[:-1])
             break
+    for use in facts.consumed:
+        absent = None if use.read.guarded else may_be_absent(version.schema, use.read.path, use.read.tested_depth)
+        if absent is None or use.read.path in reported:
+            continue
+        reported.add(use.read.path)
+        found = lookup(version.schema, use.read.path)
+        empty = "[]" if found.schema is not None and found.schema.get("type") == "array" else "{}"
+        what = (
+            "has no keys"
+            if use.name in ("to_entries", "keys", "keys_unsorted", "with_entries")
+            else "cannot be iterated"
+        )
+        ctx.report(
+            CRD_OPTIONAL_ITERATION,
+            jq_field.path,
+            f"{use.read.text()} | {use.name}: {paths.path_text(absent)} is optional in {where}; "
+            f"{use.name} fails on an object without it (null {what})",
+            scalar_range=(use.read.start, use.read.end),
+            hint=f"give it a default first, ({use.read.text()} // {empty}) | {use.name}, or iterate with []? "
+            "(nothing is iterated when it is absent)",
+        )
 
 
 def _unprotected_iterations(tree: Any) -> list[Any]:
@@ -315,8 +334,8 @@ def _enum_of(version: Any, path: tuple[str, ...] | None) -> list[str] | None:
 
 def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
     """Status matchers that can never match an object valid for the CRD: byPhase values outside the
-    phase field's enum, byExpression comparisons with a string outside a field's enum, byConditions
-    types the CRD does not declare (when it declares them)."""
+    phase field's enum, byConditions types the CRD does not declare (when it declares them); the
+    comparisons of byExpression are ``crd_values``'."""
     status = karta.as_dict(root.get("statusDefinition"))
     spath = ("spec", "structureDefinition", "rootComponent", "statusDefinition")
     phase_expr = karta.as_dict(status.get("phaseDefinition")).get("path")
@@ -350,22 +369,6 @@ def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
                         (*mpath, "byConditions", ci, "type"),
                         f"condition type '{kind}' is not among the types {where} declares ({', '.join(declared)}): it never matches",
                         hint=f"use one of {', '.join(declared)}",
-                    )
-            expression = karta.as_dict(matcher.get("byExpression")).get("expression")
-            tree = parse_cached(expression)[0] if isinstance(expression, str) else None
-            if tree is None:
-                continue
-            for path, constant, start, end in paths.compared_constants(tree):
-                enum = _enum_of(version, path)
-                if enum is not None and constant not in enum:
-                    close = [v for v in enum if v.lower() == constant.lower()]
-                    ctx.report(
-                        ENUM_COMPARISON_NEVER_MATCHES,
-                        (*mpath, "byExpression", "expression"),
-                        f'{paths.path_text(path)} is compared with "{constant}", which {where} does not allow '
-                        f"(one of {', '.join(enum)}): the comparison is never true",
-                        scalar_range=(start, end),
-                        hint=f'compare with "{close[0]}"' if close else f"use one of {', '.join(enum)}",
                     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
 
+from kartalint.load.crds import stated_default
 from kartalint.scaffold.crd_status import text_of
 
 COUNT_FIELDS = (
@@ -184,13 +185,6 @@ def required_of(node: Any) -> list[str]:
     return [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
 
 
-_STATED_DEFAULT = re.compile(
-    r"\bdefaults?\s*(?:to|is|value is|:|=|equal to|equals)?\s*(\d+|zero|one)\b"
-    r"|\b(\d+|zero|one)\s+(?:by default|if (?:not set|unset|unspecified|omitted))\b",
-    re.I,
-)
-
-
 def count_default(spec: dict[str, Any], key: str) -> tuple[int, str | None]:
     """The count an absent field stands for, and a note when the CRD does not say it: the CRD's
     ``default``, else the default its description states ("If unspecified, defaults to 1"),
@@ -198,10 +192,9 @@ def count_default(spec: dict[str, Any], key: str) -> tuple[int, str | None]:
     default = spec.get("default")
     if isinstance(default, int) and not isinstance(default, bool):
         return default, None
-    stated = _STATED_DEFAULT.search(text_of(spec))
-    if stated:
-        word = (stated.group(1) or stated.group(2)).lower()
-        return {"zero": 0, "one": 1}.get(word, int(word) if word.isdigit() else 1), None
+    stated = stated_default(spec)
+    if stated is not None:
+        return stated, None
     return 1, (
         f"TODO: the CRD states no default for {key}: an absent {key} is read as 1; write // 0 if the operator "
         "creates no pod without it (an int32 left unset)"

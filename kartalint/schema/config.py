@@ -135,14 +135,16 @@ def config_schema(rule_ids: Collection[str], max_bytes: int) -> dict[str, Any]:
             "fixtures": paths,
             "explore": {
                 "type": ["object", "null"],
-                "description": "kartalint explore: what admission rules refuse and the CRD does not say",
+                "description": "kartalint explore: what admission rules refuse and the CRD does not say, and the "
+                "lowest share of the paths a definition reads that the objects tried must reach",
                 "additionalProperties": False,
                 "properties": {
                     "assume": {
                         "type": ["object", "null"],
                         "description": "jq path -> JSON Schema the generated values must also satisfy",
                         "additionalProperties": {"type": "object"},
-                    }
+                    },
+                    "min-path-coverage": {"type": ["number", "null"], "minimum": 0, "maximum": 100},
                 },
             },
             "mutants": {
@@ -268,7 +270,9 @@ def _mutants(error: structural.SchemaError, path: tuple, where: tuple, max_bytes
 def _explore(error: structural.SchemaError, path: tuple, where: tuple, max_bytes: int) -> ConfigProblem:
     if where[:2] == ("explore", "assume"):
         return ConfigProblem("'explore.assume' must map jq paths to JSON Schemas (mappings)", path)
-    return ConfigProblem("'explore' must be a mapping with the key 'assume'", path[:1])
+    if where[:2] == ("explore", "min-path-coverage"):
+        return ConfigProblem("'explore.min-path-coverage' must be a percentage from 0 to 100", path)
+    return ConfigProblem("'explore' must be a mapping with the keys 'assume' and 'min-path-coverage'", path[:1])
 
 
 def _baseline(error: structural.SchemaError, path: tuple, where: tuple, max_bytes: int) -> ConfigProblem:

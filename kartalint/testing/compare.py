@@ -91,6 +91,13 @@ def _instance_value(instance: Any, key: str) -> Any:
     return None if total is None else getattr(total, RESOURCE_KEYS[key])
 
 
+def component_scale(comp: Component, key: str) -> int | None:
+    """A component's ``min`` or ``max``: its instances' summed (a one-instance component's own),
+    None when no instance has one."""
+    known = [getattr(i.scale, key) for i in comp.instances if i.scale and getattr(i.scale, key) is not None]
+    return sum(known) if known else None
+
+
 def _error_dicts(view: WorkloadView) -> list[dict[str, Any]]:
     return [{"component": comp, "field": e.field, "message": e.message} for comp, e in view.all_errors]
 
@@ -115,6 +122,8 @@ def _observed_component(comp: Component, fields: dict[str, Any]) -> dict[str, An
     for key in fields or {"replicas": None, "gpus": None}:
         if key == "replicas":
             out[key] = comp.desired_if_known
+        elif key in ("min", "max"):
+            out[key] = component_scale(comp, key)
         elif key in RESOURCE_KEYS:
             out[key] = getattr(comp.resources, RESOURCE_KEYS[key])
         elif key == "pods":
@@ -147,12 +156,13 @@ def _snapshot_components(view: WorkloadView) -> dict[str, Any] | None:
         if comp.multi_instance:
             instances = {}
             for i in comp.instances:
-                instances[i.id] = {"replicas": i.desired, "gpus": _instance_value(i, "gpus")}
+                instances[i.id] = {"replicas": i.desired, **_bounds(i.scale), "gpus": _instance_value(i, "gpus")}
                 if pinned:
                     instances[i.id]["pods"] = _instance_value(i, "pods")
             components[comp.name] = {"instances": instances}
         elif comp.has_pod_definition:
-            components[comp.name] = {"replicas": comp.desired_if_known, "gpus": comp.resources.gpus}
+            bounds = _bounds(comp.instances[0].scale if len(comp.instances) == 1 else None)
+            components[comp.name] = {"replicas": comp.desired_if_known, **bounds, "gpus": comp.resources.gpus}
         else:
             if not (pinned and comp.pods):
                 continue
@@ -160,6 +170,11 @@ def _snapshot_components(view: WorkloadView) -> dict[str, Any] | None:
         if pinned:
             components[comp.name]["pods"] = sorted(p.name for p in comp.pods)
     return components or None
+
+
+def _bounds(scale: Any) -> dict[str, int]:
+    """``min`` and ``max`` of an instance's scale, where its definition gives them (a new fixture pins them)."""
+    return {key: getattr(scale, key) for key in ("min", "max") if scale is not None and getattr(scale, key) is not None}
 
 
 def snapshot(view: WorkloadView, lint_rules: Sequence[str] | None = None) -> dict[str, Any]:
@@ -231,11 +246,11 @@ def _compare_component(name: str, fields: dict[str, Any], view: WorkloadView) ->
         return [Diff(name, "a component", "no such component in the definition")]
     diffs = []
     for key, stated in fields.items():
-        if key == "replicas":
-            actual = comp.desired_if_known
+        if key in ("replicas", "min", "max"):
+            actual = comp.desired_if_known if key == "replicas" else component_scale(comp, key)
             if stated != actual:
                 diffs.append(
-                    Diff(f"{name}.replicas", stated, actual, _errors_note(comp, "scaleDefinition", "instanceIdPath"))
+                    Diff(f"{name}.{key}", stated, actual, _errors_note(comp, "scaleDefinition", "instanceIdPath"))
                 )
         elif key in RESOURCE_KEYS:
             actual = getattr(comp.resources, RESOURCE_KEYS[key])

@@ -218,9 +218,11 @@ def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache, view: Work
         return result
     lint_ids = lint_cache.rule_ids(case.definition) if case.kind == "fixture" and "lint" in case.expect else None
     result.diffs = view_diffs(case, view, lint_ids)
+    if lint_ids is not None:
+        _lint_pins(result, lint_ids, lint_cache.config)
     result.findings = test_time.findings(case.file, case.line, view)
     if result.diffs:
-        result.hints = _hints(case.definition, view, result.diffs, lint_cache)
+        result.hints = {**_hints(case.definition, view, result.diffs, lint_cache), **result.hints}
     if case.xfail:
         if result.diffs:
             result.outcome = "xfailed"
@@ -231,6 +233,35 @@ def run_case(case: Case, evaluator: Evaluator, lint_cache: LintCache, view: Work
     elif result.diffs:
         result.outcome = "failed"
     return result
+
+
+def _lint_pins(result: CaseResult, lint_ids: Sequence[str], config: Config) -> None:
+    """``expect.lint`` judged under the configuration: a pinned rule it turns off is not compared
+    (a note names it); a pinned rule lint no longer reports says why it may have gone (a kartalint
+    version without it, a configuration that makes it info or turns it off) and that ``--update``
+    removes it."""
+    from kartalint import __version__
+
+    pinned = sorted({str(rule) for rule in result.case.expect.get("lint") or []})
+    off = [rule for rule in pinned if rule in config.severities and config.severities[rule] is None]
+    where = config.source or "the configuration"
+    if off:
+        result.messages.append(f"note: expect.lint pins {', '.join(off)}, which {where} turns off: not compared")
+    kept = [rule for rule in pinned if rule not in off]
+    result.diffs = [d for d in result.diffs if d.path != "lint"]
+    if kept == sorted(set(lint_ids)):
+        return
+    reasons = []
+    for rule in (rule for rule in kept if rule not in lint_ids):
+        if rule not in registry.RULES:
+            reasons.append(f"kartalint {__version__} has no rule {rule}")
+        elif config.severities.get(rule, registry.RULES[rule].severity) == Severity.INFO:
+            reasons.append(f"{where} makes {rule} info, which expect.lint does not pin")
+        else:
+            reasons.append(f"kartalint {__version__} with {where} no longer reports {rule} on this definition")
+    result.diffs.append(Diff("lint", kept, sorted(set(lint_ids)), "; ".join(reasons)))
+    if reasons:
+        result.hints["lint"] = ["`kartalint test --update` removes what lint no longer reports from expect.lint"]
 
 
 def view_diffs(case: Case, view: WorkloadView, lint_ids: Sequence[str] | None = None) -> list[Diff]:

@@ -148,15 +148,38 @@ def _yaml(text: str) -> Any:
     from ruamel.yaml import YAML
     from ruamel.yaml.util import load_yaml_guess_indent
 
-    data, indent, sequence_offset = None, 2, 0
+    data = None
     with contextlib.suppress(Exception):
-        data, guessed, offset = load_yaml_guess_indent(text)
-        indent, sequence_offset = guessed or 2, offset or 0
+        data = load_yaml_guess_indent(text)[0]
+    mapping, sequence, offset = _indentation(text)
     yaml = YAML()
     yaml.preserve_quotes = True
     yaml.width = 4096
-    yaml.indent(mapping=indent, sequence=indent + sequence_offset, offset=sequence_offset)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     return yaml, data
+
+
+def _indentation(text: str) -> tuple[int, int, int]:
+    """How ``text`` indents, as ruamel.yaml's ``indent`` takes it: a nested mapping's keys, a
+    sequence's items (the text after ``- ``) and its dashes, each relative to the key above them
+    (``key:`` then ``  - item``: 2, 4, 2; kubectl's ``key:`` then ``- item``: 2, 2, 0). ruamel.yaml's
+    own guess reads the first sequence only, and took a document whose sequences are indented
+    under their key for one whose mappings are indented by 4."""
+    mapping = dash = None
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    for above, line in zip(lines, lines[1:]):
+        if not above.rstrip().endswith(":") or above.lstrip().startswith("-"):
+            continue  # only "key:" alone on its line opens a block whose indentation tells
+        step = (len(line) - len(line.lstrip(" "))) - (len(above) - len(above.lstrip(" ")))
+        if line.lstrip().startswith("- "):
+            dash = step if dash is None and step >= 0 else dash
+        elif step > 0 and mapping is None:
+            mapping = step
+        if mapping is not None and dash is not None:
+            break
+    mapping = mapping or 2
+    offset = dash if dash is not None else 0
+    return mapping, offset + 2, offset
 
 
 def _dump_block(old_block: str | None, new_expect: dict[str, Any], document: str) -> str:

@@ -10,8 +10,6 @@ in the same order.
 
 from __future__ import annotations
 
-import json
-
 from kartalint.mutation.mutant import Mutant, Subject
 from kartalint.mutation.operators import counts, defaults, gang, resources, selectors, status, structure
 from kartalint.mutation.operators.base import FAMILIES, Operator
@@ -26,14 +24,16 @@ OPERATORS: list[Operator] = [
 
 def generate(subject: Subject, operators: list[Operator] | None = None) -> list[Mutant]:
     """Every mutant of the subject, in operator order then document order, without duplicates
-    (two operators that make the same definition give one mutant: the first). Mutants that read the
-    same (the same change written at two places of one field) get ``#2``, ``#3``... in their ids."""
-    seen = {json.dumps(subject.definition, sort_keys=True, default=str)}
+    (two operators that make the same definition give one mutant: the first; a change that makes
+    the definition itself gives none). Mutants that read the same (the same change written at two
+    places of one field) get ``#2``, ``#3``... in their ids. No mutated definition is built here:
+    a mutant builds its own when it is judged (``Mutant.definition``)."""
+    seen: set[frozenset] = {frozenset()}  # the original: no leaf changed
     ids: dict[str, int] = {}
     out: list[Mutant] = []
     for op in operators if operators is not None else OPERATORS:
         for mutant in op.generate(subject):
-            key = json.dumps(mutant.definition, sort_keys=True, default=str)
+            key = mutant.change.key
             if key in seen:
                 continue
             seen.add(key)

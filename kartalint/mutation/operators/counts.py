@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from kartalint import karta
+from kartalint.jqlang.paths import path_facts
+from kartalint.load.crds import CrdVersion, lookup
 from kartalint.mutation.mutant import JqEdit, Mutant, Subject, jq_mutant, jq_trees, settings, with_value
 from kartalint.mutation.operators.base import Operator
 
@@ -62,8 +65,50 @@ def drop_factor(subject: Subject) -> Iterator[Mutant]:
                 yield jq_mutant(subject, "drop-factor", "counts", jq_field, edit)
 
 
+def zero_means_unset(subject: Subject) -> Iterator[Mutant]:
+    """Read 0 or a negative count as unset: a replica path ``E`` -> ``(E) | if . != null and . <= 0
+    then null else . end``, where the CRD documents 0 (or a negative count) of a field it reads as
+    "not set" (``maxReplicas: 0``, ``replicas: -1`` for an autoscaled workload), or defaults a
+    minimum or maximum to 0 (needs the project's ``crds:``).
+
+    Killed by a fixture from an object whose count is 0 (or negative) and whose ``expect`` pins the
+    value (``new fixture`` pins ``min`` and ``max``): it says which reading the definition means."""
+    if subject.crd is None:
+        return
+    for jq_field, tree in jq_trees(subject, SCALE):
+        text = jq_field.expression
+        if not any(_documents_unset(subject.crd, read.path, jq_field.kind) for read in path_facts(tree).reads):
+            continue
+        new = f"({text}) | if . != null and . <= 0 then null else . end"
+        probes = settings(tree, 0, len(text), 0)  # the field at 0, whether the fixtures' objects have it or not
+        yield jq_mutant(subject, "zero-means-unset", "counts", jq_field, JqEdit(0, len(text), new, text, new, probes))
+
+
+_UNSET = re.compile(
+    r"(\b0\b|\bzero\b|-1\b|\bnegative\b)[^.;]{0,60}\b(unset|not set|unlimited|no limit|no maximum|no minimum|"
+    r"disabled?|ignored|infinite|autoscal\w*)|\b(unset|unlimited|no limit|disabled?)\b[^.;]{0,40}(\b0\b|\bzero\b|-1\b)",
+    re.IGNORECASE,
+)
+_DEFAULT_ZERO = re.compile(r"\bdefaults?\b[^.;]{0,20}\b(0|zero)\b", re.IGNORECASE)
+
+
+def _documents_unset(crd: CrdVersion, path: tuple[str, ...], kind: str) -> bool:
+    """Whether the CRD says 0 (or a negative count) at ``path`` means "not set": in its
+    description, or a minimum or maximum whose default is 0."""
+    found = lookup(crd.schema, path) if crd.schema else None
+    schema = found.schema if found is not None and found.found else None
+    if not schema or schema.get("type") not in ("integer", "number", None):
+        return False
+    description = str(schema.get("description") or "")
+    if _UNSET.search(description):
+        return True
+    bound = kind in ("minReplicasPath", "maxReplicasPath")
+    return bound and (schema.get("default") == 0 or bool(_DEFAULT_ZERO.search(description)))
+
+
 OPERATORS = (
     Operator("scale-arithmetic", "counts", scale_arithmetic),
     Operator("swap-replicas-min", "counts", swap_replicas_min),
     Operator("drop-factor", "counts", drop_factor),
+    Operator("zero-means-unset", "counts", zero_means_unset),
 )
