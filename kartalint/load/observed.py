@@ -145,3 +145,13 @@ def read_observed(paths: Iterable[str]) -> ObservedInput:
             seen.add(identity)
             (observed.pods if item.kind == "Pod" and item.group == "" else observed.others).append(item)
     return observed
+
+
+def value_at(node: Any, path: tuple[str | int, ...]) -> Any:
+    """The value at ``path`` (keys and list indexes) inside an object, None where a step is missing."""
+    for part in path:
+        if isinstance(part, int):
+            node = node[part] if isinstance(node, list) and part < len(node) else None
+        else:
+            node = node.get(part) if isinstance(node, dict) else None
+    return node
