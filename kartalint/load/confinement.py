@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kartalint.errors import UsageError
 
@@ -32,9 +32,14 @@ class ReadRefused(UsageError):
 
 def git_toplevel(start: str) -> str | None:
     """The nearest folder at or above ``start`` that holds ``.git`` (a git work tree), or None."""
+    return nearest_folder_above(start, lambda directory: os.path.exists(os.path.join(directory, ".git")))
+
+
+def nearest_folder_above(start: str, wanted: Callable[[str], bool]) -> str | None:
+    """The nearest folder at or above ``start`` (made absolute) that is ``wanted``, or None."""
     directory = os.path.abspath(start)
     while True:
-        if os.path.exists(os.path.join(directory, ".git")):
+        if wanted(directory):
             return directory
         parent = os.path.dirname(directory)
         if parent == directory:

@@ -152,19 +152,11 @@ _PROJECT_FILES = (".kartalint.yaml", ".kartalint.yml")
 def _project_of(folder: str) -> str | None:
     """The project a (real) folder lies in: its git work tree, else the nearest folder at or above
     it holding a kartalint configuration; None outside both."""
-    from kartalint.load.confinement import git_toplevel
+    from kartalint.load.confinement import git_toplevel, nearest_folder_above
 
-    top = git_toplevel(folder)
-    if top is not None:
-        return top
-    directory = folder
-    while True:
-        if any(os.path.isfile(os.path.join(directory, name)) for name in _PROJECT_FILES):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    return git_toplevel(folder) or nearest_folder_above(
+        folder, lambda directory: any(os.path.isfile(os.path.join(directory, name)) for name in _PROJECT_FILES)
+    )
 
 
 def checked_target(path: str) -> str:
