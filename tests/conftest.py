@@ -165,6 +165,36 @@ def base() -> dict[str, Any]:
     return copy.deepcopy(yaml.safe_load(BASE_DEFINITION))
 
 
+def crd_document(schema: dict[str, Any], kind: str = "Thing", columns: list | None = None) -> dict[str, Any]:
+    """A CustomResourceDefinition of ``kind`` in group example.com, one served version v1 with
+    ``schema`` as its openAPIV3Schema (and printer ``columns`` when given)."""
+    version: dict[str, Any] = {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}
+    if columns:
+        version["additionalPrinterColumns"] = columns
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{kind.lower()}s.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": kind, "plural": f"{kind.lower()}s"},
+            "scope": "Namespaced",
+            "versions": [version],
+        },
+    }
+
+
+def spec_and_status(spec_properties: dict[str, Any], status_properties: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An object schema with a ``spec`` and a ``status`` of these properties."""
+    return {
+        "type": "object",
+        "properties": {
+            "spec": {"type": "object", "properties": spec_properties},
+            "status": {"type": "object", "properties": status_properties or {}},
+        },
+    }
+
+
 def lint_text(text: str, name: str = "def.yaml", config: Config | None = None):
     """What lint reports on ``text`` (judged whatever it holds, as ``--strict-files``)."""
     return lint_source(load_text(text, name), config or Config(), strict_files=True).findings

@@ -285,7 +285,12 @@ def test_expected_result_a_test_can_never_produce_whatever_form_the_test_takes()
     mappings["running"] = [{"byExpression": {"expression": e, "expectedResult": "Running"}} for e in tests]
     # a branch that yields a string can print "Running": not reported
     mappings["failed"] = [
-        {"byExpression": {"expression": 'if .status.ready > 0 then "Running" else false end', "expectedResult": "Running"}}
+        {
+            "byExpression": {
+                "expression": 'if .status.ready > 0 then "Running" else false end',
+                "expectedResult": "Running",
+            }
+        }
     ]
     findings = only(lint_text(yaml.safe_dump(data, sort_keys=False)), "expected-result-never-matches")
     assert sorted(f.path[-3] for f in findings) == [0, 1, 2]
