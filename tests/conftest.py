@@ -241,8 +241,9 @@ def run_cli(argv: list[str], cwd: Any = None, stdin: str = "") -> tuple[int, str
 
 
 def build_wheel(source: Any, wheel_dir: Any) -> None:
-    """Build kartalint's wheel from the copy of its sources in ``source`` into ``wheel_dir``, offline:
-    with the test extra's setuptools, not in a build environment of pip's own (4 s less)."""
+    """Build the wheel of the project in ``source`` (kartalint's sources, or a plugin's) into
+    ``wheel_dir``, offline: with the test extra's setuptools, not in a build environment of pip's
+    own (4 s less)."""
     built = subprocess.run(
         [
             sys.executable,
