@@ -252,6 +252,8 @@ class _Unknown(Exception):
 
 
 def statically_compiles(tree: Node) -> bool:
+    """Whether libjq would compile ``tree``: every function and variable it calls is defined (builtin table, its
+    own definitions, bindings); False when that cannot be told without libjq."""
     try:
         _check(tree, frozenset(), frozenset(), frozenset(), True)
     except (_Unknown, RecursionError):
