@@ -136,6 +136,7 @@ def libjq_version() -> str | None:
 def version_report() -> str:
     """What ``kartalint --version`` prints: the version, the commit and tag when known, Python,
     and the jq bindings with the libjq they carry."""
+    # lazy: only for --version (start-up of every command)
     import platform
     from importlib import metadata
 
@@ -160,6 +161,7 @@ def version_report() -> str:
 def plugin_lines() -> list[str]:
     """One line per plugin loaded (the ``kartalint.rules`` entry points): its distribution, entry
     point and rules."""
+    # lazy: setup.py runs this module alone, where kartalint and its dependencies may not be installed
     from kartalint.rules import registry
 
     return [
