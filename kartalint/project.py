@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,10 @@ _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
 
 @dataclass
 class Config:
+    """The configuration: rule severities, excluded files and per-file ignores, the file size cap, CRDs, the
+    baseline, definitions and fixtures, house rules and the settings of ``--mutants`` and ``explore`` (all paths
+    absolute)."""
+
     severities: dict[str, Severity | None] = field(default_factory=dict)  # None = disabled
     exclude: list[str] = field(default_factory=list)
     exclude_from: list[str] = field(default_factory=list)  # the configuration file of each pattern
@@ -105,6 +110,7 @@ class Config:
         None when ``path`` is not excluded (the last pattern that matches decides)."""
         if not self.excluded(path):
             return None
+        # lazy: pathspec only where a pattern could match (start-up of lint)
         import pathspec
 
         rel = self.relative(path) or ""
@@ -142,6 +148,7 @@ def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rul
     if problem is not None:
         raise layer.error(problem.message, problem.path, key=problem.key)
     if entries:
+        # lazy: only when the configuration has house rules (start-up of lint)
         from kartalint.load.house_rules import read_house_rules
 
         for house_rule in read_house_rules(layer, rules, boundary):
@@ -274,6 +281,9 @@ def load_config(explicit: str | None = None, *, rules: Mapping[str, Rule]) -> Co
 
 @dataclass
 class Project:
+    """The user's project, built once per run: its root, configuration and configuration file, notes to say,
+    whether there is a project at all, and the folders the command line allows reads in."""
+
     root: str
     config: Config
     config_file: str | None = None
@@ -285,6 +295,7 @@ class Project:
 
     # -- files ------------------------------------------------------------------------------
     def excluded(self, path: str) -> bool:
+        """Whether the configuration excludes ``path``."""
         return self.config.excluded(path)
 
     def yaml_files(self) -> list[str]:
@@ -295,8 +306,6 @@ class Project:
         if not self.in_project:
             names = []
         elif git_toplevel(self.root):
-            import subprocess
-
             try:
                 proc = subprocess.run(
                     ["git", "ls-files", "-z", "-co", "--exclude-standard"],

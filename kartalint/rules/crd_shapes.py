@@ -115,6 +115,7 @@ def _search(schema: dict, want: Any) -> tuple[str, ...] | None:
 
 
 def _pod_path(ctx: Context, field_path: tuple, key: str, expression: str, version: Any, where: str) -> None:
+    # lazy: the CRD index, only when a CRD is configured (start-up of lint)
     from kartalint.load.crds import lookup
 
     tree, _ = parse_cached(expression)
@@ -179,6 +180,7 @@ def _level_problem(key: str, schema: dict, place: tuple[str, ...]) -> tuple[str,
 
 
 def _condition_fields(ctx: Context, root: karta.ComponentRef, version: Any, where: str) -> None:
+    # lazy: the CRD index, only when a CRD is configured (start-up of lint)
     from kartalint.load.crds import lookup
 
     conditions = as_dict(as_dict(root.data.get("statusDefinition")).get("conditionsDefinition"))
@@ -234,6 +236,7 @@ def _accepts(schema: dict, value: Any) -> bool:
 
 
 def _actions(ctx: Context, comp: karta.ComponentRef, version: Any, where: str) -> None:
+    # lazy: the CRD index, only when a CRD is configured (start-up of lint)
     from kartalint.load.crds import lookup
 
     suspend = as_dict(comp.data.get("suspendDefinition"))

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kartalint import karta
+from kartalint.jqlang import parse_cached
 from kartalint.karta import as_dict, as_list
 from kartalint.model import Rule, Severity
 from kartalint.rules.context import Check, Context
@@ -218,8 +219,6 @@ def expected_result_never_matches(ctx: Context) -> None:
 
 
 def _expected_result(ctx: Context, matcher: dict, mpath: tuple) -> None:
-    from kartalint.jqlang import parse_cached
-
     by_expression = as_dict(matcher.get("byExpression"))
     expression, expected = by_expression.get("expression"), by_expression.get("expectedResult")
     if not isinstance(expression, str) or not isinstance(expected, str) or expected in ("true", "false"):
