@@ -60,9 +60,7 @@ _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
 
 @dataclass
 class Config:
-    """The configuration: rule severities, excluded files and per-file ignores, the file size cap, CRDs, the
-    baseline, definitions and fixtures, house rules and the settings of ``--mutants`` and ``explore`` (all paths
-    absolute)."""
+    """The configuration (docs/configuration.md), merged from its files; every path in it is absolute."""
 
     severities: dict[str, Severity | None] = field(default_factory=dict)  # None = disabled
     exclude: list[str] = field(default_factory=list)
@@ -110,8 +108,7 @@ class Config:
         None when ``path`` is not excluded (the last pattern that matches decides)."""
         if not self.excluded(path):
             return None
-        # lazy: pathspec only where a pattern could match (start-up of lint)
-        import pathspec
+        import pathspec  # lazy: pathspec only where a pattern could match (start-up of lint)
 
         rel = self.relative(path) or ""
         sources = [*self.exclude_from, *[self.source or "the configuration"] * len(self.exclude)]
@@ -148,8 +145,7 @@ def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rul
     if problem is not None:
         raise layer.error(problem.message, problem.path, key=problem.key)
     if entries:
-        # lazy: only when the configuration has house rules (start-up of lint)
-        from kartalint.load.house_rules import read_house_rules
+        from kartalint.load.house_rules import read_house_rules  # lazy: only with house rules (start-up of lint)
 
         for house_rule in read_house_rules(layer, rules, boundary):
             config.house_rules[house_rule.id] = house_rule  # a later file's rule of the same id replaces it
@@ -256,8 +252,7 @@ def read_config(path: str, text: str | None = None, root: str | None = None, *, 
 
 
 def parse_config(data: Any, source: str, *, rules: Mapping[str, Rule]) -> Config:
-    """A configuration from data already read (``source`` names it in errors; ``rules`` as for
-    ``read_config``)."""
+    """A configuration from data already read (``source`` names it in errors; ``rules`` as for ``read_config``)."""
     layer = ConfigFile(source, {})
     if data is not None and not isinstance(data, dict):
         raise layer.error("the configuration must be a mapping")
@@ -281,8 +276,7 @@ def load_config(explicit: str | None = None, *, rules: Mapping[str, Rule]) -> Co
 
 @dataclass
 class Project:
-    """The user's project, built once per run: its root, configuration and configuration file, notes to say,
-    whether there is a project at all, and the folders the command line allows reads in."""
+    """The user's project, built once per run and handed to every stage: root, configuration, reads allowed."""
 
     root: str
     config: Config

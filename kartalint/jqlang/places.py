@@ -124,8 +124,7 @@ def collected(places: Places) -> Places:
 
 
 class Scope(NamedTuple):
-    """What an expression's part sees: the places of ``.``, variables and functions bound, whether it is guarded,
-    the paths proved non-null around it, its inlining depth, and the values that are never null."""
+    """What a part of an expression sees: the places of ``.``, what is bound, what is guarded or never null."""
 
     base: Places  # the places of `.`
     env: tuple[tuple[str, Places], ...] = ()  # variables bound to input places

@@ -135,11 +135,9 @@ def _lint_chunk(
 
 
 def _worker_started(owner: int) -> None:  # pragma: no cover - runs in a worker process
-    # lazy: worker processes only for many files (start-up of lint)
-    import multiprocessing
+    import multiprocessing  # lazy: worker processes only for many files (start-up of lint)
 
-    # lazy: only in a worker process (start-up of lint)
-    from kartalint.jqlang.lifetime import die_with_parent
+    from kartalint.jqlang.lifetime import die_with_parent  # lazy: only in a worker process (start-up of lint)
 
     die_with_parent(owner)
     # a worker may start a jq worker of its own (house rules): multiprocessing refuses children to a
@@ -151,8 +149,7 @@ def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -
     """Per-file outcomes in the order of ``files``; with ``jobs`` > 1, from worker processes
     (standard input, if among the files, is always read here)."""
     if jobs > 1 and len(files) > 1 and "-" not in files:
-        # lazy: worker processes only for many files (start-up of lint)
-        import multiprocessing
+        import multiprocessing  # lazy: worker processes only for many files (start-up of lint)
 
         size = max(1, min(64, len(files) // (jobs * 4) or 1))  # chunks keep the pipe traffic low and the cores busy
         chunks = [files[i : i + size] for i in range(0, len(files), size)]

@@ -204,8 +204,7 @@ def crd_index(paths: list[str]) -> CrdIndex:
     """A ``CrdIndex`` of the CRD files and folders at ``paths`` (``crds:`` of the configuration,
     ``--crd``), built once per list of paths and process (the language server and the tests lint
     many files under one configuration; each CRD file is parsed once, ``kartalint.load.filecache``)."""
-    # lazy: the CRD index, only when a CRD is configured (start-up of lint)
-    from kartalint.load.crds import CrdIndex
+    from kartalint.load.crds import CrdIndex  # lazy: load.crds, only when a CRD is configured (start-up of lint)
 
     key = tuple(paths)
     if key not in _CRD_INDEXES:

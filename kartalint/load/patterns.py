@@ -71,16 +71,14 @@ class PatternSet:
             return False
         spec = self._specs.get(candidates)
         if spec is None:
-            # lazy: pathspec only where a pattern could match (start-up of lint)
-            import pathspec
+            import pathspec  # lazy: pathspec only where a pattern could match (start-up of lint)
 
             spec = self._specs[candidates] = pathspec.GitIgnoreSpec([self._pattern(i) for i in candidates])
         return bool(spec.match_file(relative))
 
     def _pattern(self, index: int) -> Any:
         if index not in self._compiled:
-            # lazy: pathspec only where a pattern could match (start-up of lint)
-            import pathspec
+            import pathspec  # lazy: pathspec only where a pattern could match (start-up of lint)
 
             try:
                 self._compiled[index] = pathspec.GitIgnoreSpec.from_lines([self.patterns[index]]).patterns[0]

@@ -268,7 +268,7 @@ def folder_lock(folder: str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """An exclusive ``flock`` on the folder itself (no lock file left behind); a no-op where
     ``fcntl`` is missing."""
     try:
-        import fcntl
+        import fcntl  # lazy: optional, POSIX only
     except ImportError:  # pragma: no cover - Windows
         yield
         return
