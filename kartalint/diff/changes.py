@@ -67,8 +67,8 @@ def lint_keys(path: str, text: str, config: Config) -> list[tuple[str, str, str]
 
 @dataclass
 class DiffReport:
-    """What ``kartalint diff`` found between ``base`` and ``head``: each change of a case, of a definition's lint,
-    the cases compared and the problems met."""
+    """What ``kartalint diff`` found between ``base`` and ``head``: the changes of each case, the definition files
+    added, deleted, renamed or linted differently, the cases compared and the problems met."""
 
     base: str
     head: str

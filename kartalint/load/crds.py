@@ -208,7 +208,7 @@ def _open(schema: dict[str, Any]) -> bool:
 
 def lookup(root: dict[str, Any], path: tuple[str, ...]) -> Lookup:
     """What the schema ``root`` says of ``path``: followed key by key through properties, items and additional
-    properties; ``metadata`` and territory without declared structure take anything."""
+    properties; what is under ``metadata``, and territory without declared structure, takes anything."""
     node: dict[str, Any] | None = root
     required = False
     default = None

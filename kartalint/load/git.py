@@ -64,7 +64,7 @@ class Revision:
 
     def __init__(self, root: str, ref: str | None, max_bytes: int = MAX_FILE_BYTES) -> None:
         """The files of the repository at ``root`` at revision ``ref`` (the working tree when None), each at most
-        ``max_bytes``; a ref that git does not know is a problem."""
+        ``max_bytes``; ``GitError`` when git does not know ``ref``."""
         self.root = root
         self.ref = ref
         self.max_bytes = max_bytes

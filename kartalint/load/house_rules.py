@@ -56,7 +56,7 @@ class HouseRule:
     message_at: tuple[int, int] = (0, 0)
 
     def __hash__(self) -> int:  # computed once: a rule is looked up on every definition
-        """The rule's hash, computed once: a rule is looked up on every definition."""
+        """The hash of the rule's fields, kept after the first call."""
         found: int | None = self.__dict__.get("_hash")
         if found is None:
             found = hash(dataclasses.astuple(self))
@@ -64,7 +64,7 @@ class HouseRule:
         return found
 
     def __getstate__(self) -> dict[str, Any]:  # (to a worker process: its hash is its own, like its strings')
-        """The rule without its hash and compiled program, for a worker process (which computes its own)."""
+        """The rule's fields for a worker process, without its hash and its cached ``rule``."""
         return {name: value for name, value in self.__dict__.items() if name not in ("_hash", "rule")}
 
     @functools.cached_property

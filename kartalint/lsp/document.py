@@ -57,8 +57,8 @@ class OpenFile:
     config_root: str | None = None  # set when the file is the project's configuration (its root)
 
     def __post_init__(self) -> None:
-        """Parse and lint the text (lone surrogates shown as U+FFFD); a file over the size limit is one finding,
-        not parsed."""
+        """Parse the text (a lone surrogate becomes U+FFFD, and a finding); a file over the size limit is not
+        parsed: one finding says so."""
         surrogate = _LONE_SURROGATE.search(self.text)
         if surrogate is not None:  # legal in JSON-RPC strings, not a character: shown as U+FFFD (same length)
             self.text = _LONE_SURROGATE.sub("\ufffd", self.text)

@@ -44,8 +44,8 @@ class LspProject:
 
     @classmethod
     def around(cls, path: str) -> LspProject:
-        """The project of the file ``path``: its configuration file's, else its repository's or folder's with the
-        default configuration and the error."""
+        """The project of the file ``path``; when its configuration cannot be used, the default configuration at
+        the configuration's folder (else the repository's or the file's), with the error."""
         start = os.path.dirname(os.path.abspath(path))
         try:
             return cls(load_project(start=start, rules=registry.RULES))
