@@ -67,8 +67,9 @@ def lint_keys(path: str, text: str, config: Config) -> list[tuple[str, str, str]
 
 @dataclass
 class DiffReport:
-    """What ``kartalint diff`` found between ``base`` and ``head``: the changes of each case, the definition files
-    added, deleted, renamed or linted differently, the cases compared and the problems met."""
+    """What ``kartalint diff`` found between ``base`` and ``head``: the changes of each case, each definition file
+    added, deleted, renamed or modified (with what lint says new or no more), the cases compared and the problems
+    met."""
 
     base: str
     head: str
