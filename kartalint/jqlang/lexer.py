@@ -71,6 +71,7 @@ class JqSyntaxError(Exception):
     """A syntax error at a source offset."""
 
     def __init__(self, message: str, start: int, end: int | None = None) -> None:
+        """``message`` says what is wrong, at the offsets ``start`` (to ``end``, one character when not given)."""
         super().__init__(message)
         self.message = message
         self.start = start
@@ -79,6 +80,9 @@ class JqSyntaxError(Exception):
 
 @dataclass
 class Token:
+    """A token of a jq expression: its kind, text and span; a string's literal pieces and interpolations in
+    ``parts``."""
+
     kind: str  # IDENT, KEYWORD, FIELD, VAR, FORMAT, NUMBER, STRING, OP, EOF
     value: str
     start: int
@@ -89,6 +93,8 @@ class Token:
 
 @dataclass
 class Interpolation:
+    r"""A string's ``\(...)`` interpolation: its tokens and span."""
+
     tokens: list[Token]
     start: int
     end: int

@@ -44,12 +44,15 @@ SANDBOX_PRELUDE = "def env: {}; {} as $ENV | "
 
 @dataclass
 class RunResult:
+    """The outputs of one run, or the error that stopped it (``timed_out`` when it ran out of time)."""
+
     results: list[Any] = field(default_factory=list)
     error: str | None = None
     timed_out: bool = False
 
     @property
     def ok(self) -> bool:
+        """Whether the run ended without an error."""
         return self.error is None
 
 
@@ -235,9 +238,11 @@ class BoundedRunner:
             self._start()
 
     def run(self, expression: str, value: Any, timeout: float | None = None) -> RunResult:
+        """Run ``expression`` on ``value`` (sent as JSON)."""
         return self.run_text(expression, json.dumps(value), timeout)
 
     def run_text(self, expression: str, text: str, timeout: float | None = None) -> RunResult:
+        """Run ``expression`` on the JSON ``text``."""
         ((_, result),) = self.run_many(expression, [text], timeout)
         return result
 
@@ -350,10 +355,13 @@ class BoundedRunner:
                 process.kill()
 
     def close(self) -> None:
+        """Stop the worker process."""
         self._kill()
 
     def __enter__(self) -> BoundedRunner:
+        """The runner itself; leaving the ``with`` block stops its worker."""
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        """Stop the worker (``close``)."""
         self.close()

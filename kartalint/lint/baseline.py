@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from kartalint.errors import UsageError
 from kartalint.lint.result import LintResult
+from kartalint.load.bounded import ParseError, json_loads
+from kartalint.load.confinement import ReadRefused, read_confined
 from kartalint.model import Finding, format_path
 
 SCHEMA_VERSION = 1
@@ -93,8 +95,6 @@ def read(path: str, root: str | None = None, given_as: str | None = None) -> Bas
     JSON within the bounded parser's depth and number limits; a ``UsageError`` naming the file (and
     the place) otherwise, and ``given_as`` (how the user named it: the configuration's key, the
     environment variable) when the file cannot be read at all."""
-    from kartalint.load.bounded import ParseError, json_loads
-    from kartalint.load.confinement import ReadRefused, read_confined
 
     folders = [os.path.dirname(os.path.abspath(path)), *([root] if root else [])]
     try:

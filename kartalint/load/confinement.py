@@ -26,6 +26,7 @@ class ReadRefused(UsageError):
     or unreadable (the message names the file and why; exit code 2)."""
 
     def __init__(self, path: str, reason: str) -> None:
+        """``path`` was refused for ``reason``."""
         super().__init__(f"{path}: {reason}")
         self.path = path
 
@@ -109,6 +110,7 @@ class Confinement:
     prediction's workload, a symbolic link's target)."""
 
     def __init__(self, folders: Sequence[str]) -> None:
+        """Files may be read inside ``folders`` (each resolved, links followed)."""
         self.folders = sorted({os.path.realpath(f) for f in folders})
         self.issued: set = set()  # every refusal message given (cases carrying one are marked ``refused``)
 
@@ -122,6 +124,8 @@ class Confinement:
         return real
 
     def refusal(self, what: str, path: str) -> str | None:
+        """Why reading ``path`` (named as ``what``) is refused, or None when it resolves inside the folders; each
+        message given is remembered in ``issued``."""
         real = self.outside(path)
         if real is None:
             return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,6 +73,7 @@ class Document:
 
     @property
     def is_karta(self) -> bool:
+        """Whether the document is a Karta."""
         return is_karta(self.data)
 
     def node_at(self, path: Path) -> tuple[Any, Any, int]:
@@ -152,6 +154,7 @@ class SourceFile:
 
     @property
     def karta_documents(self) -> list[Document]:
+        """The documents of the file that are Kartas."""
         return [d for d in self.documents if d.is_karta]
 
     def stream(self) -> Iterator[Document]:
@@ -179,11 +182,14 @@ class SourceFile:
         return line + 1, index - self._line_starts[line] + 1
 
     def span_of_marks(self, start: int, end: int) -> Span:
+        """The span between the character offsets ``start`` and ``end`` (at least one character)."""
         line, col = self.position(start)
         end_line, end_col = self.position(max(start + 1, end))
         return Span(line, col, end_line, end_col)
 
     def offsets_for(self, node: Any) -> list[int] | None:
+        """The offset in the file of each character of the scalar ``node`` (escapes and folding undone), or None
+        when they cannot be told; computed once per node."""
         key = id(node)
         if key not in self._offsets:
             self._offsets[key] = scalar_offsets(
@@ -225,8 +231,6 @@ def read_text(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, t
     as a Karta file and the first bad byte located)."""
     try:
         if path == "-":
-            import sys
-
             raw = sys.stdin.buffer.read(max_bytes + 1)
         else:
             if not is_regular_file(path):

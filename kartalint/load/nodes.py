@@ -21,10 +21,12 @@ MAX_DEPTH = 256
 
 
 def key_text(node: Any) -> str:
+    """The text of a mapping key."""
     return str(node.value)
 
 
 def end_index(node: Any) -> int:
+    """The offset where a node ends; a block scalar ends at its indicator (its content spans the lines after)."""
     end = node.end_mark.index
     if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
         return node.start_mark.index + 1  # the indicator; block content spans following lines

@@ -37,6 +37,7 @@ class NotPlain(Exception):
     """The text needs the full loader (``document``: where, 0-based, it was found)."""
 
     def __init__(self, document: int = 0, line: int = 0, column: int = 0) -> None:
+        """Where the text stops being plain: the document (0-based), ``line`` and ``column``."""
         super().__init__(document, line, column)
         self.document, self.line, self.column = document, line, column
 

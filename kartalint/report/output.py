@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import IO, Any, cast
 
 from kartalint.errors import KartalintError
+from kartalint.load.confinement import git_toplevel, nearest_folder_above
 from kartalint.report.escape import guard_line
 
 STDOUT = "standard output"
@@ -152,8 +153,6 @@ _PROJECT_FILES = (".kartalint.yaml", ".kartalint.yml")
 def _project_of(folder: str) -> str | None:
     """The project a (real) folder lies in: its git work tree, else the nearest folder at or above
     it holding a kartalint configuration; None outside both."""
-    from kartalint.load.confinement import git_toplevel, nearest_folder_above
-
     return git_toplevel(folder) or nearest_folder_above(
         folder, lambda directory: any(os.path.isfile(os.path.join(directory, name)) for name in _PROJECT_FILES)
     )

@@ -39,7 +39,7 @@ SCHEMA_FILE = os.path.join(
 
 @functools.lru_cache(maxsize=1)
 def _validator() -> Any:
-    import jsonschema
+    import jsonschema  # lazy: jsonschema is slow to import, only for a fixture file (start-up of lint)
 
     with open(SCHEMA_FILE, encoding="utf-8") as handle:
         schema = json.load(handle)

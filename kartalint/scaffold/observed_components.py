@@ -23,6 +23,8 @@ class RolePaths:
     object's ``metadata.name``, else its index), the label that holds them, and each path."""
 
     def __init__(self, observed: ObservedRole, workloads: list[ObservedObject], schema: dict[str, Any]) -> None:
+        """The paths of the role ``observed``, drafted from ``workloads`` and the CRD's ``schema``: the instance
+        ids and the label that holds them, found in the objects."""
         self.observed = observed
         path = observed.role.path
         self.notes: list[str] = []
@@ -89,11 +91,13 @@ class RolePaths:
         return None, None
 
     def path(self, rel: tuple[str, ...]) -> str:
+        """The jq path of ``rel`` (a path inside the role's entry), after the role's prefix."""
         if not self.observed.iterated:
             return jq_path(rel)
         return f"{self.prefix}{jq_path(rel)}" if rel else self.prefix.rstrip(" |")
 
     def instance_id(self, workload: ObservedObject, entry: int | None) -> str | None:
+        """The instance id that the draft gives the entry ``entry`` of ``workload`` (None outside a list)."""
         if entry is None:
             return None
         items = value_at(workload.data, self.observed.role.path[: self.observed.list_at])

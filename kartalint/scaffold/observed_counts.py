@@ -46,6 +46,8 @@ class Factor:
 
     @property
     def preferred(self) -> bool:
+        """Whether the key is a count field (``replicas``, a group's size): preferred to others that give the same
+        pods."""
         return self.key in COUNT_FIELDS or self.key in GROUP_SIZE_FIELDS
 
 

@@ -29,17 +29,21 @@ class ObservedRole:
 
     @property
     def iterated(self) -> bool:
+        """Whether the role's pods are in a list (one instance per entry)."""
         return "[]" in self.role.path
 
     @property
     def list_at(self) -> int:
+        """Where in the role's path its list is."""
         return self.role.path.index("[]")
 
     def all_pods(self) -> list[ObservedObject]:
+        """Every pod of the role, of every workload and entry."""
         return [pod for by_entry in self.pods.values() for group in by_entry.values() for pod in group]
 
     @property
     def evidence(self) -> str:
+        """The evidence in words: how many pods on how many objects."""
         pods = len(self.all_pods())
         return f"{pods} pod{'s' if pods != 1 else ''} on {len(self.pods)} object{'s' if len(self.pods) != 1 else ''}"
 
@@ -58,6 +62,7 @@ class Evidence:
 
     @property
     def pods(self) -> int:
+        """How many pods were matched to a workload."""
         return self.ownership.matched
 
 

@@ -244,6 +244,7 @@ def _all_of(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[S
 
 
 def list_map_keys(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    """The errors of ``x-kubernetes-list-map-keys``: two items of a map list with the same keys (``value``)."""
     if not isinstance(instance, list) or schema.get("x-kubernetes-list-type") != "map":
         return
     seen: dict[Any, int] = {}
