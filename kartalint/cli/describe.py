@@ -13,29 +13,30 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kartalint.cli import EXIT_USAGE
 from kartalint.cli.common import (
-    EXIT_USAGE,
     add_config_option,
     add_quiet_option,
     add_verbose_option,
     check_timeout,
     emit,
-    invalid_definition_lines,
     project_of,
-    read_pods,
     say_index,
 )
-from kartalint.cli.describe_summary import SummaryRequest, add_summary_arguments, parse_summary
+from kartalint.cli.describe_summary import SummaryRequest, add_summary_arguments, parse_summary, run_summary
 from kartalint.errors import ConfigError
-from kartalint.report import format_choices
+from kartalint.evaluation import Evaluator
+from kartalint.evaluation.described import Description, Subject, describe, live_subject
+from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
+from kartalint.load.kubectl import Cluster
+from kartalint.load.objects import load_objects, read_pods
+from kartalint.report import format_choices, render_document
+from kartalint.report.describe import Described
+from kartalint.testing.run import LintCache, invalid_definition_problems
 
 if TYPE_CHECKING:
-    from kartalint.evaluation.described import Description, Subject
-    from kartalint.load.definitions import DefinitionFile, DefinitionIndex
-    from kartalint.load.kubectl import Cluster
+    from kartalint.load.definitions import DefinitionFile
     from kartalint.project import Project
-
-HELP = "what a definition makes of a workload object (roles, replicas, GPUs, status), from a file or the cluster"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -157,8 +158,6 @@ class DescribeRequest:
 
 def _cluster(args: argparse.Namespace) -> Cluster | None:
     """The cluster of ``--kubectl`` (None without it; the options that need it are refused)."""
-    from kartalint.load.kubectl import Cluster
-
     given = [name for name, value in (("-n", args.namespace), ("-A", args.all_namespaces), ("--context", args.context),
                                       ("--kubeconfig", args.kubeconfig)) if value]  # fmt: skip
     if not args.kubectl:
@@ -173,14 +172,9 @@ def _cluster(args: argparse.Namespace) -> Cluster | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.evaluation import Evaluator
-    from kartalint.evaluation.described import describe
-
     request = DescribeRequest.parse(args)
     project = project_of(args)  # its max-file-size applies to the objects read too
     if request.summary is not None:
-        from kartalint.cli.describe_summary import run_summary
-
         return run_summary(request, project)
     fmt = request.object_format()
     with Evaluator(timeout=request.timeout, force=request.force).start() as evaluator:  # forked while small
@@ -202,26 +196,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(description: Description, fmt: str, output: str | None) -> None:
     """The trees (or documents) of the objects described, if any."""
-    from kartalint.report import render_document
-    from kartalint.report.describe import Described
-
     if description.views:
         described = Described(list(description.views), single=len(description.subject.objects) == 1)
         emit(render_document("describe", fmt, described), output)
 
 
 def _from_file(request: DescribeRequest, project: Project) -> Subject:
-    from kartalint.evaluation.described import Subject
-    from kartalint.load.objects import load_objects
-
     objects, errors = load_objects(request.objects[0], max_bytes=project.config.max_file_size)
     return Subject(request.objects[0], objects, errors, read_pods(request.pods))
 
 
 def _live(cluster: Cluster, words: tuple[str, ...], project: Project) -> Subject:
     """The object of the cluster and its pods; what kubectl refused on the way is a warning."""
-    from kartalint.evaluation.described import live_subject
-
     subject, problems = live_subject(cluster, words, project.config.max_file_size)
     for problem in problems:
         sys.stderr.write(f"kartalint: warning: {problem.line}\n")
@@ -231,8 +217,6 @@ def _live(cluster: Cluster, words: tuple[str, ...], project: Project) -> Subject
 def _definitions(request: DescribeRequest, project: Project) -> tuple[DefinitionIndex, DefinitionFile | None] | None:
     """Where definitions are chosen from, and the one ``--definition`` fixes (None without it);
     None when ``--definition`` holds none (said)."""
-    from kartalint.load.definitions import DefinitionIndex
-
     if not request.definition:
         index = project.index(request.catalogs)
         say_index(index, project=project, verbose=request.verbose, problems=False)
@@ -250,8 +234,6 @@ def _definitions(request: DescribeRequest, project: Project) -> tuple[Definition
 def _say_left_out(request: DescribeRequest, project: Project, description: Description, index: DefinitionIndex) -> None:
     """Each object left out, in order: no definition for it (where it was searched), or its
     definition refused by upstream (why, at its places: once per definition)."""
-    from kartalint.load.definitions import format_gvk, object_gvk
-
     refused: set[str] = set()
     for choice in description.choices:
         if choice.outcome == "uncovered":
@@ -268,3 +250,12 @@ def _say_left_out(request: DescribeRequest, project: Project, description: Descr
             refused.add(choice.definition.path)  # say it once per definition, at its places
             for line in invalid_definition_lines(choice.definition, project):
                 sys.stderr.write(f"kartalint: error: {line}\n")
+
+
+def invalid_definition_lines(entry: DefinitionFile, project: Project) -> list[str]:
+    """Why a definition is refused, each problem at its place, and what to do."""
+    return [
+        *invalid_definition_problems(entry, LintCache(project.config)),
+        f"{entry.path}: the definition is invalid (upstream refuses it): nothing was evaluated; "
+        "fix it, or add --force to see what it makes of the object anyway",
+    ]

@@ -16,14 +16,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kartalint.cli.common import say_index
-from kartalint.errors import ConfigError
+from kartalint.diff.figures import FiguresError, read_expected
+from kartalint.diff.figures_compare import Comparison
+from kartalint.errors import ConfigError, UsageError
+from kartalint.evaluation import Evaluator
+from kartalint.evaluation.fleet import summarise
+from kartalint.evaluation.fleet_sources import ClusterSource, FileSource, chooser
+from kartalint.evaluation.fleet_totals import DEFAULT_GROUP_BY, FleetSummary, status_filter
+from kartalint.load.definitions import DefinitionIndex
+from kartalint.report import SUMMARIES, make_summary_reporter
+from kartalint.report.output import report_output
+from kartalint.report.summary_rows import problem_lines
 
 if TYPE_CHECKING:
     from kartalint.cli.describe import DescribeRequest
-    from kartalint.diff.figures_compare import Comparison
     from kartalint.evaluation.fleet import Choose
-    from kartalint.evaluation.fleet_sources import Covered, FileSource
-    from kartalint.evaluation.fleet_totals import FleetSummary
+    from kartalint.evaluation.fleet_sources import Covered
     from kartalint.project import Project
 
 GROUP_KEYS = (
@@ -92,8 +100,6 @@ class SummaryRequest:
 def parse_summary(args: argparse.Namespace, objects: tuple[str, ...]) -> SummaryRequest | None:
     """The summary part of a ``describe`` command line (None without ``--summary``); ``ConfigError``
     for a summary option without it."""
-    from kartalint.evaluation.fleet_totals import DEFAULT_GROUP_BY, status_filter
-
     if not args.summary:
         used = [name for name, value in (("several OBJECTs", len(objects) > 1 and not args.kubectl),
                                          ("--group-by", args.group_by), ("--compare", args.compare),
@@ -111,13 +117,6 @@ def parse_summary(args: argparse.Namespace, objects: tuple[str, ...]) -> Summary
 
 
 def run_summary(request: DescribeRequest, project: Project) -> int:
-    from kartalint.evaluation import Evaluator
-    from kartalint.evaluation.fleet import summarise
-    from kartalint.evaluation.fleet_sources import ClusterSource, FileSource
-    from kartalint.evaluation.fleet_totals import FleetSummary
-    from kartalint.report import make_summary_reporter
-    from kartalint.report.output import report_output
-
     summary = request.summary
     assert summary is not None
     fmt = _summary_format(request)
@@ -142,8 +141,6 @@ def run_summary(request: DescribeRequest, project: Project) -> int:
 def _summary_format(request: DescribeRequest) -> str:
     """The summary's format (a usage error for one of describe of an object), once stdin is known
     to be read once."""
-    from kartalint.report import SUMMARIES
-
     fmt = request.fmt or "table"
     if fmt not in SUMMARIES:
         raise ConfigError(f"--summary writes {', '.join(SUMMARIES)}, not {fmt} (a format of describe of an object)")
@@ -153,9 +150,6 @@ def _summary_format(request: DescribeRequest) -> str:
 
 
 def _comparison(path: str | None) -> Comparison | None:
-    from kartalint.diff.figures import FiguresError, read_expected
-    from kartalint.diff.figures_compare import Comparison
-
     if path is None:
         return None
     try:
@@ -168,10 +162,6 @@ def _chooser(request: DescribeRequest, project: Project) -> tuple[Choose, Covere
     """The definition of an object: ``--definition`` for the objects of its group/version/kind, then
     ``--catalog``, the project's definitions and the bundled catalog (their problems said); and
     every (group, kind) they cover, with its versions."""
-    from kartalint.errors import UsageError
-    from kartalint.evaluation.fleet_sources import chooser
-    from kartalint.load.definitions import DefinitionIndex
-
     indexes = []
     if request.definition:
         fixed = DefinitionIndex.from_paths([request.definition])
@@ -187,8 +177,6 @@ def _chooser(request: DescribeRequest, project: Project) -> tuple[Choose, Covere
 def _finish(fleet: FleetSummary, comparison: Comparison | None, fmt: str, source: FileSource) -> int:
     """Say what the summary could not count (what kubectl refused, the places that could not be
     read, with csv what its records do not hold, a summary with nothing to say); its exit code."""
-    from kartalint.report.summary_rows import problem_lines
-
     notes, errors = source.refusals()
     for note in notes:
         sys.stderr.write(f"kartalint: note: {note}\n")

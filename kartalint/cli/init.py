@@ -8,13 +8,12 @@ import os
 import sys
 from typing import TYPE_CHECKING, NamedTuple
 
-from kartalint.cli.common import EXIT_USAGE
+from kartalint.cli import EXIT_USAGE
 from kartalint.errors import UsageError
+from kartalint.scaffold.init import InitError, next_steps, plan, write
 
 if TYPE_CHECKING:
     from kartalint.scaffold.init import Plan
-
-HELP = "set a repository up: .kartalint.yaml, pre-commit hooks, GitHub workflow, drafts from CRDs"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,8 +77,6 @@ class InitRequest(NamedTuple):
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.scaffold.init import InitError, plan, write
-
     request = InitRequest.parse(args)
     try:
         result = plan(request.root, request.layout, request.crds, request.hooks_repo, request.action, request.rev,
@@ -97,8 +94,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _say(request: InitRequest, result: Plan, written: list[str]) -> None:
     """The drafts' review and errors on stderr; what was written, the notes and the next steps on stdout."""
-    from kartalint.scaffold.init import next_steps
-
     for line in result.review:  # the same review as `new --crd`
         sys.stderr.write(f"kartalint: {line}\n")
     for error in result.errors:

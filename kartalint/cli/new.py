@@ -9,25 +9,24 @@ import os
 import sys
 from typing import TYPE_CHECKING, NamedTuple
 
-from kartalint.cli.common import (
-    EXIT_OK,
-    EXIT_USAGE,
-    add_config_option,
-    add_verbose_option,
-    emit,
-    project_of,
-    read_pods,
-    say_index,
-)
+from kartalint.cli import EXIT_OK, EXIT_USAGE
+from kartalint.cli.common import add_config_option, add_verbose_option, emit, project_of, say_index
 from kartalint.errors import ConfigError
-from kartalint.report import format_choices
+from kartalint.evaluation import Evaluator
+from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
+from kartalint.load.objects import load_objects, read_pods
+from kartalint.load.observed import read_observed
+from kartalint.report import format_choices, make_document_reporter
+from kartalint.report.drafts import DraftReview
+from kartalint.report.output import open_report, write_report
+from kartalint.scaffold.drafted import Drafted, draft_crd
+from kartalint.scaffold.drafts import ScaffoldError
+from kartalint.scaffold.fixture import object_fixture
+from kartalint.testing.run import LintCache
 
 if TYPE_CHECKING:
     from kartalint.load.definitions import DefinitionFile
     from kartalint.project import Project
-    from kartalint.scaffold.drafted import Drafted
-
-HELP = "draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -165,11 +164,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _new_draft(request: DraftRequest) -> int:
     """``new --crd``: the drafts (and their fixtures) made, reviewed and written."""
-    from kartalint.evaluation import Evaluator
-    from kartalint.load.observed import read_observed
-    from kartalint.scaffold.drafted import draft_crd
-    from kartalint.scaffold.drafts import ScaffoldError
-
     observed = read_observed(request.sources) if request.sources else None
     if observed is not None and observed.problems:
         for problem in observed.problems:
@@ -189,17 +183,12 @@ def _new_draft(request: DraftRequest) -> int:
 
 
 def _review(request: DraftRequest, outcome: Drafted) -> None:
-    from kartalint.report import make_document_reporter
-    from kartalint.report.drafts import DraftReview
-
     review_stream = sys.stdout if request.format == "json" else sys.stderr  # text: notes beside the draft
     make_document_reporter("new", request.format, review_stream).report(DraftReview(outcome.drafts, request.crd))
 
 
 def _write(request: DraftRequest, outcome: Drafted) -> None:
     """The draft (to -o or stdout) and its fixtures, each whole or not at all (report.output)."""
-    from kartalint.report.output import open_report, write_report
-
     for path, _, _ in outcome.fixtures:  # an unwritable path is said now, before anything is written
         open_report(path).abandon()  # (its folder made as every report's: never through a link out)
     if request.format != "json" or request.output:
@@ -213,8 +202,6 @@ def _write(request: DraftRequest, outcome: Drafted) -> None:
 
 def _one_object(path: str) -> dict[str, object] | None:
     """The one object of the file (None when it cannot be read or holds another number: said)."""
-    from kartalint.load.objects import load_objects
-
     objects, errors = load_objects(path)
     for error in errors:
         sys.stderr.write(f"kartalint: error: {error}\n")
@@ -228,8 +215,6 @@ def _one_object(path: str) -> dict[str, object] | None:
 def _definition(request: FixtureRequest, project: Project, obj: dict[str, object]) -> DefinitionFile | None:
     """The definition of ``--definition``, else the one the project's search finds for the object
     (None when there is none: said)."""
-    from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
-
     if request.definition:
         index = DefinitionIndex.from_paths([request.definition])
         entry = index.definitions[0] if index.definitions else None
@@ -252,10 +237,6 @@ def _new_fixture(
     entry: DefinitionFile,
 ) -> None:
     """The fixture of the object with the expect block of its current evaluation, written."""
-    from kartalint.evaluation import Evaluator
-    from kartalint.scaffold.fixture import object_fixture
-    from kartalint.testing.run import LintCache
-
     with Evaluator() as evaluator:
         view = evaluator.evaluate(entry.data, obj, pods)
     lint_rules = (LintCache(project.config).rule_ids(entry) or None) if request.pin_lint else None

@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from kartalint.evaluation.owners import PodIndex
 from kartalint.karta import as_dict
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, object_gvk
+from kartalint.load.kubectl import pods_and_owners
 from kartalint.load.objects import LoadedObject
 
 if TYPE_CHECKING:
@@ -34,9 +36,6 @@ def live_subject(cluster: Cluster, words: Sequence[str], limit: int) -> tuple[Su
     """The object ``kubectl get WORDS`` gives and its pods (found as kli's live mode finds them: the
     pods of its namespace whose owners lead to it), and what kubectl refused on the way (a
     warning: the pods may be incomplete)."""
-    from kartalint.evaluation.owners import PodIndex
-    from kartalint.load.kubectl import pods_and_owners
-
     obj = cluster.get(list(words), limit)
     namespace = as_dict(obj.get("metadata")).get("namespace")
     problems: list[ClusterProblem] = []

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from kartalint.errors import ConfigError
 from kartalint.evaluation.owners import PodIndex
+from kartalint.load.definitions import object_gvk
+from kartalint.load.kubectl import pods_and_owners, workloads
 from kartalint.load.objects import LoadedObject, LoadProblem, stream_objects
 
 if TYPE_CHECKING:
@@ -74,8 +76,6 @@ class ClusterSource(FileSource):
     def __init__(self, cluster: Cluster, covered: Covered, limit: int) -> None:
         """The pods of ``cluster``'s scope and their owners, listed now; ``covered``: the kinds to
         list (``chooser``); ``limit``: the largest output read."""
-        from kartalint.load.kubectl import pods_and_owners
-
         self.cluster = cluster
         self.limit = limit
         self.covered = covered
@@ -90,8 +90,6 @@ class ClusterSource(FileSource):
 
     def items(self) -> Iterator[LoadedObject | LoadProblem]:
         """The objects of each covered kind, at the most stable version the cluster serves."""
-        from kartalint.load.kubectl import workloads
-
         yield from workloads(self.cluster, self.covered, self.limit, self.problems, self.listed)
 
     def what(self) -> str:
@@ -114,8 +112,6 @@ class ClusterSource(FileSource):
 def chooser(indexes: Sequence[DefinitionIndex]) -> tuple[Choose, Covered]:
     """The definition of an object: the first of ``indexes`` that has one for its
     group/version/kind; and every (group, kind) they cover, with its versions."""
-    from kartalint.load.definitions import object_gvk
-
     covered: Covered = {}
     for index in indexes:
         for group, version, kind in index.by_gvk:

@@ -8,6 +8,11 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kartalint.scaffold.drafts import drafts_from_crd
+from kartalint.scaffold.observed_checks import case_fixture
+from kartalint.scaffold.observed_draft import drafts_from_objects
+from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
+
 if TYPE_CHECKING:
     from kartalint.evaluation import Evaluator
     from kartalint.load.observed import ObservedInput
@@ -39,9 +44,6 @@ def draft_crd(
     """The drafts of ``crd`` (at ``version``, else its stored version), and their fixtures: one per
     observed state (``observed``, beside ``output``), else the skeleton (at ``fixture``, else beside
     ``output``). ``ScaffoldError`` when the CRD gives no draft."""
-    from kartalint.scaffold.drafts import drafts_from_crd
-    from kartalint.scaffold.observed_draft import drafts_from_objects
-
     if observed is None:
         result = Drafted(drafts_from_crd(crd, version))
         _skeleton(crd, output, fixture, result, evaluator)
@@ -54,8 +56,6 @@ def draft_crd(
 
 def _observed_fixtures(output: str, result: Drafted, evaluator: Evaluator) -> None:
     """One fixture per state seen, in a folder named after the definition beside ``output``."""
-    from kartalint.scaffold.observed_checks import case_fixture
-
     for draft in result.drafts:
         folder = os.path.join(os.path.dirname(output), draft.name)  # relative when -o is: said as given
         reference = os.path.relpath(os.path.abspath(output), os.path.abspath(folder))
@@ -67,8 +67,6 @@ def _observed_fixtures(output: str, result: Drafted, evaluator: Evaluator) -> No
 def _skeleton(crd: str, output: str | None, fixture: str | None, result: Drafted, evaluator: Evaluator) -> None:
     """The skeleton fixture (a minimal object of the CRD) of a single draft, beside ``output`` or at
     ``fixture``; the errors of every draft's skeleton."""
-    from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
-
     drafts = result.drafts
     fixture_path = fixture or (os.path.splitext(output)[0] + ".fixture.yaml" if output and len(drafts) == 1 else None)
     reference = (
