@@ -24,7 +24,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from kartalint.cli.common import EXIT_USAGE
+from kartalint.cli import EXIT_USAGE
+from kartalint.cli import main as kartalint_main
 
 USAGE = """usage: kubectl karta COMMAND [ARGS...]
 
@@ -106,7 +107,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         sys.stderr.write(f"kubectl karta: error: {exc}\n")
         return EXIT_USAGE
-    from kartalint.cli import main as kartalint_main
 
     return kartalint_main(translated, prog="kubectl karta")
 

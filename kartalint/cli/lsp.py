@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kartalint.cli.common import EXIT_USAGE
+from kartalint.cli import EXIT_USAGE
 
-HELP = "language server for editors (stdio; docs/editor.md)"
+try:  # the lsp extra (pygls, lsprotocol): without it, `kartalint lsp` says what to install
+    from kartalint.lsp.server import run_stdio
+except ImportError as exc:
+    MISSING: str | None = str(exc)
+else:
+    MISSING = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,11 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from kartalint.lsp.server import run_stdio
-    except ImportError as exc:  # the lsp extra is not installed
+    if MISSING is not None:
         sys.stderr.write(
-            f"kartalint: error: `kartalint lsp` needs pygls and lsprotocol ({exc}): "
+            f"kartalint: error: `kartalint lsp` needs pygls and lsprotocol ({MISSING}): "
             "python3 -m pip install 'kartalint[lsp]'\n"
         )
         return EXIT_USAGE

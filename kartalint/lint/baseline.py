@@ -11,7 +11,6 @@ are *stale* (fixed since): counted, so the baseline can be rewritten.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections import Counter
@@ -34,6 +33,8 @@ def _relative(path: str, root: str) -> str:
 
 def fingerprint(finding: Finding, root: str) -> str:
     """A finding's identity in a baseline: rule, file relative to ``root``, path and message."""
+    import hashlib  # (OpenSSL's: loaded when a baseline is used, not by every lint's start-up)
+
     key = "\0".join((finding.rule, _relative(finding.file, root), format_path(finding.path), finding.message))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 

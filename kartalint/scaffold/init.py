@@ -37,6 +37,11 @@ class Plan:
     review: list[str] = field(default_factory=list)  # what the drafts found (as `new --crd` reports it)
     errors: list[str] = field(default_factory=list)  # skeletons the CRD refuses or the draft cannot evaluate
 
+    def exit_code(self) -> int:
+        """The exit code of ``kartalint init`` once written: 1 when a skeleton could not be made
+        (the CRD refuses it, the draft cannot evaluate it), else 0."""
+        return 1 if self.errors else 0
+
 
 def _config(layout: str, crds: Sequence[str]) -> str:
     definitions, fixtures = LAYOUTS[layout]
