@@ -51,10 +51,13 @@ def command(name: str) -> ModuleType:
 
 
 class Parser(argparse.ArgumentParser):
+    """kartalint's argument parser: a usage error is its usage and one line naming the program, exit 2."""
+
     program = "kartalint"  # what errors call the program (``kubectl karta`` under kubectl)
     page: tuple[str, str] | None = None  # (command, program) of the manual page not read yet (_read_page)
 
     def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a one-line message
+        """Print the usage and ``message`` on one line naming the program; exit 2."""
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.program}: error: {message}\n")
 

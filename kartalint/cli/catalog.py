@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint catalog``: the catalog's table (definitions, fixtures, modes, mutation scores)."""
     parser.add_argument(
         "--definitions",
         action="append",
@@ -67,6 +68,7 @@ class CatalogRequest(NamedTuple):
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint catalog`` with parsed ``args``: the catalog's table (definitions, fixtures, modes, mutation scores); its exit code."""
     request = CatalogRequest.parse(args)
     project = project_of(args)
     index, bundled = _definitions(request, project)

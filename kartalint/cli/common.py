@@ -20,12 +20,14 @@ if TYPE_CHECKING:
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE``: the project configuration to read instead of the one found."""
     parser.add_argument(
         "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
     )
 
 
 def add_allow_outside_option(parser: argparse.ArgumentParser) -> None:
+    """``--allow-outside DIR``: a folder outside the project that fixtures may read files from."""
     parser.add_argument(
         "--allow-outside",
         action="append",
@@ -71,6 +73,7 @@ def say_plugin_problems() -> None:
 
 
 def add_verbose_option(parser: argparse.ArgumentParser) -> None:
+    """``-v``/``--verbose``: say every shadowed definition and every unreadable file."""
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="say more: every shadowed definition, every unreadable file"
     )
@@ -108,6 +111,7 @@ def say_index(
 
 
 def add_color_option(parser: argparse.ArgumentParser) -> None:
+    """``--color``: colour the text output (auto, always, never)."""
     parser.add_argument(
         "--color",
         "--colour",
@@ -119,6 +123,7 @@ def add_color_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_quiet_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``-q``/``--quiet``: leave out ``what`` the command says on success."""
     parser.add_argument("-q", "--quiet", action="store_true", help=f"{what}; no notes on stderr")
 
 

@@ -43,6 +43,7 @@ _DIR_DESTS = {"catalog", "save", "root", "allow_outside"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint completion``: a shell completion script."""
     parser.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
 
 
@@ -63,6 +64,7 @@ def _mark_paths(parser: argparse.ArgumentParser, shtab: object, rule_ids: list[s
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint completion`` with parsed ``args``: a shell completion script; its exit code."""
     parser = build_parser()
     _mark_paths(parser, shtab, sorted(registry.RULES))
     sys.stdout.write(shtab.complete(parser, shell=args.shell))

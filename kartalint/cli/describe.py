@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint describe``: the tree of what a definition finds in workload objects."""
     parser.add_argument(
         "object",
         nargs="?",
@@ -48,6 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "with --kubectl: KIND/NAME (or KIND NAME)",
     )
     parser.add_argument("more", nargs="*", metavar="OBJECT", help="more manifests (with --summary)")
+    _add_input_options(parser)
+    _add_output_options(parser)
+    _add_cluster_options(parser)
+    add_summary_arguments(parser)
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)"
     )
@@ -60,9 +68,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="more definitions to choose from, searched before the project's and the bundled catalog (repeatable)",
     )
     add_config_option(parser)
-    _add_output_options(parser)
-    _add_cluster_options(parser)
-    add_summary_arguments(parser)
 
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:
@@ -172,6 +177,7 @@ def _cluster(args: argparse.Namespace) -> Cluster | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint describe`` with parsed ``args``: the tree of what a definition finds in workload objects; its exit code."""
     request = DescribeRequest.parse(args)
     project = project_of(args)  # its max-file-size applies to the objects read too
     if request.summary is not None:

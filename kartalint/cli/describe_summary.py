@@ -44,6 +44,7 @@ ROW_KINDS = ("workload", "role")  # evaluation.fleet_totals.ROW_KINDS
 
 
 def add_summary_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint describe --summary``: the fleet's rows, totals and comparison."""
     group = parser.add_argument_group("a whole fleet: --summary (docs/fleet.md)")
     group.add_argument(
         "--summary",
@@ -56,6 +57,21 @@ def add_summary_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --summary: one row per workload (the default) or per role of each workload (its components, "
         "as describe's Resources table)",
     )
+    _add_selection_options(group)
+    group.add_argument(
+        "--compare",
+        metavar="FILE",
+        help="with --summary: a CSV of your own figures (namespace,kind,name,gpus...); print only what differs, "
+        "and why; exit 1 if anything does",
+    )
+    group.add_argument(
+        "--explain",
+        action="store_true",
+        help="with --summary: say which workloads count as active (activeGpus) and why the others do not",
+    )
+
+
+def _add_selection_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--status",
         action="append",
@@ -71,17 +87,6 @@ def add_summary_arguments(parser: argparse.ArgumentParser) -> None:
         choices=GROUP_KEYS,
         metavar="KEY",
         help=f"with --summary: add the totals up by KEY ({', '.join(GROUP_KEYS)}; repeatable; default namespace and kind)",
-    )
-    group.add_argument(
-        "--compare",
-        metavar="FILE",
-        help="with --summary: a CSV of your own figures (namespace,kind,name,gpus...); print only what differs, "
-        "and why; exit 1 if anything does",
-    )
-    group.add_argument(
-        "--explain",
-        action="store_true",
-        help="with --summary: say which workloads count as active (activeGpus) and why the others do not",
     )
 
 
@@ -117,6 +122,7 @@ def parse_summary(args: argparse.Namespace, objects: tuple[str, ...]) -> Summary
 
 
 def run_summary(request: DescribeRequest, project: Project) -> int:
+    """``kartalint describe --summary``: the fleet summary of the request's objects in ``project``; its exit code."""
     summary = request.summary
     assert summary is not None
     fmt = _summary_format(request)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint diff``: what a definition change does to every fixture, base against head."""
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="fixtures and recordings to evaluate (default: the project's fixtures)"
     )
@@ -79,6 +80,7 @@ class DiffRequest(NamedTuple):
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint diff`` with parsed ``args``: what a definition change does to every fixture, base against head; its exit code."""
     request = DiffRequest.parse(args)
     project = project_of(args)
     paths = list(request.paths) or project.fixture_paths()

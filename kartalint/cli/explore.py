@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint explore``: generated objects run through a definition."""
     parser.add_argument(
         "definitions",
         nargs="*",
@@ -138,6 +139,7 @@ class ExploreRequest(NamedTuple):
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint explore`` with parsed ``args``: generated objects run through a definition; its exit code."""
     _require_hypothesis()
     request = ExploreRequest.parse(args)
     project = project_of(args)

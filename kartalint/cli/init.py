@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint init``: a project's skeleton (configuration, hooks, workflow, drafts)."""
     parser.add_argument(
         "--crd",
         action="append",
@@ -77,6 +78,7 @@ class InitRequest(NamedTuple):
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint init`` with parsed ``args``: a project's skeleton (configuration, hooks, workflow, drafts); its exit code."""
     request = InitRequest.parse(args)
     try:
         result = plan(request.root, request.layout, request.crds, request.hooks_repo, request.action, request.rev,

@@ -98,6 +98,7 @@ def translate(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``kubectl karta ARGS`` (the kubectl plugin): kartalint's describe, on live objects when no file is named; its exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "help"):
         (sys.stdout if args else sys.stderr).write(USAGE)

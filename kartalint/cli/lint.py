@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint lint``: the findings of the definitions."""
     parser.add_argument(
         "paths",
         nargs="*",
@@ -138,6 +139,7 @@ class LintRequest:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint lint`` with parsed ``args``: the findings of the definitions; its exit code."""
     request = LintRequest(args)
     project = project_of(args)
     config = _with_crds(project.config, request.crds)

@@ -16,12 +16,14 @@ else:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint lsp``: the language server on standard input and output."""
     parser.add_argument(
         "--stdio", action="store_true", help="talk LSP on stdin/stdout (the default and only transport)"
     )
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint lsp`` with parsed ``args``: the language server on standard input and output; its exit code."""
     if MISSING is not None:
         sys.stderr.write(
             f"kartalint: error: `kartalint lsp` needs pygls and lsprotocol ({MISSING}): "

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint new``: a drafted definition or fixture."""
     parser.add_argument(
         "target",
         nargs="*",
@@ -147,6 +148,7 @@ def parse_request(args: argparse.Namespace) -> DraftRequest | FixtureRequest:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint new`` with parsed ``args``: a drafted definition or fixture; its exit code."""
     request = parse_request(args)
     if isinstance(request, DraftRequest):
         return _new_draft(request)

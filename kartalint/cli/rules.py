@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint rules``: the rule registry (and the house rules' examples checked)."""
     parser.add_argument(
         "rule", nargs="?", metavar="RULE", help="explain this rule: why it exists, a bad and a good example, the fix"
     )
@@ -67,6 +68,7 @@ class RulesRequest:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint rules`` with parsed ``args``: the rule registry (and the house rules' examples checked); its exit code."""
     request = RulesRequest(args)
     if request.check:
         checked = check_rules(project_of(args).config)

@@ -18,6 +18,7 @@ from kartalint.schema.config import config_schema
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint schema``: a JSON Schema kartalint reads or writes."""
     parser.add_argument(
         "--check", action="store_true", help="exit 1 if the shipped schema differs from the vendored CRD"
     )
@@ -47,6 +48,7 @@ def _house_rule_ids() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint schema`` with parsed ``args``: a JSON Schema kartalint reads or writes; its exit code."""
     if args.config:
         ids = [*registry.RULES, *_house_rule_ids()]
         sys.stdout.write(json.dumps(config_schema(ids, MAX_CONFIGURABLE_BYTES), indent=2) + "\n")

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint test``: the fixtures' results."""
     parser.add_argument(
         "paths",
         nargs="*",
@@ -274,6 +275,7 @@ def _update_mode(args: argparse.Namespace) -> tuple[tuple[str, ...], str | None,
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint test`` with parsed ``args``: the fixtures' results; its exit code."""
     request = TestRequest.parse(args)
     project = project_of(args)
     paths, index = _paths_and_index(request, project)

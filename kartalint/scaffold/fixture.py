@@ -39,6 +39,7 @@ class QuotingDumper(yaml.SafeDumper):
     sequences indented under their key (yamllint's default ``indentation`` rule)."""
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        """Indent a sequence under its key (PyYAML writes it indentless)."""
         return super().increase_indent(flow, False)
 
 
@@ -68,6 +69,7 @@ class FoldingDumper(QuotingDumper):
     alone on its line)."""
 
     def choose_scalar_style(self) -> str:
+        """Folded (``>``) for a plain or single-quoted string that would cross the line width; else PyYAML's choice."""
         style = super().choose_scalar_style()
         event, analysis = self.event, self.analysis
         if (
@@ -84,6 +86,7 @@ class FoldingDumper(QuotingDumper):
         return str(style)
 
     def write_folded(self, text: str) -> None:
+        """Write a foldable string as ``>-`` folded at the line width (PyYAML's own otherwise)."""
         if not _FOLDABLE.fullmatch(text):
             super().write_folded(text)
             return

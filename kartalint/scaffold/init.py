@@ -30,6 +30,9 @@ class InitError(Exception):
 
 @dataclass
 class Plan:
+    """What ``kartalint init`` writes: the files and copies under ``root``, its notes, what the drafts
+    found and the skeletons it could not make."""
+
     root: str
     files: list[tuple] = field(default_factory=list)  # (relative path, text)
     copies: list[tuple] = field(default_factory=list)  # (source, relative path)
@@ -336,6 +339,7 @@ def _undo(staged: list[tuple[str, str]], placed: list[str], made: list[str]) -> 
 
 
 def next_steps(result: Plan, layout: str) -> str:
+    """What the author does next after ``init`` (the drafts to finish, the commands to run) for the project's ``layout``."""
     definitions_dir, fixtures_dir = LAYOUTS[layout]
     drafted = [
         p
