@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -73,27 +74,33 @@ def commands() -> dict[str, list[str]]:
     return out
 
 
-def _timed(command: list[str], folder: str) -> float:
+def _timed(command: list[str], folder: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user and system) of one run of ``command``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(command, cwd=folder, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(command[:4])}... exited {proc.returncode}: {proc.stderr[-1500:]}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def measure(repeat: int = 21) -> dict[str, float]:
-    """{command: median seconds} over ``repeat`` runs of each, in turn, in a fresh repository."""
+    """{command: median wall seconds} over ``repeat`` runs of each, in turn, in a fresh
+    repository, and {command + " cpu": median CPU seconds} (steadier on a busy machine)."""
     with tempfile.TemporaryDirectory() as folder:
         make_repository(folder)
         runs = commands()
-        times: dict[str, list[float]] = {name: [] for name in runs}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
         for command in runs.values():
             _timed(command, folder)  # warm-up: byte-code caches, file system caches
         for _ in range(repeat):
             for name, command in runs.items():
                 times[name].append(_timed(command, folder))
-    return {name: statistics.median(values) for name, values in times.items()}
+    out = {name: statistics.median(wall for wall, _ in values) for name, values in times.items()}
+    out.update({f"{name} cpu": statistics.median(cpu for _, cpu in values) for name, values in times.items()})
+    return out
 
 
 def parse_importtime(text: str) -> dict[str, int]:
@@ -139,17 +146,20 @@ def main() -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.1f} on {os.cpu_count()} cores; medians of {args.repeat} runs in turn")
     times = measure(args.repeat)
-    floor = times["floor"]
-    for name, seconds in times.items():
-        print(f"{name:<10} {seconds * 1000:7.1f} ms  {seconds / floor:5.2f}x the floor")
+    floor, floor_cpu = times["floor"], times["floor cpu"]
+    for name in (n for n in times if not n.endswith(" cpu")):
+        wall, cpu = times[name], times[f"{name} cpu"]
+        print(
+            f"{name:<10} {wall * 1000:7.1f} ms ({wall / floor:4.2f}x the floor), CPU {cpu * 1000:6.1f} ms ({cpu / floor_cpu:4.2f}x)"
+        )
     print(f"one-file lint / python+yaml: {times['kartalint'] / floor:.2f} (target <= 1.5)")
     if "yamllint" in times:
         print(f"one-file lint / yamllint: {times['kartalint'] / times['yamllint']:.2f} (target <= 0.8)")
-    found = imports(max(3, args.repeat // 4))
+    found = imports(max(5, args.repeat // 2))
     modules = found["modules"]
     own = [m for m in modules if m == "kartalint" or m.startswith("kartalint.")]
     print(f"modules loaded by the lint: {len(modules)} ({len(own)} of kartalint)")
-    print(f"self times (median of {max(3, args.repeat // 4)} runs, -X importtime), the {args.top} largest:")
+    print(f"self times (median of {max(5, args.repeat // 2)} runs, -X importtime), the {args.top} largest:")
     ranked = sorted(found["selves"].items(), key=lambda item: -item[1])[: args.top]
     for name, micros in ranked:
         print(f"  {micros / 1000:6.1f} ms  {name}")

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from kartalint.report.escape import xml_element
 from kartalint.report.explore import Explored, below_line, paths_line
+from kartalint.report.xml_escape import xml_element
 
 PATH_NOT_EXERCISED = "path-not-exercised"
 PATH_COVERAGE_BELOW_MINIMUM = "path-coverage-below-minimum"
