@@ -114,17 +114,19 @@ def parse_importtime(text: str) -> dict[str, int]:
     return selves
 
 
-def imports(repeat: int = 5, arguments: list[str] | None = None, folder: str | None = None) -> dict:
+def imports(repeat: int = 5, arguments: list[str] | None = None, folder: str | None = None, warm: bool = True) -> dict:
     """What a one-file lint imports: ``modules`` (sorted, every module it leaves loaded),
     ``selves`` ({module: median self time in microseconds over ``repeat`` runs, as
     ``-X importtime`` logs it}), ``exit`` (its exit code). ``arguments``: the command line
-    (default: the hook's on one file), run in ``folder`` (default: a fresh repository)."""
+    (default: the hook's on one file), run in ``folder`` (default: a fresh repository);
+    ``warm``: a first run writes the byte code (the modules do not depend on it)."""
     if folder is None:
         with tempfile.TemporaryDirectory() as fresh:
             make_repository(fresh)
-            return imports(repeat, arguments, fresh)
+            return imports(repeat, arguments, fresh, warm)
     command = [sys.executable, "-X", "importtime", "-c", _IMPORTS, *(arguments or ARGUMENTS)]
-    subprocess.run(command, cwd=folder, env=ENV, capture_output=True, check=True)  # warm-up: byte code
+    if warm:
+        subprocess.run(command, cwd=folder, env=ENV, capture_output=True, check=True)  # byte code, file caches
     runs: list[dict[str, int]] = []
     modules: list[str] = []
     code = 0
