@@ -140,7 +140,7 @@ def _upward_imports() -> list[str]:
     for name, path in modules.items():
         here = _rank(name)
         assert here is not None, f"{name}: a module of the package root needs a rank (ROOT_BELOW, ROOT_AFTER)"
-        version_only = ("kartalint", "__version__") in _imported_names(path, name)
+        version_only = ("kartalint", "__version__") in _imported_names(path, name) or _reads_only_version(path)
         for target in _runtime_imports(path, name, modules):
             if target == "kartalint" and version_only:
                 continue
@@ -374,6 +374,23 @@ def test_the_architecture_page_names_every_module():
         if f"`{parts[-1]}" not in where:
             missing.append(name)
     assert missing == []
+
+
+def _reads_only_version(path: pathlib.Path) -> bool:
+    """Whether the module does ``import kartalint`` only to read ``kartalint.__version__`` when it
+    needs it (the version is looked up when first read: git in a checkout, so not at import)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = any(
+        isinstance(node, ast.Import) and any(alias.name == "kartalint" and not alias.asname for alias in node.names)
+        for node in ast.walk(tree)
+    )
+    uses = [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "kartalint"
+    ]
+    bare = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "kartalint"]
+    return imported and bool(uses) and set(uses) == {"__version__"} and len(bare) == len(uses)
 
 
 def _imported_names(path: pathlib.Path, name: str) -> set[tuple[str, str]]:

@@ -18,10 +18,10 @@ from kartalint.explore.properties import PROPERTIES
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.paths import path_facts, path_text
 from kartalint.load.documents import load_file
-from kartalint.report.escape import xml_element
 from kartalint.report.explore import Explored, below_line, paths_line
 from kartalint.report.junit import _hostname, _timestamp
 from kartalint.report.sarif import SarifLog
+from kartalint.report.xml_escape import xml_element
 
 PATH_NOT_EXERCISED = "path-not-exercised"
 PATH_COVERAGE_BELOW_MINIMUM = "path-coverage-below-minimum"

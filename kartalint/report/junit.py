@@ -17,8 +17,8 @@ from collections import Counter, OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from kartalint.report.base import TestReporter, detail_lines
-from kartalint.report.escape import xml_element, xml_text
 from kartalint.report.mutants import junit_detail, score_text
+from kartalint.report.xml_escape import xml_element, xml_text
 from kartalint.rules import outcomes
 from kartalint.rules.outcomes import (
     COVERAGE_BELOW_MINIMUM,

@@ -11,6 +11,10 @@ hook call), so the lint path validates with this module instead. It yields the e
 and messages; tests compare both on the catalog, the fixtures, the rule examples, generated
 documents and configurations.
 
+The fixture schema (``$ref``, ``const``, ``oneOf``, ``not``; ``inline_refs`` replaces its
+references) is checked here first: a valid fixture needs no ``jsonschema``, an invalid one is
+reported by ``jsonschema`` (``kartalint.rules.fixture_schema``).
+
 Subschemas marked ``x-kartalint-cel`` (the CRD's CEL rules) are skipped: the parity rules report
 those, and lint drops schema errors inside them. A schema using a keyword this module does not
 know is refused (``supports`` is False) and ``jsonschema`` is used.
@@ -60,6 +64,9 @@ _CHECKED = frozenset(
         "if",
         "propertyNames",
         "x-kubernetes-list-map-keys",
+        "const",
+        "not",
+        "oneOf",
     }
 )
 
@@ -89,13 +96,53 @@ def supports(schema: Any) -> bool:
             return False
         if keyword in ("items", "propertyNames", "if", "then", "else") and not supports(value):
             return False
-        if keyword == "anyOf" and not all(supports(sub) for sub in value):
+        if keyword in ("anyOf", "oneOf") and not all(supports(sub) for sub in value):
+            return False
+        if keyword == "not" and not supports(value):
             return False
         if keyword == "additionalProperties" and not isinstance(value, bool) and not supports(value):
             return False
         if keyword == "allOf" and not all("x-kartalint-cel" in sub or supports(sub) for sub in value):
             return False
     return True
+
+
+class Unresolvable(ValueError):
+    """A ``$ref`` that ``inline_refs`` cannot replace (not ``#/$defs/<name>``, or a cycle)."""
+
+
+def inline_refs(schema: Any, root: dict[str, Any] | None = None, seen: tuple[str, ...] = ()) -> Any:
+    """``schema`` with each ``$ref`` to one of its own ``$defs`` (``#/$defs/<name>``) replaced by
+    the schema it names (beside other keywords: as one more ``allOf``), and ``$defs`` left out:
+    a schema this module can check (``supports``) that accepts what the original accepts.
+    ``Unresolvable`` for any other reference, or one that refers to itself."""
+    root = schema if root is None else root
+    if isinstance(schema, list):
+        return [inline_refs(item, root, seen) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for keyword, value in schema.items():
+        if keyword in ("$defs", "$ref"):
+            continue
+        if keyword in ("const", "enum", "default", "description", "title"):
+            out[keyword] = value  # values, not schemas
+        elif keyword == "properties":
+            out[keyword] = {name: inline_refs(sub, root, seen) for name, sub in value.items()}
+        else:
+            out[keyword] = inline_refs(value, root, seen)
+    reference = schema.get("$ref")
+    if reference is None:
+        return out
+    name = reference[len("#/$defs/") :] if isinstance(reference, str) and reference.startswith("#/$defs/") else None
+    target = root.get("$defs", {}).get(name) if name is not None and isinstance(root.get("$defs"), dict) else None
+    if target is None or reference in seen:
+        raise Unresolvable(f"$ref {reference!r}")
+    resolved = inline_refs(target, root, (*seen, reference))
+    if not out:
+        return resolved
+    out["allOf"] = [*out.get("allOf", []), resolved]
+    return out
 
 
 def iter_errors(schema: dict[str, Any], instance: Any, path: tuple = ()) -> Iterator[SchemaError]:
@@ -223,6 +270,27 @@ def _any_of(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[S
         yield _error(message, "anyOf", value, instance, schema, path)
 
 
+def _one_of(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    valid = [sub for sub in value if next(iter_errors(sub, instance, path), None) is None]
+    if not valid:
+        message = f"{instance!r} is not valid under any of the given schemas"
+        yield _error(message, "oneOf", value, instance, schema, path)
+    elif len(valid) > 1:
+        shown = ", ".join(repr(sub) for sub in [*valid[1:], valid[0]])  # (jsonschema names the first last)
+        message = f"{instance!r} is valid under each of {shown}"
+        yield _error(message, "oneOf", value, instance, schema, path)
+
+
+def _not(value: dict, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    if next(iter_errors(value, instance, path), None) is None:
+        yield _error(f"{instance!r} should not be valid under {value!r}", "not", value, instance, schema, path)
+
+
+def _const(value: Any, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    if not _equal(value, instance):
+        yield _error(f"{value!r} was expected", "const", value, instance, schema, path)
+
+
 def _if(value: dict, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
     branch = "then" if next(iter_errors(value, instance, path), None) is None else "else"
     if branch in schema:
@@ -301,4 +369,7 @@ _KEYWORDS = {
     "if": _if,
     "propertyNames": _property_names,
     "x-kubernetes-list-map-keys": list_map_keys,
+    "oneOf": _one_of,
+    "not": _not,
+    "const": _const,
 }
