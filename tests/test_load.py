@@ -352,3 +352,46 @@ def test_node_checks_of_a_text_without_anchors_equal_the_checks_that_follow_alia
         finally:
             loader.dispose()
     assert walked > 300 and found >= 8
+
+
+def _streams():
+    """Multi-document texts whose plain documents have findings before and after one that is not
+    plain (an anchor, a duplicate key, a syntax error), and the same documents alone."""
+    broken = BASE_DEFINITION.replace("podTemplateSpecPath: .spec.roles[].template", "podTemplateSpecPath: .spec.roles[")
+    unknown = BASE_DEFINITION.replace("spec:\n  structureDefinition:", "spec:\n  bogusField: 1\n  structureDefinition:")
+    anchored = BASE_DEFINITION.replace("name: worker", "name: &w worker").replace("ownerRef: trainer", "ownerRef: *w")
+    duplicated = BASE_DEFINITION.replace("  name: example-com-trainer-v1", "  name: a\n  name: b")
+    yield "---\n".join([broken, unknown, anchored, broken])
+    yield "---\n".join([unknown, duplicated, broken])
+    yield "---\n".join([broken, unknown, "a: [1, 2\n", broken])
+    yield "---\n".join([unknown, broken, unknown])
+    yield from (broken, unknown, anchored, duplicated)
+
+
+def test_lint_reads_plain_documents_without_node_trees_and_places_findings_as_the_full_loader_does():
+    """lint streams a file (``SourceFile.stream``): plain documents are read from libyaml's events
+    and composed again only for the positions of their findings; from the first document that is
+    not plain, the full loader reads on. The findings, their places and the load problems are those
+    of the full loader reading every document with its node tree, on every YAML file of the
+    project and on streams that mix both."""
+    import glob
+
+    from conftest import ROOT
+
+    from kartalint.lint.pipeline import lint_source
+    from kartalint.project import Config
+
+    texts = []
+    for pattern in ("fixtures/**/*.yaml", "catalog/*.yaml", "tests/data/**/*.yaml", "kartalint/rules/examples/*/*"):
+        for path in sorted(glob.glob(os.path.join(ROOT, pattern), recursive=True)):
+            if path.endswith((".yaml", ".yml")):
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    texts.append((path, handle.read()))
+    texts += [(f"stream {i}.yaml", text) for i, text in enumerate(_streams())]
+    placed = 0
+    for name, text in texts:
+        streamed = lint_source(load_text(text, name, keep=False), Config(), strict_files=True)
+        full = lint_source(load_text(text, name, keep=True), Config(), strict_files=True)
+        assert streamed == full, name
+        placed += sum(1 for f in full.findings if f.line > 1)
+    assert placed > 60
