@@ -307,6 +307,10 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+# what json.dumps(value, default=str, allow_nan=False) makes, without an encoder made per call
+_ENCODER = json.JSONEncoder(default=str, allow_nan=False)
+
+
 def to_json(value: Any) -> str | None:
     """JSON text of a decoded object (YAML timestamps and other scalars become strings), or None."""
     return json_text(value)[0]
@@ -316,7 +320,7 @@ def json_text(value: Any) -> tuple[str | None, str]:
     """(JSON text, "") of data (non-string keys become strings, as in Kubernetes), or (None, why not)."""
     text: str | None = None
     try:
-        text = json.dumps(value, default=str, allow_nan=False)
+        text = _ENCODER.encode(value)
     except RecursionError:
         text = None
     except (ValueError, TypeError) as exc:
