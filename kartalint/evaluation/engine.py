@@ -26,7 +26,7 @@ from kartalint.evaluation.jqexec import JqSession, Outcome
 from kartalint.evaluation.status import StatusPlan, match_status
 from kartalint.evaluation.status import plan as plan_status
 from kartalint.evaluation.view import FieldError, WorkloadView
-from kartalint.jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
+from kartalint.jqlang.runner import BATCH, DEFAULT_TIMEOUT, BoundedRunner
 from kartalint.karta import as_dict
 from kartalint.load.nodes import MAX_DEPTH
 
@@ -235,10 +235,13 @@ class Evaluator:
                     streamed.append(index)
                     yield text
 
+        # a few objects are sent in one message (their texts made first); many stream, their texts
+        # made while the worker runs the chunk before
+        stream = texts() if len(objects) > BATCH else list(texts())
         runnable = [e for e in prepared.workload_expressions if e not in prepared.refused]
         refused = {e: Outcome(error=m) for e, m in prepared.refused.items()}
         with _collector_paused():
-            for position, outcomes in self.session.run_many(runnable, texts()):
+            for position, outcomes in self.session.run_many(runnable, stream):
                 index = streamed[position]
                 if refused:
                     outcomes.update(refused)

@@ -123,9 +123,10 @@ class JqSession:
             for index, text in enumerate(texts):
                 yield index, self.run(unique, text=text)
             return
-        made: list[str] = []  # the texts as they are read, for the ones run again alone
+        made: list[str] = texts if isinstance(texts, list) else []  # the texts read, for the ones run again alone
+        source = texts if isinstance(texts, list) else _kept(texts, made)
         again = []
-        for index, joined in self.runner.run_many(self._program(unique), _kept(texts, made)):
+        for index, joined in self.runner.run_many(self._program(unique), source):
             outcomes = self._joined(unique, joined)
             if outcomes is None:
                 again.append(index)

@@ -246,7 +246,9 @@ class BoundedRunner:
         limit = self.timeout if timeout is None else timeout
         source, counter = iter(texts), itertools.count()
         again: list[tuple[int, str]] = []  # texts whose worker was stopped, sent again first
-        size = min(batch, FIRST_BATCH)
+        # a few texts known at once go in one message (one round trip: what a fixture run or a mutant
+        # sends); a stream starts small so that the worker starts at once
+        size = batch if isinstance(texts, (list, tuple)) and len(texts) <= batch else min(batch, FIRST_BATCH)
 
         def take(count: int) -> list[tuple[int, str]]:
             chunk = again[:count]
