@@ -49,6 +49,13 @@ def test_the_report_says_which_figure_regressed(capsys):
     assert guard.report({"engine": 1.1, "hook": 0.9}, {"engine": 1.0, "hook": 1.0})
 
 
+def test_a_recorded_figure_not_measured_is_named(capsys):
+    """yamllint is a test dependency, not kartalint's: without it the hook-yamllint figure is not
+    measured, and the report says so instead of leaving it out silently."""
+    assert guard.report({"hook": 1.0}, {"hook": 1.0, "hook-yamllint": 1.0})
+    assert "hook-yamllint  not measured" in capsys.readouterr().out
+
+
 def test_the_median_of_rounds_taken_in_turn():
     times = {"ours": [2.0, 9.0, 3.0], "peer": [1.0, 3.0, 2.0]}  # one round on a loaded machine
     assert guard.median_ratio(times, "ours", "peer") == 2.0
