@@ -200,7 +200,7 @@ def measure(quick: bool) -> dict[str, float]:
         print(f"  {name}: {ratio:.2f} (CPU time {cpu.get(name, float('nan')):.2f}; {took:.0f} s in)", flush=True)
 
     print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)", flush=True)
-    show("engine", engine(5000, 7 if quick else 11, cpu))
+    show("engine", engine(5000, 5 if quick else 11, cpu))
     for name, ratio in hook(9 if quick else 21, cpu).items():
         show(name, ratio)
     show("throughput", throughput(1000, 3 if quick else 7, cpu))
