@@ -203,7 +203,7 @@ def measure(quick: bool) -> dict[str, float]:
     show("engine", engine(5000, 5 if quick else 11, cpu))
     for name, ratio in hook(9 if quick else 21, cpu).items():
         show(name, ratio)
-    show("throughput", throughput(1000, 3 if quick else 7, cpu))
+    show("throughput", throughput(1000, 5 if quick else 7, cpu))
     return found
 
 
