@@ -19,7 +19,7 @@ import yaml
 from conftest import REFERENCE, ROOT
 
 from kartalint.rules import fixture_schema
-from kartalint.schema import structural
+from kartalint.schema import refs, structural
 
 
 def _documents() -> list[Any]:
@@ -120,11 +120,11 @@ def test_the_new_keywords_say_what_jsonschema_says(schema: dict, instance: Any) 
 
 def test_references_are_inlined_or_refused():
     schema = {"$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n", "minimum": 1}}}
-    assert structural.inline_refs(schema) == {"properties": {"a": {"minimum": 1, "allOf": [{"type": "integer"}]}}}
-    with pytest.raises(structural.Unresolvable):
-        structural.inline_refs({"$ref": "https://example.com/schema.json"})
-    with pytest.raises(structural.Unresolvable):
-        structural.inline_refs({"$defs": {"loop": {"items": {"$ref": "#/$defs/loop"}}}, "$ref": "#/$defs/loop"})
+    assert refs.inline_refs(schema) == {"properties": {"a": {"minimum": 1, "allOf": [{"type": "integer"}]}}}
+    with pytest.raises(refs.Unresolvable):
+        refs.inline_refs({"$ref": "https://example.com/schema.json"})
+    with pytest.raises(refs.Unresolvable):
+        refs.inline_refs({"$defs": {"loop": {"items": {"$ref": "#/$defs/loop"}}}, "$ref": "#/$defs/loop"})
 
 
 def test_linting_a_valid_fixture_does_not_import_jsonschema_an_invalid_one_does(tmp_path):

@@ -16,7 +16,7 @@ from kartalint.karta import FIELD_ERROR
 SCHEMA_VERSION = 1
 
 
-@dataclass
+@dataclass(slots=True)
 class FieldError:
     """A problem met while evaluating, and where: ``field`` is a definition field
     (``scaleDefinition.replicasPath``) or ``definition``, ``object``, ``pods``. The rest of the view is
@@ -31,7 +31,7 @@ class FieldError:
         return {"field": self.field, "message": self.message}
 
 
-@dataclass
+@dataclass(slots=True)
 class Scale:
     """An instance's replica counts from its ``scaleDefinition``; None where a path is not set or gave null."""
 
@@ -58,7 +58,7 @@ class Scale:
         return 0
 
 
-@dataclass
+@dataclass(slots=True)
 class PodView:
     """One given pod as describe shows it: its phase (``Unknown`` when it has none), whether its
     ``Ready`` condition is ``True``, its node, a reason (of a ``PodScheduled`` condition that is
@@ -88,7 +88,7 @@ class PodView:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class Instance:
     """One instance of a component (a value of its ``instanceIdPath``; a single one with ``id`` None
     without it): its scale, pod template or spec or fragments, per-replica resources and pods."""
@@ -139,7 +139,7 @@ class Instance:
         return self.pod_spec
 
 
-@dataclass
+@dataclass(slots=True)
 class Component:
     """A component of the definition as evaluated on the object: its kind (None for a grouping
     component), owner, instances, children, field errors, and with pods given the pods it selects."""
@@ -243,7 +243,7 @@ class Component:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class WorkloadView:
     """What a definition makes of one workload object (and its pods): the workload's identity, the
     statuses matched, phase and conditions, the components (the root first), the gang part and every

@@ -64,6 +64,11 @@ OPERATORS = (
     "?",
 )
 
+# The operators by their first character, longest first as in OPERATORS.
+_OPERATORS_BY_FIRST: dict[str, tuple[str, ...]] = {
+    first: tuple(op for op in OPERATORS if op[0] == first) for first in {op[0] for op in OPERATORS}
+}
+
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -183,7 +188,7 @@ def tokenize(source: str, start: int = 0, stop_at_paren: bool = False) -> list[T
             tokens.append(Token("FIELD", source[i + 1 : j], i, j))
             i = j
             continue
-        for op in OPERATORS:
+        for op in _OPERATORS_BY_FIRST.get(ch, ()):
             if source.startswith(op, i):
                 if stop_at_paren:
                     if op == "(":

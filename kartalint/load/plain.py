@@ -157,6 +157,30 @@ def load_plain(text: str) -> list[Any] | None:
     return out or None
 
 
+def iter_documents(text: str) -> Iterator[Any]:
+    """The data of each document of ``text``, one at a time, as ``load_plain`` reads them; raises
+    ``NotPlain`` (its ``document``: the 0-based index of the document that needs the full loader)
+    for what ``load_plain`` leaves to it, a YAML error or nesting included."""
+    loader = Loader(text)
+    builder = _Builder(loader)
+    document = 0
+    try:
+        loader.get_event()  # stream start
+        while not loader.check_event(events.StreamEndEvent):
+            try:
+                loader.get_event()  # document start
+                data = builder.value(loader.get_event())
+                loader.get_event()  # document end
+            except (NotPlain, yaml.YAMLError, RecursionError):
+                raise NotPlain(document) from None
+            yield data
+            document += 1
+    except yaml.YAMLError:  # (before the first document)
+        raise NotPlain(document) from None
+    finally:
+        loader.dispose()
+
+
 @dataclass
 class Piece:
     """One document of a stream, or one entry of a document's top-level ``items`` list."""

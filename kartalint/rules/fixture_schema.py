@@ -14,7 +14,7 @@ from typing import Any
 from kartalint.load.documents import Document
 from kartalint.model import Finding, Rule, Severity, format_path
 from kartalint.rules.context import Context
-from kartalint.schema import structural
+from kartalint.schema import refs, structural
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 FIXTURE_INVALID = "fixture-invalid"
@@ -50,8 +50,8 @@ def _quick_schema() -> dict[str, Any] | None:
     """The fixture schema as ``structural`` checks it (None if it ever cannot): it decides whether
     a fixture is valid without importing ``jsonschema``."""
     try:
-        inlined = structural.inline_refs(_schema())
-    except structural.Unresolvable:  # pragma: no cover - the shipped schema refers to its own $defs
+        inlined = refs.inline_refs(_schema())
+    except refs.Unresolvable:  # pragma: no cover - the shipped schema refers to its own $defs
         return None
     return inlined if structural.supports(inlined) else None
 

@@ -11,8 +11,8 @@ hook call), so the lint path validates with this module instead. It yields the e
 and messages; tests compare both on the catalog, the fixtures, the rule examples, generated
 documents and configurations.
 
-The fixture schema (``$ref``, ``const``, ``oneOf``, ``not``; ``inline_refs`` replaces its
-references) is checked here first: a valid fixture needs no ``jsonschema``, an invalid one is
+The fixture schema (``$ref``, ``const``, ``oneOf``, ``not``; ``kartalint.schema.refs.inline_refs``
+replaces its references) is checked here first: a valid fixture needs no ``jsonschema``, an invalid one is
 reported by ``jsonschema`` (``kartalint.rules.fixture_schema``).
 
 Subschemas marked ``x-kartalint-cel`` (the CRD's CEL rules) are skipped: the parity rules report
@@ -105,44 +105,6 @@ def supports(schema: Any) -> bool:
         if keyword == "allOf" and not all("x-kartalint-cel" in sub or supports(sub) for sub in value):
             return False
     return True
-
-
-class Unresolvable(ValueError):
-    """A ``$ref`` that ``inline_refs`` cannot replace (not ``#/$defs/<name>``, or a cycle)."""
-
-
-def inline_refs(schema: Any, root: dict[str, Any] | None = None, seen: tuple[str, ...] = ()) -> Any:
-    """``schema`` with each ``$ref`` to one of its own ``$defs`` (``#/$defs/<name>``) replaced by
-    the schema it names (beside other keywords: as one more ``allOf``), and ``$defs`` left out:
-    a schema this module can check (``supports``) that accepts what the original accepts.
-    ``Unresolvable`` for any other reference, or one that refers to itself."""
-    root = schema if root is None else root
-    if isinstance(schema, list):
-        return [inline_refs(item, root, seen) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for keyword, value in schema.items():
-        if keyword in ("$defs", "$ref"):
-            continue
-        if keyword in ("const", "enum", "default", "description", "title"):
-            out[keyword] = value  # values, not schemas
-        elif keyword == "properties":
-            out[keyword] = {name: inline_refs(sub, root, seen) for name, sub in value.items()}
-        else:
-            out[keyword] = inline_refs(value, root, seen)
-    reference = schema.get("$ref")
-    if reference is None:
-        return out
-    name = reference[len("#/$defs/") :] if isinstance(reference, str) and reference.startswith("#/$defs/") else None
-    target = root.get("$defs", {}).get(name) if name is not None and isinstance(root.get("$defs"), dict) else None
-    if target is None or reference in seen:
-        raise Unresolvable(f"$ref {reference!r}")
-    resolved = inline_refs(target, root, (*seen, reference))
-    if not out:
-        return resolved
-    out["allOf"] = [*out.get("allOf", []), resolved]
-    return out
 
 
 def iter_errors(schema: dict[str, Any], instance: Any, path: tuple = ()) -> Iterator[SchemaError]:
@@ -373,3 +335,96 @@ _KEYWORDS = {
     "not": _not,
     "const": _const,
 }
+
+
+# -- whether a document is valid, decided without making errors ---------------------------------------
+#
+# Most documents lint clean: ``valid`` answers "would ``iter_errors`` yield nothing?" with one plain
+# function per subschema (made the first time the subschema is reached, kept by its identity) and
+# no generator per node and keyword; only an invalid document is walked again for its errors.
+# tests/test_schema.py checks that both agree on every document and generated variant.
+
+
+def valid(schema: dict[str, Any], instance: Any) -> bool:
+    """Whether ``iter_errors(schema, instance)`` yields no error."""
+    entry = _CHECKS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_CHECKS) > 65536:
+            _CHECKS.clear()
+        entry = _CHECKS[id(schema)] = (schema, _compile(schema))
+    return entry[1](instance)
+
+
+_CHECKS: dict[int, tuple[dict[str, Any], Any]] = {}
+
+
+def _compile(schema: dict[str, Any]) -> Any:
+    """One function per keyword this module checks, and one that holds when they all hold (an
+    object's ``properties`` and ``additionalProperties`` in one pass over the object's members)."""
+    parts = [
+        made
+        for keyword, value in schema.items()
+        if keyword not in _MEMBERS and (made := _valid_keyword(keyword, value, schema))
+    ]
+    if any(keyword in schema for keyword in _MEMBERS):
+        parts.append(_valid_members(schema.get("properties", {}), schema.get("additionalProperties", True)))
+    if len(parts) == 1:
+        return parts[0]
+    return lambda instance: all(part(instance) for part in parts)
+
+
+_MEMBERS = ("properties", "additionalProperties")
+
+
+def _valid_members(known: dict[str, Any], additional: Any) -> Any:
+    """``properties`` (``known``) and ``additionalProperties`` of an object, checked member by member."""
+
+    def members(instance: Any) -> bool:
+        if not isinstance(instance, dict):
+            return True
+        for name, item in instance.items():
+            sub = known.get(name)
+            if sub is not None:
+                if not valid(sub, item):
+                    return False
+            elif additional is False or (isinstance(additional, dict) and not valid(additional, item)):
+                return False
+        return True
+
+    return members
+
+
+def _valid_keyword(keyword: str, value: Any, schema: dict[str, Any]) -> Any:
+    """The check of one keyword (None: the keyword asserts nothing here)."""
+    if keyword == "type":
+        kinds = value if isinstance(value, list) else [value]
+        if kinds == ["object"]:
+            return lambda instance: isinstance(instance, dict)
+        if kinds == ["string"]:
+            return lambda instance: isinstance(instance, str)
+        if kinds == ["array"]:
+            return lambda instance: isinstance(instance, list)
+        return lambda instance: any(_is_type(instance, kind) for kind in kinds)
+    if keyword == "required":
+        return lambda instance: not isinstance(instance, dict) or all(name in instance for name in value)
+    if keyword == "items":
+        return lambda instance: not isinstance(instance, list) or all(valid(value, item) for item in instance)
+    if keyword == "propertyNames":
+        return lambda instance: not isinstance(instance, dict) or all(valid(value, name) for name in instance)
+    if keyword == "allOf":
+        subs = [sub for sub in value if "x-kartalint-cel" not in sub]
+        return lambda instance: all(valid(sub, instance) for sub in subs)
+    if keyword == "anyOf":
+        return lambda instance: any(valid(sub, instance) for sub in value)
+    if keyword == "if":
+        then, otherwise = schema.get("then"), schema.get("else")
+
+        def branch(instance: Any) -> bool:
+            chosen = then if valid(value, instance) else otherwise
+            return chosen is None or valid(chosen, instance)
+
+        return branch
+    check = _KEYWORDS.get(keyword)
+    if check is None:
+        return None
+    return lambda instance: next(check(value, instance, schema, ()), None) is None
