@@ -1243,6 +1243,236 @@ def test_compare_with_hostile_files_never_fails_and_its_csv_is_safe(project, dat
     assert [[read_back(cell) for cell in record] for record in records] == expected
 
 
+# -- mutants: hostile but valid definitions (issue 45) ---------------------------------------------------
+
+# ways to write the same jq (a field that must stay a plain path is left as it is)
+JQ_REWRITES = [
+    lambda e: e,
+    lambda e: f"({e})",
+    lambda e: f"{e} | .",
+    lambda e: f". as $root | {e}",
+    lambda e: f"def same: .; {e} | same",
+    lambda e: f"\n  {e}  # a jq comment\n",
+    lambda e: f"\t{e}\t",
+    lambda e: "(" * 60 + e + ")" * 60,
+    lambda e: f"[{e}] | .[]",
+]
+DEFAULTS = ["1", "0", "-1", "0.5", "99999999999999999999", "1e300", "1E3", '"1"', "null", "true"]
+STATUS_KEYS = ("running", "failed", "completed", "initializing", "degraded", "suspended")
+COMPONENT_NAMES = ["wörker", "a.b", "x[0]", "=1+1", "it's", '"q"', "日本語", "n" * 120, "with space", "::x", "-", "1"]
+PHASES = HOSTILE_CELLS.filter(lambda t: t.strip() != "")
+
+
+@st.composite
+def hostile_valid_definitions(draw) -> tuple[dict, list[dict]]:
+    """(definition, objects): tests/test_mutation.py's RICH definition (every construct an operator
+    changes) with hostile names of its components, its jq rewritten in odd but valid ways (parentheses
+    60 deep, comments, line breaks, tabs, ``def``, bindings), odd defaults (huge, exponents, a
+    string, null), up to 40 more status mappings by hostile phases, conditions and expressions; and
+    one or two Trainer objects whose roles, counts and phase are hostile too."""
+    from test_mutation import RICH, RICH_OBJECT
+
+    from kartalint import karta
+
+    definition = yaml.safe_load(RICH)
+    spec = definition["spec"]
+    root = spec["structureDefinition"]["rootComponent"]
+    children = spec["structureDefinition"]["childComponents"]
+    names = {"trainer": "trainer", "worker": "worker", "launcher": "launcher"}
+    for old in names:
+        if draw(st.integers(0, 2)) == 0:
+            names[old] = draw(st.sampled_from(COMPONENT_NAMES).filter(lambda n: n not in names.values()))
+    root["name"] = names["trainer"]
+    for child in children:
+        child["name"], child["ownerRef"] = names[child["name"]], names[child["ownerRef"]]
+    for member in spec["optimizationInstructions"]["gangScheduling"]["podGroup"]["subGroups"]:
+        member["componentName"] = names[member["componentName"]]
+    scale = children[0]["scaleDefinition"]
+    scale["replicasPath"] = scale["replicasPath"].replace("// 1)", f"// {draw(st.sampled_from(DEFAULTS))})", 1)
+    for field in list(karta.jq_fields(definition)):
+        if not field.assignable and draw(st.integers(0, 2)) == 0:
+            replaced_at = get_at_path(definition, field.path[:-1])
+            replaced_at[field.path[-1]] = draw(st.sampled_from(JQ_REWRITES))(field.expression)
+    mappings = root["statusDefinition"]["statusMappings"]
+    phases = draw(st.lists(PHASES, max_size=40))
+    for i, phase in enumerate(phases):
+        matcher = draw(
+            st.sampled_from(
+                [
+                    {"byPhase": phase},
+                    {"byConditions": [{"type": phase, "status": "True"}]},
+                    {"byExpression": {"expression": f".status.phase == {json.dumps(phase)}", "expectedResult": "true"}},
+                ]
+            )
+        )
+        mappings.setdefault(STATUS_KEYS[i % len(STATUS_KEYS)], []).append(matcher)
+    if draw(st.booleans()):  # the same list twice: an anchor and an alias in the file
+        mappings["degraded"] = mappings["failed"]
+    objects = []
+    for i in range(draw(st.integers(1, 2))):
+        obj = copy.deepcopy(RICH_OBJECT)
+        obj["metadata"]["name"] = f"t{i}"
+        for role in obj["spec"]["roles"]:
+            role["name"] = draw(st.sampled_from([role["name"], draw(PHASES)]))
+            role["replicas"] = draw(st.sampled_from([role["replicas"], 0, 10**20, 3]))
+        obj["status"]["phase"] = draw(st.sampled_from(phases or ["Running"]) | st.just("Running"))
+        objects.append(obj)
+    return definition, objects
+
+
+def get_at_path(data: Any, path: tuple) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+PRESENTATIONS = ["block", "flow", "narrow", "double", "single", "ascii"]
+
+
+def written(definition: dict, presentation: str, crlf: bool, bom: bool) -> str:
+    """The definition as a YAML file: block or flow style, folded at 20 columns, every scalar
+    double- or single-quoted, non-ASCII escaped; CRLF, a BOM, a comment and a document start."""
+    options: dict[str, Any] = {"allow_unicode": presentation != "ascii", "sort_keys": False, "width": 10**6}
+    if presentation == "flow":
+        options["default_flow_style"] = True
+    elif presentation == "narrow":
+        options["width"] = 20
+    elif presentation in ("double", "single"):
+        options["default_style"] = '"' if presentation == "double" else "'"
+    text = "# a definition\n---\n" + yaml.safe_dump(definition, **options)
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    return ("\ufeff" if bom else "") + text
+
+
+def _write_mutation_project(root: pathlib.Path, text: str, objects: list[dict]) -> None:
+    _clear(root / "mutants")
+    (root / "mutants" / "fixtures").mkdir(parents=True)
+    (root / "mutants" / "def.yaml").write_bytes(text.encode("utf-8"))
+    for i, obj in enumerate(objects):
+        (root / "mutants" / f"obj{i}.yaml").write_text(yaml.safe_dump(obj, allow_unicode=True), encoding="utf-8")
+    (root / "mutants" / ".kartalint.yaml").write_text("definitions: [def.yaml]\nfixtures: [fixtures]\n")
+
+
+@examples(8)  # (each example runs new fixture, test and test --mutants twice: about a second)
+@given(
+    generated=hostile_valid_definitions(),
+    presentation=st.sampled_from(PRESENTATIONS),
+    crlf=st.booleans(),
+    bom=st.booleans(),
+    limit=st.sampled_from(["3", "12", "40"]),
+)
+def test_mutants_of_hostile_but_valid_definitions(project, generated, presentation, crlf, bom, limit):
+    """``kartalint test --mutants`` on hostile but valid definitions (see ``hostile_valid_definitions``,
+    written in any YAML style, folded, quoted, escaped, with CRLF or a BOM) with fixtures ``new
+    fixture`` wrote from hostile objects: the fixtures pass; the run exits 0 or 1, with no
+    traceback, in time (50 times the plain run per mutant, measured here); each of the
+    ``--mutants-limit`` mutants picked is killed (by a case, with what differed), survived (with
+    what tells it apart and a hint), equivalent or untested (with why) or invalid (with upstream's
+    or jq's error), each at a place inside the file, which holds the changed text where the field is
+    written on one line as it is; the text output counts the same."""
+    import time
+
+    from kartalint.mutation.score import OUTCOMES
+
+    definition, objects = generated
+    text = written(definition, presentation, crlf, bom)
+    with guarded(project):
+        _write_mutation_project(project, text, objects)
+        os.chdir(project / "mutants")
+        for i in range(len(objects)):
+            argv = ["new", "fixture", f"obj{i}.yaml", "--definition", "def.yaml", "-o", f"fixtures/f{i}.yaml"]
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+            assert code == 0, (argv, err)
+        started = time.perf_counter()
+        code, out, err = run_cli(["test"])
+        plain = time.perf_counter() - started
+        assert code == 0, ("a fixture new fixture wrote fails", out, err)
+        argv = ["test", "--mutants", "--mutants-limit", limit, "-f", "json"]
+        started = time.perf_counter()
+        code, out, err = run_cli(argv)
+        seconds = time.perf_counter() - started
+        check_run(code, out, err, argv)
+        code_text, out_text, err_text = run_cli(["test", "--mutants", "--mutants-limit", limit])
+        check_run(code_text, out_text, err_text, argv)
+    assert code in (0, 1) and code_text == code, (code, err, code_text, err_text)
+    mutation = json.loads(out)["mutation"]
+    (item,) = mutation["definitions"]
+    assert not item["note"], item["note"]  # a valid definition whose cases pass is mutated
+    results = item["results"]
+    assert len(results) == min(int(limit), item["generated"]) and item["generated"] > 0, item["generated"]
+    assert seconds < 50 * plain * (len(results) + 1), (seconds, plain, len(results), "a hang")
+    lines = text.lstrip("\ufeff").split("\r\n" if crlf else "\n")
+    for result in results:
+        assert result["outcome"] in OUTCOMES and result["detail"], result
+        if result["outcome"] == "killed":
+            assert result["killedBy"], result
+        if result["outcome"] == "survived":
+            assert result["hint"], result
+        if result["outcome"] == "invalid":
+            assert result["detail"].startswith(("upstream refuses it: ", "jq cannot compile ")), result
+        line, column, end_line, end_column = (result[k] for k in ("line", "column", "endLine", "endColumn"))
+        assert 1 <= line <= end_line <= len(lines), (result, len(lines))
+        assert 1 <= column <= len(lines[line - 1]) + 1 and 1 <= end_column <= len(lines[end_line - 1]) + 1, result
+        assert (line, column) <= (end_line, end_column), result
+        expression = get_at_path(definition, _document_path(result, definition))
+        if presentation in ("block", "flow") and isinstance(expression, str) and line == end_line:
+            shown = lines[line - 1][column - 1 : end_column - 1]
+            if "'" not in shown and not re.search(r"[^ -~\u00a0-\ud7ff\ue000-\ufffd]|\\", expression):
+                assert shown in expression, (result, shown, expression)
+    counts = {outcome: sum(r["outcome"] == outcome for r in results) for outcome in OUTCOMES}
+    assert {k: item[k] for k in OUTCOMES} == counts, item
+    judged = counts["killed"] + counts["survived"]  # (the score's denominator)
+    assert f"{counts['killed']} killed, {counts['survived']} survived of {judged}" in out_text, out_text
+
+
+def _document_path(result: dict, definition: dict) -> tuple:
+    """The path in the definition of a mutant's field, from its component and field (JSON)."""
+    from kartalint import karta
+
+    prefix: tuple = ("spec",)
+    if result["component"] is not None:
+        (ref,) = [r for r in karta.components(definition) if r.data.get("name") == result["component"]]
+        prefix = tuple(ref.path)
+    path = list(prefix)
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", result["field"]):
+        path.append(int(part[1:-1]) if part.startswith("[") else part)
+    return tuple(path)
+
+
+@examples(50)
+@given(generated=hostile_valid_definitions(), limit=st.integers(1, 30), seed=st.none() | st.integers(0, 2**32))
+def test_generating_mutants_of_hostile_but_valid_definitions(generated, limit, seed):
+    """The mutation package on the same definitions: ``generate`` never fails; every mutant changes
+    the definition (its ``before`` and ``after`` differ, a copy is built and the original is left as
+    it was), its characters lie inside the expression it changes, ids are unique; the same inputs give
+    the same mutants; ``select`` with a limit (and a seed) builds only the mutants it picks."""
+    from kartalint.mutation import mutant as mutant_module
+    from kartalint.mutation.mutant import Subject, get_at
+    from kartalint.mutation.operators import generate
+    from kartalint.mutation.run import select
+
+    definition, objects = generated
+    original = copy.deepcopy(definition)
+    built = mutant_module.BUILT[0]
+    mutants = generate(Subject(definition, objects))
+    assert mutant_module.BUILT[0] == built, "generating builds no mutated definition"
+    assert [m.id for m in mutants] == [m.id for m in generate(Subject(copy.deepcopy(original), objects))]
+    assert len({m.id for m in mutants}) == len(mutants), "ids are unique"
+    chosen = select(mutants, limit, seed)
+    assert len(chosen) == min(limit, len(mutants))
+    for mutant in chosen:
+        assert mutant.before != mutant.after, mutant.id
+        assert mutant.definition != original, mutant.id
+        if mutant.span is not None:
+            expression = get_at(original, mutant.path)
+            assert isinstance(expression, str) and 0 <= mutant.span[0] < mutant.span[1] <= len(expression), mutant.id
+        mutant.forget()
+    assert mutant_module.BUILT[0] - built == len(chosen), "only the picked mutants are built"
+    assert definition == original, "operators change copies only"
+
+
 # -- evaluation: hostile definitions, objects and pods ------------------------------------------------
 
 
