@@ -1041,6 +1041,8 @@ def _write_fleet(root: pathlib.Path, objects: list[dict], definitions: list[dict
         (root / "csv-defs" / f"d{i}.yaml").write_text(yaml.safe_dump(definition), encoding="utf-8")
     fleet = {"apiVersion": "v1", "kind": "List", "items": objects}
     text = yaml.safe_dump(fleet, allow_unicode=True) if as_yaml else json.dumps(fleet)
+    if as_yaml and yaml.safe_load(text) != fleet:  # (PyYAML writes a NEL raw, and reads it back as a line break)
+        text = yaml.safe_dump(fleet)
     (root / "fleet.data").write_text(text, encoding="utf-8")
 
 
