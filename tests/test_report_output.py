@@ -241,3 +241,28 @@ def test_a_json_report_the_guard_escaped_still_parses_to_the_same_values(hostile
     decoded = json.dumps(json.loads(out), ensure_ascii=False)
     if argv[0] == "test":  # (the value read back as it was: `#\u0023[` is `##[` to a JSON reader)
         assert "##[warning]old-style" in decoded, decoded
+
+
+@pytest.mark.parametrize("name", ["::x", "  ::warning::forged", "a##[error]b", "ok\n::add-mask::x"])
+def test_a_fixture_new_fixture_writes_passes_whatever_its_names_start_with(work, capsys, name):
+    """Found by tests/test_fuzz.py::test_mutants_of_hostile_but_valid_definitions: a component named
+    ``::x`` was written as a key ``::x:`` at the start of its line, which the report writer breaks
+    (``\\x3a:x:``), so the fixture ``new fixture`` wrote failed against the definition that wrote
+    it; so did a value holding ``##[`` (``#\\u0023[``) or a line of a value starting with ``::``. Such
+    a string is double-quoted now: no line starts with ``::``, and YAML reads the writer's
+    ``#\\u0023[`` back as ``##[``."""
+    definition = yaml.safe_load(BASE_DEFINITION)
+    definition["spec"]["structureDefinition"]["childComponents"][0]["name"] = name
+    definition["spec"]["optimizationInstructions"]["gangScheduling"]["podGroup"]["subGroups"][0]["componentName"] = name
+    (work / "named.yaml").write_text(yaml.safe_dump(definition))
+    obj = trainer_object()
+    obj["status"]["phase"] = name
+    (work / "named-obj.yaml").write_text(yaml.safe_dump(obj))
+    code = main(["new", "fixture", "named-obj.yaml", "--definition", "named.yaml", "-o", "named-fixture.yaml"])
+    assert code == 0, capsys.readouterr()
+    text = (work / "named-fixture.yaml").read_text()
+    assert not [line for line in text.splitlines() if line.lstrip().startswith("::")], text
+    written = yaml.safe_load(text)
+    assert name in written["expect"]["components"] and written["object"]["status"]["phase"] == name
+    capsys.readouterr()
+    assert main(["test", "named-fixture.yaml", "--definition", "named.yaml"]) == 0, capsys.readouterr().out

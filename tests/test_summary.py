@@ -987,6 +987,57 @@ def test_csv_cells_a_spreadsheet_would_run_are_written_as_text(tmp_path, monkeyp
         "-3", "1.5", "-2e3", "'=1+1", "'-", "'+", "'@", "safe", ""]  # fmt: skip
 
 
+def test_csv_cells_read_back_whatever_a_name_starts_with(tmp_path, monkeypatch, capsys):
+    """Found by tests/test_fuzz.py::test_summary_csv_of_hostile_workloads_is_safe_and_reads_back:
+    a name that starts with ``'`` read back without it (``'abc`` came out as ``abc``: the reader cannot
+    tell the writer's mark from the name's); ``-٣`` and ``-１`` (digits of other scripts) were taken
+    for numbers and written as they are; a namespace ``::add-mask::x`` started a line, which the
+    output guard broke (``\\x3a:add-mask::x``). Now one leading ``'`` is always the writer's, only
+    ASCII numbers are numbers, and a record that would start a line with ``::`` is quoted."""
+    monkeypatch.chdir(tmp_path)
+    names = ["'abc", "''", "-٣", "-１", "::add-mask::x", "  ::warning::forged"]
+    objects = []
+    for i, name in enumerate(names):
+        job = fixture_object(os.path.join(FIXTURES, "batch-job-v1", "running.yaml"))
+        job["metadata"].update(name=name, namespace=name, uid=f"u{i}")
+        objects.append(job)
+    (tmp_path / "fleet.yaml").write_text(as_list(objects))
+    code, out, err = run(capsys, "describe", "fleet.yaml", "--summary", "-f", "csv")
+    assert code == 0, err
+    assert not any(line.lstrip().startswith("::") for line in out.splitlines()), out
+    records = list(csv.DictReader(io.StringIO(out, newline="")))
+    shown = ["''abc", "'''", "'-٣", "'-１", "::add-mask::x", "  ::warning::forged"]
+    assert [(r["namespace"], r["name"]) for r in records] == [(s, s) for s in shown]
+    assert [re.sub("^'", "", r["namespace"]) for r in records] == names  # one leading ' taken away: the name
+    assert '\r\n"::add-mask::x","Job","::add-mask::x","batch/v1",' in out  # the record that starts with :: is quoted
+    assert "\r\n'-٣,Job,'-٣,batch/v1," in out  # the others are not
+
+
+def test_compare_figures_that_are_not_whole_keep_their_digits_in_every_format(tmp_path, monkeypatch, capsys):
+    """Found by tests/test_fuzz.py::test_compare_with_hostile_files_never_fails_and_its_csv_is_safe:
+    a file's GPUs adding up to 1010 and a tiny fraction were written ``1010`` in the CSV and the table
+    (``:g``, six digits: 1000000.5 was ``1e+06``) while the JSON said ``1010.0``. Every format
+    writes the figure as the JSON document does now."""
+    monkeypatch.chdir(tmp_path)
+    job = fixture_object(os.path.join(FIXTURES, "batch-job-v1", "running.yaml"))
+    job["metadata"].update(name="train", namespace="ml", uid="u1")
+    (tmp_path / "fleet.yaml").write_text(as_list([job]))
+    (tmp_path / "quota.csv").write_text(
+        "namespace,kind,name,gpus\nml,Job,train,1000000.5\nml,Job,other,1010\nml,Job,other,0." + "0" * 60 + "1\n"
+    )
+    argv = ["describe", "fleet.yaml", "--summary", "--compare", "quota.csv"]
+    code, out, _ = run(capsys, *argv, "-f", "json")
+    assert code == 1
+    document = json.loads(out)
+    files = {d["key"]["name"]: d["values"]["gpus"]["file"] for d in document["differences"]}
+    assert files == {"train": 1000000.5, "other": 1010.0}
+    code, out, _ = run(capsys, *argv, "-f", "csv")
+    records = [r for r in csv.DictReader(io.StringIO(out, newline="")) if r["scope"] == "row"]
+    assert sorted((r["name"], r["file"]) for r in records) == [("other", "1010.0"), ("train", "1000000.5")]
+    code, out, _ = run(capsys, *argv)
+    assert "1000000.5" in out and "1e+06" not in out and "1010.0" in out
+
+
 def _compare_file_error(tmp_path, text: str) -> tuple[int, str]:
     """Run `describe --summary --compare bad.csv` in a process of its own (a hang is a failure, not
     a stuck suite): its exit code and stderr."""

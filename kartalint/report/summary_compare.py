@@ -32,8 +32,8 @@ def _number(value: int | Fraction | None, column: str = "", shown: bool = True) 
         return "-" if shown else ""
     if shown and column in QUANTITY_COLUMNS and value >= 0 and Fraction(value).denominator == 1:
         return quantity.format_cpu(int(value)) if column == "cpu" else quantity.format_memory(int(value))
-    if isinstance(value, Fraction):
-        return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+    if isinstance(value, Fraction):  # (as the JSON document writes it: ``:g`` kept 6 digits, 1000000.5 was 1e+06)
+        return str(value.numerator) if value.denominator == 1 else repr(float(value))
     return str(value)
 
 

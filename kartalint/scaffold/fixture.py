@@ -48,11 +48,20 @@ class QuotingDumper(yaml.SafeDumper):
 _ESCAPED_ON_WRITE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+# what the report writer breaks in a line (a GitHub Actions workflow command): a line that starts with
+# ``::`` after spaces, ``##[`` anywhere
+_COMMAND = re.compile(r"(?:^|\n)\s*::|##\[")
+
+
 def represent_str(dumper: yaml.SafeDumper, value: str) -> Any:
     """Multi-line strings as literal blocks; a string with a control character, NEL, a line or
     paragraph separator or a bidirectional mark double-quoted, so YAML's own escapes write it (it
-    reads back as itself through the report writer's escaping)."""
-    style = '"' if _ESCAPED_ON_WRITE.search(value) else "|" if "\n" in value else None
+    reads back as itself through the report writer's escaping); so is one that starts a line with
+    ``::`` or holds ``##[`` (a key or a value named ``::x`` would start a line the writer breaks:
+    quoted, it does not start the line, and the ``#\u0023[`` the writer makes of ``##[`` inside
+    double quotes is YAML's escape of ``#``)."""
+    quoted = _ESCAPED_ON_WRITE.search(value) or _COMMAND.search(value)
+    style = '"' if quoted else "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
