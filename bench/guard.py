@@ -142,14 +142,7 @@ def hook(rounds: int = 9, cpu: dict[str, float] | None = None) -> dict[str, floa
         }
         if importlib.util.find_spec("yamllint"):
             commands["yamllint"] = [sys.executable, "-m", "yamllint", "-d", "relaxed", name]
-        used: dict[str, list[float]] = {label: [] for label in commands}
-        for command in commands.values():
-            _timed(command, folder)
-        sides = {
-            label: (lambda command=command, label=label: _timed(command, folder, used[label]))
-            for label, command in commands.items()
-        }
-        times = in_turn(sides, rounds)
+        times, used = _commands_in_turn(commands, folder, rounds)
     out = {"hook": median_ratio(times, "kartalint", "floor")}
     if "yamllint" in times:
         out["hook-yamllint"] = median_ratio(times, "kartalint", "yamllint")
@@ -158,6 +151,21 @@ def hook(rounds: int = 9, cpu: dict[str, float] | None = None) -> dict[str, floa
         if "yamllint" in used:
             cpu["hook-yamllint"] = median_ratio(used, "kartalint", "yamllint")
     return out
+
+
+def _commands_in_turn(
+    commands: dict[str, list[str]], folder: str, rounds: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each command run once to warm up, then ``rounds`` rounds of all of them in turn from ``folder``:
+    (wall times, CPU times) by label."""
+    used: dict[str, list[float]] = {label: [] for label in commands}
+    for command in commands.values():
+        _timed(command, folder)
+    sides = {
+        label: (lambda command=command, label=label: _timed(command, folder, used[label]))
+        for label, command in commands.items()
+    }
+    return in_turn(sides, rounds), used
 
 
 def throughput(files: int = 1000, rounds: int = 3, cpu: dict[str, float] | None = None) -> float:
@@ -173,14 +181,8 @@ def throughput(files: int = 1000, rounds: int = 3, cpu: dict[str, float] | None 
             "parse": [sys.executable, "-c", PARSE, corpus],
             "lint": [sys.executable, "-m", "kartalint", "lint", "-q", "-f", "json", corpus],
         }
-        used: dict[str, list[float]] = {label: [] for label in commands}
-        for command in commands.values():
-            _timed(command, folder)
-        sides = {
-            label: (lambda command=command, label=label: _timed(command, folder, used[label]))
-            for label, command in commands.items()
-        }
-        ratio = median_ratio(in_turn(sides, rounds), "lint", "parse")
+        times, used = _commands_in_turn(commands, folder, rounds)
+        ratio = median_ratio(times, "lint", "parse")
     if cpu is not None:
         cpu["throughput"] = median_ratio(used, "lint", "parse")
     return ratio
