@@ -10,8 +10,9 @@ severities, ``per-file-ignores`` and suppression comments, the same files skippe
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kartalint.load.discovery import TEMPLATE_HINT, template_marker
@@ -27,6 +28,8 @@ from kartalint.rules.fixture_schema import check_fixture
 if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
     from kartalint.load.crds import CrdIndex
     from kartalint.load.house_rules import HouseRule
+    from kartalint.rules._house_jq import Queued
+    from kartalint.rules.house import HouseRun
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,97 @@ def lint_file(path: str, config: Config, *, strict_files: bool = False) -> FileO
     """``lint_source`` of the file at ``path`` (``-``: standard input), read within the
     configuration's ``max-file-size``."""
     return lint_source(load_file(path, config.max_file_size, keep=False), config, strict_files=strict_files)
+
+
+def lint_files(paths: Iterable[str], config: Config, *, strict_files: bool = False) -> Iterator[FileOutcome]:
+    """``lint_file`` of each of ``paths``, in order. With house rules, a file's Karta documents are
+    queued for them (``queue_house``) and its outcome given once they are read: the jq worker runs
+    the house rules of a batch of definitions while kartalint checks the files of the next."""
+    if not config.house_rules:
+        for path in paths:
+            yield lint_file(path, config, strict_files=strict_files)
+        return
+    from kartalint.rules.house import drain_house
+
+    waiting: deque[_Waiting] = deque()
+    try:
+        for path in paths:
+            waiting.append(_lint_queued(load_file(path, config.max_file_size, keep=False), config, strict_files))
+            while waiting and waiting[0].done:
+                yield waiting.popleft().outcome(config)
+        drain_house()
+        while waiting:
+            yield waiting.popleft().outcome(config)
+    finally:
+        drain_house()  # (abandoned halfway: the worker's last reply read, the engine free for the next run)
+
+
+@dataclass
+class _Waiting:
+    """A file checked whose house rules are queued: its findings in order (a document's own, then
+    its house rules' run), what it holds, and the end of its queue (which rules had failed by then)."""
+
+    source: SourceFile
+    house: list[HouseRule]
+    parts: list[list[Finding] | HouseRun] = field(default_factory=list)
+    counts: tuple[int, int, int] = (0, 0, 0)  # Karta, other and fixture documents
+    end: Queued | None = None
+    ready: FileOutcome | None = None  # the outcome, when nothing waits
+
+    @property
+    def done(self) -> bool:
+        if self.ready is not None:
+            return True
+        return (self.end is None or self.end.done) and all(isinstance(p, list) or p.done for p in self.parts)
+
+    def outcome(self, config: Config) -> FileOutcome:
+        """The file's outcome, as ``lint_source`` gives it (once ``done``)."""
+        if self.ready is not None:
+            return self.ready
+        from kartalint.rules.house import failures
+
+        found = [f for part in self.parts for f in (part if isinstance(part, list) else part.findings())]
+        kartas, others, fixtures = self.counts
+        outcome = _configured(self.source, [*self.source.findings, *found], config, kartas, others, fixtures)
+        if self.end is not None:
+            failed = failures(self.house, self.end.failed)
+            if failed:
+                outcome.findings.extend(configure(failed, config))
+        return outcome
+
+
+def _lint_queued(source: SourceFile, config: Config, strict_files: bool) -> _Waiting:
+    """``lint_source`` with the house rules queued (``lint_files``)."""
+    from kartalint.rules.house import queue_file_end, queue_house
+
+    house = _house_rules(source.path, config)
+    waiting = _Waiting(source, house)
+    if not strict_files:
+        waiting.ready = _template_outcome(source, config)
+        if waiting.ready is not None:
+            return waiting
+    kartas = fixtures = others = 0
+    crds = crd_index(config.crds) if config.crds else None
+    for document in source.stream():
+        if document.is_karta:
+            run = queue_house(document, house) if house else None
+            waiting.parts.append(check_document(document, crds))
+            if run is not None:
+                waiting.parts.append(run)
+            kartas += 1
+        elif is_fixture(document.data):
+            waiting.parts.append(check_fixture(document))
+            fixtures += 1
+        else:
+            others += 1
+    read_from = "-" if source.path == "<stdin>" else source.path
+    if not strict_files and not kartas and not fixtures and not mentions_karta(read_from, source.text):
+        waiting.ready = FileOutcome(source.path, [], 0, others, 0, 0, skipped=True)
+        return waiting
+    waiting.counts = (kartas, others, fixtures)
+    if house and kartas:
+        waiting.end = queue_file_end()
+    return waiting
 
 
 def configure(findings: Iterable[Finding], config: Config) -> list[Finding]:
