@@ -143,6 +143,7 @@ class HouseEngine:
         self._programs: dict[tuple[HouseRule, ...], str] = {}
         self._sound: dict[int, HouseRule] = {}  # rules found runnable without running them, by identity
         self.failed: dict[HouseRule, Failure] = {}
+        self._last_runnable: tuple[Sequence[HouseRule], int, list[HouseRule]] | None = None
         self._queued: list[Queued] = []  # not sent yet
         self._chars = 0  # the JSON of the definitions queued
         self._flying: list[Queued] | None = None  # the batch the worker computes (the engine is held)
@@ -153,9 +154,13 @@ class HouseEngine:
         with self._lock:
             self.failed.clear()
             self._sound.clear()
+            self._last_runnable = None
 
     def runnable(self, rules: Sequence[HouseRule]) -> list[HouseRule]:
         """The rules of ``rules`` that can run (the others are marked failed, once)."""
+        last = self._last_runnable
+        if last is not None and last[0] is rules and last[1] == len(self.failed):
+            return last[2]  # (the same rules as for the last definition, none failed since)
         out = []
         for rule in rules:
             if self.failed and rule in self.failed:
@@ -167,6 +172,7 @@ class HouseEngine:
                     continue
                 self._sound[id(rule)] = rule
             out.append(rule)
+        self._last_runnable = (rules, len(self.failed), out)
         return out
 
     def start(self, rules: Sequence[HouseRule], text: str) -> Pending:
@@ -224,18 +230,21 @@ class HouseEngine:
         self._land()
         batch, self._queued, self._chars = self._queued, [], 0
         for item in batch:  # the rules that failed on the definitions read meanwhile are not run
-            if item.text is not None:
+            if item.text is not None and self.failed:
                 item.rules = [rule for rule in item.rules if rule not in self.failed]
         runs = [item for item in batch if item.text is not None and item.rules]
         self._flying = batch
         if not runs or any(len(item.rules) > RULES_PER_PROGRAM for item in runs):
             self._land(sent=False)  # (nothing to send, or rules for more than one program: one by one)
             return
-        programs: dict[tuple[HouseRule, ...], int] = {}
-        for item in runs:
-            programs.setdefault(tuple(item.rules), len(programs))
-        text = "[" + ",".join(f'{{"p":{programs[tuple(item.rules)]},"x":{item.text}}}' for item in runs) + "]"
-        source = batch_program([self._program(rules) for rules in programs])
+        programs: dict[tuple[int, ...], tuple[int, list[HouseRule]]] = {}  # by the rules' identities
+        numbers = [programs.setdefault(tuple(map(id, item.rules)), (len(programs), item.rules))[0] for item in runs]
+        text = (
+            "["
+            + ",".join(f'{{"p":{number},"x":{item.text}}}' for number, item in zip(numbers, runs, strict=True))
+            + "]"
+        )
+        source = batch_program([self._program(tuple(rules)) for _, rules in programs.values()])
         self._lock.acquire()  # released by _land: the worker's reply belongs to this batch
         if not self._runner_here().submit(source, text):
             self._lock.release()
@@ -270,7 +279,7 @@ class HouseEngine:
             item.outcome = Outcome()
             item.failed = dict(self.failed)
             return
-        rules = [rule for rule in item.rules if rule not in self.failed]
+        rules = [rule for rule in item.rules if rule not in self.failed] if self.failed else item.rules
         if result is not None and len(rules) == len(item.rules):
             outcome = Outcome()
             self._read_joined(outcome, tuple(rules), RunResult(results=[result]), item.text)
@@ -360,6 +369,8 @@ def _read(outcome: Outcome, rule: HouseRule, part: Any) -> None:
     its hits, or its first failure."""
     if isinstance(part, Failure):
         outcome.failed[rule] = part
+        return
+    if not part:  # (the common case: nothing found; a rule without hits has no entry)
         return
     hits: dict[int, str] = {}  # (a joined `when` giving `true` twice finds once)
     for entry in part:
