@@ -45,7 +45,7 @@ from kartalint.load.house_rules import MESSAGE_CAP, Failure, HouseRule, StaticPr
 
 HOUSE_TIMEOUT = DEFAULT_TIMEOUT  # seconds for one definition's house rules (upstream's limit of one query)
 RULES_PER_PROGRAM = 64  # libjq's compile time grows faster than the program
-BATCH_DEFINITIONS = 32  # definitions sent to the worker in one message by ``queue``,
+BATCH_DEFINITIONS = 16  # definitions sent to the worker in one message by ``queue``,
 BATCH_CHARS = 512 * 1024  # or fewer, when their JSON is this long
 
 _CHECK = (
@@ -61,10 +61,9 @@ def rule_part(index: int, rule: HouseRule, safe: bool = True) -> str:
     to say which one failed)."""
     message = f'((first({message_program(rule.message)}\n) // "") | tostring | .[:{MESSAGE_CAP}])'
     if not safe:
-        return (
-            f"({rule.when}\n) as $__kl_o | if $__kl_o == false or $__kl_o == null then empty "
-            f"elif $__kl_o == true then [{index}, $__kl_i, {message}] "
-            'else error("gave \\($__kl_o | tojson | .[:80]), not true, false or null") end'
+        return (  # (false and null first, by truthiness: what nearly every unit gives)
+            f"({rule.when}\n) as $__kl_o | if $__kl_o then (if $__kl_o == true then [{index}, $__kl_i, {message}] "
+            'else error("gave \\($__kl_o | tojson | .[:80]), not true, false or null") end) else empty end'
         )
     return (
         f"try (if reduce (({rule.when}\n) | {_CHECK}) as $__kl_o (false; . or $__kl_o) then "
