@@ -144,7 +144,7 @@ class HouseEngine:
         self.failed: dict[HouseRule, Failure] = {}
         self._last_runnable: tuple[Sequence[HouseRule], int, list[HouseRule]] | None = None
         self._queued: list[Queued] = []  # not sent yet
-        self._chars = 0  # the JSON of the definitions queued
+        self._count = self._chars = 0  # the definitions queued, their JSON's length
         self._flying: list[Queued] | None = None  # the batch the worker computes (the engine is held)
 
     def new_run(self) -> None:
@@ -220,14 +220,15 @@ class HouseEngine:
         ``drain`` reads everything."""
         self._queued.append(item)
         if item.text is not None:
+            self._count += 1
             self._chars += len(item.text)
-            if len(self._queued) >= BATCH_DEFINITIONS or self._chars >= BATCH_CHARS:
+            if self._count >= BATCH_DEFINITIONS or self._chars >= BATCH_CHARS:
                 self.flush()
 
     def flush(self) -> None:
         """Read the batch in flight, then send what is queued (a file's end alone is read at once)."""
         self._land()
-        batch, self._queued, self._chars = self._queued, [], 0
+        batch, self._queued, self._count, self._chars = self._queued, [], 0, 0
         for item in batch:  # the rules that failed on the definitions read meanwhile are not run
             if item.text is not None and self.failed:
                 item.rules = [rule for rule in item.rules if rule not in self.failed]
