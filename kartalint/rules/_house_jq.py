@@ -16,7 +16,8 @@ null, part, error]`` (the rule failed there)::
 
 The program depends only on the rules, so the worker compiles it once. When the joined run cannot
 be read (a rule ran out of time, failed, killed the worker, or does not compile), each rule runs
-alone to say which one failed (a rule that never ends costs its time limit twice, once). A rule that fails is remembered for the run and not run again
+alone to say which one failed (a rule that never ends costs its time limit twice, once; three times
+in a batch, ``queue``: the batch, the definition, the rule). A rule that fails is remembered for the run and not run again
 (``HouseEngine.failed``): it is reported once, where it is written.
 
 ``start`` sends a definition to the worker and returns; ``finish`` collects what it gave: the
