@@ -144,6 +144,7 @@ class HouseEngine:
         self._sound: dict[int, HouseRule] = {}  # rules found runnable without running them, by identity
         self.failed: dict[HouseRule, Failure] = {}
         self._last_runnable: tuple[Sequence[HouseRule], int, list[HouseRule]] | None = None
+        self._batching = threading.RLock()  # the queue and the batch in flight (``lint_paths`` in threads)
         self._queued: list[Queued] = []  # not sent yet
         self._count = self._chars = 0  # the definitions queued, their JSON's length
         self._flying: list[Queued] | None = None  # the batch the worker computes (the engine is held)
@@ -219,15 +220,20 @@ class HouseEngine:
         """Queue a definition (``text`` and ``rules``, runnable ones) or a file's end; a full batch
         is sent (after the batch in flight is read). ``Queued.done`` says when it has been read;
         ``drain`` reads everything."""
-        self._queued.append(item)
-        if item.text is not None:
-            self._count += 1
-            self._chars += len(item.text)
-            if self._count >= BATCH_DEFINITIONS or self._chars >= BATCH_CHARS:
-                self.flush()
+        with self._batching:
+            self._queued.append(item)
+            if item.text is not None:
+                self._count += 1
+                self._chars += len(item.text)
+                if self._count >= BATCH_DEFINITIONS or self._chars >= BATCH_CHARS:
+                    self.flush()
 
     def flush(self) -> None:
         """Read the batch in flight, then send what is queued (a file's end alone is read at once)."""
+        with self._batching:
+            self._flush()
+
+    def _flush(self) -> None:
         self._land()
         batch, self._queued, self._count, self._chars = self._queued, [], 0, 0
         for item in batch:  # the rules that failed on the definitions read meanwhile are not run
@@ -253,8 +259,9 @@ class HouseEngine:
 
     def drain(self) -> None:
         """Read everything queued."""
-        while self._queued or self._flying is not None:
-            self.flush()
+        with self._batching:
+            while self._queued or self._flying is not None:
+                self._flush()
 
     def _land(self, sent: bool = True) -> None:
         """Read the batch in flight (``sent``: from the worker, else each definition run now)."""
