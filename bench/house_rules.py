@@ -1,13 +1,20 @@
 """Benchmark: what 20 house rules add to `kartalint lint` on 1,000 definitions (issue 49).
 
-    python3 bench/house_rules.py [--files 1000] [--repeat 3]
+    python3 bench/house_rules.py [--files 1000] [--repeat 5] [--kartalint PATH ...]
 
 The corpus is the one of bench/lint_vs_check_jsonschema.py (the bundled catalog, each copy with its
-own name and jq defaults). The peer is `kartalint lint` on the same files without the
-configuration's `house-rules:` (20 rules of every `for-each`, conventions the catalog keeps, so
-that they rarely fire, as in a repository that holds to its conventions); both run as subprocesses,
-start-up included, every core and `-j 1`, in the same run; the CPU time of each (with its worker
-processes) is printed too. Target: at most 1.3x.
+own name and jq defaults), written once: both runs lint the same files. The peer is `kartalint
+lint` on them with a configuration without `house-rules:` (`-c without.yaml`), the measured run
+the same with the 20 rules (`-c with.yaml`: rules of every `for-each`, conventions the catalog
+keeps, so that they rarely fire, as in a repository that holds to its conventions). Both run as
+subprocesses, start-up included, every core and `-j 1`, in pairs: each pair runs the two one
+after the other (in turn first and second, so that a machine getting busier or quieter favours
+neither), its ratio taken; the report is the median of the pairs' ratios (and the medians of the
+times, and of the CPU time of each run with its worker processes). On a shared machine the load
+is printed with each result: the ratio is only comparable at a similar load. Target: at most 1.3x.
+
+With several ``--kartalint`` (e.g. an install of main and one of a branch), each is measured in the
+same rounds, in turn.
 """
 
 from __future__ import annotations
@@ -141,58 +148,70 @@ def timed(cmd: list, cwd: str, env: dict) -> tuple[float, float]:
     return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure(count: int = 1000, repeat: int = 3) -> dict:
-    """Median wall times (s) of `kartalint lint` with and without the 20 house rules, every core
-    and one process, on ``count`` definitions."""
-    kartalint = shutil.which("kartalint")
-    if not kartalint:
+def measure(count: int = 1000, repeat: int = 5, programs: list | None = None) -> dict:
+    """Per program (``kartalint`` executables; default: the one on PATH), per jobs (every core,
+    ``-j 1``): the medians of the wall and CPU times without and with the 20 house rules, and of
+    the ratio of each pair, on the same ``count`` definitions."""
+    programs = programs or [shutil.which("kartalint")]
+    if not all(programs):
         raise SystemExit("needs `kartalint` on PATH (python3 -m pip install .)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    with tempfile.TemporaryDirectory() as tmp:
-        projects = {}
-        for name, config in (("without", ""), ("with", house_rules_config())):
-            folder = os.path.join(tmp, name)
-            os.makedirs(os.path.join(folder, "corpus"))
-            make_corpus(os.path.join(folder, "corpus"), count)
-            with open(os.path.join(folder, ".kartalint.yaml"), "w", encoding="utf-8") as handle:
-                handle.write(config or "{}\n")
-            projects[name] = folder
-        runs = {
-            f"{name}{jobs}": ([kartalint, "lint", "-q", "--format", "json", *extra, "corpus"], folder)
-            for jobs, extra in (("", []), (" -j 1", ["-j", "1"]))
-            for name, folder in projects.items()
+    out: dict = {"files": count, "load": [], "results": {}}
+    with tempfile.TemporaryDirectory() as folder:
+        os.makedirs(os.path.join(folder, "corpus"))
+        make_corpus(os.path.join(folder, "corpus"), count)
+        for name, config in (("without", "{}\n"), ("with", house_rules_config())):
+            with open(os.path.join(folder, f"{name}.yaml"), "w", encoding="utf-8") as handle:
+                handle.write(config)
+        samples: dict = {}
+        for round_ in range(repeat):
+            out["load"].append(os.getloadavg()[0])
+            for program in programs:
+                for jobs in ("", " -j 1"):
+                    extra = ["-j", "1"] if jobs else []
+                    order = ("without", "with") if round_ % 2 == 0 else ("with", "without")
+                    pair = {}
+                    for name in order:
+                        command = [program, "lint", "-q", "--format", "json", "-c", f"{name}.yaml", *extra, "corpus"]
+                        pair[name] = timed(command, folder, env)
+                    found = samples.setdefault((program, jobs), {"without": [], "with": [], "ratio": [], "cpu": []})
+                    for name in ("without", "with"):
+                        found[name].append(pair[name])
+                    found["ratio"].append(pair["with"][0] / pair["without"][0])
+                    found["cpu"].append(pair["with"][1] / pair["without"][1])
+    for (program, jobs), found in samples.items():
+        out["results"][(program, jobs)] = {
+            "without": statistics.median(wall for wall, _ in found["without"]),
+            "with": statistics.median(wall for wall, _ in found["with"]),
+            "cpu without": statistics.median(cpu for _, cpu in found["without"]),
+            "cpu with": statistics.median(cpu for _, cpu in found["with"]),
+            "ratio": statistics.median(found["ratio"]),
+            "ratios": found["ratio"],
+            "cpu ratio": statistics.median(found["cpu"]),
         }
-        times: dict = {name: [] for name in runs}
-        cpu: dict = {name: [] for name in runs}
-        for _ in range(repeat):
-            for name, (command, folder) in runs.items():  # with and without alternate: the same machine load
-                wall, used = timed(command, folder, env)
-                times[name].append(wall)
-                cpu[name].append(used)
-    return {
-        "files": count,
-        **{name: statistics.median(values) for name, values in times.items()},
-        **{f"cpu {name}": statistics.median(values) for name, values in cpu.items()},
-    }
+    return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--kartalint", action="append", help="a kartalint executable to measure (repeatable)")
     args = parser.parse_args()
-    m = measure(args.files, args.repeat)
+    m = measure(args.files, args.repeat, args.kartalint)
+    loads = ", ".join(f"{load:.1f}" for load in m["load"])
     print(
-        f"corpus: {m['files']} definition files, 20 house rules, median of {args.repeat} runs, {os.cpu_count()} cores"
+        f"corpus: {m['files']} definition files, 20 house rules, {args.repeat} pairs, "
+        f"{os.cpu_count()} cores, load average at each round: {loads}"
     )
-    for jobs in ("", " -j 1"):
-        without, with_ = m[f"without{jobs}"], m[f"with{jobs}"]
-        cpu_without, cpu_with = m[f"cpu without{jobs}"], m[f"cpu with{jobs}"]
+    for (program, jobs), r in m["results"].items():
         label = jobs.strip() or "every core"
+        ratios = " ".join(f"{ratio:.2f}" for ratio in r["ratios"])
+        who = f"{program}: " if args.kartalint and len(args.kartalint) > 1 else ""
         print(
-            f"kartalint lint ({label}): {without:.2f} s without house rules, {with_:.2f} s with: "
-            f"{with_ / without:.2f}x (target <= 1.3); CPU {cpu_without:.2f} s and {cpu_with:.2f} s: "
-            f"{cpu_with / cpu_without:.2f}x"
+            f"{who}kartalint lint ({label}): {r['without']:.2f} s without house rules, {r['with']:.2f} s with; "
+            f"ratio {r['ratio']:.2f} (target <= 1.3; pairs {ratios}); "
+            f"CPU {r['cpu without']:.2f} s and {r['cpu with']:.2f} s: {r['cpu ratio']:.2f}x"
         )
     return 0
 

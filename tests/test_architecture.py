@@ -439,7 +439,7 @@ LINT_ENTRY = {
 
 def test_one_lint_entry_point():
     """The CLI, the language server, explore, diff and test lint through the lint stage's entry
-    points (``lint_paths`` -> ``lint_file`` -> ``lint_source``, the one lint of a loaded file); no
+    points (``lint_paths`` -> ``lint_files`` -> ``lint_file`` -> ``lint_source``, the one lint of a loaded file); no
     other module runs the checks of a file or applies configuration and suppressions itself."""
     from kartalint.lint import lint_file, lint_paths, lint_source
 
@@ -457,14 +457,17 @@ def test_one_lint_entry_point():
     assert callers == [], "lint through kartalint.lint (lint_source, lint_file, lint_paths)"
     for name, entry in LINT_ENTRY.items():
         assert ("kartalint.lint", entry) in _imported_names(modules[name], name), name
-    # the entry points are one pipeline: lint_paths reads each file with lint_file, which is
-    # lint_source on the file read
+    # the entry points are one pipeline: lint_paths reads the files with lint_files, which is
+    # lint_file on each (lint_source on the file read) or, with house rules, the same reading of
+    # each file (``_read``) with the house rules queued
     pipeline = ast.parse(modules["kartalint.lint.pipeline"].read_text(encoding="utf-8"))
-    lint_file_node = next(n for n in ast.walk(pipeline) if isinstance(n, ast.FunctionDef) and n.name == "lint_file")
-    assert "lint_source(" in ast.unparse(lint_file_node)
+    functions = {n.name: ast.unparse(n) for n in ast.walk(pipeline) if isinstance(n, ast.FunctionDef)}
+    assert "lint_source(" in functions["lint_file"]
+    assert "_read(" in functions["lint_source"]
+    assert "lint_file(" in functions["lint_files"] and "_read(" in functions["lint_files"]
     assert {lint_file.__module__, lint_source.__module__} == {"kartalint.lint.pipeline"}
     paths = modules["kartalint.lint.paths"].read_text(encoding="utf-8")
-    assert lint_paths.__module__ == "kartalint.lint.paths" and "lint_file(" in paths
+    assert lint_paths.__module__ == "kartalint.lint.paths" and "lint_files(" in paths
 
 
 def test_the_lint_entry_check_sees_a_stray_caller():

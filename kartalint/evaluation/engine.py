@@ -26,10 +26,12 @@ from kartalint.evaluation.jqexec import JqSession, Outcome
 from kartalint.evaluation.status import StatusPlan, match_status
 from kartalint.evaluation.status import plan as plan_status
 from kartalint.evaluation.view import FieldError, WorkloadView
+from kartalint.jqlang import parse_cached
 from kartalint.jqlang.runner import BATCH, DEFAULT_TIMEOUT, BoundedRunner
 from kartalint.karta import as_dict
 from kartalint.load.nodes import MAX_DEPTH
 from kartalint.rules._copies import unmultiplied_by_parent
+from kartalint.rules.document import parity_messages
 
 
 @dataclass
@@ -92,8 +94,6 @@ def prepare(definition: dict[str, Any]) -> PreparedDefinition:
 
 def _module_directive(expression: str) -> str | None:
     """Why an expression is refused before it runs: it reads jq modules from files (jq-unsafe)."""
-    from kartalint.jqlang import parse_cached
-
     tree, _ = parse_cached(expression)
     if tree is None:
         return None
@@ -104,8 +104,6 @@ def _module_directive(expression: str) -> str | None:
 
 
 def _parity(definition: dict[str, Any]) -> list[str]:
-    from kartalint.rules.document import parity_messages
-
     try:
         return parity_messages(definition)
     except RecursionError:  # pragma: no cover - depth is bounded before; kept as the last guard

@@ -61,6 +61,7 @@ class RunResult:
 def _worker(
     conn: Any, memory_limit: int, parent_end: Any = None, progress: Any = None, owner: int | None = None
 ) -> None:  # pragma: no cover - runs in the child
+    # lazy, here and below: what only the worker process needs, imported in it after the fork
     from kartalint.jqlang.lifetime import die_with_parent
 
     die_with_parent(owner)  # a killed kartalint takes its worker with it, even mid-expression
@@ -153,7 +154,7 @@ def _picklable(reply: tuple[str, Any]) -> tuple[str, Any]:  # pragma: no cover -
 
 def _unprelude(message: str) -> str:
     """A compile message as if the prelude were not there (columns of line 1 shift back)."""
-    import re
+    import re  # lazy: only for a compile error's message
 
     return re.sub(
         r"line 1, column (\d+)", lambda m: f"line 1, column {max(1, int(m.group(1)) - len(SANDBOX_PRELUDE))}", message

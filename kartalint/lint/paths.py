@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from kartalint.lint.pipeline import FileOutcome, lint_file
+from kartalint.lint.pipeline import FileOutcome, lint_files
 from kartalint.lint.result import LintResult
 from kartalint.load.discovery import iter_yaml_files
 from kartalint.load.documents import display_path
@@ -131,7 +131,7 @@ def _lint_chunk(
     args: tuple[list[str], Config, bool],
 ) -> list[FileOutcome]:  # pragma: no cover - runs in a worker process
     paths, config, strict_files = args
-    return [lint_file(path, config, strict_files=strict_files) for path in paths]
+    return list(lint_files(paths, config, strict_files=strict_files))
 
 
 def _worker_started(owner: int) -> None:  # pragma: no cover - runs in a worker process
@@ -166,5 +166,4 @@ def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -
             return
         except OSError:  # no worker processes here: lint in this one
             pass
-    for path in files:
-        yield lint_file(path, config, strict_files=strict_files)
+    yield from lint_files(files, config, strict_files=strict_files)

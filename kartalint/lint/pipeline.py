@@ -10,12 +10,13 @@ severities, ``per-file-ignores`` and suppression comments, the same files skippe
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kartalint.load.discovery import TEMPLATE_HINT, template_marker
-from kartalint.load.documents import Document, SourceFile, load_file
+from kartalint.load.documents import SourceFile, load_file
 from kartalint.load.kinds import is_fixture, mentions_karta
 from kartalint.load.yaml_rules import YAML_TEMPLATE
 from kartalint.model import Finding, Rule, Severity, Span
@@ -23,11 +24,13 @@ from kartalint.project import Config
 from kartalint.rules import registry, suppress
 from kartalint.rules.document import check_document
 from kartalint.rules.fixture_schema import check_fixture
-from kartalint.rules.house import failures, finish_house, start_house
+from kartalint.rules.house import failures
 
 if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
     from kartalint.load.crds import CrdIndex
     from kartalint.load.house_rules import HouseRule
+    from kartalint.rules._house_jq import Queued
+    from kartalint.rules.house import HouseRun
 
 
 @dataclass(frozen=True)
@@ -52,32 +55,7 @@ def lint_source(source: SourceFile, config: Config, *, strict_files: bool = Fals
     file's comments, the comments judged. Unless ``strict_files``, a Go/Helm template that mentions
     a Karta is skipped with one ``yaml-template`` note, and a file that holds neither a Karta nor a
     fixture document (and does not mention one) is skipped without a finding."""
-    if not strict_files:
-        template = _template_outcome(source, config)
-        if template is not None:
-            return template
-    found: list[Finding] = []
-    kartas = fixtures = others = 0
-    crds = crd_index(config.crds) if config.crds else None
-    house = _house_rules(source.path, config) if config.house_rules else []
-    for document in source.stream():  # one document (and its node tree) at a time
-        if document.is_karta:
-            found.extend(_checked(document, crds, house))
-            kartas += 1
-        elif is_fixture(document.data):
-            found.extend(check_fixture(document))
-            fixtures += 1
-        else:
-            others += 1
-    read_from = "-" if source.path == "<stdin>" else source.path  # (a text not kept is read again)
-    if not strict_files and not kartas and not fixtures and not mentions_karta(read_from, source.text):
-        return FileOutcome(source.path, [], 0, others, 0, 0, skipped=True)
-    outcome = _configured(source, [*source.findings, *found], config, kartas, others, fixtures)
-    if house and kartas:  # house rules that cannot run: said where they are written (lint_paths says each once)
-        failed = failures(house)
-        if failed:
-            outcome.findings.extend(configure(failed, config))
-    return outcome
+    return _read(source, config, strict_files, queue=False).outcome(config)
 
 
 def _house_rules(path: str, config: Config) -> list[HouseRule]:
@@ -122,24 +100,112 @@ def known_rules(config: Config) -> Mapping[str, Rule]:
     return known
 
 
-def _checked(document: Document, crds: CrdIndex | None, house: list[HouseRule]) -> list[Finding]:
-    """A Karta document's findings: kartalint's checks, and the house rules (sent to their jq
-    worker first, so it computes while kartalint's checks run)."""
-    if not house:
-        return check_document(document, crds)
-
-    run = start_house(document, house)
-    try:
-        found = check_document(document, crds)
-    finally:
-        house_found = finish_house(run) if run is not None else []
-    return [*found, *house_found]
-
-
 def lint_file(path: str, config: Config, *, strict_files: bool = False) -> FileOutcome:
     """``lint_source`` of the file at ``path`` (``-``: standard input), read within the
     configuration's ``max-file-size``."""
     return lint_source(load_file(path, config.max_file_size, keep=False), config, strict_files=strict_files)
+
+
+def lint_files(paths: Iterable[str], config: Config, *, strict_files: bool = False) -> Iterator[FileOutcome]:
+    """``lint_file`` of each of ``paths``, in order. With house rules, a file's Karta documents are
+    queued for them (``queue_house``) and its outcome given once they are read: the jq worker runs
+    the house rules of a batch of definitions while kartalint checks the files of the next."""
+    if not config.house_rules:
+        for path in paths:
+            yield lint_file(path, config, strict_files=strict_files)
+        return
+    from kartalint.rules.house import drain_house  # lazy: house rules' machinery, only when they run
+
+    waiting: deque[_Waiting] = deque()
+    try:
+        for path in paths:
+            waiting.append(_read(load_file(path, config.max_file_size, keep=False), config, strict_files, queue=True))
+            while waiting and waiting[0].done:
+                yield waiting.popleft().outcome(config)
+        drain_house()
+        while waiting:
+            yield waiting.popleft().outcome(config)
+    finally:
+        drain_house()  # (abandoned halfway: the worker's last reply read, the engine free for the next run)
+
+
+@dataclass
+class _Waiting:
+    """A file checked (``_read``): its findings in order (a document's own, then its house rules'
+    or their queued run), what it holds, and, queued, the end of its queue (which rules had failed
+    by then); its outcome once nothing it waits for is."""
+
+    source: SourceFile
+    house: list[HouseRule]
+    parts: list[list[Finding] | HouseRun] = field(default_factory=list)
+    counts: tuple[int, int, int] = (0, 0, 0)  # Karta, other and fixture documents
+    end: Queued | None = None
+    ready: FileOutcome | None = None  # the outcome, when nothing waits
+
+    @property
+    def done(self) -> bool:
+        if self.ready is not None:
+            return True
+        return (self.end is None or self.end.done) and all(isinstance(p, list) or p.done for p in self.parts)
+
+    def outcome(self, config: Config) -> FileOutcome:
+        """The file's outcome, as ``lint_source`` gives it (once ``done``)."""
+        if self.ready is not None:
+            return self.ready
+
+        found = [f for part in self.parts for f in (part if isinstance(part, list) else part.findings())]
+        kartas, others, fixtures = self.counts
+        outcome = _configured(self.source, [*self.source.findings, *found], config, kartas, others, fixtures)
+        if self.house and kartas:  # house rules that cannot run: said where they are written (lint_paths: once)
+            failed = failures(self.house, self.end.failed if self.end is not None else None)
+            if failed:
+                outcome.findings.extend(configure(failed, config))
+        return outcome
+
+
+def _read(source: SourceFile, config: Config, strict_files: bool, queue: bool) -> _Waiting:
+    """A file's documents checked (``lint_source``), one at a time. A Karta document's house rules
+    are sent to their jq worker before kartalint's checks run and read after them, or with
+    ``queue`` queued (``queue_house``: read with a batch of others, ``lint_files``)."""
+    house = _house_rules(source.path, config) if config.house_rules else []
+    if house:  # (the house rules' machinery: only when they run)
+        from kartalint.rules import house as house_rules  # lazy: only when house rules run
+    waiting = _Waiting(source, house)
+    if not strict_files:
+        waiting.ready = _template_outcome(source, config)
+        if waiting.ready is not None:
+            return waiting
+    kartas = fixtures = others = 0
+    crds = crd_index(config.crds) if config.crds else None
+    for document in source.stream():  # one document (and its node tree) at a time
+        if document.is_karta:
+            if not house:
+                waiting.parts.append(check_document(document, crds))
+            elif queue:
+                run = house_rules.queue_house(document, house)
+                waiting.parts.append(check_document(document, crds))
+                if run is not None:
+                    waiting.parts.append(run)
+            else:
+                run = house_rules.start_house(document, house)
+                try:
+                    waiting.parts.append(check_document(document, crds))
+                finally:
+                    waiting.parts.append(house_rules.finish_house(run) if run is not None else [])
+            kartas += 1
+        elif is_fixture(document.data):
+            waiting.parts.append(check_fixture(document))
+            fixtures += 1
+        else:
+            others += 1
+    read_from = "-" if source.path == "<stdin>" else source.path  # (a text not kept is read again)
+    if not strict_files and not kartas and not fixtures and not mentions_karta(read_from, source.text):
+        waiting.ready = FileOutcome(source.path, [], 0, others, 0, 0, skipped=True)
+        return waiting
+    waiting.counts = (kartas, others, fixtures)
+    if queue and house and kartas:
+        waiting.end = house_rules.queue_file_end()
+    return waiting
 
 
 def configure(findings: Iterable[Finding], config: Config) -> list[Finding]:

@@ -16,11 +16,20 @@ null, part, error]`` (the rule failed there)::
 
 The program depends only on the rules, so the worker compiles it once. When the joined run cannot
 be read (a rule ran out of time, failed, killed the worker, or does not compile), each rule runs
-alone to say which one failed (a rule that never ends costs its time limit twice, once). A rule that fails is remembered for the run and not run again
+alone to say which one failed (a rule that never ends costs its time limit twice, once; three times
+in a batch, ``queue``: the batch, the definition, the rule). A rule that fails is remembered for the run and not run again
 (``HouseEngine.failed``): it is reported once, where it is written.
 
 ``start`` sends a definition to the worker and returns; ``finish`` collects what it gave: the
 caller runs kartalint's own checks in between, while the worker computes.
+
+``lint_paths`` queues its definitions instead (``queue``): they go to the worker in batches (one
+message and one jq input for up to ``BATCH_DEFINITIONS`` definitions, ``map`` over them), one batch
+computing while kartalint checks the files of the next, so that a run makes a few dozen round trips
+to the worker instead of one per definition (each a wait for the worker to be scheduled, long on a
+busy machine). What a batch gives is read in order, as if each definition had run alone: a batch
+that fails (a rule errs or runs out of time on one of its definitions, the worker dies) is run
+again one definition at a time, through ``run``, so a rule fails where it fails when run alone.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +46,8 @@ from kartalint.load.house_rules import MESSAGE_CAP, Failure, HouseRule, StaticPr
 
 HOUSE_TIMEOUT = DEFAULT_TIMEOUT  # seconds for one definition's house rules (upstream's limit of one query)
 RULES_PER_PROGRAM = 64  # libjq's compile time grows faster than the program
+BATCH_DEFINITIONS = 16  # definitions sent to the worker in one message by ``queue``,
+BATCH_CHARS = 512 * 1024  # or fewer, when their JSON is this long
 
 _CHECK = (
     'if . == true then true elif . == false or . == null then false else error("gave \\(tojson | .[:80]), '
@@ -51,10 +62,9 @@ def rule_part(index: int, rule: HouseRule, safe: bool = True) -> str:
     to say which one failed)."""
     message = f'((first({message_program(rule.message)}\n) // "") | tostring | .[:{MESSAGE_CAP}])'
     if not safe:
-        return (
-            f"({rule.when}\n) as $__kl_o | if $__kl_o == false or $__kl_o == null then empty "
-            f"elif $__kl_o == true then [{index}, $__kl_i, {message}] "
-            'else error("gave \\($__kl_o | tojson | .[:80]), not true, false or null") end'
+        return (  # (false and null first, by truthiness: what nearly every unit gives)
+            f"({rule.when}\n) as $__kl_o | if $__kl_o then (if $__kl_o == true then [{index}, $__kl_i, {message}] "
+            'else error("gave \\($__kl_o | tojson | .[:80]), not true, false or null") end) else empty end'
         )
     return (
         f"try (if reduce (({rule.when}\n) | {_CHECK}) as $__kl_o (false; . or $__kl_o) then "
@@ -78,6 +88,15 @@ def program(rules: Sequence[HouseRule]) -> str:
     return ".d as $definition | .u as $__kl_u | [" + ",\n".join(blocks) + "]"
 
 
+def batch_program(programs: Sequence[str]) -> str:
+    """The jq program that runs a batch: a list of ``{"p": program index, "x": definition input}``
+    in, the list of each one's result out."""
+    if len(programs) == 1:
+        return f"map(.x | ({programs[0]}\n))"
+    cases = " ".join(f"elif $__kl_p == {index} then ({text}\n)" for index, text in enumerate(programs))
+    return f'map(.p as $__kl_p | .x | if false then null {cases} else error("no program") end)'
+
+
 @dataclass
 class Outcome:
     """What the house rules gave on one definition: per rule, its findings (unit index, message),
@@ -96,6 +115,24 @@ class Pending:
     sent: bool = False  # sent joined: ``finish`` reads the reply (the engine is held until then)
 
 
+@dataclass
+class Queued:
+    """A definition queued for its house rules (``HouseEngine.queue``), or, with no ``text``, the
+    end of a file (its ``failed`` then says which rules had failed by then, as a lint of the files
+    one by one would say it). ``locate`` places a failure on the definition (its file, its unit)."""
+
+    rules: list[HouseRule]
+    text: str | None
+    locate: Callable[[HouseRule, Failure], Failure] | None = None
+    outcome: Outcome | None = None  # set once run
+    failed: dict[HouseRule, Failure] = field(default_factory=dict)
+
+    @property
+    def done(self) -> bool:
+        """Whether it has been read (a file's end: whether every definition before it has)."""
+        return self.outcome is not None
+
+
 class HouseEngine:
     """The house rules of one process: one jq worker, the programs built, and the rules that
     failed (never run again in a run). Safe to use from several threads (the language server)."""
@@ -106,6 +143,11 @@ class HouseEngine:
         self._programs: dict[tuple[HouseRule, ...], str] = {}
         self._sound: dict[int, HouseRule] = {}  # rules found runnable without running them, by identity
         self.failed: dict[HouseRule, Failure] = {}
+        self._last_runnable: tuple[Sequence[HouseRule], int, list[HouseRule]] | None = None
+        self._batching = threading.RLock()  # the queue and the batch in flight (``lint_paths`` in threads)
+        self._queued: list[Queued] = []  # not sent yet
+        self._count = self._chars = 0  # the definitions queued, their JSON's length
+        self._flying: list[Queued] | None = None  # the batch the worker computes (the engine is held)
 
     def new_run(self) -> None:
         """Forget which rules failed: a new run (``lint_paths``, one lint in the editor) tries them
@@ -113,9 +155,13 @@ class HouseEngine:
         with self._lock:
             self.failed.clear()
             self._sound.clear()
+            self._last_runnable = None
 
     def runnable(self, rules: Sequence[HouseRule]) -> list[HouseRule]:
         """The rules of ``rules`` that can run (the others are marked failed, once)."""
+        last = self._last_runnable
+        if last is not None and last[0] is rules and last[1] == len(self.failed):
+            return last[2]  # (the same rules as for the last definition, none failed since)
         out = []
         for rule in rules:
             if self.failed and rule in self.failed:
@@ -127,6 +173,7 @@ class HouseEngine:
                     continue
                 self._sound[id(rule)] = rule
             out.append(rule)
+        self._last_runnable = (rules, len(self.failed), out)
         return out
 
     def start(self, rules: Sequence[HouseRule], text: str) -> Pending:
@@ -157,13 +204,98 @@ class HouseEngine:
 
     def run(self, rules: Sequence[HouseRule], text: str) -> Outcome:
         """Run ``rules`` (runnable ones) on one definition's input ``text``, joined."""
-        outcome = Outcome()
         with self._lock:
-            for start in range(0, len(rules), RULES_PER_PROGRAM):
-                chunk = tuple(rules[start : start + RULES_PER_PROGRAM])
-                self._read_joined(outcome, chunk, self._run(self._program(chunk), text), text)
+            outcome = self._run_here(rules, text)
         self.failed.update(outcome.failed)
         return outcome
+
+    def _run_here(self, rules: Sequence[HouseRule], text: str) -> Outcome:
+        outcome = Outcome()
+        for start in range(0, len(rules), RULES_PER_PROGRAM):
+            chunk = tuple(rules[start : start + RULES_PER_PROGRAM])
+            self._read_joined(outcome, chunk, self._run(self._program(chunk), text), text)
+        return outcome
+
+    def queue(self, item: Queued) -> None:
+        """Queue a definition (``text`` and ``rules``, runnable ones) or a file's end; a full batch
+        is sent (after the batch in flight is read). ``Queued.done`` says when it has been read;
+        ``drain`` reads everything."""
+        with self._batching:
+            self._queued.append(item)
+            if item.text is not None:
+                self._count += 1
+                self._chars += len(item.text)
+                if self._count >= BATCH_DEFINITIONS or self._chars >= BATCH_CHARS:
+                    self.flush()
+
+    def flush(self) -> None:
+        """Read the batch in flight, then send what is queued (a file's end alone is read at once)."""
+        with self._batching:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._land()
+        batch, self._queued, self._count, self._chars = self._queued, [], 0, 0
+        for item in batch:  # the rules that failed on the definitions read meanwhile are not run
+            if item.text is not None and self.failed:
+                item.rules = [rule for rule in item.rules if rule not in self.failed]
+        runs = [item for item in batch if item.text is not None and item.rules]
+        self._flying = batch
+        if not runs or any(len(item.rules) > RULES_PER_PROGRAM for item in runs):
+            self._land(sent=False)  # (nothing to send, or rules for more than one program: one by one)
+            return
+        programs: dict[tuple[int, ...], tuple[int, list[HouseRule]]] = {}  # by the rules' identities
+        numbers = [programs.setdefault(tuple(map(id, item.rules)), (len(programs), item.rules))[0] for item in runs]
+        text = (
+            "["
+            + ",".join(f'{{"p":{number},"x":{item.text}}}' for number, item in zip(numbers, runs, strict=True))
+            + "]"
+        )
+        source = batch_program([self._program(tuple(rules)) for _, rules in programs.values()])
+        self._lock.acquire()  # released by _land: the worker's reply belongs to this batch
+        if not self._runner_here().submit(source, text):
+            self._lock.release()
+            self._land(sent=False)
+
+    def drain(self) -> None:
+        """Read everything queued."""
+        with self._batching:
+            while self._queued or self._flying is not None:
+                self._flush()
+
+    def _land(self, sent: bool = True) -> None:
+        """Read the batch in flight (``sent``: from the worker, else each definition run now)."""
+        batch, self._flying = self._flying, None
+        if batch is None:
+            return
+        try:
+            results = self._runner_here().collect(HOUSE_TIMEOUT) if sent else None
+        finally:
+            if sent:
+                self._lock.release()
+        runs = {id(item): index for index, item in enumerate(i for i in batch if i.text is not None and i.rules)}
+        joined = _batch_parts(results, len(runs))
+        with self._lock:
+            for item in batch:
+                index = runs.get(id(item))
+                self._read_queued(item, joined[index] if joined is not None and index is not None else None)
+
+    def _read_queued(self, item: Queued, result: list[Any] | None) -> None:
+        """One definition of a batch read (``result``: its list, when the batch could be read),
+        in order, as if it ran alone (the engine is held)."""
+        if item.text is None:
+            item.outcome = Outcome()
+            item.failed = dict(self.failed)
+            return
+        rules = [rule for rule in item.rules if rule not in self.failed] if self.failed else item.rules
+        if result is not None and len(rules) == len(item.rules):
+            outcome = Outcome()
+            self._read_joined(outcome, tuple(rules), RunResult(results=[result]), item.text)
+        else:
+            outcome = self._run_here(rules, item.text) if rules else Outcome()
+        for rule, failure in outcome.failed.items():
+            self.failed[rule] = item.locate(rule, failure) if item.locate is not None else failure
+        item.outcome = outcome
 
     def _read_joined(self, outcome: Outcome, chunk: tuple[HouseRule, ...], result: RunResult, text: str) -> None:
         """The results of a joined run into ``outcome``; when it cannot be read as one, each rule
@@ -224,6 +356,16 @@ def _parts(rules: tuple[HouseRule, ...], result: RunResult) -> list[list[Any]] |
     return parts
 
 
+def _batch_parts(result: RunResult | None, size: int) -> list[list[Any]] | None:
+    """Each definition's list of a batch's run, or None when the run cannot be read as one."""
+    if result is None or not (result.ok and len(result.results) == 1 and isinstance(result.results[0], list)):
+        return None
+    found = result.results[0]
+    if len(found) != size or not all(isinstance(part, list) for part in found):
+        return None
+    return found
+
+
 def _run_error(result: RunResult) -> str:
     if result.timed_out:
         return f"did not finish within {HOUSE_TIMEOUT:g} s and was stopped"
@@ -235,6 +377,8 @@ def _read(outcome: Outcome, rule: HouseRule, part: Any) -> None:
     its hits, or its first failure."""
     if isinstance(part, Failure):
         outcome.failed[rule] = part
+        return
+    if not part:  # (the common case: nothing found; a rule without hits has no entry)
         return
     hits: dict[int, str] = {}  # (a joined `when` giving `true` twice finds once)
     for entry in part:

@@ -29,7 +29,7 @@ from kartalint.model import Finding, Path, Rule, Severity, Span, format_path
 
 if TYPE_CHECKING:  # imported when house rules run
     from kartalint.load.house_rules import Failure, HouseRule
-    from kartalint.rules._house_jq import Pending
+    from kartalint.rules._house_jq import Outcome, Pending, Queued
 
 # The id of the rule this module reports (a constant: a misspelt id is an import error).
 HOUSE_RULE_FAILED = "house-rule-failed"
@@ -102,24 +102,37 @@ def _line(span: Span) -> Span:
 
 class HouseRun:
     """The house rules on one Karta document, sent to the jq worker (``start_house``) and read
-    back (``finish_house``): kartalint's own checks run in between."""
+    back (``finish_house``): kartalint's own checks run in between. Or queued (``queue_house``):
+    read with a batch of others, its findings ready once ``done``."""
 
-    __slots__ = ("document", "paths", "pending")
+    __slots__ = ("document", "paths", "pending", "queued")
 
-    def __init__(self, document: Document, paths: dict[str, list[Path]], pending: Pending) -> None:
-        """The document, its units' paths by kind, what the engine was sent."""
+    def __init__(
+        self, document: Document, paths: dict[str, list[Path]], pending: Pending | None, queued: Queued | None = None
+    ) -> None:
+        """The document, its units' paths by kind, what the engine was sent (or queued)."""
         self.document = document
         self.paths = paths
         self.pending = pending
+        self.queued = queued
+
+    @property
+    def done(self) -> bool:
+        """Whether its findings are ready (always, unless queued)."""
+        return self.queued is None or self.queued.done
+
+    def findings(self) -> list[Finding]:
+        """The findings of a queued run, once ``done``."""
+        assert self.queued is not None and self.queued.outcome is not None
+        return _findings(self.document, self.paths, self.queued.outcome)
 
 
-def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
-    """Send one Karta document to the house rules of ``rules`` that can run (None: none can,
-    or the document is no JSON; those that cannot run are left to ``failures``)."""
+def _input(document: Document, rules: Sequence[HouseRule]) -> tuple[list[HouseRule], dict[str, list[Path]], str] | None:
+    """The rules of ``rules`` that can run on a Karta document, its units' paths by kind, and the
+    program's input (None: no rule can run, or the document is no JSON)."""
     from kartalint.rules._house_jq import engine  # (the jq worker's machinery: only when house rules run)
 
-    house = engine()
-    runnable = house.runnable(rules)
+    runnable = engine().runnable(rules)
     if not runnable:
         return None
     kinds = {rule.for_each for rule in runnable}
@@ -129,17 +142,76 @@ def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | No
         text = json.dumps({"d": document.data, "u": paths}, allow_nan=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
         return None
-    return HouseRun(document, paths, house.start(runnable, text))
+    return runnable, paths, text
+
+
+def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
+    """Send one Karta document to the house rules of ``rules`` that can run (None: none can,
+    or the document is no JSON; those that cannot run are left to ``failures``)."""
+    from kartalint.rules._house_jq import engine  # lazy: only when house rules run
+
+    found = _input(document, rules)
+    if found is None:
+        return None
+    runnable, paths, text = found
+    return HouseRun(document, paths, engine().start(runnable, text))
+
+
+def queue_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
+    """Queue one Karta document for the house rules of ``rules`` that can run (``start_house``'s
+    None), to be read with a batch of others (``HouseRun.done``, ``drain_house``)."""
+    from kartalint.rules._house_jq import Queued, engine  # lazy: only when house rules run
+
+    found = _input(document, rules)
+    if found is None:
+        return None
+    runnable, paths, text = found
+    label = display_path(document.source.path)
+
+    def locate(rule: HouseRule, failure: Failure) -> Failure:
+        return _located(failure, label, paths[rule.for_each][failure.unit] if failure.unit is not None else None)
+
+    queued = Queued(runnable, text, locate)
+    run = HouseRun(document, paths, None, queued)
+    engine().queue(queued)
+    return run
 
 
 def finish_house(run: HouseRun) -> list[Finding]:
     """The findings of the house rules ``start_house`` sent the document to."""
     # lazy: the house rules' jq worker, only when house rules run (start-up of lint)
-    from kartalint.rules._house_jq import engine
+    from kartalint.rules._house_jq import engine  # lazy: the jq worker's machinery, only when house rules run
 
+    assert run.pending is not None
     house = engine()
     outcome = house.finish(run.pending)
-    document, paths = run.document, run.paths
+    findings = _findings(run.document, run.paths, outcome)
+    label = display_path(run.document.source.path)
+    for rule, failure in outcome.failed.items():
+        where = run.paths[rule.for_each][failure.unit] if failure.unit is not None else None
+        house.failed[rule] = _located(failure, label, where)
+    return findings
+
+
+def queue_file_end() -> Queued:
+    """Mark the end of a file's queued documents: once ``done``, its ``failed`` says which rules
+    had failed by then (``failures``)."""
+    from kartalint.rules._house_jq import Queued, engine  # lazy: only when house rules run
+
+    end = Queued([], None)
+    engine().queue(end)
+    return end
+
+
+def drain_house() -> None:
+    """Read every queued document."""
+    from kartalint.rules._house_jq import engine  # lazy: only when house rules run
+
+    engine().drain()
+
+
+def _findings(document: Document, paths: dict[str, list[Path]], outcome: Outcome) -> list[Finding]:
+    """The findings of an outcome of the house rules on a document, placed."""
     findings = []
     for rule, hits in outcome.hits.items():
         for index, message in hits:
@@ -159,10 +231,6 @@ def finish_house(run: HouseRun) -> list[Finding]:
                     rule.hint,
                 )
             )
-    label = display_path(document.source.path)
-    for rule, failure in outcome.failed.items():
-        where = paths[rule.for_each][failure.unit] if failure.unit is not None else None
-        house.failed[rule] = _located(failure, label, where)
     return findings
 
 
@@ -177,13 +245,13 @@ def _located(failure: Failure, label: str, path: Path | None) -> Failure:
     return Failure(failure.part, f"{failure.detail} (on {label}{where})", failure.unit)
 
 
-def failures(rules: Sequence[HouseRule]) -> list[Finding]:
-    """``house-rule-failed`` findings of the rules of ``rules`` that could not run in this process,
-    each at its place in the configuration file."""
-    # lazy: the house rules' jq worker, only when house rules run (start-up of lint)
-    from kartalint.rules._house_jq import engine
+def failures(rules: Sequence[HouseRule], failed: dict[HouseRule, Failure] | None = None) -> list[Finding]:
+    """``house-rule-failed`` findings of the rules of ``rules`` that could not run in this process
+    (or by the end of a file queued: ``queue_file_end``), each at its place in the configuration file."""
+    from kartalint.rules._house_jq import engine  # lazy: only when house rules run
 
-    failed = engine().failed
+    if failed is None:
+        failed = engine().failed
     if not failed:
         return []
     return [failure_finding(rule, failed[rule]) for rule in rules if rule in failed]

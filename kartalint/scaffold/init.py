@@ -19,7 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kartalint.evaluation import Evaluator
+from kartalint.load.observed import read_observed
+from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd, review_lines
+from kartalint.scaffold.observed_checks import case_fixture
+from kartalint.scaffold.observed_draft import drafts_from_objects
 from kartalint.scaffold.release import ACTION, REPOSITORY, THIRD_PARTY_ACTIONS, pinned_revision
+from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
 
 LAYOUTS = {"definitions": ("definitions", "definitions"), "catalog": ("catalog", "fixtures")}
 
@@ -165,8 +171,6 @@ def plan(
 ) -> Plan:
     """What ``init`` would write under ``root`` (nothing is written). With ``sources`` (``--from``),
     each draft explains the objects of its kind and their pods, and gets one fixture per state seen."""
-    from kartalint.evaluation import Evaluator
-
     if layout not in LAYOUTS:
         raise InitError(f"unknown layout {layout!r} (choose from {', '.join(LAYOUTS)})")
     how = "given with --rev"
@@ -192,11 +196,6 @@ def _drafts(
     """Each CRD's drafts and fixtures in ``result`` (one fixture per observed state with
     ``sources``, else the skeleton); the CRDs as the configuration names them (a copy in crds/ for
     one outside the root)."""
-    from kartalint.load.observed import read_observed
-    from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd, review_lines
-    from kartalint.scaffold.observed_checks import case_fixture
-    from kartalint.scaffold.observed_draft import drafts_from_objects
-    from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
 
     observed = read_observed(sources) if sources else None
     if observed is not None and observed.problems:
