@@ -41,3 +41,9 @@ class SafeCsvWriter:
     def writerow(self, cells: Iterable[object]) -> None:
         """Write one record (an ``int`` cell is a number: written as it is)."""
         self._writer.writerow([cell if type(cell) is int else neutralised(cell) for cell in cells])
+
+    def writerows(self, records: Iterable[Iterable[object]]) -> None:
+        """Write each record as ``writerow`` does."""
+        self._writer.writerows(
+            [[cell if type(cell) is int else neutralised(cell) for cell in cells] for cells in records]
+        )
