@@ -244,7 +244,8 @@ def _evaluate(
         work.append((index, item, definition))
     given = [pods.of(item.data) if pods is not None else None for _, item, _ in work]
     views = evaluator.evaluate_all(
-        [(definition.data, item.data, found) for (_, item, definition), found in zip(work, given, strict=True)]
+        [(definition.data, item.data, found) for (_, item, definition), found in zip(work, given, strict=True)],
+        [item.text for _, item, _ in work],  # the JSON text read, handed to jq as it is where it may be
     )
     for (index, item, definition), view, found in zip(work, views, given, strict=True):
         entries[index] = entry_of(item.origin, item.data, definition, view, found)
