@@ -1211,6 +1211,7 @@ def test_a_json_lists_entries_go_to_jq_as_read_only_where_jq_makes_the_same_of_t
     assert read["t-0"] is not None and json.loads(read["t-0"]) == json.loads(text)["items"][0]
     assert read["odd"] is None and read["zero"] is None  # a fraction or exponent; a -0
     assert not reusable('{"a": [1, -0]}') and not reusable('{"a": -0}') and reusable('{"a": "x-0", "b": -01e}')
+    assert not reusable('{"a": ' + "[" * 300 + "]" * 300 + "}")  # deeper than jq is handed: encoded, and refused
     docs = {}
     for name in ("fleet.json", "fleet.yaml"):
         code, doc, err = summary_json(capsys, name, "--rows", "role", "--definition", "trainer.yaml")

@@ -33,7 +33,7 @@ from kartalint.evaluation.extract import (
 )
 from kartalint.evaluation.jqexec import JqSession, Outcome
 from kartalint.evaluation.status import match_status
-from kartalint.evaluation.view import Component, FieldError, Instance, WorkloadView
+from kartalint.evaluation.view import Component, FieldError, Instance, PodLists, ReadTexts, WorkloadView
 from kartalint.jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
 from kartalint.karta import as_dict
 from kartalint.load.nodes import MAX_DEPTH
@@ -210,33 +210,19 @@ class Evaluator:
         return self._fill(view, prepared, obj, outcomes, pods)
 
     def evaluate_many(
-        self,
-        definition: dict[str, Any],
-        objects: Sequence[Any],
-        pods: Sequence[Sequence[Any] | None] | None = None,
-        object_texts: Sequence[str | None] | None = None,
+        self, definition: dict[str, Any], objects: Sequence[Any], pods: PodLists = None, read: ReadTexts = None
     ) -> list[WorkloadView]:
-        """``[evaluate(definition, obj, pods) for each object]``, with the objects streamed through
-        the jq worker in batches (each object keeps its own time limit and its own errors).
-        ``pods``, when given, holds one list of pods (or None) per object; ``object_texts``, one JSON text
-        (or None) per object that jq is handed instead of the object encoded again: the text the
-        object was decoded from, when jq makes the same of it (``load.plain_json.reusable``)."""
+        """``[evaluate(definition, obj, pods) for each object]``, with the objects streamed through the jq
+        worker in batches (each object keeps its own time limit and errors). ``pods``, ``read``: per object its
+        pods (or None), the JSON text it was read from (or None), handed to jq as it is (plain_json.reusable)."""
         if pods is not None and (not isinstance(pods, (list, tuple)) or len(pods) != len(objects)):
             raise ArgumentError("pods must be None or hold one entry (a list of pods or None) per object")
-        if object_texts is not None and len(object_texts) != len(objects):
-            raise ArgumentError("object_texts must be None or hold one entry (a JSON text or None) per object")
         views: list[WorkloadView | None] = [None] * len(objects)
         prepared = self.prepare(definition)
-        streamed, texts = [], []
+        streamed, texts, read = [], [], read or [None] * len(objects)
         for index, obj in enumerate(objects):
-            given = object_texts[index] if object_texts is not None else None
-            text = (
-                None
-                if prepared.unreadable or prepared.invalid or (pods and pods[index] is not None)
-                else given
-                if given is not None and given.count("{") + given.count("[") <= MAX_DEPTH  # as json_text's
-                else to_json(obj)
-            )
+            text = None if prepared.unreadable or prepared.invalid or (pods and pods[index] is not None) else ""
+            text = text if text is None else read[index] or to_json(obj)
             if text is None:  # the general path says what is wrong (or evaluates the pods too)
                 views[index] = self.evaluate(definition, obj, pods[index] if pods else None)
             else:
@@ -250,14 +236,9 @@ class Evaluator:
                 views[index] = self._view(prepared, objects[index], outcomes)
         return [view for view in views if view is not None]
 
-    def evaluate_all(
-        self,
-        items: Sequence[tuple[dict[str, Any], Any, Sequence[Any] | None]],
-        object_texts: Sequence[str | None] | None = None,
-    ) -> list[WorkloadView]:
+    def evaluate_all(self, items: Sequence[tuple[dict[str, Any], Any, Sequence[Any] | None]]) -> list[WorkloadView]:
         """``[evaluate(definition, obj, pods) for definition, obj, pods in items]``, each definition's
-        objects evaluated together by ``evaluate_many`` (``kartalint test``, ``diff``, ``describe``);
-        ``object_texts``: as ``evaluate_many``'s, one per item."""
+        objects evaluated together by ``evaluate_many`` (``kartalint test``, ``diff``, ``describe``)."""
         groups: dict[int, list[int]] = {}
         for index, (definition, _obj, _pods) in enumerate(items):
             groups.setdefault(id(definition), []).append(index)
@@ -266,8 +247,7 @@ class Evaluator:
             definition = items[indexes[0]][0]
             objects = [items[i][1] for i in indexes]
             pods = [items[i][2] for i in indexes]
-            given = [object_texts[i] for i in indexes] if object_texts is not None else None
-            for index, view in zip(indexes, self.evaluate_many(definition, objects, pods, given), strict=True):
+            for index, view in zip(indexes, self.evaluate_many(definition, objects, pods), strict=True):
                 views[index] = view
         return [view for view in views if view is not None]
 

@@ -242,11 +242,13 @@ def _evaluate(
             )
             continue
         work.append((index, item, definition))
-    given = [pods.of(item.data) if pods is not None else None for _, item, _ in work]
-    views = evaluator.evaluate_all(
-        [(definition.data, item.data, found) for (_, item, definition), found in zip(work, given, strict=True)],
-        [item.text for _, item, _ in work],  # the JSON text read, handed to jq as it is where it may be
-    )
-    for (index, item, definition), view, found in zip(work, views, given, strict=True):
-        entries[index] = entry_of(item.origin, item.data, definition, view, found)
+    by_definition: dict[int, list[tuple[int, LoadedObject, DefinitionFile]]] = {}
+    for job in work:  # each definition's objects together, as Evaluator.evaluate_all groups them
+        by_definition.setdefault(id(job[2].data), []).append(job)
+    for jobs in by_definition.values():
+        found = [pods.of(item.data) if pods is not None else None for _, item, _ in jobs]
+        read = [item.text for _, item, _ in jobs]  # the JSON text read, handed to jq as it is where it may be
+        views = evaluator.evaluate_many(jobs[0][2].data, [item.data for _, item, _ in jobs], found, read)
+        for (index, item, definition), view, given in zip(jobs, views, found, strict=True):
+            entries[index] = entry_of(item.origin, item.data, definition, view, given)
     return [entry for entry in entries if entry is not None]

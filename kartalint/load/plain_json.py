@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
+from kartalint.load.nodes import MAX_DEPTH
 from kartalint.load.plain import TOO_LARGE, NotPlain, Piece
 
 CHUNK = 1 << 18
@@ -130,7 +131,10 @@ def reusable(text: str) -> bool:
     otherwise (``0``). Strings decode to the same characters whatever their escapes, white space
     is nothing to jq, and a repeated key keeps its last value, in its first place, in both. A
     ``-0`` inside a string (``", -0"``) also says no: the text is then encoded again, which is
-    never wrong."""
+    never wrong. Nor is a text with more brackets than ``MAX_DEPTH`` (the engine's encoding says
+    whether such data nests too deeply for jq)."""
+    if text.count("{") + text.count("[") > MAX_DEPTH:
+        return False
     at = text.find("-0")
     while at != -1:
         if (at == 0 or text[at - 1] in " \t\r\n:[,") and text[at + 2 : at + 3] not in _NUMBER_GOES_ON:
