@@ -16,12 +16,12 @@ __all__ = ["RELEASE", "Evaluator", "__version__", "evaluate"]
 
 def __getattr__(name: str) -> Any:
     if name in ("RELEASE", "__version__"):
-        from kartalint.scaffold import release
+        from kartalint.scaffold import release  # lazy: asked for by --version and the API only
 
         value = globals()[name] = release.RELEASE if name == "RELEASE" else release.installed_version()
         return value
     if name in ("evaluate", "Evaluator"):
-        from kartalint import evaluation
+        from kartalint import evaluation  # lazy: the evaluation engine is not lint's (start-up of lint)
 
         return getattr(evaluation, name)
     raise AttributeError(f"module 'kartalint' has no attribute {name!r}")

@@ -19,6 +19,7 @@ class KartalintError(Exception):
     error escapes the other control characters (``report.output.MessageStream``)."""
 
     def __init__(self, *args: object) -> None:
+        """The message (the first argument) with its line breaks shown as ``\\n`` and ``\\r``."""
         if args and isinstance(args[0], str):
             args = (_ONE_LINE.sub(lambda m: _SHOWN[m.group()], args[0]), *args[1:])
         super().__init__(*args)
@@ -53,6 +54,7 @@ class ConfigError(UsageError):
     with ``file:line:column:`` where the place is known."""
 
     def __init__(self, message: str, file: str | None = None, line: int = 0, column: int = 0) -> None:
+        """``message`` about the configuration ``file``, at ``line`` and ``column`` when known (0: not known)."""
         super().__init__(message)
         self.file, self.line, self.column = file, line, column
 

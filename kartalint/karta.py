@@ -39,6 +39,9 @@ CONDITION_FIELD_DEFAULTS = {
 
 @dataclass(frozen=True)
 class JqField:
+    """A jq field of a definition: its path in the document, expression, whether it runs on the workload or a pod,
+    whether it must be a plain path (written back), and its kind (``replicasPath``, ...)."""
+
     path: Path
     expression: str
     target: str  # "workload" or "pod"
@@ -56,6 +59,7 @@ class ComponentRef:
 
     @property
     def name(self) -> Any:
+        """The component's ``name`` (any value: not checked)."""
         return self.data.get("name")
 
 
@@ -65,10 +69,12 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 
 def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else []."""
     return value if isinstance(value, list) else []
 
 
 def structure(doc: Any) -> dict[str, Any]:
+    """The ``spec.structureDefinition`` of a definition ({} when missing)."""
     return as_dict(as_dict(as_dict(doc).get("spec")).get("structureDefinition"))
 
 
@@ -87,6 +93,7 @@ def components(doc: Any) -> list[ComponentRef]:
 
 
 def gang_scheduling(doc: Any) -> dict[str, Any]:
+    """The ``spec.optimizationInstructions.gangScheduling`` of a definition ({} when missing)."""
     return as_dict(as_dict(as_dict(as_dict(doc).get("spec")).get("optimizationInstructions")).get("gangScheduling"))
 
 
@@ -179,6 +186,7 @@ def _component_jq(path: Path, comp: dict[str, Any]) -> Iterator[JqField]:
 
 
 def gvk_of(kind: Any) -> tuple[str, str, str] | None:
+    """The group/version/kind of a component's ``kind`` mapping, or None when it is not one."""
     if not isinstance(kind, dict):
         return None
     return (str(kind.get("group") or ""), str(kind.get("version") or ""), str(kind.get("kind") or ""))

@@ -17,10 +17,12 @@ class Severity(enum.IntEnum):
     ERROR = 3
 
     def __str__(self) -> str:  # "error", "warning", "info"
+        """The severity as written: "error", "warning" or "info"."""
         return self.name.lower()
 
     @classmethod
     def parse(cls, text: str) -> Severity:
+        """The severity ``text`` names (any case), or ``ValueError``."""
         try:
             return cls[str(text).strip().upper()]
         except KeyError:
@@ -38,6 +40,7 @@ class Span:
 
     @classmethod
     def point(cls, line: int, column: int) -> Span:
+        """A span of one character at ``line``, ``column``."""
         return cls(line, column, line, column + 1)
 
 
@@ -57,6 +60,7 @@ class Finding:
     hint: str = ""
 
     def to_dict(self) -> dict:
+        """The finding as the JSON report writes it."""
         return {
             "file": self.file,
             "line": self.line,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,8 @@ _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
 
 @dataclass
 class Config:
+    """The configuration (docs/configuration.md), merged from its files; every path in it is absolute."""
+
     severities: dict[str, Severity | None] = field(default_factory=dict)  # None = disabled
     exclude: list[str] = field(default_factory=list)
     exclude_from: list[str] = field(default_factory=list)  # the configuration file of each pattern
@@ -105,7 +108,7 @@ class Config:
         None when ``path`` is not excluded (the last pattern that matches decides)."""
         if not self.excluded(path):
             return None
-        import pathspec
+        import pathspec  # lazy: pathspec only where a pattern could match (start-up of lint)
 
         rel = self.relative(path) or ""
         sources = [*self.exclude_from, *[self.source or "the configuration"] * len(self.exclude)]
@@ -142,7 +145,7 @@ def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rul
     if problem is not None:
         raise layer.error(problem.message, problem.path, key=problem.key)
     if entries:
-        from kartalint.load.house_rules import read_house_rules
+        from kartalint.load.house_rules import read_house_rules  # lazy: only with house rules (start-up of lint)
 
         for house_rule in read_house_rules(layer, rules, boundary):
             config.house_rules[house_rule.id] = house_rule  # a later file's rule of the same id replaces it
@@ -249,8 +252,7 @@ def read_config(path: str, text: str | None = None, root: str | None = None, *, 
 
 
 def parse_config(data: Any, source: str, *, rules: Mapping[str, Rule]) -> Config:
-    """A configuration from data already read (``source`` names it in errors; ``rules`` as for
-    ``read_config``)."""
+    """A configuration from data already read (``source`` names it in errors; ``rules`` as for ``read_config``)."""
     layer = ConfigFile(source, {})
     if data is not None and not isinstance(data, dict):
         raise layer.error("the configuration must be a mapping")
@@ -274,6 +276,8 @@ def load_config(explicit: str | None = None, *, rules: Mapping[str, Rule]) -> Co
 
 @dataclass
 class Project:
+    """The user's project, built once per run and handed to every stage: root, configuration, reads allowed."""
+
     root: str
     config: Config
     config_file: str | None = None
@@ -285,6 +289,7 @@ class Project:
 
     # -- files ------------------------------------------------------------------------------
     def excluded(self, path: str) -> bool:
+        """Whether the configuration excludes ``path``."""
         return self.config.excluded(path)
 
     def yaml_files(self) -> list[str]:
@@ -295,8 +300,6 @@ class Project:
         if not self.in_project:
             names = []
         elif git_toplevel(self.root):
-            import subprocess
-
             try:
                 proc = subprocess.run(
                     ["git", "ls-files", "-z", "-co", "--exclude-standard"],

@@ -165,6 +165,36 @@ def base() -> dict[str, Any]:
     return copy.deepcopy(yaml.safe_load(BASE_DEFINITION))
 
 
+def crd_document(schema: dict[str, Any], kind: str = "Thing", columns: list | None = None) -> dict[str, Any]:
+    """A CustomResourceDefinition of ``kind`` in group example.com, one served version v1 with
+    ``schema`` as its openAPIV3Schema (and printer ``columns`` when given)."""
+    version: dict[str, Any] = {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}
+    if columns:
+        version["additionalPrinterColumns"] = columns
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{kind.lower()}s.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": kind, "plural": f"{kind.lower()}s"},
+            "scope": "Namespaced",
+            "versions": [version],
+        },
+    }
+
+
+def spec_and_status(spec_properties: dict[str, Any], status_properties: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An object schema with a ``spec`` and a ``status`` of these properties."""
+    return {
+        "type": "object",
+        "properties": {
+            "spec": {"type": "object", "properties": spec_properties},
+            "status": {"type": "object", "properties": status_properties or {}},
+        },
+    }
+
+
 def lint_text(text: str, name: str = "def.yaml", config: Config | None = None):
     """What lint reports on ``text`` (judged whatever it holds, as ``--strict-files``)."""
     return lint_source(load_text(text, name), config or Config(), strict_files=True).findings
@@ -211,8 +241,9 @@ def run_cli(argv: list[str], cwd: Any = None, stdin: str = "") -> tuple[int, str
 
 
 def build_wheel(source: Any, wheel_dir: Any) -> None:
-    """Build kartalint's wheel from the copy of its sources in ``source`` into ``wheel_dir``, offline:
-    with the test extra's setuptools, not in a build environment of pip's own (4 s less)."""
+    """Build the wheel of the project in ``source`` (kartalint's sources, or a plugin's) into
+    ``wheel_dir``, offline: with the test extra's setuptools, not in a build environment of pip's
+    own (4 s less)."""
     built = subprocess.run(
         [
             sys.executable,

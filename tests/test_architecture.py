@@ -140,7 +140,7 @@ def _upward_imports() -> list[str]:
     for name, path in modules.items():
         here = _rank(name)
         assert here is not None, f"{name}: a module of the package root needs a rank (ROOT_BELOW, ROOT_AFTER)"
-        version_only = ("kartalint", "__version__") in _imported_names(path, name)
+        version_only = ("kartalint", "__version__") in _imported_names(path, name) or _reads_only_version(path)
         for target in _runtime_imports(path, name, modules):
             if target == "kartalint" and version_only:
                 continue
@@ -376,6 +376,23 @@ def test_the_architecture_page_names_every_module():
     assert missing == []
 
 
+def _reads_only_version(path: pathlib.Path) -> bool:
+    """Whether the module does ``import kartalint`` only to read ``kartalint.__version__`` when it
+    needs it (the version is looked up when first read: git in a checkout, so not at import)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = any(
+        isinstance(node, ast.Import) and any(alias.name == "kartalint" and not alias.asname for alias in node.names)
+        for node in ast.walk(tree)
+    )
+    uses = [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "kartalint"
+    ]
+    bare = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "kartalint"]
+    return imported and bool(uses) and set(uses) == {"__version__"} and len(bare) == len(uses)
+
+
 def _imported_names(path: pathlib.Path, name: str) -> set[tuple[str, str]]:
     """(module, name) of every ``from module import name`` in the module (relative imports
     resolved), and (module, "*") of every ``import module``."""
@@ -458,17 +475,12 @@ def test_the_lint_entry_check_sees_a_stray_caller():
     }
 
 
-# cli modules two other branches rewrite at the same time (issue 44's rule holds for them too; the
-# integrator removes this list once they are merged)
-CLI_PENDING_OTHER_BRANCHES = {"describe", "describe_summary", "kubectl", "new", "init"}
 MAX_CLI_FUNCTION_LINES = 40
 
 
 def _cli_functions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     found = []
     for path in sorted((PACKAGE / "cli").glob("*.py")):
-        if path.stem in CLI_PENDING_OTHER_BRANCHES:
-            continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 found.append((f"cli/{path.name}:{node.lineno} {node.name}", node))
@@ -509,11 +521,84 @@ def test_commands_are_thin():
     assert long == [], "split the command into a request, its collaborators and the stage's call"
     untyped = [name for name, node in _cli_functions() if any(_says_any(a) for a in _annotations(node))]
     assert untyped == [], "give what a command hands on its type (no Any in cli/ signatures)"
-    assert {p.stem for p in (PACKAGE / "cli").glob("*.py")} >= CLI_PENDING_OTHER_BRANCHES
+    # every module of cli/ is looked at (each has functions: its command's add_arguments and run)
+    assert {name.split(":")[0] for name, _ in _cli_functions()} == {
+        f"cli/{p.name}" for p in (PACKAGE / "cli").glob("*.py")
+    }
     assert _says_any(ast.parse("dict[str, Any]", mode="eval").body) and _says_any(
         ast.parse("'t.Any | None'", mode="eval").body
     )
     assert not _says_any(ast.parse("dict[str, object]", mode="eval").body)
+
+
+DISPATCH = "__init__.py"  # kartalint/cli/__init__.py: imports a command's module when it is run
+
+
+def _function_imports(text: str) -> list[str]:
+    """Each import made inside a function of a module's text (line and what it imports), in order."""
+    inside: dict[int, ast.Import | ast.ImportFrom] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inside.update({id(n): n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))})
+    found = []
+    for node in sorted(inside.values(), key=lambda n: (n.lineno, n.col_offset)):
+        if isinstance(node, ast.Import):
+            found += [f"{node.lineno} {alias.name}" for alias in node.names]
+        else:
+            found.append(f"{node.lineno} {'.' * node.level}{node.module or ''}")
+    return found
+
+
+def test_command_modules_import_at_their_top():
+    """The one lazy boundary of ``cli/`` is the dispatch (``kartalint.cli`` imports a command's
+    module when that command is run, and its help when it is shown): every other module of
+    ``cli/`` imports at its top (``if TYPE_CHECKING:`` for what only annotations name; an optional
+    extra in a ``try`` at the top)."""
+    inside = {
+        path.name: found
+        for path in sorted((PACKAGE / "cli").glob("*.py"))
+        if path.name != DISPATCH and (found := _function_imports(path.read_text(encoding="utf-8")))
+    }
+    assert inside == {}, "move these imports to the module's top (the dispatch in cli/__init__.py is the lazy one)"
+    assert _function_imports((PACKAGE / "cli" / DISPATCH).read_text(encoding="utf-8"))  # (the check sees them)
+
+
+def test_the_function_import_check_sees_one_in_a_method_and_a_nested_function():
+    text = (
+        "import os\nclass A:\n    def f(self):\n        from kartalint import model\n"
+        "def g():\n    def h():\n        import json, re\n    if True:\n        from . import x\n"
+    )
+    assert _function_imports(text) == ["4 kartalint", "7 json", "7 re", "9 ."]
+
+
+def test_a_one_file_lint_imports_no_other_command_and_no_heavy_extra(tmp_path):
+    """A one-file ``kartalint lint`` (a pre-commit hook call) imports its own command only: no
+    other command's module, and none of what they need (the language server, hypothesis, the
+    mutation and testing stages, ruamel, shtab); ``--help`` and ``--version`` import no command."""
+    import subprocess
+    import sys
+
+    definition = PACKAGE.parent / "catalog" / "batch-job-v1.yaml"
+    others = {f"kartalint.cli.{p.stem}" for p in (PACKAGE / "cli").glob("*.py")} - {
+        "kartalint.cli.__init__",
+        "kartalint.cli.common",
+        "kartalint.cli.lint",
+    }
+    heavy = ("pygls", "lsprotocol", "hypothesis", "ruamel", "shtab", "kartalint.lsp", "kartalint.explore",
+             "kartalint.mutation", "kartalint.testing", "kartalint.cli.manual")  # fmt: skip
+    script = (
+        "import sys\nfrom kartalint.cli import main\ntry:\n    code = main(sys.argv[1:])\n"
+        "except SystemExit as stop:\n    code = stop.code\n"
+        "sys.stderr.write('\\n'.join(sorted(sys.modules)))\nsys.exit(code)\n"
+    )
+    for argv, own in ((["lint", str(definition)], {"kartalint.cli.lint"}), (["--version"], set()), (["--help"], set())):
+        proc = subprocess.run(
+            [sys.executable, "-c", script, *argv], capture_output=True, text=True, cwd=tmp_path, check=False
+        )
+        assert proc.returncode == 0, proc.stderr
+        modules = set(proc.stderr.splitlines())
+        assert modules & (others | {"kartalint.cli.lint"}) == own, argv
+        assert not [m for m in modules if m.startswith(heavy)], argv
 
 
 def test_no_dead_code():

@@ -339,3 +339,52 @@ def test_the_tree_says_when_a_parent_s_copies_are_not_in_its_children_s_totals(t
     (tmp_path / "set.yaml").write_text(yaml.safe_dump(obj))
     main(["describe", "set.yaml", "--definition", bad])
     assert "note:" not in capsys.readouterr().out
+
+
+def test_the_description_of_the_objects_holds_the_exit_code(workdir):
+    """The exit policy of describe of objects belongs to its result (``evaluation.described``): 2
+    when no definition covers an object, 1 when upstream refuses an object's definition, a view has
+    errors or a place of the input could not be read, else 0; the views are those of the objects
+    whose definition was chosen, in order."""
+    from kartalint.evaluation import Evaluator
+    from kartalint.evaluation.described import Subject, describe
+    from kartalint.load.definitions import DefinitionIndex
+    from kartalint.load.objects import load_objects
+
+    (workdir / "mixed.yaml").write_text(OBJECT + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    (workdir / "half.yaml").write_text("just text\n---\n" + OBJECT)
+    (workdir / "invalid").mkdir()
+    definition = yaml.safe_load(BASE_DEFINITION)
+    mappings = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    mappings["failed"] = [{"byExpression": '.status.phase == "Failed"'}]  # a matcher of the wrong type
+    (workdir / "invalid" / "trainer.yaml").write_text(yaml.safe_dump(definition))
+    definition = yaml.safe_load(BASE_DEFINITION)
+    child = definition["spec"]["structureDefinition"]["childComponents"][0]
+    child["scaleDefinition"]["replicasPath"] = ".spec.roles[] | .replicas * .template.spec.parallelism"
+    (workdir / "erring.yaml").write_text(yaml.safe_dump(definition))
+    defs, invalid = DefinitionIndex.from_paths(["defs"]), DefinitionIndex.from_paths(["invalid"])
+
+    pods = [o.data for o in load_objects("pods.yaml")[0]]
+
+    def described(evaluator, path, index=defs, fixed=None):
+        objects, errors = load_objects(path)
+        return describe(Subject(path, objects, errors, pods), index, fixed, evaluator)
+
+    with Evaluator() as evaluator:
+        good = described(evaluator, "obj.yaml")
+        mixed = described(evaluator, "mixed.yaml")
+        half = described(evaluator, "half.yaml")
+        refused = described(evaluator, "obj.yaml", invalid)
+        erring = described(evaluator, "obj.yaml", fixed=DefinitionIndex.from_paths(["erring.yaml"]).definitions[0])
+    assert [c.outcome for c in good.choices] == ["chosen"] and good.exit_code() == 0
+    ((entry, view),) = good.views
+    assert entry.path == "defs/trainer.yaml" and view.statuses == ["Running"] and view.resources.gpus == 8
+    assert next(c for c in view.to_dict()["components"] if c["name"] == "worker")["pods"]["ready"] == 1  # with pods
+    assert [c.outcome for c in mixed.choices] == ["chosen", "uncovered"] and len(mixed.views) == 1
+    assert mixed.exit_code() == 2
+    assert half.subject.errors and [c.outcome for c in half.choices] == ["chosen"] and half.exit_code() == 1
+    assert [c.outcome for c in refused.choices] == ["refused"] and refused.views == [] and refused.exit_code() == 1
+    assert erring.views[0][1].all_errors and erring.exit_code() == 1
+    with Evaluator(force=True) as forced:  # --force: upstream's refusal is an error of the view
+        forced_view = described(forced, "obj.yaml", invalid)
+    assert [c.outcome for c in forced_view.choices] == ["chosen"] and forced_view.exit_code() == 1

@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import shutil
+import sys
 
 import pytest
 import yaml
@@ -791,3 +792,20 @@ def test_status_seeds_write_one_compared_condition_type_at_a_time(tmp_path, caps
     written = [[c["type"] for c in s.get("status", {}).get("conditions", [])] for s in seeds]
     assert ["Complete"] in written and ["Failed"] in written
     assert all(len(types) <= 1 for types in written)
+
+
+def test_without_the_explore_extra_the_command_says_what_to_install(monkeypatch, capsys, tmp_path):
+    """hypothesis is the explore extra: without it, `kartalint explore` says what to install (exit 2)
+    and its help still works (cli/explore.py imports the explorer at its top, in a ``try``)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "hypothesis", None)
+    for name in ("kartalint.cli.explore", "kartalint.explore.generate", "kartalint.explore.search"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    try:
+        assert main(["explore", "definition.yaml"]) == 2
+        assert "explore needs hypothesis: python3 -m pip install 'kartalint[explore]'" in capsys.readouterr().err
+        with pytest.raises(SystemExit) as stop:
+            main(["explore", "--help"])
+        assert stop.value.code == 0 and "--examples" in capsys.readouterr().out
+    finally:
+        sys.modules.pop("kartalint.cli.explore", None)  # the module without the explorer is not kept

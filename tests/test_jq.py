@@ -177,6 +177,28 @@ def test_run_many_gives_each_text_what_a_single_run_gives(runner):
     assert "Cannot index string" in streamed[2].error
 
 
+def test_run_many_sends_a_few_texts_in_one_message_and_streams_many(runner, monkeypatch):
+    """A list of up to one batch of texts (a fixture run, a mutant) is one round trip to the worker;
+    an iterator, or more texts, starts with a small chunk so that the worker starts at once."""
+    sizes: list[int] = []
+    send = runner._send
+
+    def counted(message):
+        sizes.append(len(message[1]))
+        return send(message)
+
+    monkeypatch.setattr(runner, "_send", counted)
+    texts = [str(i) for i in range(200)]
+    assert [r.results for _, r in runner.run_many(". + 1", texts)] == [[i + 1] for i in range(200)]
+    assert sizes == [200]
+    sizes.clear()
+    assert len(list(runner.run_many(". + 1", iter(texts)))) == 200
+    assert sizes == [16, 64, 120]
+    sizes.clear()
+    assert len(list(runner.run_many(". + 1", texts * 2))) == 400
+    assert sizes == [16, 64, 256, 64]
+
+
 def test_run_many_stops_a_runaway_text_alone_and_names_it():
     texts = [str(i) for i in range(8)]
     with BoundedRunner(timeout=1) as r:

@@ -298,3 +298,100 @@ def test_document_kinds_on_data_and_text(tmp_path):
     assert mentions_karta("x.yaml", "kind: KartaFixture\n") and not mentions_karta("-", None)
     assert KARTA_TEXT.search("kind: Karta\n") and not KARTA_TEXT.search("kind: KartaFixture\n")
     assert FIXTURE_TEXT.search("apiVersion: kartalint/v1\nkind: KartaFixture\n")
+
+
+_NODE_CASES = [
+    "a: 1\na: 2\nb: {c: 1, c: 2}\n",  # duplicate keys, nested
+    "1: x\ntrue: y\nnull: z\n'q': w\n",  # keys that are not strings
+    "<<: {a: 1}\nb: 2\n",  # a merge key (its mapping inline: no anchor)
+    "? [a, b]\n: 1\n? {k: v, k: w}\n: 2\n",  # complex keys (a key mapping with a duplicate)
+    "a: " + "[" * 300 + "]" * 300 + "\n",  # deeper than the limit
+    "a: " + "{b: " * 255 + "1" + "}" * 255 + "\n",  # at the limit
+    "- [1, 2, {x: 1, x: 1}]\n- {y: [{z: 1, z: 2}]}\n",
+]
+
+
+def test_node_checks_of_a_text_without_anchors_equal_the_checks_that_follow_aliases():
+    """``node_problems`` walks an alias-free text (no ``&``) as a tree, without the bookkeeping of
+    shared nodes: the findings, in their order, are those of the walk that follows aliases, on every
+    YAML file of the project and on texts made to have each finding."""
+    import glob
+
+    from conftest import ROOT
+
+    from kartalint.load import nodes
+    from kartalint.load.loader import Loader
+
+    paths = [
+        p
+        for pattern in ("fixtures/**/*.yaml", "catalog/*.yaml", "tests/data/**/*.yaml", "kartalint/rules/examples/*/*")
+        for p in glob.glob(os.path.join(ROOT, pattern), recursive=True)
+        if p.endswith((".yaml", ".yml"))
+    ]
+    texts = []
+    for path in sorted(set(paths)):
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            texts.append((path, handle.read()))
+    texts += [(f"case {i}", text) for i, text in enumerate(_NODE_CASES)]
+    walked = found = 0
+    for name, text in texts:
+        if "&" in text:
+            continue
+        source = load_text(text, name, keep=False)
+        loader = Loader(text)
+        try:
+            while loader.check_node():
+                node = loader.get_node()
+                tree = list(nodes._tree_problems(source, node))
+                graph = list(nodes._graph_problems(source, node))
+                assert tree == graph, name
+                walked += 1
+                found += len(tree)
+        except yaml.YAMLError:
+            pass  # (a broken example: its documents before the error were compared)
+        finally:
+            loader.dispose()
+    assert walked > 300 and found >= 8
+
+
+def _streams():
+    """Multi-document texts whose plain documents have findings before and after one that is not
+    plain (an anchor, a duplicate key, a syntax error), and the same documents alone."""
+    broken = BASE_DEFINITION.replace("podTemplateSpecPath: .spec.roles[].template", "podTemplateSpecPath: .spec.roles[")
+    unknown = BASE_DEFINITION.replace("spec:\n  structureDefinition:", "spec:\n  bogusField: 1\n  structureDefinition:")
+    anchored = BASE_DEFINITION.replace("name: worker", "name: &w worker").replace("ownerRef: trainer", "ownerRef: *w")
+    duplicated = BASE_DEFINITION.replace("  name: example-com-trainer-v1", "  name: a\n  name: b")
+    yield "---\n".join([broken, unknown, anchored, broken])
+    yield "---\n".join([unknown, duplicated, broken])
+    yield "---\n".join([broken, unknown, "a: [1, 2\n", broken])
+    yield "---\n".join([unknown, broken, unknown])
+    yield from (broken, unknown, anchored, duplicated)
+
+
+def test_lint_reads_plain_documents_without_node_trees_and_places_findings_as_the_full_loader_does():
+    """lint streams a file (``SourceFile.stream``): plain documents are read from libyaml's events
+    and composed again only for the positions of their findings; from the first document that is
+    not plain, the full loader reads on. The findings, their places and the load problems are those
+    of the full loader reading every document with its node tree, on every YAML file of the
+    project and on streams that mix both."""
+    import glob
+
+    from conftest import ROOT
+
+    from kartalint.lint.pipeline import lint_source
+    from kartalint.project import Config
+
+    texts = []
+    for pattern in ("fixtures/**/*.yaml", "catalog/*.yaml", "tests/data/**/*.yaml", "kartalint/rules/examples/*/*"):
+        for path in sorted(glob.glob(os.path.join(ROOT, pattern), recursive=True)):
+            if path.endswith((".yaml", ".yml")):
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    texts.append((path, handle.read()))
+    texts += [(f"stream {i}.yaml", text) for i, text in enumerate(_streams())]
+    placed = 0
+    for name, text in texts:
+        streamed = lint_source(load_text(text, name, keep=False), Config(), strict_files=True)
+        full = lint_source(load_text(text, name, keep=True), Config(), strict_files=True)
+        assert streamed == full, name
+        placed += sum(1 for f in full.findings if f.line > 1)
+    assert placed > 60

@@ -580,8 +580,15 @@ def test_without_the_lsp_extra_the_command_says_what_to_install(monkeypatch, cap
     monkeypatch.setitem(sys.modules, "pygls", None)
     monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)
     monkeypatch.delitem(sys.modules, "kartalint.lsp.server", raising=False)
-    assert main(["lsp"]) == 2
-    assert "pip install 'kartalint[lsp]'" in capsys.readouterr().err
+    monkeypatch.delitem(sys.modules, "kartalint.cli.lsp", raising=False)  # imported anew, without the extra
+    try:
+        assert main(["lsp"]) == 2
+        assert "pip install 'kartalint[lsp]'" in capsys.readouterr().err
+        with pytest.raises(SystemExit) as stop:  # its help needs no extra
+            main(["lsp", "--help"])
+        assert stop.value.code == 0 and "--stdio" in capsys.readouterr().out
+    finally:
+        sys.modules.pop("kartalint.cli.lsp", None)  # the module without the server is not kept
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -274,6 +274,29 @@ def test_expected_result_a_test_can_never_produce():
     assert len(findings) == 1 and findings[0].path[-3:] == (0, "byExpression", "expectedResult")
 
 
+def test_expected_result_a_test_can_never_produce_whatever_form_the_test_takes():
+    data = yaml.safe_load(BASE_DEFINITION)
+    mappings = data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    tests = (
+        "if .status.ready > 0 then true else false end",  # every branch a boolean
+        '.status.phase | IN("Running", "Ready")',
+        "(.status.ready | not)",
+    )
+    mappings["running"] = [{"byExpression": {"expression": e, "expectedResult": "Running"}} for e in tests]
+    # a branch that yields a string can print "Running": not reported
+    mappings["failed"] = [
+        {
+            "byExpression": {
+                "expression": 'if .status.ready > 0 then "Running" else false end',
+                "expectedResult": "Running",
+            }
+        }
+    ]
+    findings = only(lint_text(yaml.safe_dump(data, sort_keys=False)), "expected-result-never-matches")
+    assert sorted(f.path[-3] for f in findings) == [0, 1, 2]
+    assert {f.path[-4] for f in findings} == {"running"}
+
+
 def test_no_pod_component_and_draft_placeholders(tmp_path):
     data = yaml.safe_load(BASE_DEFINITION)
     del data["spec"]["structureDefinition"]["childComponents"][0]["specDefinition"]

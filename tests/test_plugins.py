@@ -15,7 +15,7 @@ import sysconfig
 import textwrap
 
 import pytest
-from conftest import BASE_DEFINITION
+from conftest import BASE_DEFINITION, build_wheel
 from test_house_rules import line_of
 
 from kartalint.model import Rule, Severity
@@ -91,24 +91,7 @@ def build_plugin(folder, name, package, module_text, entry, examples=None):
             """
         )
     )
-    built = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(folder / "dist"),
-            str(folder),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert built.returncode == 0, built.stderr
+    build_wheel(folder, folder / "dist")
     (wheel,) = (folder / "dist").glob("*.whl")
     return wheel
 

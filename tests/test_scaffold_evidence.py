@@ -8,7 +8,7 @@ import json
 import pathlib
 
 import yaml
-from conftest import ROOT, run_cli, unwrapped
+from conftest import ROOT, crd_document, run_cli, spec_and_status, unwrapped
 
 from kartalint.cli import main
 from kartalint.load.observed import ObservedInput, ObservedObject, read_observed
@@ -218,32 +218,7 @@ def test_the_json_review_carries_the_evidence(tmp_path):
 
 
 def _crd(spec_properties, status_properties=None, kind="Thing"):
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{kind.lower()}s.example.com"},
-        "spec": {
-            "group": "example.com",
-            "names": {"kind": kind, "plural": f"{kind.lower()}s"},
-            "scope": "Namespaced",
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {
-                                "spec": {"type": "object", "properties": spec_properties},
-                                "status": {"type": "object", "properties": status_properties or {}},
-                            },
-                        }
-                    },
-                }
-            ],
-        },
-    }
+    return crd_document(spec_and_status(spec_properties, status_properties), kind)
 
 
 def _draft(tmp_path, document):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import yaml
+from conftest import crd_document, spec_and_status
 
 from kartalint.cli import main
 
@@ -21,33 +22,7 @@ INJECTED = "x\nspec:\n  injected: true\n#"  # a property name that, written raw 
 
 
 def crd(spec_properties, status_properties=None, columns=None):
-    version = {
-        "name": "v1",
-        "served": True,
-        "storage": True,
-        "schema": {
-            "openAPIV3Schema": {
-                "type": "object",
-                "properties": {
-                    "spec": {"type": "object", "properties": spec_properties},
-                    "status": {"type": "object", "properties": status_properties or {}},
-                },
-            }
-        },
-    }
-    if columns:
-        version["additionalPrinterColumns"] = columns
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "hostiles.example.com"},
-        "spec": {
-            "group": "example.com",
-            "names": {"kind": "Hostile", "plural": "hostiles"},
-            "scope": "Namespaced",
-            "versions": [version],
-        },
-    }
+    return crd_document(spec_and_status(spec_properties, status_properties), "Hostile", columns)
 
 
 def test_a_line_break_in_a_crd_name_or_value_never_leaves_its_comment(tmp_path, capsys):

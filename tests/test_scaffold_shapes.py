@@ -9,7 +9,7 @@ import json
 
 import pytest
 import yaml
-from conftest import unwrapped
+from conftest import crd_document, unwrapped
 
 from kartalint.cli import main
 
@@ -24,18 +24,7 @@ FREE = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
 
 
 def crd(kind, properties, status=None):
-    schema = {"type": "object", "properties": dict(properties, status=status or {"type": "object"})}
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{kind.lower()}s.example.com"},
-        "spec": {
-            "group": "example.com",
-            "names": {"kind": kind, "plural": f"{kind.lower()}s"},
-            "scope": "Namespaced",
-            "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}],
-        },
-    }
+    return crd_document({"type": "object", "properties": dict(properties, status=status or {"type": "object"})}, kind)
 
 
 def draft(tmp_path, capsys, document):

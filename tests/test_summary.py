@@ -1221,3 +1221,70 @@ def test_a_json_lists_entries_go_to_jq_as_read_only_where_jq_makes_the_same_of_t
     instances = {(r["name"], r["instance"]) for r in docs["fleet.json"]}
     assert instances == {("t-0", "1"), ("t-0", "-2"), ("t-0", "30"), ("odd", "0"), ("odd", "1.5"),
                          ("odd", "100.0"), ("zero", "0"), ("zero", "4")}  # fmt: skip
+
+
+def test_the_fleet_summary_holds_the_exit_code_and_says_what_it_could_not_count(tmp_path, monkeypatch, workloads):
+    """The exit policy of ``describe --summary`` belongs to its result (``FleetSummary``): 2 when
+    nothing was read or no object is covered, 1 when a place could not be read, kubectl refused a
+    list or the figures differ, else 0; with the places that could not be read and why a summary
+    that says nothing is an error, in words."""
+    from kartalint.evaluation import Evaluator
+    from kartalint.evaluation.fleet import summarise
+    from kartalint.evaluation.fleet_sources import FileSource, chooser
+    from kartalint.evaluation.fleet_totals import FleetSummary
+    from kartalint.load.definitions import DefinitionIndex, bundled_catalog
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fleet.yaml").write_text(as_list(workloads))
+    (tmp_path / "empty.yaml").write_text("# nothing\n")
+    (tmp_path / "secrets.yaml").write_text(as_list([{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}]))
+    (tmp_path / "broken.yaml").write_text("kind: [unclosed\n")
+    choose, _ = chooser([DefinitionIndex.from_paths([bundled_catalog()], origin="bundled")])
+
+    def walked(*paths):
+        source = FileSource(paths, None, 10**9)
+        with Evaluator() as evaluator:
+            fleet = FleetSummary(summarise(source.items(), choose, evaluator))
+            assert len(list(fleet.entries())) == fleet.totals.objects + fleet.totals.unreadable_count
+        return fleet, source.what()
+
+    fleet, what = walked("fleet.yaml")
+    assert fleet.totals.all.workloads == len(workloads) and fleet.unreadable_lines() == []
+    assert fleet.empty_problem(what, 0) is None and fleet.exit_code(0, False) == 0
+    assert fleet.exit_code(1, False) == fleet.exit_code(0, True) == 1  # kubectl refused a list; figures differ
+    empty, what = walked("empty.yaml")
+    assert empty.empty_problem(what, 0) == "empty.yaml: no Kubernetes object found" and empty.exit_code(0, False) == 2
+    assert empty.empty_problem(what, 1) is None and empty.exit_code(1, False) == 1  # not whole: not empty
+    secrets, what = walked("secrets.yaml")
+    assert secrets.empty_problem(what, 0) == "no object is covered by a definition (the summary counts them by kind)"
+    assert secrets.exit_code(0, False) == 2
+    broken, what = walked("broken.yaml")
+    assert broken.unreadable_lines() == [
+        "broken.yaml:2:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence)"
+    ]
+    assert broken.empty_problem(what, 0) is None and broken.exit_code(0, False) == 2  # (said by the line above)
+    half, what = walked("broken.yaml", "fleet.yaml")
+    assert what == "broken.yaml, fleet.yaml" and len(half.unreadable_lines()) == 1 and half.exit_code(0, False) == 1
+
+
+def test_the_summary_chooses_a_definition_from_the_first_index_that_has_one(tmp_path):
+    """``--definition`` before the project's definitions and the bundled catalog: an object gets the
+    first index's definition of its group/version/kind; every (group, kind) either covers is listed
+    with its versions (the kinds a live summary lists)."""
+    from kartalint.evaluation.fleet_sources import chooser
+    from kartalint.load.definitions import DefinitionIndex, bundled_catalog
+
+    with open(os.path.join(bundled_catalog(), "batch-job-v1.yaml"), encoding="utf-8") as handle:
+        definition = yaml.safe_load(handle)
+    definition["metadata"]["name"] = "our-job"
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(definition))
+    fixed = DefinitionIndex.from_paths([str(tmp_path / "job.yaml")])
+    bundled = DefinitionIndex.from_paths([bundled_catalog()], origin="bundled")
+    choose, covered = chooser([fixed, bundled])
+    job = fixture_object(os.path.join(FIXTURES, "batch-job-v1", "running.yaml"))
+    jobset = fixture_object(os.path.join(FIXTURES, "jobset-x-k8s-io-jobset-v1alpha2", "running-running-v0_12_0.yaml"))
+    assert choose(job).name == "our-job" and chooser([bundled])[0](job).name != "our-job"
+    assert choose(jobset).name == bundled.find(("jobset.x-k8s.io", "v1alpha2", "JobSet")).name
+    assert choose({"apiVersion": "v1", "kind": "Secret"}) is None
+    assert covered[("batch", "Job")] == ["v1", "v1"]  # (each index's; listed once at the most stable)
+    assert covered[("jobset.x-k8s.io", "JobSet")] == ["v1alpha2"]

@@ -1,7 +1,9 @@
 """Command line: parse options, build the pipeline, run it, return an exit code.
 
-One module per command, each with ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
-what they share is in ``common``.
+The dispatch: one module per command, each with ``add_arguments(parser)`` and ``run(args) -> int``
+(its one-line help is ``COMMANDS``'), imported when that command is run (the one lazy import of
+``cli/``: a one-file lint imports no other command; ``--help`` and ``--version`` import none);
+what the commands share is in ``common``.
 
 Exit codes (all commands): 0 success; 1 findings at error level (or warnings with ``--strict``)
 or failures; 2 usage or configuration error, missing path, or nothing to check.
@@ -12,35 +14,95 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
 from types import FrameType, ModuleType
-from typing import TextIO
+from typing import NoReturn, TextIO
 
-from kartalint.cli.common import EXIT_OK, EXIT_USAGE, Parser, environment_defaults
 from kartalint.errors import UsageError
 from kartalint.report.output import STDOUT, GuardedStream, MessageStream, OutputError
 
-COMMAND_NAMES = (
-    "lint",
-    "describe",
-    "test",
-    "diff",
-    "explore",
-    "new",
-    "init",
-    "catalog",
-    "rules",
-    "schema",
-    "lsp",
-    "completion",
-)
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+COMMANDS = {  # each command and its line in `kartalint --help`
+    "lint": "check definitions (schema, upstream validator, jq, best practices)",
+    "describe": "what a definition makes of a workload object (roles, replicas, GPUs, status), from a file or the "
+    "cluster",
+    "test": "run definitions against fixtures, recordings and predictions; diff statuses, roles, replicas, GPUs",
+    "diff": "what a definition change does to every fixture and recording (base vs head revision)",
+    "explore": "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)",
+    "new": "draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)",
+    "init": "set a repository up: .kartalint.yaml, pre-commit hooks, GitHub workflow, drafts from CRDs",
+    "catalog": "list the bundled definitions (types, roles, status mappings, fixtures, coverage)",
+    "rules": "list every rule, or explain one (`kartalint rules RULE`); --check runs the house rules' examples",
+    "schema": "print the Karta JSON Schema (for editors; --fixture, --config, --summary: the fixture, configuration "
+    "and fleet summary schemas)",
+    "lsp": "language server for editors (stdio; docs/editor.md)",
+    "completion": "print a shell completion script (bash, zsh or fish)",
+}
+COMMAND_NAMES = tuple(COMMANDS)
 
 
 def command(name: str) -> ModuleType:
     """The module of a command (imported when used: a one-file lint imports no other command)."""
     return importlib.import_module(f"kartalint.cli.{name}")
+
+
+class Parser(argparse.ArgumentParser):
+    """kartalint's argument parser: a usage error is its usage and one line naming the program, exit 2."""
+
+    program = "kartalint"  # what errors call the program (``kubectl karta`` under kubectl)
+    page: tuple[str, str] | None = None  # (command, program) of the manual page not read yet (_read_page)
+
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a one-line message
+        """Print the usage and ``message`` on one line naming the program; exit 2."""
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.program}: error: {message}\n")
+
+    def format_help(self) -> str:
+        """``--help``: what the command does first, then its usage and options, then its exit codes
+        and examples (the description and the epilog: ``cli.manual``)."""
+        _read_page(self)
+        formatter = self._get_formatter()
+        formatter.add_text(self.description)
+        formatter.add_usage(self.usage, self._actions, self._mutually_exclusive_groups)
+        for group in self._action_groups:
+            formatter.start_section(group.title)
+            formatter.add_text(group.description)
+            formatter.add_arguments(group._group_actions)
+            formatter.end_section()
+        formatter.add_text(self.epilog)
+        return formatter.format_help()
+
+
+# What CI sets once for every run (docs/configuration.md): flag > environment > configuration > default.
+ENVIRONMENT = {
+    "KARTALINT_CONFIG": ("config", ()),
+    "KARTALINT_FORMAT": ("format", ("lint", "test")),
+    "KARTALINT_JOBS": ("jobs", ("lint",)),
+}
+
+
+def environment_defaults(parser: argparse.ArgumentParser, command: str) -> None:
+    """Make the ``KARTALINT_*`` variables the defaults of ``command``'s options: a flag on the
+    command line still wins. A value the option refuses is a usage error naming the variable."""
+    actions = {action.dest: action for action in parser._actions}
+    for variable, (dest, commands) in ENVIRONMENT.items():
+        value = os.environ.get(variable, "")
+        action = actions.get(dest)
+        if not value or action is None or (commands and command not in commands):
+            continue
+        if action.choices is not None and value not in action.choices:
+            raise UsageError(f"{variable}={value}: kartalint {command} takes {', '.join(map(str, action.choices))}")
+        if action.type is int:
+            try:
+                action.default = int(value)
+            except ValueError:
+                raise UsageError(f"{variable}={value}: give a whole number") from None
+        else:
+            action.default = value
 
 
 class _Version(argparse.Action):
@@ -61,13 +123,13 @@ class _Version(argparse.Action):
         parser.exit(EXIT_OK)
 
 
-def build_parser(only: str | None = None, prog: str = "kartalint") -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, prog: str = "kartalint", overview: bool = False) -> argparse.ArgumentParser:
     """The parser of every command, or of ``only`` alone (``main`` passes the command being run:
     building the others' parsers is most of a one-file lint's time after imports); each command's
     ``--help`` starts with what it does and ends with its exit codes and examples (``cli.manual``).
-    ``prog``: what the help calls the program (``kubectl karta`` under kubectl)."""
-    from kartalint.cli import manual
-
+    ``overview``: the commands without their options (``kartalint --help``, ``--version``: no
+    command's module is imported). ``prog``: what the help calls the program (``kubectl karta``
+    under kubectl)."""
     parser = Parser(prog=prog, description="Lint, evaluate and test Karta (Workload-Map) definitions.")
     parser.program = prog
     parser.add_argument(
@@ -75,19 +137,28 @@ def build_parser(only: str | None = None, prog: str = "kartalint") -> argparse.A
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_NAMES if only is None else (only,):
-        module = command(name)
-        subparser = sub.add_parser(
-            name,
-            help=module.HELP,
-            description=manual.description(name, prog),
-            epilog=manual.epilog(name, prog),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
+        subparser = sub.add_parser(name, help=COMMANDS[name], formatter_class=argparse.RawDescriptionHelpFormatter)
         subparser.program = prog
-        module.add_arguments(subparser)
+        subparser.page = (name, prog)
+        if only is None and not overview:  # every command (completion reads them all): their pages now
+            _read_page(subparser)
+        if not overview:
+            command(name).add_arguments(subparser)
         if only is not None:  # the command being run: KARTALINT_* variables are its defaults
             environment_defaults(subparser, name)
     return parser
+
+
+def _read_page(parser: Parser) -> None:
+    """A command's description and epilog (``cli.manual``), read when its help is shown (the
+    command being run) or when every command's parser is built."""
+    if parser.page is None:
+        return
+    from kartalint.cli import manual
+
+    name, prog = parser.page
+    parser.description, parser.epilog = manual.description(name, prog), manual.epilog(name, prog)
+    parser.page = None
 
 
 def command_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
@@ -132,7 +203,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "kartalint") -> int:
 
 def _run(argv: list[str], prog: str = "kartalint") -> int:
     """Parse the command line and run the command, SIGTERM unwinding it (``_stop_on_sigterm``)."""
-    parser = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None, prog)
+    name = argv[0] if argv and argv[0] in COMMAND_NAMES else None
+    parser = build_parser(name, prog, overview=name is None)
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # said by the command's parser, with the command's usage
         command_parser(parser, args.command or "").error(f"unrecognized arguments: {' '.join(unknown)}")
@@ -155,8 +227,6 @@ def _run(argv: list[str], prog: str = "kartalint") -> int:
 def _silence_stdout(stdout: TextIO) -> None:
     """After standard output failed, what is left in its buffer must not fail again at exit
     (Python would print "Exception ignored" and exit 120)."""
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stdout.fileno())

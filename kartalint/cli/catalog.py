@@ -7,26 +7,22 @@ import functools
 import sys
 from typing import TYPE_CHECKING, NamedTuple
 
-from kartalint.cli.common import (
-    EXIT_OK,
-    EXIT_USAGE,
-    add_allow_outside_option,
-    add_config_option,
-    add_verbose_option,
-    project_of,
-    say_index,
-)
-from kartalint.report import format_choices
+from kartalint.cli import EXIT_OK, EXIT_USAGE
+from kartalint.cli.common import add_allow_outside_option, add_config_option, add_verbose_option, project_of, say_index
+from kartalint.load.definitions import DefinitionIndex, bundled_fixtures
+from kartalint.mutation.run import MutationOptions, scores_by_definition
+from kartalint.report import format_choices, render_document
+from kartalint.testing.catalog import catalog_rows
+from kartalint.testing.run import LintCache
 
 if TYPE_CHECKING:
     from kartalint.load.definitions import DefinitionIndex
     from kartalint.project import Project
     from kartalint.testing.catalog import MutationScores
 
-HELP = "list the bundled definitions (types, roles, status mappings, fixtures, coverage)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint catalog``: the catalog's table (definitions, fixtures, modes, mutation scores)."""
     parser.add_argument(
         "--definitions",
         action="append",
@@ -72,10 +68,7 @@ class CatalogRequest(NamedTuple):
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.report import render_document
-    from kartalint.testing.catalog import catalog_rows
-    from kartalint.testing.run import LintCache
-
+    """``kartalint catalog`` with parsed ``args``: the catalog's table (definitions, fixtures, modes, mutation scores); its exit code."""
     request = CatalogRequest.parse(args)
     project = project_of(args)
     index, bundled = _definitions(request, project)
@@ -93,8 +86,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _mutation_scores(project: Project, index: DefinitionIndex) -> MutationScores:
     """``--mutants``: each definition's mutation score, its equivalent mutants from the configuration."""
-    from kartalint.mutation.run import MutationOptions, scores_by_definition
-
     options = MutationOptions(equivalent=dict(project.config.mutants_equivalent))
     return functools.partial(scores_by_definition, definitions=index.definitions, options=options)
 
@@ -102,8 +93,6 @@ def _mutation_scores(project: Project, index: DefinitionIndex) -> MutationScores
 def _definitions(request: CatalogRequest, project: Project) -> tuple[DefinitionIndex, bool]:
     """The definitions listed (``--definitions``, else the project's, else the bundled catalog)
     and whether they are the bundled catalog."""
-    from kartalint.load.definitions import DefinitionIndex
-
     if request.definitions:
         return DefinitionIndex.from_paths(list(request.definitions)), False
     index = project.index()
@@ -115,8 +104,6 @@ def _definitions(request: CatalogRequest, project: Project) -> tuple[DefinitionI
 
 def _fixtures(request: CatalogRequest, project: Project, bundled: bool) -> tuple[list[str], list[str]]:
     """(the fixtures run for coverage, those given on the command line: read wherever they are)."""
-    from kartalint.load.definitions import bundled_fixtures
-
     if request.fixtures is not None:
         return [request.fixtures], [request.fixtures]
     fixtures = project.fixture_paths()

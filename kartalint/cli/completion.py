@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kartalint.cli.common import EXIT_OK, EXIT_USAGE
+import shtab
 
-HELP = "print a shell completion script (bash, zsh or fish)"
+from kartalint.cli import EXIT_OK, build_parser
+from kartalint.rules import registry
+
 SHELLS = ("bash", "zsh", "fish")
 
 # options and positionals that name files or folders, completed as such by the shell
@@ -41,6 +43,7 @@ _DIR_DESTS = {"catalog", "save", "root", "allow_outside"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint completion``: a shell completion script."""
     parser.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
 
 
@@ -61,14 +64,7 @@ def _mark_paths(parser: argparse.ArgumentParser, shtab: object, rule_ids: list[s
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        import shtab
-    except ImportError:  # pragma: no cover - shtab is a dependency
-        sys.stderr.write("kartalint: error: shell completion needs shtab: pip install shtab\n")
-        return EXIT_USAGE
-    from kartalint.cli import build_parser
-    from kartalint.rules import registry
-
+    """``kartalint completion`` with parsed ``args``: a shell completion script; its exit code."""
     parser = build_parser()
     _mark_paths(parser, shtab, sorted(registry.RULES))
     sys.stdout.write(shtab.complete(parser, shell=args.shell))

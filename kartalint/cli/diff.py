@@ -15,17 +15,20 @@ from kartalint.cli.common import (
     project_of,
     use_color,
 )
+from kartalint.diff.changes import run_diff
 from kartalint.errors import UsageError
-from kartalint.report import format_choices
+from kartalint.load.git import GitError, repo_root
+from kartalint.report import format_choices, render_document
+from kartalint.report.diff import render_text
+from kartalint.report.output import report_output
 
 if TYPE_CHECKING:
     from kartalint.diff.changes import DiffReport
     from kartalint.project import Project
 
-HELP = "what a definition change does to every fixture and recording (base vs head revision)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint diff``: what a definition change does to every fixture, base against head."""
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="fixtures and recordings to evaluate (default: the project's fixtures)"
     )
@@ -77,6 +80,7 @@ class DiffRequest(NamedTuple):
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint diff`` with parsed ``args``: what a definition change does to every fixture, base against head; its exit code."""
     request = DiffRequest.parse(args)
     project = project_of(args)
     paths = list(request.paths) or project.fixture_paths()
@@ -97,12 +101,6 @@ def run(args: argparse.Namespace) -> int:
 def _diff_and_report(request: DiffRequest, project: Project, paths: list[str]) -> DiffReport:
     """The cases under ``paths`` evaluated at both revisions, the report written (whole or not at
     all: report.output; not at all when git fails)."""
-    from kartalint.diff.changes import run_diff
-    from kartalint.load.git import GitError, repo_root
-    from kartalint.report import render_document
-    from kartalint.report.diff import render_text
-    from kartalint.report.output import report_output
-
     colour = request.format == "text" and use_color(request.color, None if request.output else sys.stdout)
     confinement = project.confinement(request.paths, request.allow_outside)
     with report_output(request.output, colour=colour) as output:

@@ -11,20 +11,31 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import yaml
 
-from kartalint.cli.common import (
-    EXIT_FAIL,
-    EXIT_OK,
-    EXIT_USAGE,
-    add_color_option,
-    add_config_option,
-    add_quiet_option,
-    emit,
-    project_of,
-    use_color,
-)
+from kartalint import karta
+from kartalint.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+from kartalint.cli.common import add_color_option, add_config_option, add_quiet_option, emit, project_of, use_color
 from kartalint.errors import ConfigError
-from kartalint.load.documents import display_path
-from kartalint.report import format_choices
+from kartalint.evaluation import Evaluator
+from kartalint.explore.assume import AssumeError, parse_assumptions
+from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
+from kartalint.lint import lint_source
+from kartalint.lint.pipeline import crd_index
+from kartalint.load.definitions import DefinitionIndex, format_gvk
+from kartalint.load.documents import display_path, load_file
+from kartalint.load.kinds import FIXTURE_API_VERSION, FIXTURE_KIND
+from kartalint.report import format_choices, render_document
+from kartalint.report.explore import Explored
+from kartalint.report.explore_ci import field_segments
+from kartalint.report.output import make_folders, write_report
+
+try:  # the explore extra: without hypothesis, `kartalint explore` says what to install (_require_hypothesis)
+    import hypothesis  # noqa: F401
+except ImportError:
+    HAS_HYPOTHESIS = False
+else:
+    HAS_HYPOTHESIS = True
+    from kartalint.explore.generate import TooLarge
+    from kartalint.explore.search import NothingDrawn, explore
 
 if TYPE_CHECKING:
     from kartalint.explore.assume import Assumptions
@@ -34,10 +45,9 @@ if TYPE_CHECKING:
     from kartalint.model import Finding
     from kartalint.project import Config, Project
 
-HELP = "generate objects valid for the CRD and find those a definition gets wrong (shrunk to a minimal object)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint explore``: generated objects run through a definition."""
     parser.add_argument(
         "definitions",
         nargs="*",
@@ -105,8 +115,6 @@ class ExploreRequest(NamedTuple):
     @classmethod
     def parse(cls, args: argparse.Namespace) -> ExploreRequest:
         """The request of the parsed command line (the properties checked, and the limits)."""
-        from kartalint.explore.properties import DEFAULT_PROPERTIES, PROPERTIES
-
         if args.examples < 1 or args.max_time <= 0:
             raise ConfigError("--examples must be 1 or more and --max-time above 0")
         if args.min_path_coverage is not None and not 0 <= args.min_path_coverage <= 100:
@@ -131,6 +139,7 @@ class ExploreRequest(NamedTuple):
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint explore`` with parsed ``args``: generated objects run through a definition; its exit code."""
     _require_hypothesis()
     request = ExploreRequest.parse(args)
     project = project_of(args)
@@ -168,16 +177,12 @@ class Explorations:
 
 
 def _require_hypothesis() -> None:
-    try:
-        import hypothesis  # noqa: F401
-    except ImportError:
+    if not HAS_HYPOTHESIS:
         raise ConfigError("explore needs hypothesis: python3 -m pip install 'kartalint[explore]'") from None
 
 
 def _assumptions(project: Project) -> Assumptions:
     """The configuration's ``explore.assume``, parsed."""
-    from kartalint.explore.assume import AssumeError, parse_assumptions
-
     try:
         return parse_assumptions(project.config.explore_assume)
     except AssumeError as exc:
@@ -192,8 +197,6 @@ def _require_paths(paths: list[str]) -> None:
 
 def _crd_index(crd_paths: list[str]) -> CrdIndex:
     """The CRDs of ``--crd``, else of the configuration's ``crds:`` (``crd_paths``)."""
-    from kartalint.lint.pipeline import crd_index
-
     if not crd_paths:
         raise ConfigError("no CRD given: pass --crd CRD (or list crds: in .kartalint.yaml)")
     crds = crd_index(crd_paths)
@@ -204,8 +207,6 @@ def _crd_index(crd_paths: list[str]) -> CrdIndex:
 
 def _definition_index(request: ExploreRequest, project: Project) -> DefinitionIndex:
     """The definitions named on the command line, else the project's own."""
-    from kartalint.load.definitions import DefinitionIndex
-
     if request.definitions:
         index = DefinitionIndex.from_paths(list(request.definitions))
     else:
@@ -219,11 +220,6 @@ def _explore_definitions(
     request: ExploreRequest, index: DefinitionIndex, crds: CrdIndex, config: Config, assume: Assumptions
 ) -> Explorations:
     """Explore each definition whose root kind has a CRD; a note for the others on stderr."""
-    from kartalint.evaluation import Evaluator
-    from kartalint.explore.generate import TooLarge
-    from kartalint.explore.search import NothingDrawn, explore
-    from kartalint.load.definitions import format_gvk
-
     explorations = Explorations()
     with Evaluator() as evaluator:
         for definition in index.definitions:
@@ -294,9 +290,6 @@ def _below(report: dict[str, object]) -> bool:
 
 def _write_reports(reports: list[dict[str, object]], request: ExploreRequest) -> None:
     """The reports in the chosen format (``report.explore``): text in colour when it is on."""
-    from kartalint.report import render_document
-    from kartalint.report.explore import Explored
-
     colour = request.format == "text" and use_color(request.color, None if request.output else sys.stdout)
     document = render_document("explore", request.format, Explored(reports, request.quiet, colour, request.properties))
     emit(document, request.output, colour=colour)
@@ -304,8 +297,6 @@ def _write_reports(reports: list[dict[str, object]], request: ExploreRequest) ->
 
 def object_gvk_of(definition: DefinitionFile) -> GVK | None:
     """The group/version/kind of the workload a definition describes (its root component's kind)."""
-    from kartalint import karta
-
     refs = karta.components(definition.data)
     return karta.gvk_of(refs[0].data.get("kind")) if refs and refs[0].is_root else None
 
@@ -314,9 +305,6 @@ def _lint_findings(definition: DefinitionFile, config: Config) -> list[Finding]:
     """What ``kartalint lint`` reports on the definition as the user sees it (``config``: the
     project's configuration with explore's CRDs): configured, with the CRD rules, and without the
     findings its file's suppression comments silence."""
-    from kartalint.lint import lint_source
-    from kartalint.load.documents import load_file
-
     source = load_file(definition.path, config.max_file_size)
     findings = lint_source(source, config, strict_files=True).findings
     for document in source.documents:
@@ -328,9 +316,6 @@ def _lint_findings(definition: DefinitionFile, config: Config) -> list[Finding]:
 
 def _hint(definition: DefinitionFile, findings: list[Finding], field_path: str) -> str:
     """The lint hint for the failing field, when lint reports one there."""
-    from kartalint import karta
-    from kartalint.report.explore_ci import field_segments
-
     component, _, rest = field_path.partition(".")
     refs = {str(ref.data.get("name")): ref.path for ref in karta.components(definition.data)}
     if component not in refs:
@@ -345,9 +330,6 @@ def _hint(definition: DefinitionFile, findings: list[Finding], field_path: str) 
 def _save(folder: str, definition: DefinitionFile, failures: list[Failure], seed: int) -> list[str]:
     """Each failure with an expectation that states the property as a fixture: extraction errors
     (``expect.errors: []``) and GPU totals; the others are not saved (nothing states them)."""
-    from kartalint.load.kinds import FIXTURE_API_VERSION, FIXTURE_KIND
-    from kartalint.report.output import make_folders, write_report
-
     make_folders(folder)  # (as every report's folder: never through a symbolic link out of the project)
     written = []
     for number, failure in enumerate(failures, 1):

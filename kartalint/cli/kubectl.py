@@ -24,7 +24,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from kartalint.cli.common import EXIT_USAGE
+from kartalint.cli import EXIT_USAGE
+from kartalint.cli import main as kartalint_main
 
 USAGE = """usage: kubectl karta COMMAND [ARGS...]
 
@@ -97,6 +98,7 @@ def translate(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``kubectl karta ARGS`` (the kubectl plugin): kartalint's describe, on live objects when no file is named; its exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "help"):
         (sys.stdout if args else sys.stderr).write(USAGE)
@@ -106,7 +108,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         sys.stderr.write(f"kubectl karta: error: {exc}\n")
         return EXIT_USAGE
-    from kartalint.cli import main as kartalint_main
 
     return kartalint_main(translated, prog="kubectl karta")
 

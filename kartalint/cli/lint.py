@@ -9,26 +9,25 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from kartalint.cli.common import (
-    EXIT_OK,
-    EXIT_USAGE,
-    add_color_option,
-    add_config_option,
-    project_of,
-    use_color,
-)
+from kartalint.cli import EXIT_OK, EXIT_USAGE
+from kartalint.cli.common import add_color_option, add_config_option, project_of, use_color
 from kartalint.errors import ConfigError, UsageError
+from kartalint.lint import lint_paths
+from kartalint.lint.baseline import apply, read, render
+from kartalint.lint.paths import exclusion_notes
+from kartalint.lint.pipeline import crd_index
+from kartalint.load.discovery import missing_reason
 from kartalint.report import format_choices, format_name, make_reporter
+from kartalint.report.output import report_output, write_report
 
 if TYPE_CHECKING:
     from kartalint.lint.baseline import Baseline
     from kartalint.lint.result import LintResult
     from kartalint.project import Config, Project
 
-HELP = "check definitions (schema, upstream validator, jq, best practices)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint lint``: the findings of the definitions."""
     parser.add_argument(
         "paths",
         nargs="*",
@@ -140,6 +139,7 @@ class LintRequest:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint lint`` with parsed ``args``: the findings of the definitions; its exit code."""
     request = LintRequest(args)
     project = project_of(args)
     config = _with_crds(project.config, request.crds)
@@ -171,8 +171,6 @@ def _with_crds(config: Config, crds: tuple[str, ...]) -> Config:
 
 def _crds_usable(config: Config) -> bool:
     """Whether every configured CRD can be read (each problem said on stderr)."""
-    from kartalint.lint.pipeline import crd_index
-
     problems = crd_index(config.crds).problems if config.crds else []
     for problem in problems:
         sys.stderr.write(f"kartalint: error: CRD {problem}\n")
@@ -214,16 +212,12 @@ def _read_baseline(request: LintRequest, project: Project) -> Baseline | None:
         path, given_as = configured, f"baseline: {configured} (configured in {project.config.baseline_from})"
     else:
         return None
-    from kartalint.lint.baseline import read  # (its hashing is imported only when used)
 
     return read(path, project.root, given_as)
 
 
 def _baseline(request: LintRequest, project: Project, result: LintResult, baseline: Baseline | None) -> None:
     """``--baseline``: the findings it holds left out; ``--write-baseline``: the findings recorded."""
-    from kartalint.lint.baseline import apply, render
-    from kartalint.report.output import write_report
-
     if baseline is not None:
         apply(result, baseline, project.root)
     if request.write_baseline:
@@ -236,11 +230,6 @@ def _lint_and_report(
 ) -> LintResult:
     """Lint ``paths`` and write the report (whole or not at all, its lines safe to show:
     report.output); the baseline applied or written first."""
-    from kartalint.lint import lint_paths
-    from kartalint.lint.paths import exclusion_notes
-    from kartalint.load.discovery import missing_reason
-    from kartalint.report.output import report_output
-
     colour = use_color(request.color, None if request.output else sys.stdout)
     with report_output(request.output, commands=request.format == "github", colour=colour) as stream:
         result = lint_paths(paths, config, strict_files=request.strict_files, jobs=request.jobs)

@@ -5,23 +5,28 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kartalint.cli.common import EXIT_USAGE
+from kartalint.cli import EXIT_USAGE
 
-HELP = "language server for editors (stdio; docs/editor.md)"
+try:  # the lsp extra (pygls, lsprotocol): without it, `kartalint lsp` says what to install
+    from kartalint.lsp.server import run_stdio
+except ImportError as exc:
+    MISSING: str | None = str(exc)
+else:
+    MISSING = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint lsp``: the language server on standard input and output."""
     parser.add_argument(
         "--stdio", action="store_true", help="talk LSP on stdin/stdout (the default and only transport)"
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from kartalint.lsp.server import run_stdio
-    except ImportError as exc:  # the lsp extra is not installed
+    """``kartalint lsp`` with parsed ``args``: the language server on standard input and output; its exit code."""
+    if MISSING is not None:
         sys.stderr.write(
-            f"kartalint: error: `kartalint lsp` needs pygls and lsprotocol ({exc}): "
+            f"kartalint: error: `kartalint lsp` needs pygls and lsprotocol ({MISSING}): "
             "python3 -m pip install 'kartalint[lsp]'\n"
         )
         return EXIT_USAGE

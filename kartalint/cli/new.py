@@ -1,42 +1,49 @@
-"""`kartalint new`."""
+"""`kartalint new`: the options as a ``DraftRequest`` (``new --crd``: the drafts and their fixtures
+made by ``scaffold.drafted``, reviewed and written; the exit code is theirs) or a ``FixtureRequest``
+(``new fixture``: the object, its definition, the fixture of its evaluation)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from kartalint.cli.common import (
-    EXIT_FAIL,
-    EXIT_OK,
-    EXIT_USAGE,
-    add_config_option,
-    add_verbose_option,
-    emit,
-    project_of,
-    read_pods,
-    say_index,
-)
+from kartalint.cli import EXIT_OK, EXIT_USAGE
+from kartalint.cli.common import add_config_option, add_verbose_option, emit, project_of, say_index
 from kartalint.errors import ConfigError
-from kartalint.report import format_choices
+from kartalint.evaluation import Evaluator
+from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
+from kartalint.load.objects import load_objects, read_pods
+from kartalint.load.observed import read_observed
+from kartalint.report import format_choices, make_document_reporter
+from kartalint.report.drafts import DraftReview
+from kartalint.report.output import open_report, write_report
+from kartalint.scaffold.drafted import Drafted, draft_crd
+from kartalint.scaffold.drafts import ScaffoldError
+from kartalint.scaffold.fixture import object_fixture
+from kartalint.testing.run import LintCache
 
 if TYPE_CHECKING:
-    from kartalint.evaluation import Evaluator
-    from kartalint.load.observed import ObservedInput
-    from kartalint.scaffold.draft_model import Draft
-
-HELP = "draft a fixture from an object (`new fixture OBJECT`) or a definition from a CRD (`new --crd CRD`)"
+    from kartalint.load.definitions import DefinitionFile
+    from kartalint.project import Project
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint new``: a drafted definition or fixture."""
     parser.add_argument(
         "target",
         nargs="*",
         metavar="fixture OBJECT",
         help="`fixture OBJECT.yaml` (or `-` for stdin): a fixture with expect filled from the current evaluation",
     )
+    _add_draft_options(parser)
+    _add_fixture_options(parser)
+    parser.add_argument("-o", "--output", help="write to this file instead of stdout")
+    add_verbose_option(parser)
+
+
+def _add_draft_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--crd",
         metavar="CRD",
@@ -66,6 +73,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="text",
         help="with --crd: `json` prints the review (roles, paths, replicas, confidence, problems) as JSON on stdout",
     )
+
+
+def _add_fixture_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)"
     )
@@ -85,12 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--name", help="fixture name (default: the object's name)")
     parser.add_argument("--source", help="where the object comes from (default: the object file)")
-    parser.add_argument("-o", "--output", help="write to this file instead of stdout")
-    add_verbose_option(parser)
 
 
-@dataclass(frozen=True)
-class DraftRequest:
+class DraftRequest(NamedTuple):
     """`new --crd CRD [--from PATH ...]`: what to draft from and where its outputs go."""
 
     crd: str
@@ -101,8 +108,24 @@ class DraftRequest:
     format: str
 
 
-def _request(args: argparse.Namespace) -> DraftRequest | str:
-    """The draft request of ``--crd``, or the object file of ``new fixture OBJECT``."""
+class FixtureRequest(NamedTuple):
+    """`new fixture OBJECT`: the object (``-``: stdin) and its pods, where its definition is found,
+    what the fixture says and where it goes."""
+
+    object: str
+    pods: str | None
+    definition: str | None
+    catalogs: tuple[str, ...]
+    name: str | None
+    source: str | None
+    pin_lint: bool
+    output: str | None
+    verbose: bool
+
+
+def parse_request(args: argparse.Namespace) -> DraftRequest | FixtureRequest:
+    """The request of ``new --crd`` or of ``new fixture OBJECT``; ``ConfigError`` for a command line
+    that is neither."""
     if args.crd and not args.target:
         if args.sources and args.fixture:
             raise ConfigError(
@@ -114,7 +137,10 @@ def _request(args: argparse.Namespace) -> DraftRequest | str:
     if args.sources:
         raise ConfigError("--from drafts a definition: kartalint new --crd CRD.yaml --from PATH [-o FILE]")
     if len(args.target) == 2 and args.target[0] == "fixture" and not args.crd:
-        return str(args.target[1])
+        if args.target[1] == "-" and args.pods == "-":
+            raise ConfigError("OBJECT and --pods cannot both be read from stdin")
+        return FixtureRequest(str(args.target[1]), args.pods, args.definition, tuple(args.catalog), args.name,
+                              args.source, args.pin_lint, args.output, args.verbose)  # fmt: skip
     raise ConfigError(
         "usage: kartalint new --crd CRD.yaml [--from PATH ...] [--version V] [-o FILE] | "
         "kartalint new fixture OBJECT.yaml [--definition DEF] [-o FILE]"
@@ -122,20 +148,32 @@ def _request(args: argparse.Namespace) -> DraftRequest | str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.evaluation import Evaluator
-    from kartalint.scaffold.drafts import ScaffoldError
+    """``kartalint new`` with parsed ``args``: a drafted definition or fixture; its exit code."""
+    request = parse_request(args)
+    if isinstance(request, DraftRequest):
+        return _new_draft(request)
+    obj = _one_object(request.object)
+    if obj is None:
+        return EXIT_USAGE
+    pods = read_pods(request.pods)
+    project = project_of(args)
+    entry = _definition(request, project, obj)
+    if entry is None:
+        return EXIT_USAGE
+    _new_fixture(request, project, obj, pods, entry)
+    return EXIT_OK
 
-    request = _request(args)
-    if isinstance(request, str):
-        return _new_fixture(args, request)
-    observed = _observed(request.sources)
+
+def _new_draft(request: DraftRequest) -> int:
+    """``new --crd``: the drafts (and their fixtures) made, reviewed and written."""
+    observed = read_observed(request.sources) if request.sources else None
     if observed is not None and observed.problems:
         for problem in observed.problems:
             sys.stderr.write(f"kartalint: error: {problem}\n")
         return EXIT_USAGE
     try:
         with Evaluator() as evaluator:  # the same skeleton, checks and fixtures as `init --crd`
-            outcome = _drafted(request, observed, evaluator)
+            outcome = draft_crd(request.crd, request.version, observed, evaluator, request.output, request.fixture)
     except ScaffoldError as exc:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
@@ -143,90 +181,16 @@ def run(args: argparse.Namespace) -> int:
     for error in outcome.errors:
         sys.stderr.write(f"kartalint: error: {error}\n")
     _write(request, outcome)
-    return EXIT_FAIL if outcome.errors else EXIT_OK
-
-
-@dataclass
-class Drafted:
-    """The drafts of a request, the fixtures to write (path, text, what it is) and the errors."""
-
-    drafts: list[Draft]
-    fixtures: list[tuple[str, str, str]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-
-def _observed(sources: tuple[str, ...]) -> ObservedInput | None:
-    from kartalint.load.observed import read_observed
-
-    return read_observed(sources) if sources else None
-
-
-def _drafted(request: DraftRequest, observed: ObservedInput | None, evaluator: Evaluator) -> Drafted:
-    """The drafts, and their fixtures: one per observed state (``--from``), else the skeleton."""
-    from kartalint.scaffold.drafts import drafts_from_crd
-    from kartalint.scaffold.observed_draft import drafts_from_objects
-
-    if observed is None:
-        result = Drafted(drafts_from_crd(request.crd, request.version))
-        _skeleton(request, result, evaluator)
-        return result
-    result = Drafted(drafts_from_objects(request.crd, observed, evaluator, request.version))
-    if request.output:
-        _observed_fixtures(request.output, result, evaluator)
-    return result
-
-
-def _observed_fixtures(output: str, result: Drafted, evaluator: Evaluator) -> None:
-    """One fixture per state seen, in a folder named after the definition beside ``output``."""
-    from kartalint.scaffold.observed_checks import case_fixture
-
-    for draft in result.drafts:
-        folder = os.path.join(os.path.dirname(output), draft.name)  # relative when -o is: said as given
-        reference = os.path.relpath(os.path.abspath(output), os.path.abspath(folder))
-        for case in draft.cases:
-            text = case_fixture(case, draft.data, evaluator, reference)
-            result.fixtures.append((os.path.join(folder, f"{case.slug}.yaml"), text, f"the {case.slug} state seen"))
-
-
-def _skeleton(request: DraftRequest, result: Drafted, evaluator: Evaluator) -> None:
-    """The skeleton fixture (a minimal object of the CRD) of a single draft, beside -o or at --fixture."""
-    from kartalint.scaffold.skeleton import skeleton_fixture, skeleton_source
-
-    drafts = result.drafts
-    fixture_path = request.fixture or (
-        os.path.splitext(request.output)[0] + ".fixture.yaml" if request.output and len(drafts) == 1 else None
-    )
-    reference = (
-        os.path.relpath(os.path.abspath(request.output), os.path.dirname(os.path.abspath(fixture_path)))
-        if request.output and fixture_path
-        else None
-    )
-    source = skeleton_source(request.crd)
-    skeletons = [skeleton_fixture(d, evaluator, source=source, definition=reference) for d in drafts]
-    for draft, skeleton in zip(drafts, skeletons, strict=True):
-        if skeleton.text is not None:  # evaluated: its extraction errors are problems of the draft
-            draft.problems = list(draft.problems) + skeleton.errors
-        result.errors.extend(skeleton.errors)
-    first = skeletons[0]
-    if fixture_path and first.text is not None:
-        what = "a minimal object of the CRD with " + (
-            "its current evaluation" if not first.errors else "an empty expect (nothing pinned)"
-        )
-        result.fixtures.append((fixture_path, first.text, what))
+    return outcome.exit_code()
 
 
 def _review(request: DraftRequest, outcome: Drafted) -> None:
-    from kartalint.report import make_document_reporter
-    from kartalint.report.drafts import DraftReview
-
     review_stream = sys.stdout if request.format == "json" else sys.stderr  # text: notes beside the draft
     make_document_reporter("new", request.format, review_stream).report(DraftReview(outcome.drafts, request.crd))
 
 
 def _write(request: DraftRequest, outcome: Drafted) -> None:
     """The draft (to -o or stdout) and its fixtures, each whole or not at all (report.output)."""
-    from kartalint.report.output import open_report, write_report
-
     for path, _, _ in outcome.fixtures:  # an unwritable path is said now, before anything is written
         open_report(path).abandon()  # (its folder made as every report's: never through a link out)
     if request.format != "json" or request.output:
@@ -238,56 +202,46 @@ def _write(request: DraftRequest, outcome: Drafted) -> None:
         sys.stderr.write("kartalint: note: with -o FILE the fixtures of each observed state are written beside it\n")
 
 
-def _new_fixture(args: argparse.Namespace, object_path: str) -> int:
-    from kartalint.evaluation import Evaluator
-    from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
-    from kartalint.load.objects import load_objects
-    from kartalint.scaffold.fixture import fixture_text
-    from kartalint.testing.run import LintCache
-
-    if object_path == "-" and args.pods == "-":
-        raise ConfigError("OBJECT and --pods cannot both be read from stdin")
-    objects, errors = load_objects(object_path)
+def _one_object(path: str) -> dict[str, object] | None:
+    """The one object of the file (None when it cannot be read or holds another number: said)."""
+    objects, errors = load_objects(path)
     for error in errors:
         sys.stderr.write(f"kartalint: error: {error}\n")
     if errors or len(objects) != 1:
         if not errors:
-            sys.stderr.write(
-                f"kartalint: error: {object_path}: a fixture holds exactly one object (found {len(objects)})\n"
-            )
-        return EXIT_USAGE
-    obj = objects[0].data
-    pods = read_pods(args.pods)
-    project = project_of(args)
-    if args.definition:
-        index = DefinitionIndex.from_paths([args.definition])
+            sys.stderr.write(f"kartalint: error: {path}: a fixture holds exactly one object (found {len(objects)})\n")
+        return None
+    return objects[0].data
+
+
+def _definition(request: FixtureRequest, project: Project, obj: dict[str, object]) -> DefinitionFile | None:
+    """The definition of ``--definition``, else the one the project's search finds for the object
+    (None when there is none: said)."""
+    if request.definition:
+        index = DefinitionIndex.from_paths([request.definition])
         entry = index.definitions[0] if index.definitions else None
     else:
-        index = project.index(args.catalog)
+        index = project.index(request.catalogs)
         entry = index.find(object_gvk(obj))
-    say_index(index, project=project, verbose=args.verbose, problems=entry is None)
+    say_index(index, project=project, verbose=request.verbose, problems=entry is None)
     if entry is None:
         sys.stderr.write(
             f"kartalint: error: no definition for {format_gvk(object_gvk(obj))}; {index.describe_search(object_gvk(obj))}\n"
         )
-        return EXIT_USAGE
+    return entry
+
+
+def _new_fixture(
+    request: FixtureRequest,
+    project: Project,
+    obj: dict[str, object],
+    pods: list[dict[str, object]] | None,
+    entry: DefinitionFile,
+) -> None:
+    """The fixture of the object with the expect block of its current evaluation, written."""
     with Evaluator() as evaluator:
         view = evaluator.evaluate(entry.data, obj, pods)
-    base = os.path.dirname(os.path.abspath(args.output)) if args.output else os.getcwd()
-    definition_ref = None
-    if entry.origin != "bundled" and os.path.basename(base) != entry.name:
-        definition_ref = os.path.relpath(os.path.abspath(entry.path), base)  # the folder does not name it: say which
-    default_name = "stdin" if object_path == "-" else os.path.splitext(os.path.basename(object_path))[0]
-    name = args.name or str((obj.get("metadata") or {}).get("name") or default_name)
-    source = args.source or ("kubectl output on stdin" if object_path == "-" else f"object file {object_path}")
-    text = fixture_text(
-        obj,
-        view,
-        name=name,
-        source=source,
-        definition=definition_ref,
-        pods=pods,
-        lint_rules=(LintCache(project.config).rule_ids(entry) or None) if args.pin_lint else None,
-    )
-    emit(text, args.output, f"review the expect block before committing (definition: {entry.path})")
-    return EXIT_OK
+    lint_rules = (LintCache(project.config).rule_ids(entry) or None) if request.pin_lint else None
+    text = object_fixture(obj, view, entry, request.object, request.output, name=request.name, source=request.source,
+                          pods=pods, lint_rules=lint_rules)  # fmt: skip
+    emit(text, request.output, f"review the expect block before committing (definition: {entry.path})")

@@ -4,29 +4,25 @@ or one rule explained (why, bad and good example, fix); `--check`: each house ru
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from typing import TYPE_CHECKING
 
-from kartalint.cli.common import (
-    EXIT_OK,
-    EXIT_USAGE,
-    add_config_option,
-    add_quiet_option,
-    project_of,
-    say_plugin_problems,
-)
+from kartalint.cli import EXIT_OK, EXIT_USAGE
+from kartalint.cli.common import add_config_option, add_quiet_option, project_of, say_plugin_problems
 from kartalint.errors import ConfigError, UsageError
+from kartalint.lint.house_check import check_rules
 from kartalint.report import DOCUMENTS, format_choices, render_document
+from kartalint.report.output import report_output
 from kartalint.report.rules_doc import RuleList
 from kartalint.rules import registry
 
 if TYPE_CHECKING:
     from kartalint.project import Config
 
-HELP = "list every rule, or explain one (`kartalint rules RULE`); --check runs the house rules' examples"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint rules``: the rule registry (and the house rules' examples checked)."""
     parser.add_argument(
         "rule", nargs="?", metavar="RULE", help="explain this rule: why it exists, a bad and a good example, the fix"
     )
@@ -72,11 +68,9 @@ class RulesRequest:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``kartalint rules`` with parsed ``args``: the rule registry (and the house rules' examples checked); its exit code."""
     request = RulesRequest(args)
     if request.check:
-        from kartalint.lint.house_check import check_rules
-        from kartalint.report.output import report_output
-
         checked = check_rules(project_of(args).config)
         checked.quiet = request.quiet
         with report_output(None, commands=request.format == "github") as stream:  # workflow commands let through
@@ -113,8 +107,6 @@ def _house_rules(args: argparse.Namespace) -> Config | None:
 
 def _near(rule: str, listing: RuleList) -> str:
     """``did you mean ID? `` for a misspelt rule id, when one of the rules listed is close."""
-    import difflib
-
     known = [r.id for r in listing.rules] + [r.id for r in listing.house]
     near = difflib.get_close_matches(rule, known, n=1)
     return f"did you mean {near[0]}? " if near else ""

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 
-from kartalint.cli.common import EXIT_FAIL, EXIT_OK, emit
-
-HELP = (
-    "print the Karta JSON Schema (for editors; --fixture, --config, --summary: the fixture, configuration and "
-    "fleet summary schemas)"
-)
+from kartalint import schema
+from kartalint.cli import EXIT_FAIL, EXIT_OK
+from kartalint.cli.common import emit
+from kartalint.errors import ConfigError
+from kartalint.project import MAX_CONFIGURABLE_BYTES, load_project
+from kartalint.rules import registry
+from kartalint.rules.fixture_schema import SCHEMA_FILE as FIXTURE_SCHEMA
+from kartalint.schema.config import config_schema
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint schema``: a JSON Schema kartalint reads or writes."""
     parser.add_argument(
         "--check", action="store_true", help="exit 1 if the shipped schema differs from the vendored CRD"
     )
@@ -36,10 +41,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _house_rule_ids() -> list[str]:
     """The ids of the house rules of the configuration found from here (none when it cannot be
     read): `rules:` and `per-file-ignores:` may name them."""
-    from kartalint.errors import ConfigError
-    from kartalint.project import load_project
-    from kartalint.rules import registry
-
     try:
         return list(load_project(rules=registry.RULES).config.house_rules)
     except ConfigError:
@@ -47,23 +48,12 @@ def _house_rule_ids() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint import schema
-
+    """``kartalint schema`` with parsed ``args``: a JSON Schema kartalint reads or writes; its exit code."""
     if args.config:
-        import json
-
-        from kartalint.project import MAX_CONFIGURABLE_BYTES
-        from kartalint.rules import registry
-        from kartalint.schema.config import config_schema
-
         ids = [*registry.RULES, *_house_rule_ids()]
         sys.stdout.write(json.dumps(config_schema(ids, MAX_CONFIGURABLE_BYTES), indent=2) + "\n")
         return EXIT_OK
     if args.fixture or args.summary:
-        import os
-
-        from kartalint.rules.fixture_schema import SCHEMA_FILE as FIXTURE_SCHEMA
-
         chosen = FIXTURE_SCHEMA if args.fixture else os.path.join(schema.DATA_DIR, "summary.schema.json")
         with open(chosen, encoding="utf-8") as handle:
             sys.stdout.write(handle.read())

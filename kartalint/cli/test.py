@@ -9,10 +9,8 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from kartalint.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from kartalint.cli.common import (
-    EXIT_FAIL,
-    EXIT_OK,
-    EXIT_USAGE,
     add_allow_outside_option,
     add_color_option,
     add_config_option,
@@ -20,11 +18,20 @@ from kartalint.cli.common import (
     check_timeout,
     project_of,
     say_index,
-    usage_reports,
     use_color,
 )
 from kartalint.errors import ConfigError, UsageError
+from kartalint.evaluation import Evaluator
+from kartalint.load.definitions import DefinitionIndex, bundled_catalog, bundled_fixtures
+from kartalint.load.discovery import missing_reason
+from kartalint.mutation.run import MutationOptions, run_mutants
 from kartalint.report import format_choices, test_reporter_class
+from kartalint.report.junit import usage_junit
+from kartalint.report.output import open_report, write_report
+from kartalint.report.sarif import SarifLog
+from kartalint.testing.cases import discover
+from kartalint.testing.run import LintCache, mark_known_failures, run_cases, select
+from kartalint.testing.update import update_fixtures
 
 if TYPE_CHECKING:
     from kartalint.evaluation import Evaluator
@@ -35,10 +42,9 @@ if TYPE_CHECKING:
     from kartalint.testing.cases import Case, Discovery
     from kartalint.testing.run import LintCache, TestRun
 
-HELP = "run definitions against fixtures, recordings and predictions; diff statuses, roles, replicas, GPUs"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kartalint test``: the fixtures' results."""
     parser.add_argument(
         "paths",
         nargs="*",
@@ -247,8 +253,6 @@ class TestRequest(NamedTuple):
 
     def mutation_options(self, config: Config) -> MutationOptions:
         """The options of ``--mutants``: the command line's, then the configuration's ``mutants:``."""
-        from kartalint.mutation.run import MutationOptions
-
         score = self.min_mutation_score if self.min_mutation_score is not None else config.mutants_min_score
         return MutationOptions(
             self.mutants_limit, self.mutants_seed, score, dict(config.mutants_equivalent), tuple(config.crds)
@@ -271,8 +275,7 @@ def _update_mode(args: argparse.Namespace) -> tuple[tuple[str, ...], str | None,
 
 
 def run(args: argparse.Namespace) -> int:
-    from kartalint.load.discovery import missing_reason
-
+    """``kartalint test`` with parsed ``args``: the fixtures' results; its exit code."""
     request = TestRequest.parse(args)
     project = project_of(args)
     paths, index = _paths_and_index(request, project)
@@ -297,8 +300,6 @@ def run(args: argparse.Namespace) -> int:
 def _paths_and_index(request: TestRequest, project: Project) -> tuple[list[str], DefinitionIndex]:
     """Where the cases are (the paths given, the project's fixtures, the bundled catalog's) and the
     definitions they resolve against."""
-    from kartalint.load.definitions import DefinitionIndex, bundled_catalog, bundled_fixtures
-
     paths = list(request.paths)
     if request.catalog:
         catalog, fixtures = bundled_catalog(), bundled_fixtures()
@@ -318,9 +319,6 @@ def _paths_and_index(request: TestRequest, project: Project) -> tuple[list[str],
 def _discover(request: TestRequest, project: Project, paths: list[str], index: DefinitionIndex) -> Discovery:
     """The cases under ``paths`` (read inside the project and the folders allowed), what is missing
     and skipped said on stderr."""
-    from kartalint.load.discovery import missing_reason
-    from kartalint.testing.cases import discover
-
     confinement = project.confinement(paths, request.allow_outside)
     found = discover(paths, index, project.fixture_roots(), confinement, excluded=project.excluded)
     for path in found.missing:
@@ -334,8 +332,6 @@ def _discover(request: TestRequest, project: Project, paths: list[str], index: D
 
 def _selected(request: TestRequest, found: Discovery) -> list[Case]:
     """The cases ``-k`` selects, those of ``--known-failures`` expected to fail."""
-    from kartalint.testing.run import mark_known_failures, select
-
     cases = select(found.cases, request.pattern)
     if request.known_failures:
         try:
@@ -349,8 +345,6 @@ def _run_and_report(request: TestRequest, project: Project, index: DefinitionInd
     """Run the cases and write every report, each whole or not at all, its lines safe to show
     (report.output): the files of ``--junit-xml`` and ``--sarif`` first (a closed stdout, ``| head``,
     must not leave them unwritten), then the main one."""
-    from kartalint.report.output import open_report
-
     colour = use_color(request.color, None if request.output else sys.stdout)
     main_report = open_report(request.output, commands=request.format == "github", colour=colour)
     extra = [
@@ -394,9 +388,6 @@ class Outcome:
 
 def _execute(request: TestRequest, project: Project, index: DefinitionIndex, cases: list[Case]) -> Outcome:
     """Run the cases (and the mutants), judge the project's definitions, update the fixtures."""
-    from kartalint.evaluation import Evaluator
-    from kartalint.testing.run import LintCache, run_cases
-
     lint_cache = LintCache(project.config)
     judged = index.of_origin("explicit", "project")  # never the bundled catalog: the user's definitions
     mutation = None
@@ -416,8 +407,6 @@ def _execute(request: TestRequest, project: Project, index: DefinitionIndex, cas
 def _update(request: TestRequest, test_run: TestRun, lint_cache: LintCache) -> list[str]:
     """``--update``: rewrite the fixtures first, so the report shows the rewritten cases as updated
     (``--check``: only count them); what could not be written."""
-    from kartalint.testing.update import update_fixtures
-
     if request.update and not request.check:
         outcome = update_fixtures(test_run, request.update, lint_cache)
         test_run.mark_updated(outcome.updated_files)
@@ -433,8 +422,6 @@ def _mutants(
     request: TestRequest, project: Project, judged: list[DefinitionFile], test_run: TestRun, evaluator: Evaluator
 ) -> MutationRun:
     """``--mutants``: the mutation results of the project's definitions (never the bundled catalog)."""
-    from kartalint.mutation.run import run_mutants
-
     if not judged:
         sys.stderr.write(
             f"kartalint: note: the project at {project.root} has no definitions of its own: --mutants has nothing to mutate\n"
@@ -447,3 +434,16 @@ def _mutants(
                 "is no longer a surviving mutant: remove the entry\n"
             )
     return mutation
+
+
+def usage_reports(junit_xml: str | None, sarif: str | None, root: str, problems: list[str]) -> None:
+    """A run that stops before any case (a missing path, nothing found) still writes the reports
+    CI waits for (``--junit-xml``, ``--sarif``): JUnit with one error case per problem, SARIF with
+    an unsuccessful invocation."""
+    if junit_xml:
+        write_report(junit_xml, usage_junit(problems))
+    if sarif:
+        log = SarifLog("test", root)
+        for problem in problems:
+            log.notify("error", problem)
+        write_report(sarif, log.render())

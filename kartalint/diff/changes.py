@@ -39,18 +39,22 @@ class RevisionDefinitions:
     named: dict[str, tuple[str, dict]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        """Index the revision's definitions, under their paths in the working tree."""
         root = self.revision.root
         self.index = DefinitionIndex(searched=[f"{self.revision.label} of {root}"])
         for path, (_, data) in self.files.items():
             self.index.add_definition(os.path.join(root, path), data, "revision")
 
     def data(self, path: str) -> dict:
+        """The data of the definition at repo path ``path``."""
         return (self.files.get(path) or self.named[path])[1]
 
     def has(self, path: str) -> bool:
+        """Whether the revision has a definition at repo path ``path``."""
         return path in self.files or path in self.named
 
     def repo_path(self, entry: DefinitionFile | None) -> str | None:
+        """The repo path of ``entry`` (None for none)."""
         return os.path.relpath(entry.path, self.revision.root) if entry is not None else None
 
 
@@ -63,6 +67,10 @@ def lint_keys(path: str, text: str, config: Config) -> list[tuple[str, str, str]
 
 @dataclass
 class DiffReport:
+    """What ``kartalint diff`` found between ``base`` and ``head``: the changes of each case, each definition file
+    added, deleted, renamed or modified (with what lint says new or no more), the cases compared and the problems
+    met."""
+
     base: str
     head: str
     changes: list[dict[str, Any]] = field(default_factory=list)
@@ -80,6 +88,7 @@ class DiffReport:
         return 1 if fail_on_change and (self.changes or self.definitions) else 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as ``--format json`` writes it (``schemaVersion`` 1)."""
         return {
             "schemaVersion": SCHEMA_VERSION,
             "base": self.base,

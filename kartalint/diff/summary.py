@@ -9,6 +9,8 @@ from kartalint.evaluation import WorkloadView, quantity
 
 
 def summarize(view: WorkloadView | None) -> dict[str, Any] | None:
+    """``view`` reduced to what a reviewer compares (statuses, components, replicas, resources, gang, errors), or
+    None for no view."""
     if view is None:
         return None
     gang = view.gang

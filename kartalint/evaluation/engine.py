@@ -21,20 +21,12 @@ from kartalint import karta
 from kartalint.errors import ArgumentError
 from kartalint.evaluation import gang
 from kartalint.evaluation import pods as podmap
-from kartalint.evaluation import values as convert
-from kartalint.evaluation.extract import (
-    ExtractionError,
-    account,
-    expression_results,
-    extract_fragments,
-    extract_scale,
-    extract_specs,
-    field_error,
-)
+from kartalint.evaluation.components import ComponentPlan, build_components, plan_components
 from kartalint.evaluation.jqexec import JqSession, Outcome
-from kartalint.evaluation.status import match_status
-from kartalint.evaluation.view import Component, FieldError, Instance, PodLists, ReadTexts, WorkloadView
-from kartalint.jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
+from kartalint.evaluation.status import StatusPlan, match_status
+from kartalint.evaluation.status import plan as plan_status
+from kartalint.evaluation.view import FieldError, PodLists, ReadTexts, WorkloadView
+from kartalint.jqlang.runner import BATCH, DEFAULT_TIMEOUT, BoundedRunner
 from kartalint.karta import as_dict
 from kartalint.load.nodes import MAX_DEPTH
 from kartalint.rules._copies import unmultiplied_by_parent
@@ -54,6 +46,11 @@ class PreparedDefinition:
     unreadable: str | None = None  # the definition is not JSON data (too deep, NaN, ...)
     refused: dict[str, str] = field(default_factory=dict)  # expression -> why it is never run (jq modules)
     unmultiplied: dict[str, list[str]] = field(default_factory=dict)  # parent-scale-not-multiplied's pairs
+    # what the views need, worked out once (the per-object work depends on the object alone)
+    component_plans: list[ComponentPlan] = field(default_factory=list)
+    parents: list[int | None] = field(default_factory=list)  # the component each one is a child of
+    status_plan: StatusPlan | None = None
+    gang_plan: Any = None  # gang.PodGroupPlan, the podGroups list, or None
 
 
 def prepare(definition: dict[str, Any]) -> PreparedDefinition:
@@ -69,7 +66,8 @@ def prepare(definition: dict[str, Any]) -> PreparedDefinition:
         (pod if jq_field.target == "pod" else workload).append(jq_field.expression)
     name = as_dict(as_dict(definition).get("metadata")).get("name")
     refused = {e: m for e in dict.fromkeys(workload + pod) for m in [_module_directive(e)] if m}
-    return PreparedDefinition(
+    plans, parents = plan_components(comps)
+    prepared = PreparedDefinition(
         refused=refused,
         data=definition,
         name=name if isinstance(name, str) else None,
@@ -84,7 +82,12 @@ def prepare(definition: dict[str, Any]) -> PreparedDefinition:
         ),
         any_scale=any(isinstance(c.data.get("scaleDefinition"), dict) for c in comps),
         unmultiplied=unmultiplied_by_parent(definition),
+        component_plans=plans,
+        parents=parents,
+        status_plan=plan_status(comps),
     )
+    prepared.gang_plan = gang.plan(prepared)
+    return prepared
 
 
 def _module_directive(expression: str) -> str | None:
@@ -112,16 +115,16 @@ def _parity(definition: dict[str, Any]) -> list[str]:
 def _workload_meta(obj: Any) -> dict[str, str | None]:
     obj = as_dict(obj)
     meta = as_dict(obj.get("metadata"))
-
-    def text(value: Any) -> str | None:
-        return value if isinstance(value, str) else None
-
     return {
-        "apiVersion": text(obj.get("apiVersion")),
-        "kind": text(obj.get("kind")),
-        "name": text(meta.get("name")),
-        "namespace": text(meta.get("namespace")),
+        "apiVersion": _text(obj.get("apiVersion")),
+        "kind": _text(obj.get("kind")),
+        "name": _text(meta.get("name")),
+        "namespace": _text(meta.get("namespace")),
     }
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 class Evaluator:
@@ -219,21 +222,37 @@ class Evaluator:
             raise ArgumentError("pods must be None or hold one entry (a list of pods or None) per object")
         views: list[WorkloadView | None] = [None] * len(objects)
         prepared = self.prepare(definition)
-        streamed, texts, read = [], [], read or [None] * len(objects)
-        for index, obj in enumerate(objects):
-            text = None if prepared.unreadable or prepared.invalid or (pods and pods[index] is not None) else ""
-            text = text if text is None else read[index] or to_json(obj)
-            if text is None:  # the general path says what is wrong (or evaluates the pods too)
-                views[index] = self.evaluate(definition, obj, pods[index] if pods else None)
-            else:
-                streamed.append(index)
-                texts.append(text)
+        streamed: list[int] = []  # the object of each text streamed, by position
+        general: list[int] = []  # the objects the general path says what is wrong with (or that have pods)
+
+        def texts() -> Iterator[str]:  # made as the worker needs them (it runs while they are made)
+            for index, obj in enumerate(objects):
+                text = (
+                    None
+                    if prepared.unreadable or prepared.invalid or (pods and pods[index] is not None)
+                    else read[index]
+                    if read is not None and read[index] is not None
+                    else to_json(obj)
+                )
+                if text is None:
+                    general.append(index)
+                else:
+                    streamed.append(index)
+                    yield text
+
+        # a few objects are sent in one message (their texts made first); many stream, their texts
+        # made while the worker runs the chunk before
+        stream = texts() if len(objects) > BATCH else list(texts())
         runnable = [e for e in prepared.workload_expressions if e not in prepared.refused]
+        refused = {e: Outcome(error=m) for e, m in prepared.refused.items()}
         with _collector_paused():
-            for position, outcomes in self.session.run_many(runnable, texts):
+            for position, outcomes in self.session.run_many(runnable, stream):
                 index = streamed[position]
-                outcomes.update({e: Outcome(error=m) for e, m in prepared.refused.items()})
+                if refused:
+                    outcomes.update(refused)
                 views[index] = self._view(prepared, objects[index], outcomes)
+        for index in general:
+            views[index] = self.evaluate(definition, objects[index], pods[index] if pods else None)
         return [view for view in views if view is not None]
 
     def evaluate_all(self, items: Sequence[tuple[dict[str, Any], Any, Sequence[Any] | None]]) -> list[WorkloadView]:
@@ -253,7 +272,7 @@ class Evaluator:
 
     def _view(self, prepared: PreparedDefinition, obj: Any, outcomes: dict[str, Outcome]) -> WorkloadView:
         """The view of a valid definition on an object without pods, from its jq outcomes."""
-        view = WorkloadView(workload=_workload_meta(obj), definition=prepared.name, pods_given=False)
+        view = WorkloadView(_workload_meta(obj), prepared.name)
         return self._fill(view, prepared, obj, outcomes, None)
 
     def _fill(
@@ -265,8 +284,11 @@ class Evaluator:
         pods: Sequence[Any] | None,
     ) -> WorkloadView:
         """Components, statuses, pods (when given) and gang groups of ``view`` from the outcomes."""
-        view.components = _build_components(prepared, outcomes)
-        match_status(view, prepared, outcomes)
+        view.components = build_components(prepared.component_plans, prepared.parents, outcomes)
+        if prepared.unmultiplied:  # parent-scale-not-multiplied's pairs, for describe's note
+            for comp in view.components:
+                comp.unmultiplied = prepared.unmultiplied.get(comp.name, [])
+        match_status(view, prepared.status_plan, outcomes)
         records = podmap.assign(view, prepared, list(pods), self.session) if pods is not None else None
         view.gang = gang.describe(view, prepared, obj, records)
         return view
@@ -296,6 +318,10 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+# what json.dumps(value, default=str, allow_nan=False) makes, without an encoder made per call
+_ENCODER = json.JSONEncoder(default=str, allow_nan=False)
+
+
 def to_json(value: Any) -> str | None:
     """JSON text of a decoded object (YAML timestamps and other scalars become strings), or None."""
     return json_text(value)[0]
@@ -305,7 +331,7 @@ def json_text(value: Any) -> tuple[str | None, str]:
     """(JSON text, "") of data (non-string keys become strings, as in Kubernetes), or (None, why not)."""
     text: str | None = None
     try:
-        text = json.dumps(value, default=str, allow_nan=False)
+        text = _ENCODER.encode(value)
     except RecursionError:
         text = None
     except (ValueError, TypeError) as exc:
@@ -363,87 +389,3 @@ def evaluate(
     optional ``pods``; returns a ``WorkloadView`` (``to_dict()`` = ``describe -o json``)."""
     with Evaluator(timeout=timeout) as evaluator:
         return evaluator.evaluate(definition, obj, pods)
-
-
-# -- components and instances ------------------------------------------------------------------
-
-
-def _has_pod_definition(comp: dict[str, Any]) -> bool:
-    spec = as_dict(comp.get("specDefinition"))
-    return any(
-        key in spec and spec[key] is not None
-        for key in ("podTemplateSpecPath", "podSpecPath", "fragmentedPodSpecDefinition")
-    )
-
-
-def _instance_ids(comp: dict[str, Any], outcomes: dict[str, Outcome]) -> list[str]:
-    expr = comp.get("instanceIdPath")
-    if not isinstance(expr, str) or expr == "":
-        return [""]
-    ids = [convert.to_string(value, i) for i, value in enumerate(expression_results(outcomes, expr))]
-    if any(i == "" for i in ids):
-        raise ExtractionError(f"instance id path contained empty string values {json.dumps(ids)}")
-    return ids
-
-
-def _build_components(prepared: PreparedDefinition, outcomes: dict[str, Outcome]) -> list[Component]:
-    built: list[Component] = []
-    by_name: dict[str, Component] = {}
-    for ref in prepared.components:
-        comp = _component(ref, outcomes)
-        comp.unmultiplied = prepared.unmultiplied.get(comp.name, [])
-        built.append(comp)
-        by_name.setdefault(comp.name, comp)
-    for comp in built[1:]:
-        parent = by_name.get(comp.owner or "")
-        if parent is not None and parent is not comp and not _is_ancestor(comp, parent, by_name):
-            parent.children.append(comp)
-    return built
-
-
-def _is_ancestor(candidate: Component, node: Component | None, by_name: dict[str, Component]) -> bool:
-    seen: set[str] = set()
-    while node is not None and node.name not in seen:
-        if node is candidate:
-            return True
-        seen.add(node.name)
-        node = by_name.get(node.owner or "")
-    return False
-
-
-def _component(ref: karta.ComponentRef, outcomes: dict[str, Outcome]) -> Component:
-    data = ref.data
-    raw_name = data.get("name")
-    name = raw_name if isinstance(raw_name, str) else ""
-    kind = data.get("kind") if isinstance(data.get("kind"), dict) else None
-    owner = data.get("ownerRef") if isinstance(data.get("ownerRef"), str) and not ref.is_root else None
-    multi = isinstance(data.get("instanceIdPath"), str) and data.get("instanceIdPath") != ""
-    comp = Component(
-        name=name,
-        kind={k: str(kind.get(k, "")) for k in ("group", "version", "kind")} if kind else None,
-        owner=owner,
-        has_pod_definition=_has_pod_definition(data),
-        multi_instance=multi,
-    )
-    try:
-        ids = _instance_ids(data, outcomes)
-    except (ExtractionError, convert.ConversionError) as exc:
-        comp.errors.append(field_error("instanceIdPath", exc))
-        return comp
-    records: dict[str, Instance] = {i: Instance(id=i if multi else None) for i in ids}
-    ordered = [records[i] for i in ids]  # aligned by index; duplicates share (last wins) below
-    extract_specs(data, ids, ordered, outcomes, comp)
-    extract_scale(data, ids, ordered, outcomes, comp)
-    extract_fragments(data, ids, ordered, outcomes, comp)
-    final: dict[str, Instance] = {}
-    for index, instance_id in enumerate(ids):
-        if instance_id in final and instance_id not in comp.duplicate_ids:
-            comp.duplicate_ids.append(instance_id)
-        final[instance_id] = ordered[index]
-    comp.instances = [final[i] for i in sorted(final)]
-    for instance in comp.instances:
-        account(instance, comp)
-    return comp
-
-
-# -- status ------------------------------------------------------------------------------------

@@ -47,52 +47,107 @@ _FRAGMENT_KEYS = {
 }
 
 
-def extract_specs(
-    data: dict[str, Any], ids: list[str], ordered: list[Instance], outcomes: dict[str, Outcome], comp: Component
-) -> None:
-    """Set each instance's ``pod_template``, ``pod_spec`` and ``metadata`` from the paths of the
-    component's ``specDefinition`` (one result per instance id). A path whose run fails, whose result
-    does not convert, or that gives a different count records a field error on ``comp`` and sets
-    nothing."""
+# (field name, expression, Go type, Instance attribute) of a set specDefinition path
+SpecField = tuple[str, str, str, str]
+# (scaleDefinition key, field name, expression) of a set path
+ScaleField = tuple[str, str, str]
+# (fragmentedPodSpecDefinition key, field name, expression, pod field it fills) of a set path
+FragmentField = tuple[str, str, str, str]
+
+_SPEC_ATTRS = {"podTemplateSpecPath": "pod_template", "podSpecPath": "pod_spec", "metadataPath": "metadata"}
+
+
+def _set(expression: Any) -> str | None:
+    """The expression of a path field, or None when it is not set (missing, not a string or empty)."""
+    return expression if isinstance(expression, str) and expression != "" else None
+
+
+def plan_specs(data: dict[str, Any]) -> tuple[SpecField, ...]:
+    """The set ``specDefinition`` paths of a component, in the order they are extracted."""
     spec = as_dict(data.get("specDefinition"))
-    for key, type_name in SPEC_PATHS:
-        field_name = f"specDefinition.{key}"
-        results = field_results(comp, field_name, spec.get(key), outcomes)
-        if results is None:
+    return tuple(
+        (f"specDefinition.{key}", expression, type_name, _SPEC_ATTRS[key])
+        for key, type_name in SPEC_PATHS
+        if (expression := _set(spec.get(key))) is not None
+    )
+
+
+def plan_scale(data: dict[str, Any]) -> tuple[ScaleField, ...] | None:
+    """The set ``scaleDefinition`` paths of a component (None without a ``scaleDefinition`` mapping:
+    the instances then have no scale; an empty tuple: they have one, with nothing set)."""
+    scale_def = data.get("scaleDefinition")
+    if not isinstance(scale_def, dict):
+        return None
+    return tuple(
+        (key, f"scaleDefinition.{key}", expression)
+        for key in SCALE_PATHS
+        if (expression := _set(scale_def.get(key))) is not None
+    )
+
+
+def plan_fragments(data: dict[str, Any]) -> tuple[FragmentField, ...] | None:
+    """The set ``fragmentedPodSpecDefinition`` paths of a component (None without that mapping)."""
+    frag = as_dict(data.get("specDefinition")).get("fragmentedPodSpecDefinition")
+    if not isinstance(frag, dict):
+        return None
+    return tuple(
+        (key, f"specDefinition.fragmentedPodSpecDefinition.{key}", expression, _FRAGMENT_KEYS[key])
+        for key in FRAGMENTED_PATHS
+        if (expression := _set(frag.get(key))) is not None
+    )
+
+
+def extract_specs(
+    fields: tuple[SpecField, ...],
+    ids: list[str],
+    ordered: list[Instance],
+    outcomes: dict[str, Outcome],
+    comp: Component,
+) -> None:
+    """Set each instance's ``pod_template``, ``pod_spec`` and ``metadata`` from the set paths of the
+    component's ``specDefinition`` (``plan_specs``; one result per instance id). A path whose run
+    fails, whose result does not convert, or that gives a different count records a field error on
+    ``comp`` and sets nothing."""
+    for field_name, expression, type_name, attr in fields:
+        outcome = outcomes.get(expression)
+        if outcome is not None and outcome.error is not None:
+            comp.errors.append(field_error(field_name, ExtractionError(outcome.error)))
             continue
+        values: list[Any] = [] if outcome is None else outcome.results
         try:
-            values = [convert.to_object(v, i, type_name) for i, v in enumerate(results)]
+            if any(type(value) is not dict for value in values):  # objects as they are, null as {}
+                values = [convert.to_object(v, i, type_name) for i, v in enumerate(values)]
             zip_check(ids, len(values))
         except (ExtractionError, convert.ConversionError) as exc:
             comp.errors.append(field_error(field_name, exc))
             continue
-        attr = {"podTemplateSpecPath": "pod_template", "podSpecPath": "pod_spec", "metadataPath": "metadata"}[key]
         for instance, value in zip(ordered, values, strict=False):
             setattr(instance, attr, value)
 
 
 def extract_scale(
-    data: dict[str, Any], ids: list[str], ordered: list[Instance], outcomes: dict[str, Outcome], comp: Component
+    fields: tuple[ScaleField, ...],
+    ids: list[str],
+    ordered: list[Instance],
+    outcomes: dict[str, Outcome],
+    comp: Component,
 ) -> None:
-    """Set each instance's ``scale`` from the ``scaleDefinition`` paths (replicas, min, max; None where
-    a path is not set or gives null). When a path fails or the counts differ from the instance ids, the
-    error goes on ``comp`` and every instance is marked ``scale_failed`` (its desired replicas
-    unknown)."""
-    scale_def = data.get("scaleDefinition")
-    if not isinstance(scale_def, dict):
-        return
+    """Set each instance's ``scale`` from the ``scaleDefinition`` paths (``plan_scale``: replicas,
+    min, max; None where a path is not set or gives null). When a path fails or the counts differ
+    from the instance ids, the error goes on ``comp`` and every instance is marked ``scale_failed``
+    (its desired replicas unknown)."""
     columns: dict[str, list[int | None]] = {}
     failed = False
-    for key in SCALE_PATHS:
-        field_name = f"scaleDefinition.{key}"
-        expression = scale_def.get(key)
-        if not isinstance(expression, str) or expression == "":
-            columns[key] = []
-            continue
-        results = field_results(comp, field_name, expression, outcomes)
-        if results is None:
+    for key, field_name, expression in fields:
+        outcome = outcomes.get(expression)
+        if outcome is None:
+            results = []
+        elif outcome.error is not None:
+            comp.errors.append(field_error(field_name, ExtractionError(outcome.error)))
             failed = True
             continue
+        else:
+            results = outcome.results
         try:
             columns[key] = [convert.to_replicas(v, i) for i, v in enumerate(results)]
         except convert.ConversionError as exc:
@@ -102,7 +157,7 @@ def extract_scale(
         for instance in ordered:
             instance.scale_failed = True
         return
-    count = max(len(column) for column in columns.values())
+    count = max((len(column) for column in columns.values()), default=0)
     try:
         zip_check(ids, count)
     except ExtractionError as exc:
@@ -110,13 +165,19 @@ def extract_scale(
         for instance in ordered:
             instance.scale_failed = True
         return
+    replicas = columns.get("replicasPath", [])
+    low = columns.get("minReplicasPath", [])
+    high = columns.get("maxReplicasPath", [])
+    if len(replicas) == len(ordered) and not low and not high:  # a replicas path alone (the usual)
+        for instance, value in zip(ordered, replicas, strict=True):
+            instance.scale = Scale(value)
+        return
     for index, instance in enumerate(ordered):
-
-        def at(key: str, index: int = index) -> int | None:
-            column = columns.get(key, [])
-            return column[index] if index < len(column) else None
-
-        instance.scale = Scale(replicas=at("replicasPath"), min=at("minReplicasPath"), max=at("maxReplicasPath"))
+        instance.scale = Scale(
+            replicas[index] if index < len(replicas) else None,
+            low[index] if index < len(low) else None,
+            high[index] if index < len(high) else None,
+        )
 
 
 def _fragment_value(key: str, value: Any, index: int) -> Any:
@@ -131,24 +192,27 @@ def _fragment_value(key: str, value: Any, index: int) -> Any:
 
 
 def extract_fragments(
-    data: dict[str, Any], ids: list[str], ordered: list[Instance], outcomes: dict[str, Outcome], comp: Component
+    fields: tuple[FragmentField, ...],
+    ids: list[str],
+    ordered: list[Instance],
+    outcomes: dict[str, Outcome],
+    comp: Component,
 ) -> None:
-    """Set each instance's ``fragments`` from the ``fragmentedPodSpecDefinition`` paths, keyed by the
-    pod field each fills (``labels``, ``containers``, ``resources``, ...). On any error the error goes
-    on ``comp`` and no instance gets fragments (they stay None)."""
-    frag = as_dict(data.get("specDefinition")).get("fragmentedPodSpecDefinition")
-    if not isinstance(frag, dict):
-        return
+    """Set each instance's ``fragments`` from the set ``fragmentedPodSpecDefinition`` paths
+    (``plan_fragments``), keyed by the pod field each fills (``labels``, ``containers``,
+    ``resources``, ...). On any error the error goes on ``comp`` and no instance gets fragments
+    (they stay None)."""
     columns: dict[str, list[Any]] = {}
     failed = False
-    for key in FRAGMENTED_PATHS:
-        field_name = f"specDefinition.fragmentedPodSpecDefinition.{key}"
-        results = field_results(comp, field_name, frag.get(key), outcomes)
-        if results is None:
-            failed = failed or (isinstance(frag.get(key), str) and frag.get(key) != "")
+    for key, field_name, expression, filled in fields:
+        try:
+            results = expression_results(outcomes, expression)
+        except ExtractionError as exc:
+            comp.errors.append(field_error(field_name, exc))
+            failed = True
             continue
         try:
-            columns[key] = [_fragment_value(key, v, i) for i, v in enumerate(results)]
+            columns[filled] = [_fragment_value(key, v, i) for i, v in enumerate(results)]
         except convert.ConversionError as exc:
             comp.errors.append(field_error(field_name, exc))
             failed = True
@@ -161,21 +225,19 @@ def extract_fragments(
         comp.errors.append(field_error("specDefinition.fragmentedPodSpecDefinition", exc))
         return
     for index, instance in enumerate(ordered):
-        instance.fragments = {
-            _FRAGMENT_KEYS[key]: column[index] for key, column in columns.items() if index < len(column)
-        }
+        instance.fragments = {filled: column[index] for filled, column in columns.items() if index < len(column)}
 
 
 def account(instance: Instance, comp: Component) -> None:
     """Set ``instance.per_replica`` from its pod template or pod spec, else from its fragments. A
     quantity Kubernetes would refuse records a ``specDefinition`` error on ``comp`` and counts nothing."""
-    label = "" if instance.id is None else f"[{instance.id}]"
     try:
         if instance.pod_template is not None or instance.pod_spec is not None:
             instance.per_replica = resources.pod_spec(instance.effective_pod_spec)
         elif instance.fragments is not None:
             instance.per_replica = resources.fragments(instance.fragments)
     except resources.ResourceError as exc:
+        label = "" if instance.id is None else f"[{instance.id}]"
         comp.errors.append(FieldError("specDefinition", f"instance{label}: {exc}"))
 
 
@@ -204,15 +266,3 @@ def zip_check(ids: list[str], count: int) -> None:
     """Raise an ``ExtractionError`` (``COUNT_MISMATCH``) unless a path gave one value per instance id."""
     if count != len(ids):
         raise ExtractionError(f"instance ids count ({len(ids)}) does not match results count ({count})", COUNT_MISMATCH)
-
-
-def field_results(comp: Component, field_name: str, expression: Any, outcomes: dict[str, Outcome]) -> list[Any] | None:
-    """The jq results of a field's expression, or None when the field has no expression (missing, not a
-    string or empty) or its run failed (the error is then recorded on ``comp``)."""
-    if not isinstance(expression, str) or expression == "":
-        return None
-    try:
-        return expression_results(outcomes, expression)
-    except ExtractionError as exc:
-        comp.errors.append(field_error(field_name, exc))
-        return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from kartalint.evaluation.fleet import Entry
 from kartalint.evaluation.resources import ZERO, Resources
@@ -201,3 +201,44 @@ class FleetSummary:
             for observer in self.observers:
                 observer.add(entry)
             yield entry
+
+    def unreadable_lines(self) -> list[str]:
+        """The places of the input that could not be read, in words: the first ``KEPT``, then how
+        many more."""
+        totals = self.totals
+        lines = [entry.errors[0] for entry in totals.unreadable]
+        if totals.unreadable_kept.more:
+            lines.append(f"and {totals.unreadable_kept.more} more places that could not be read")
+        return lines
+
+    def _empty(self, refused: int) -> Literal["nothing read", "nothing covered"] | None:
+        """Whether the summary has nothing to say (unless kubectl refused ``refused`` lists: then it
+        is not whole, which is said)."""
+        totals = self.totals
+        if refused:
+            return None
+        if totals.objects == 0:
+            return "nothing read"
+        if not totals.all.workloads and not totals.failed_count and not totals.filtered:
+            return "nothing covered"
+        return None
+
+    def empty_problem(self, what: str, refused: int) -> str | None:
+        """Why a summary that has nothing to say is an error (once walked): no object in ``what``
+        (None when its places could not be read: said already), or no object covered by a
+        definition; None for a summary with something to say."""
+        empty = self._empty(refused)
+        if empty == "nothing read":
+            return None if self.totals.unreadable_count else f"{what}: no Kubernetes object found"
+        if empty == "nothing covered":
+            return "no object is covered by a definition (the summary counts them by kind)"
+        return None
+
+    def exit_code(self, refused: int, differs: bool) -> int:
+        """The exit code of ``describe --summary`` (once walked): 2 when nothing was read or no object
+        is covered; 1 when an object failed, a place could not be read, kubectl refused ``refused``
+        lists, or the figures differ from the user's (``differs``); else 0."""
+        if self._empty(refused) is not None:
+            return 2
+        totals = self.totals
+        return 1 if totals.failed_count or totals.unreadable_count or refused or differs else 0

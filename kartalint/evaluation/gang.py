@@ -80,50 +80,86 @@ def _descendants(comp: Component, depth: int = 0) -> list[Component]:
     return out
 
 
+class PodGroupPlan:
+    """A ``podGroup`` (v2) as the definition writes it, read once: the name suffix, the topologies
+    (a copy goes into each view) with the problem each has, and per sub-group the index of the
+    component it names (None when no component has that name)."""
+
+    __slots__ = ("data_by_name", "entries", "suffix", "topology", "topology_error")
+
+    def __init__(self, group: dict[str, Any], prepared: Any) -> None:
+        """The plan of ``group`` for the definition ``prepared`` (its components)."""
+        suffix = group.get("name")
+        self.suffix: str = suffix if isinstance(suffix, str) else ""
+        self.topology, self.topology_error = _topology(group.get("topology"), "podGroup")
+        first: dict[str, int] = {}
+        for index, ref in enumerate(prepared.components):
+            name = ref.data.get("name")
+            first.setdefault(name if isinstance(name, str) else "", index)
+        self.entries: list[tuple[Any, dict[str, Any] | None, str | None, int | None]] = []
+        for entry in as_list(group.get("subGroups")):
+            entry = as_dict(entry)
+            name = entry.get("componentName")
+            topology, problem = _topology(entry.get("topology"), f"subGroup {name}")
+            self.entries.append((name, topology, problem, first.get(name) if isinstance(name, str) and name else None))
+        # the components' data by name, for placing pods (only a string name is ever looked up)
+        self.data_by_name = {
+            name: ref.data for ref in prepared.components if isinstance(name := ref.data.get("name"), str)
+        }
+
+
+def plan(prepared: Any) -> PodGroupPlan | list[Any] | None:
+    """What the definition's ``gangScheduling`` asks for: a ``PodGroupPlan`` for its ``podGroup``
+    (preferred when both are set), else its ``podGroups`` list, else None (no gang)."""
+    gs = gang_scheduling(prepared.data)
+    if isinstance(gs.get("podGroup"), dict):
+        return PodGroupPlan(gs["podGroup"], prepared)
+    return as_list(gs.get("podGroups")) or None
+
+
 def describe(view: WorkloadView, prepared: Any, obj: Any, records: list[PodRecord] | None = None) -> GangView | None:
     """The gang part of ``view``, or None when the definition schedules no gang: its ``podGroup`` when
     set (even when ``podGroups`` is set too), else its ``podGroups``. ``obj``'s uid is part of the
     PodGroup's name; ``records`` (when pods were given) place each pod in a sub-group or group."""
-    gs = gang_scheduling(prepared.data)
-    if isinstance(gs.get("podGroup"), dict):
-        return _pod_group(view, prepared, obj, as_dict(gs.get("podGroup")), records)
-    if as_list(gs.get("podGroups")):
-        return _pod_groups(view, prepared, obj, as_list(gs.get("podGroups")), records)
-    return None
-
-
-def _topology(value: Any, errors: list[str], where: str) -> dict[str, Any] | None:
-    if value is None:
+    gang_plan = prepared.gang_plan
+    if gang_plan is None:
         return None
+    if isinstance(gang_plan, PodGroupPlan):
+        return _pod_group(view, prepared, obj, gang_plan, records)
+    return _pod_groups(view, prepared, obj, gang_plan, records)
+
+
+def _topology(value: Any, where: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A topology as the view shows it (None when not set), and what is wrong with it."""
+    if value is None:
+        return None, None
     topology = as_dict(value)
     if not topology.get("topologyName") or not (
         topology.get("preferredTopologyLevel") or topology.get("requiredTopologyLevel")
     ):
-        errors.append(
+        return dict(topology), (
             f"{where}: topology needs a topologyName and at least one of preferredTopologyLevel/requiredTopologyLevel"
         )
-    return dict(topology)
+    return dict(topology), None
 
 
 def _pod_group(
-    view: WorkloadView, prepared: Any, obj: Any, group: dict[str, Any], records: list[PodRecord] | None
+    view: WorkloadView, prepared: Any, obj: Any, group: PodGroupPlan, records: list[PodRecord] | None
 ) -> GangView:
-    errors: list[str] = []
-    suffix = group.get("name") if isinstance(group.get("name"), str) else ""
+    errors: list[str] = [group.topology_error] if group.topology_error else []
     result = GangView(
         POD_GROUP,
         errors,
-        name=f"{PREFIX}-{_uid(obj)}-{suffix}",
-        name_suffix=suffix,
-        topology=_topology(group.get("topology"), errors, "podGroup"),
+        f"{PREFIX}-{_uid(obj)}-{group.suffix}",
+        group.suffix,
+        None if group.topology is None else dict(group.topology),
     )
-    data_by_name = {ref.data.get("name"): ref.data for ref in prepared.components}
     sub_groups = []
-    for entry in as_list(group.get("subGroups")):
-        entry = as_dict(entry)
-        name = entry.get("componentName")
-        comp = view.component(name) if isinstance(name, str) and name else None
-        item = SubGroup(name, topology=_topology(entry.get("topology"), errors, f"subGroup {name}"))
+    for name, topology, problem, index in group.entries:
+        item = SubGroup(name, None, None if topology is None else dict(topology))
+        if problem:
+            errors.append(problem)
+        comp = view.components[index] if index is not None and index < len(view.components) else None
         if comp is None:
             errors.append(f"subGroup component {name!r} does not exist")
         else:
@@ -135,6 +171,7 @@ def _pod_group(
                 errors.append(f"subGroup {name}: {exc}")
             if records is not None:
                 members = _descendants(comp)
+                data_by_name = group.data_by_name
                 item.pods = [r.name for r in records if any(_matches(data_by_name.get(c.name, {}), r) for c in members)]
         sub_groups.append(item)
     if sub_groups:

@@ -14,7 +14,7 @@ POD_GROUP = "podGroup"
 POD_GROUPS = "podGroups"
 
 
-@dataclass
+@dataclass(slots=True)
 class SubGroup:
     """A v2 sub-group: one component (and its subtree) with its minimum."""
 
@@ -31,7 +31,7 @@ class SubGroup:
         return out
 
 
-@dataclass
+@dataclass(slots=True)
 class Member:
     """An alpha group member: a component with its minimum (per instance for multi-instance ones)."""
 
@@ -48,7 +48,7 @@ class Member:
         return out
 
 
-@dataclass
+@dataclass(slots=True)
 class Group:
     """An alpha group (a ``podGroups`` entry): its name as written and its members."""
 
@@ -60,7 +60,7 @@ class Group:
         return {"name": self.name, "members": [m.to_dict() for m in self.members]}
 
 
-@dataclass
+@dataclass(slots=True)
 class PodAssignment:
     """Where an alpha gang puts one pod (or why it cannot)."""
 
@@ -89,7 +89,7 @@ class PodAssignment:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class GangView:
     """KAI's pod groups for one workload: ``format`` (``POD_GROUP`` or ``POD_GROUPS``) says which shape
     the definition uses and so which fields are filled; ``errors`` are the problems the grouper would

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from kartalint.jqlang import parse_cached
@@ -29,13 +28,29 @@ from kartalint.jqlang.finite import finite_output
 from kartalint.jqlang.runner import MAX_RESULTS, BoundedRunner, RunResult
 
 
-@dataclass(frozen=True)
 class Outcome:
     """What one expression gave on one input: its outputs in order, or ``error`` (jq's message, or why
-    it was not run) and no outputs."""
+    it was not run) and no outputs. Made for every expression of every object: a plain class with
+    slots (a dataclass took three times as long to make)."""
 
-    results: list[Any] = field(default_factory=list)
-    error: str | None = None
+    __slots__ = ("error", "results")
+
+    def __init__(self, results: list[Any] | None = None, error: str | None = None) -> None:
+        """``results`` (none by default), or ``error``."""
+        self.results: list[Any] = [] if results is None else results
+        self.error = error
+
+    def __eq__(self, other: object) -> bool:
+        """Equal outputs and error."""
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return self.results == other.results and self.error == other.error
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, and its results list is mutable
+
+    def __repr__(self) -> str:
+        """``Outcome(results=[...], error=None)``."""
+        return f"Outcome(results={self.results!r}, error={self.error!r})"
 
 
 def _error_text(value: Any) -> str:
@@ -64,6 +79,7 @@ class JqSession:
         self.runner = runner
         self.batch = batch  # False: one jq run per expression (kept for the benchmark's comparison)
         self._programs: dict[tuple, str] = {}
+        self._finite: dict[tuple, tuple[bool, ...]] = {}  # per expression tuple: each one's finite_output
 
     def _program(self, expressions: tuple) -> str:
         program = self._programs.get(expressions)
@@ -97,24 +113,27 @@ class JqSession:
         joined = self._joined(unique, self.runner.run_text(self._program(unique), text))
         return joined if joined is not None else self._each(unique, text)
 
-    def run_many(self, expressions: Sequence[str], texts: Sequence[str]) -> Iterator[tuple[int, dict[str, Outcome]]]:
+    def run_many(self, expressions: Sequence[str], texts: Iterable[str]) -> Iterator[tuple[int, dict[str, Outcome]]]:
         """``(index, outcomes)`` for each text, as ``run`` would give them; the texts stream through
-        the worker in batches. Texts whose joined run fails come last (each expression is then run
-        alone on them, which needs the worker to itself)."""
+        the worker in batches (an iterator's texts are made as the worker needs them). Texts whose
+        joined run fails come last (each expression is then run alone on them, which needs the
+        worker to itself)."""
         unique = _unique(expressions)
         if not unique or not self.batch:
             for index, text in enumerate(texts):
                 yield index, self.run(unique, text=text)
             return
+        made: list[str] = texts if isinstance(texts, list) else []  # the texts read, for the ones run again alone
+        source = texts if isinstance(texts, list) else _kept(texts, made)
         again = []
-        for index, joined in self.runner.run_many(self._program(unique), texts):
+        for index, joined in self.runner.run_many(self._program(unique), source):
             outcomes = self._joined(unique, joined)
             if outcomes is None:
                 again.append(index)
             else:
                 yield index, outcomes
         for index in again:
-            yield index, self._each(unique, texts[index])
+            yield index, self._each(unique, made[index])
 
     def _joined(self, unique: tuple, joined: RunResult) -> dict[str, Outcome] | None:
         """The outcomes of a joined run, or None when it cannot be read as one (the run failed as a
@@ -127,11 +146,25 @@ class JqSession:
             and len(joined.results[0]) == len(unique)
         ):
             return None
+        finite = self._finite.get(unique)
+        if finite is None:
+            if len(self._finite) > 256:
+                self._finite.clear()
+            finite = self._finite[unique] = tuple(_finite(expr) for expr in unique)
         outcomes = {}
-        for expr, item in zip(unique, joined.results[0], strict=False):
-            if not (isinstance(item, dict) and "ok" in item) and _finite(expr):
+        cap = self.runner.max_results
+        for expr, item, collected_whole in zip(unique, joined.results[0], finite, strict=False):
+            if isinstance(item, dict) and "ok" in item:
+                results = item["ok"]
+                outcomes[expr] = (
+                    Outcome(results)
+                    if len(results) < cap
+                    else Outcome(None, f"query results exceed the allowed number {cap}")
+                )
+            elif collected_whole:
                 return None
-            outcomes[expr] = self._outcome(item)
+            else:
+                outcomes[expr] = self._outcome(item)
         return outcomes
 
     def _each(self, unique: tuple, text: str) -> dict[str, Outcome]:
@@ -156,6 +189,13 @@ class JqSession:
 # program (800 take 0.17 s, 200 0.01 s), and it refuses one over 100 kB of bytecode (a definition of
 # hundreds of components)
 _JOINED_AT_MOST = 128
+
+
+def _kept(texts: Iterable[str], made: list[str]) -> Iterator[str]:
+    """``texts``, each also appended to ``made`` as it is read."""
+    for text in texts:
+        made.append(text)
+        yield text
 
 
 def _unique(expressions: Sequence[str]) -> tuple:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kartalint.evaluation import quantity
-from kartalint.karta import as_dict, as_list
+from kartalint.karta import as_dict
 
 GPU = "nvidia.com/gpu"
 
@@ -84,60 +84,113 @@ def _measured(raw: Any, millis: bool) -> int:
     return quantity.milli_value(parsed) if millis else quantity.value(parsed)
 
 
+_NOTHING = (0, 0, 0)
+_NO_VALUES: dict[str, Any] = {}
+
+
+def _counted(requirements: Any) -> tuple[int, int, int]:
+    """(GPUs, CPU millicores, memory bytes) of a ``ResourceRequirements`` object: per resource the
+    request when declared (not null), else the limit; measured in that order (GPU, CPU, memory)."""
+    if not isinstance(requirements, dict):
+        return _NOTHING
+    requests = requirements.get("requests")
+    limits = requirements.get("limits")
+    if not isinstance(requests, dict):
+        requests = _NO_VALUES
+    if not isinstance(limits, dict):
+        limits = _NO_VALUES
+    if not requests and not limits:
+        return _NOTHING
+    gpu = requests.get(GPU)
+    if gpu is None:
+        gpu = limits.get(GPU)
+    cpu = requests.get("cpu")
+    if cpu is None:
+        cpu = limits.get("cpu")
+    mem = requests.get("memory")
+    if mem is None:
+        mem = limits.get("memory")
+    try:  # the measures of the quantities seen before (every value here is a scalar, as a rule)
+        return (
+            0 if gpu is None else _measured(gpu, False),
+            0 if cpu is None else _measured(cpu, True),
+            0 if mem is None else _measured(mem, False),
+        )
+    except (quantity.QuantityError, TypeError):  # not a quantity, or not a scalar: said with its name
+        return (
+            0 if gpu is None else _measure(gpu, GPU, False),
+            0 if cpu is None else _measure(cpu, "cpu", True),
+            0 if mem is None else _measure(mem, "memory", False),
+        )
+
+
+@functools.lru_cache(maxsize=1024)
+def _resources(gpus: int, cpu_millis: int, memory_bytes: int) -> Resources:
+    """``Resources`` of these counts, made once: views of many objects share the few that recur
+    (the record is frozen; making one took longer than counting a pod's containers)."""
+    return Resources(gpus, cpu_millis, memory_bytes)
+
+
 def from_requirements(requirements: Any) -> Resources:
     """A ``ResourceRequirements`` object (``requests``/``limits``) as counted resources."""
-    req = as_dict(requirements)
-    gpu, cpu, mem = _amount(GPU, req), _amount("cpu", req), _amount("memory", req)
-    return Resources(
-        0 if gpu is None else _measure(gpu, GPU, False),
-        0 if cpu is None else _measure(cpu, "cpu", True),
-        0 if mem is None else _measure(mem, "memory", False),
-    )
+    return _resources(*_counted(requirements))
 
 
-def from_resource_list(values: Any) -> Resources:
-    """A plain resource list (``spec.overhead``)."""
-    return from_requirements({"requests": as_dict(values)})
-
-
-def _containers_sum(containers: Any) -> Resources:
-    total = ZERO
-    for container in as_list(containers):
-        total = total + from_requirements(as_dict(container).get("resources"))
-    return total
+def _containers(containers: Any) -> tuple[int, int, int]:
+    gpus = cpu = memory = 0
+    if isinstance(containers, list):
+        for container in containers:
+            if isinstance(container, dict):
+                g, c, m = _counted(container.get("resources"))
+                gpus, cpu, memory = gpus + g, cpu + c, memory + m
+    return gpus, cpu, memory
 
 
 def pod_spec(spec: Any) -> Resources:
     """Per-pod resources of a PodSpec: containers + sidecars vs. init containers, pod-level
     resources, overhead."""
-    spec = as_dict(spec)
-    running = _containers_sum(spec.get("containers"))
-    init_max = ZERO
-    for container in as_list(spec.get("initContainers")):
-        container = as_dict(container)
-        amount = from_requirements(container.get("resources"))
-        if container.get("restartPolicy") == "Always":
-            running = running + amount
-        else:
-            init_max = init_max.max(amount)
-    total = init_max.max(running)
-    pod_level = as_dict(spec.get("resources"))
-    if pod_level:
-        cpu, mem = _amount("cpu", pod_level), _amount("memory", pod_level)
-        total = Resources(
-            total.gpus,
-            total.cpu_millis if cpu is None else _measure(cpu, "cpu", True),
-            total.memory_bytes if mem is None else _measure(mem, "memory", False),
-        )
-    return total + from_resource_list(spec.get("overhead"))
+    if not isinstance(spec, dict):
+        return ZERO
+    gpus = cpu = memory = 0
+    containers = spec.get("containers")
+    if isinstance(containers, list):
+        for container in containers:
+            if isinstance(container, dict):
+                g, c, m = _counted(container.get("resources"))
+                gpus, cpu, memory = gpus + g, cpu + c, memory + m
+    init_gpus = init_cpu = init_memory = 0  # (no init container: 0, which a negative count is raised to)
+    init_containers = spec.get("initContainers")
+    if init_containers and isinstance(init_containers, list):
+        for container in init_containers:
+            container = as_dict(container)
+            g, c, m = _counted(container.get("resources"))
+            if container.get("restartPolicy") == "Always":  # a sidecar runs beside the containers
+                gpus, cpu, memory = gpus + g, cpu + c, memory + m
+            else:
+                init_gpus, init_cpu, init_memory = max(init_gpus, g), max(init_cpu, c), max(init_memory, m)
+    gpus, cpu, memory = max(init_gpus, gpus), max(init_cpu, cpu), max(init_memory, memory)
+    pod_level = spec.get("resources")
+    if pod_level and isinstance(pod_level, dict):
+        pod_cpu, pod_memory = _amount("cpu", pod_level), _amount("memory", pod_level)
+        if pod_cpu is not None:
+            cpu = _measure(pod_cpu, "cpu", True)
+        if pod_memory is not None:
+            memory = _measure(pod_memory, "memory", False)
+    overhead = spec.get("overhead")
+    if isinstance(overhead, dict) and overhead:
+        g, c, m = _counted({"requests": overhead})
+        gpus, cpu, memory = gpus + g, cpu + c, memory + m
+    return _resources(gpus, cpu, memory)
 
 
 def fragments(record: dict[str, Any]) -> Resources:
     """Per-pod resources of a fragmented spec: ``containers`` + ``container``, falling back to
     ``resources`` when those count nothing; init containers are not part of fragments."""
-    total = _containers_sum(record.get("containers"))
+    gpus, cpu, memory = _containers(record.get("containers"))
     if record.get("container") is not None:
-        total = total + from_requirements(as_dict(record.get("container")).get("resources"))
+        g, c, m = _counted(as_dict(record.get("container")).get("resources"))
+        gpus, cpu, memory = gpus + g, cpu + c, memory + m
+    total = _resources(gpus, cpu, memory)
     if total.is_zero and record.get("resources") is not None:
-        total = from_requirements(record.get("resources"))
+        return from_requirements(record.get("resources"))
     return total

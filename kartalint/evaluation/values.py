@@ -66,6 +66,8 @@ def to_object_list(value: Any, index: int, type_name: str) -> list:
 
 def to_replicas(value: Any, index: int) -> int | None:
     """A replica count: JSON integer or decimal-integer string; ``null`` is "not set"."""
+    if type(value) is int and INT32[0] <= value <= INT32[1]:  # the usual case, first
+        return value
     if value is None:
         return None
     if isinstance(value, bool):
@@ -130,6 +132,10 @@ def tostring(value: Any) -> str:
     """gojq's ``tostring``: strings unquoted, everything else compact JSON with sorted keys."""
     if isinstance(value, str):
         return value
+    if value is True:  # what most status expressions give
+        return "true"
+    if value is False:
+        return "false"
     return _encode(value)
 
 

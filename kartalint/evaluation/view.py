@@ -19,7 +19,7 @@ PodLists = Sequence[Sequence[Any] | None] | None  # what Evaluator.evaluate_many
 ReadTexts = Sequence[str | None] | None  # and per object, the JSON text it was read from or None
 
 
-@dataclass
+@dataclass(slots=True)
 class FieldError:
     """A problem met while evaluating, and where: ``field`` is a definition field
     (``scaleDefinition.replicasPath``) or ``definition``, ``object``, ``pods``. The rest of the view is
@@ -34,7 +34,7 @@ class FieldError:
         return {"field": self.field, "message": self.message}
 
 
-@dataclass
+@dataclass(slots=True)
 class Scale:
     """An instance's replica counts from its ``scaleDefinition``; None where a path is not set or gave null."""
 
@@ -61,7 +61,7 @@ class Scale:
         return 0
 
 
-@dataclass
+@dataclass(slots=True)
 class PodView:
     """One given pod as describe shows it: its phase (``Unknown`` when it has none), whether its
     ``Ready`` condition is ``True``, its node, a reason (of a ``PodScheduled`` condition that is
@@ -91,7 +91,7 @@ class PodView:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class Instance:
     """One instance of a component (a value of its ``instanceIdPath``; a single one with ``id`` None
     without it): its scale, pod template or spec or fragments, per-replica resources and pods."""
@@ -142,7 +142,7 @@ class Instance:
         return self.pod_spec
 
 
-@dataclass
+@dataclass(slots=True)
 class Component:
     """A component of the definition as evaluated on the object: its kind (None for a grouping
     component), owner, instances, children, field errors, and with pods given the pods it selects."""
@@ -246,7 +246,7 @@ class Component:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class WorkloadView:
     """What a definition makes of one workload object (and its pods): the workload's identity, the
     statuses matched, phase and conditions, the components (the root first), the gang part and every

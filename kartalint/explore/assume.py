@@ -14,6 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
+
+from kartalint.jqlang import parse_cached, paths
+
 Path = tuple[str, ...]
 Assumptions = dict[Path, dict[str, Any]]  # what explore's generated values must also satisfy, by path
 
@@ -24,9 +28,6 @@ class AssumeError(ValueError):
 
 def parse_assumptions(raw: dict[str, Any]) -> Assumptions:
     """Paths (as explore's generator names them: ``[]`` for list entries) -> schemas."""
-    import jsonschema
-
-    from kartalint.jqlang import parse_cached, paths
 
     out: dict[Path, dict[str, Any]] = {}
     for key, schema in raw.items():
@@ -63,7 +64,6 @@ def merged(node: dict[str, Any], assumed: dict[str, Any]) -> dict[str, Any]:
 
 def validator(schema: dict[str, Any]) -> Any:
     """A test: does a drawn value satisfy the assumed schema?"""
-    import jsonschema
 
     check = jsonschema.Draft202012Validator(schema)
     return check.is_valid

@@ -18,23 +18,31 @@ from typing import Any
 
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.parser import Node
+from kartalint.jqlang.paths import output_path
 from kartalint.jqlang.places import Scope, if_branches, places_of, single
 from kartalint.load.crds import CrdVersion, lookup
 
 
 @dataclass(frozen=True)
 class Field:
+    """A count read from a field: its path, and the default the API server fills in when it is absent."""
+
     path: tuple[str, ...]
     default: int
 
 
 @dataclass(frozen=True)
 class Constant:
+    """A count written in the expression."""
+
     value: int
 
 
 @dataclass(frozen=True)
 class Branches:
+    """A count chosen by conditions: the conditions (jq on the whole object), and one count per branch, the last
+    the ``else``."""
+
     conditions: tuple[str, ...]  # jq on the whole object, in order
     counts: tuple[Count, ...]  # one per condition, then the else branch
 
@@ -51,6 +59,7 @@ class ChosenCount:
     text: str  # the replicasPath, as written
 
     def conditions(self) -> list[str]:
+        """The conditions of the count's branches, as jq on the object."""
         return list(_conditions(self.count))
 
 
@@ -60,7 +69,6 @@ def chosen_count(component: str, expression: str, version: CrdVersion) -> Chosen
     tree, error = parse_cached(expression)
     if error is not None or tree is None:
         return None
-    from kartalint.jqlang.paths import output_path
 
     if output_path(tree) is not None:
         return None  # one field: properties.replica_fields checks it

@@ -54,6 +54,7 @@ class TooLarge(Exception):
     """The CRD requires more than explore generates (a huge ``minLength``, ``minItems``...)."""
 
     def __init__(self, path: tuple[str, ...], message: str) -> None:
+        """The CRD's schema at ``path`` is too large to draw from: ``message`` says how."""
         super().__init__(f"{'.'.join(path)}: {message}")
         self.path = path
 
@@ -94,6 +95,8 @@ def _prefix(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
 
 
 def focus_of(definition: Any) -> Focus:
+    """What ``definition`` reads: the paths of its workload expressions, the subtrees read whole, and the condition
+    types and phases its status mappings match."""
     focus = Focus()
     for jq_field in karta.jq_fields(definition):
         if jq_field.target != "workload":
@@ -140,6 +143,7 @@ def _is_pod_template(node: dict[str, Any]) -> bool:
 
 
 def pod_spec() -> st.SearchStrategy[dict[str, Any]]:
+    """A strategy of small pod specs: one or two containers, with GPU, CPU and memory limits or none."""
     quantity = st.sampled_from(["100m", "500m", "1", "2"])
     memory = st.sampled_from(["256Mi", "1Gi", "4Gi"])
     limits = st.fixed_dictionaries(
@@ -155,11 +159,15 @@ def pod_spec() -> st.SearchStrategy[dict[str, Any]]:
 
 
 def pod_template() -> st.SearchStrategy[dict[str, Any]]:
+    """A strategy of pod templates: a pod spec, with labels or without."""
     labels = st.dictionaries(st.sampled_from(["app", "role"]), st.sampled_from(NAMES), max_size=2)
     return st.fixed_dictionaries({"spec": pod_spec()}, optional={"metadata": st.fixed_dictionaries({"labels": labels})})
 
 
 class Generator:
+    """The strategies of objects of a CRD version, shaped by what a definition reads (``Focus``), bounded in size
+    and in time."""
+
     def __init__(
         self,
         version: CrdVersion,
@@ -167,6 +175,8 @@ class Generator:
         deadline: float | None = None,
         assume: dict[tuple[str, ...], dict[str, Any]] | None = None,
     ) -> None:
+        """Draw objects of ``version`` for a definition that reads ``focus``, until ``deadline``
+        (``time.monotonic()``), with the project's ``assume`` (path -> JSON Schema) narrowing fields."""
         self.version = version
         self.focus = focus
         self.assume = assume or {}  # the project's explore.assume: path -> JSON Schema

@@ -86,6 +86,9 @@ def chosen_counts(definition: Any, version: CrdVersion) -> list[ChosenCount]:
 
 @dataclass
 class Probe:
+    """One object checked: the object, its view, and the replica counts and chosen counts the properties check on
+    it (with each chosen count's condition on the object)."""
+
     obj: dict[str, Any]
     view: WorkloadView
     replica_fields: Sequence[ReplicaField] = field(default_factory=list)
@@ -95,6 +98,8 @@ class Probe:
 
 @dataclass(frozen=True)
 class Violation:
+    """A property that does not hold: which, on which field and component, and why."""
+
     property: str
     field: str
     message: str

@@ -16,6 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import HealthCheck, Phase, Verbosity, find, given, reject, settings
+from hypothesis import seed as with_seed
+from hypothesis.errors import NoSuchExample, Unsatisfiable
+
 from kartalint import karta
 from kartalint.evaluation import Evaluator
 from kartalint.explore.generate import Generator, OutOfTime, focus_of
@@ -35,11 +39,14 @@ from kartalint.load.crds import CrdVersion
 
 @dataclass
 class Failure:
+    """An object on which a property does not hold (shrunk), with the violation and a hint."""
+
     violation: Violation
     object: dict[str, Any]
     hint: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The failure as ``--format json`` writes it."""
         where = f"{self.violation.component}." if self.violation.component else ""
         return {
             "property": self.violation.property,
@@ -52,6 +59,9 @@ class Failure:
 
 @dataclass
 class Exploration:
+    """What ``kartalint explore`` found for one definition: the objects evaluated, the failures, whether time ran
+    out, and the paths the definition reads with those some object reached."""
+
     examples: int = 0  # objects evaluated (shrinking included)
     failures: list[Failure] = field(default_factory=list)
     out_of_time: bool = False
@@ -124,8 +134,6 @@ def _flatten(exc: BaseException) -> list[BaseException]:
 
 def _minimal(strategy: Any) -> dict[str, Any]:
     """The simplest object the strategy draws (deterministic: hypothesis shrinks to it)."""
-    from hypothesis import HealthCheck, Phase, find, settings
-    from hypothesis.errors import NoSuchExample, Unsatisfiable
 
     quiet = settings(
         database=None,
@@ -161,10 +169,9 @@ def explore(
     evaluator: Evaluator | None = None,
     assume: dict[tuple[str, ...], dict[str, Any]] | None = None,
 ) -> Exploration:
-    from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
-    from hypothesis import seed as with_seed
-    from hypothesis.errors import Unsatisfiable
-
+    """Draw up to ``examples`` objects of ``version`` (for at most ``max_time`` seconds, from ``seed``), evaluate
+    ``definition`` on each, and find the objects that break ``properties``, shrunk (seeded first with each
+    status the definition matches)."""
     started = time.monotonic()
     generator = Generator(version, focus_of(definition), deadline=started + max_time, assume=assume)
     strategy = generator.object()

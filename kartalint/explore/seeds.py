@@ -40,6 +40,8 @@ class StatusWriter:
     """Writes a matcher's status into a copy of an object, where the definition reads it."""
 
     def __init__(self, definition: Any, version: CrdVersion) -> None:
+        """A writer of the statuses ``definition`` matches, into objects of ``version``: its phase path, conditions
+        path and the names of their fields."""
         refs = karta.components(definition)
         root = karta.as_dict(refs[0].data) if refs else {}
         self.status = karta.as_dict(root.get("statusDefinition"))
@@ -57,6 +59,7 @@ class StatusWriter:
         }
 
     def matchers(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Each status mapping's matchers, with the status they give."""
         for status, listed in karta.as_dict(self.status.get("statusMappings")).items():
             for matcher in karta.as_list(listed):
                 if isinstance(matcher, dict):
@@ -112,6 +115,7 @@ class StatusWriter:
         return found.found and (not isinstance(enum, list) or isinstance(value, list) or value in enum)
 
     def apply(self, base: dict[str, Any], writes: list[tuple[Path, Any]]) -> dict[str, Any] | None:
+        """A copy of ``base`` with each value of ``writes`` at its path, or None when the CRD refuses one."""
         if not all(self.allowed(path, value) for path, value in writes):
             return None
         obj = copy.deepcopy(base)

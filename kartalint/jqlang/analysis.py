@@ -84,6 +84,9 @@ PATH_CALLS = {
 
 @dataclass(frozen=True)
 class Problem:
+    """A problem of an expression: its rule, message and span in the expression's text; ``upstream_misses`` when
+    upstream's validator accepts what kartalint reports."""
+
     rule: str
     message: str
     start: int
@@ -146,6 +149,8 @@ def restrictions(root: Node) -> list[Problem]:
 
 
 def portability(root: Node, source: str) -> list[Problem]:
+    """What libjq accepts but gojq (what Karta, KAI and Run:ai run) lacks or evaluates differently
+    (``jq-not-portable``): builtins, regular expressions, fractional slice bounds, each where it is written."""
     problems = []
     for node in root.walk():
         if node.kind == "call":
@@ -214,6 +219,8 @@ def portability(root: Node, source: str) -> list[Problem]:
 
 
 def safety(root: Node) -> list[Problem]:
+    """What reads the environment or further inputs, or writes to stderr (``jq-unsafe``): builtins the expression
+    does not define itself, and ``$ENV``."""
     problems = []
     for node in root.walk():
         if node.kind == "call":

@@ -252,6 +252,8 @@ class _Unknown(Exception):
 
 
 def statically_compiles(tree: Node) -> bool:
+    """Whether ``tree`` is proven to compile without libjq: every function and variable it uses is defined (the
+    builtin table, its own definitions and bindings); False when libjq has to decide."""
     try:
         _check(tree, frozenset(), frozenset(), frozenset(), True)
     except (_Unknown, RecursionError):

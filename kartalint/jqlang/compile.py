@@ -16,6 +16,9 @@ _ERROR_NO_POS = re.compile(r"jq: error: (?P<msg>[^\n]*)")
 
 @dataclass(frozen=True)
 class CompileProblem:
+    """A libjq compile error: its message, its span in the expression, and whether it is a syntax error (else an
+    undefined function or variable)."""
+
     message: str
     start: int  # offset in the expression
     end: int
@@ -29,6 +32,7 @@ def _offset(expression: str, line: int, column: int) -> int:
 
 
 def parse_errors(expression: str, text: str) -> list[CompileProblem]:
+    """The problems of libjq's error text ``text`` for ``expression``, each at the place its line and column name."""
     problems = []
     for match in _ERROR.finditer(text):
         start = _offset(expression, int(match["line"]), int(match["col"]))
@@ -48,7 +52,7 @@ def parse_errors(expression: str, text: str) -> list[CompileProblem]:
 def compile_one(expression: str) -> tuple[Any | None, tuple[CompileProblem, ...]]:
     """(program, problems): a compiled libjq program, or the problems that prevented it."""
     try:
-        import jq  # imported when first needed: most programs are proven by the builtin table
+        import jq  # lazy: imported when first needed, most programs are proven by the builtin table
 
         return jq.compile(expression), ()
     except ValueError as exc:
@@ -58,7 +62,7 @@ def compile_one(expression: str) -> tuple[Any | None, tuple[CompileProblem, ...]
 @functools.lru_cache(maxsize=4096)
 def _compile_batch(joined: str) -> bool:
     try:
-        import jq
+        import jq  # lazy: as in compile_one
 
         jq.compile(joined)
         return True

@@ -64,6 +64,11 @@ OPERATORS = (
     "?",
 )
 
+# The operators by their first character, longest first as in OPERATORS.
+_OPERATORS_BY_FIRST: dict[str, tuple[str, ...]] = {
+    first: tuple(op for op in OPERATORS if op[0] == first) for first in {op[0] for op in OPERATORS}
+}
+
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -71,6 +76,7 @@ class JqSyntaxError(Exception):
     """A syntax error at a source offset."""
 
     def __init__(self, message: str, start: int, end: int | None = None) -> None:
+        """``message`` says what is wrong, at the offsets ``start`` (to ``end``, one character when not given)."""
         super().__init__(message)
         self.message = message
         self.start = start
@@ -79,6 +85,9 @@ class JqSyntaxError(Exception):
 
 @dataclass
 class Token:
+    """A token of a jq expression: its kind, text and span; a string's literal pieces and interpolations in
+    ``parts``."""
+
     kind: str  # IDENT, KEYWORD, FIELD, VAR, FORMAT, NUMBER, STRING, OP, EOF
     value: str
     start: int
@@ -89,6 +98,8 @@ class Token:
 
 @dataclass
 class Interpolation:
+    r"""A string's ``\(...)`` interpolation: its tokens and span."""
+
     tokens: list[Token]
     start: int
     end: int
@@ -177,7 +188,7 @@ def tokenize(source: str, start: int = 0, stop_at_paren: bool = False) -> list[T
             tokens.append(Token("FIELD", source[i + 1 : j], i, j))
             i = j
             continue
-        for op in OPERATORS:
+        for op in _OPERATORS_BY_FIRST.get(ch, ()):
             if source.startswith(op, i):
                 if stop_at_paren:
                     if op == "(":

@@ -42,6 +42,9 @@ class NotFollowed:
 
 @dataclass
 class PathFacts:
+    """What an expression does with the input paths it reads: the reads, arithmetic on bare paths, paths it stops
+    following, comparisons and string tests, object keys, and more (one list per use)."""
+
     reads: list[PathRead] = field(default_factory=list)
     arithmetic: list[tuple[Node, PathRead]] = field(
         default_factory=list

@@ -66,6 +66,7 @@ def single(places: Places) -> Path_ | None:
 
 
 def union(*groups: Places) -> Places:
+    """The places of all of ``groups``, once each in order; ``COMPUTED`` when over ``MAX_PLACES``."""
     if len(groups) == 1 and len(groups[0]) == 1:
         return groups[0]
     out = tuple(dict.fromkeys(place for group in groups for place in group))
@@ -87,6 +88,7 @@ def step(path: Path_ | None, segment: str) -> Path_ | None:
 
 
 def extend(places: Places, segment: str) -> Places:
+    """Each of ``places`` followed by ``segment``."""
     if len(places) == 1:
         return (step(places[0], segment),)
     return union(tuple(step(place, segment) for place in places))
@@ -117,10 +119,13 @@ def _collected(place: Path_ | None) -> Path_ | None:
 
 
 def collected(places: Places) -> Places:
+    """The places of ``[X]`` for X's ``places``."""
     return union(tuple(_collected(place) for place in places))
 
 
 class Scope(NamedTuple):
+    """What a part of an expression sees: the places of ``.``, what is bound, what is guarded or never null."""
+
     base: Places  # the places of `.`
     env: tuple[tuple[str, Places], ...] = ()  # variables bound to input places
     funcs: tuple[tuple[str, Node], ...] = ()  # user functions of arity 0, inlined at their calls
@@ -131,12 +136,14 @@ class Scope(NamedTuple):
     values: frozenset = frozenset()  # variables bound to such a value (`(P // []) as $x`)
 
     def var(self, name: str) -> Places:
+        """The places bound to ``$name`` (the innermost binding), ``COMPUTED`` when not a place of the input."""
         for key, value in reversed(self.env):
             if key == name:
                 return value
         return COMPUTED
 
     def func(self, name: str) -> Node | None:
+        """The body of the user function ``name`` of arity 0 (the innermost definition), or None."""
         for key, value in reversed(self.funcs):
             if key == name:
                 return value

@@ -23,6 +23,7 @@ class PathRead:
     tested_depth: int = 0  # the length of the longest ancestor path tested non-null by an enclosing select/if/and
 
     def text(self) -> str:
+        """The path as jq writes it."""
         return path_text(self.path)
 
 
@@ -62,4 +63,5 @@ def read_at(node: Node, scope: Scope, path: Path_) -> PathRead:
 
 
 def has_optional(node: Node) -> bool:
+    """Whether ``node`` holds a ``?`` anywhere."""
     return any(n.kind == "optional" for n in node.walk())

@@ -16,6 +16,7 @@ after any of them.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import mmap
 import multiprocessing
@@ -23,12 +24,13 @@ import os
 import pickle
 import struct
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 MAX_RESULTS = 1000
 BATCH = 256  # texts sent to the worker in one message by run_many
+FIRST_BATCH = 16  # the first message's (the next ones grow fourfold up to BATCH)
 FLUSH_COUNT = 64  # the worker sends results in groups of at most this many,
 FLUSH_SECONDS = 0.002  # or as soon as this long has passed since the last group
 PROGRESS = struct.Struct("dd")  # shared with the worker: index of the text it is on, monotonic start
@@ -44,12 +46,15 @@ SANDBOX_PRELUDE = "def env: {}; {} as $ENV | "
 
 @dataclass
 class RunResult:
+    """The outputs of one run, or the error that stopped it (``timed_out`` when it ran out of time)."""
+
     results: list[Any] = field(default_factory=list)
     error: str | None = None
     timed_out: bool = False
 
     @property
     def ok(self) -> bool:
+        """Whether the run ended without an error."""
         return self.error is None
 
 
@@ -235,44 +240,74 @@ class BoundedRunner:
             self._start()
 
     def run(self, expression: str, value: Any, timeout: float | None = None) -> RunResult:
+        """Run ``expression`` on ``value`` (sent as JSON)."""
         return self.run_text(expression, json.dumps(value), timeout)
 
     def run_text(self, expression: str, text: str, timeout: float | None = None) -> RunResult:
+        """Run ``expression`` on the JSON ``text``."""
         ((_, result),) = self.run_many(expression, [text], timeout)
         return result
 
     def run_many(
-        self, expression: str, texts: Sequence[str], timeout: float | None = None, batch: int = BATCH
+        self, expression: str, texts: Iterable[str], timeout: float | None = None, batch: int = BATCH
     ) -> Iterator[tuple[int, RunResult]]:
-        """``(index, RunResult)`` for each JSON text. Texts go to the worker ``batch`` at a time and
-        their results come back in small groups, so the caller works on them while the worker
-        computes the next ones. Each text has its own time limit, counted by the worker from when
-        it starts on it; a text that runs over it, or kills the worker, gets the error and the
-        worker is restarted for the others (results then come out of order).
+        """``(index, RunResult)`` for each JSON text. Texts go to the worker ``batch`` at a time
+        (the first chunks smaller, so that it starts at once) and their results come back in small
+        groups, so the caller works on them while the worker computes the next ones; ``texts`` is
+        read one chunk ahead (an iterator's texts are made while the worker runs the chunk before),
+        and the next chunk is sent as soon as the last results of a chunk arrive, before the caller
+        reads them: the worker never waits on the caller. Each text has its own time limit, counted
+        by the worker from when it starts on it; a text that runs over it, or kills the worker,
+        gets the error and the worker is restarted for the others (results then come out of order).
 
         Consume the iterator to the end: a run abandoned half way stops the worker (its unread
         replies would otherwise answer the next run)."""
         limit = self.timeout if timeout is None else timeout
-        queue = list(enumerate(texts))
+        source, counter = iter(texts), itertools.count()
+        again: list[tuple[int, str]] = []  # texts whose worker was stopped, sent again first
+        # a few texts known at once go in one message (one round trip: what a fixture run or a mutant
+        # sends); a stream starts small so that the worker starts at once
+        size = batch if isinstance(texts, (list, tuple)) and len(texts) <= batch else min(batch, FIRST_BATCH)
+
+        def take(count: int) -> list[tuple[int, str]]:
+            chunk = again[:count]
+            del again[:count]
+            fresh = itertools.islice(source, count - len(chunk))
+            chunk.extend((index, text) for text, index in zip(fresh, counter, strict=False))  # counter: endless
+            return chunk
+
+        def send(chunk: list[tuple[int, str]]) -> bool:
+            return bool(chunk) and self._send((expression, [text for _, text in chunk], self.max_results))
+
         finished = False
         try:
-            while queue:
-                chunk, queue = queue[:batch], queue[batch:]
-                if not self._send((expression, [text for _, text in chunk], self.max_results)):
+            chunk = take(size)
+            sent = send(chunk)
+            while chunk:
+                if not sent:
                     for index, _ in chunk:
                         yield index, RunResult(error="the jq worker could not be started")
+                    chunk = take(batch)
+                    sent = send(chunk)
                     continue
+                size = min(batch, size * 4)
+                following, following_sent = take(size), False  # made while the worker runs this chunk
                 done = 0
                 while done < len(chunk):
                     replies, failure = self._receive(limit, done, len(chunk))
+                    if failure is None and done + len(replies) == len(chunk):
+                        following_sent = send(following)  # the worker goes on while these are read
                     for reply in replies:
                         yield chunk[done][0], reply
                         done += 1
                     if failure is not None:  # the worker was stopped on chunk[culprit]
                         culprit, result = failure
                         yield chunk[culprit][0], result
-                        queue = chunk[done:culprit] + chunk[culprit + 1 :] + queue  # finished, unsent: again
+                        again[:0] = chunk[done:culprit] + chunk[culprit + 1 :] + following  # finished, unsent
+                        following = take(batch)
+                        following_sent = send(following)
                         break
+                chunk, sent = following, following_sent
             finished = True
         finally:
             if not finished:
@@ -350,10 +385,13 @@ class BoundedRunner:
                 process.kill()
 
     def close(self) -> None:
+        """Stop the worker process."""
         self._kill()
 
     def __enter__(self) -> BoundedRunner:
+        """The runner itself; leaving the ``with`` block stops its worker."""
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        """Stop the worker (``close``)."""
         self.close()

@@ -16,6 +16,9 @@ COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 @dataclass
 class Node:
+    """A node of the syntax tree: its kind, span in the expression, value (a name, a literal), children and, for a
+    function definition, its parameters."""
+
     kind: str
     start: int
     end: int
@@ -32,6 +35,7 @@ class Node:
             stack.extend(c for c in reversed(node.children) if c is not None)
 
     def source(self, text: str) -> str:
+        """The node's text in ``text``."""
         return text[self.start : self.end]
 
 
@@ -42,6 +46,7 @@ class TokenStream:
     """Cursor over the tokens of one program, with the nesting guard."""
 
     def __init__(self, tokens: list[Token], source: str) -> None:
+        """The parser's position in ``tokens`` of the expression ``source``."""
         self.tokens = tokens
         self.pos = 0
         self.source = source
@@ -49,39 +54,48 @@ class TokenStream:
 
     @property
     def tok(self) -> Token:
+        """The current token."""
         return self.tokens[self.pos]
 
     def peek(self, offset: int = 1) -> Token:
+        """The token ``offset`` places ahead (the end of the expression at most)."""
         return self.tokens[min(self.pos + offset, len(self.tokens) - 1)]
 
     def advance(self) -> Token:
+        """The current token, and move past it (never past the end)."""
         tok = self.tokens[self.pos]
         if tok.kind != "EOF":
             self.pos += 1
         return tok
 
     def is_op(self, *ops: str) -> bool:
+        """Whether the current token is one of the operators ``ops``."""
         return self.tok.kind == "OP" and self.tok.value in ops
 
     def is_kw(self, *words: str) -> bool:
+        """Whether the current token is one of the keywords ``words``."""
         return self.tok.kind == "KEYWORD" and self.tok.value in words
 
     def expect_op(self, op: str) -> Token:
+        """The operator ``op``, consumed; a syntax error when something else is there."""
         if not self.is_op(op):
             self.error(f"expected '{op}'")
         return self.advance()
 
     def expect_kw(self, word: str) -> Token:
+        """The keyword ``word``, consumed; a syntax error when something else is there."""
         if not self.is_kw(word):
             self.error(f"expected '{word}'")
         return self.advance()
 
     def error(self, message: str) -> None:
+        """Raise a syntax error at the current token: ``message``, and what was found there."""
         tok = self.tok
         found = "end of expression" if tok.kind == "EOF" else repr(self.source[tok.start : tok.end])
         raise JqSyntaxError(f"{message}, found {found}", tok.start, max(tok.end, tok.start + 1))
 
     def enter(self) -> None:
+        """One level deeper; a syntax error past ``MAX_DEPTH`` levels."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise JqSyntaxError(f"expression nested deeper than {MAX_DEPTH} levels", self.tok.start)

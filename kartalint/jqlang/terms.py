@@ -11,15 +11,19 @@ class TermParser(TokenStream):
     """The term level; the operator levels (``pipe`` and below) are ``kartalint.jqlang.parser``'s."""
 
     def pipe(self) -> Node:  # pragma: no cover - defined by the parser
+        """A pipe (``|``, ``,``, ``//``, ...): the parser's."""
         raise NotImplementedError
 
     def funcdef(self) -> Node:  # pragma: no cover - defined by the parser
+        """A function definition (``def f: ...;``): the parser's."""
         raise NotImplementedError
 
     def unary(self) -> Node:  # pragma: no cover - defined by the parser
+        """A unary term (``-x``): the parser's."""
         raise NotImplementedError
 
     def subparser(self, tokens: list[Token]) -> TermParser:  # pragma: no cover - defined by the parser
+        """A parser of an interpolation's ``tokens``: the parser's."""
         raise NotImplementedError
 
     def postfix(self, bind: bool = True) -> Node:
@@ -50,6 +54,7 @@ class TermParser(TokenStream):
                 return node
 
     def bracket_suffix(self, target: Node | None) -> Node:
+        """The ``[...]`` after ``target``: iteration, an index or a slice."""
         start = self.expect_op("[")
         begin = target.start if target is not None else start.start
         if self.is_op("]"):
@@ -70,6 +75,7 @@ class TermParser(TokenStream):
         return Node("index", begin, end.end, None, [target, index])
 
     def binding(self, source: Node) -> Node:
+        """``source as $x | body`` (with ``?//`` alternatives): a binding."""
         self.expect_kw("as")
         patterns = [self.pattern()]
         while self.is_op("?//"):
@@ -80,6 +86,7 @@ class TermParser(TokenStream):
         return Node("bind", source.start, body.end, None, [source, body, *patterns])
 
     def pattern(self) -> Node:
+        """A destructuring pattern: ``$x``, ``[...]`` or ``{...}``."""
         self.enter()
         try:
             tok = self.tok
@@ -113,6 +120,7 @@ class TermParser(TokenStream):
             self.depth -= 1
 
     def pattern_entry(self) -> Node:
+        """One entry of an object pattern: ``$x``, ``$x: pattern``, ``key: pattern``, ``(expr): pattern``."""
         tok = self.tok
         if tok.kind == "VAR":
             self.advance()
@@ -141,6 +149,7 @@ class TermParser(TokenStream):
         return Node("pattern_entry", tok.start, value.end, None, [key, value])
 
     def term(self) -> Node:
+        """A term, one level deeper (``MAX_DEPTH`` bounds the nesting)."""
         self.enter()
         try:
             return self._term()
@@ -256,6 +265,7 @@ class TermParser(TokenStream):
         raise AssertionError
 
     def if_term(self) -> Node:
+        """``if ... then ... elif ... else ... end`` (the ``else`` optional)."""
         start = self.expect_kw("if")
         children: list[Node | None] = [self.pipe()]
         self.expect_kw("then")
@@ -274,6 +284,7 @@ class TermParser(TokenStream):
         return Node("if", start.start, end.end, branches, children)
 
     def fold_term(self, word: str) -> Node:
+        """``reduce`` or ``foreach`` (``word``): its source, pattern, and its init, update and extract."""
         start = self.advance()
         source = self.postfix(bind=False)
         self.expect_kw("as")
@@ -290,6 +301,7 @@ class TermParser(TokenStream):
         return Node(word, start.start, end.end, None, children)
 
     def object(self) -> Node:
+        """An object construction ``{...}``."""
         start = self.expect_op("{")
         entries: list[Node | None] = []
         while not self.is_op("}"):
@@ -303,6 +315,8 @@ class TermParser(TokenStream):
         return Node("object", start.start, end.end, None, entries)
 
     def object_entry(self) -> Node:
+        """One entry of an object construction: ``$x``, ``key``, ``key: value``, ``"str": value``, ``(expr):
+        value``, ``@format "s": value``, ``$__loc__``."""
         tok = self.tok
         key: Node
         if tok.kind == "VAR":
@@ -360,6 +374,7 @@ class TermParser(TokenStream):
             self.depth -= 1
 
     def string_node(self, tok: Token, fmt: str) -> Node:
+        """The string token ``tok`` (with format ``fmt``): its literal pieces and interpolations parsed."""
         children: list[Node | None] = []
         literal_parts: list[str] = []
         for part in tok.parts:

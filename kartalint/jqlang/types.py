@@ -48,6 +48,7 @@ _RESULT_TYPES = {
             "any",
             "all",
             "isempty",
+            "IN",
         ),
         "boolean",
     ),

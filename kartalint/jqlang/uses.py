@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kartalint.jqlang.parser import Node
-from kartalint.jqlang.places import LIST, Places, Scope, places_of, real, visible
+from kartalint.jqlang.places import LIST, Places, Scope, if_branches, places_of, real, visible
 from kartalint.jqlang.reads import PathRead, has_optional, known_depth, read_at
 
 # builtins that fail on a null input ("null (null) has no keys", "Cannot iterate over null"), with
@@ -88,8 +88,6 @@ def never_null(node: Node | None) -> bool:
     if node.kind == "call":
         return str(node.value) in _NEVER_NULL
     if node.kind == "if":
-        from kartalint.jqlang.places import if_branches
-
         return all(branch is not None and never_null(branch) for branch in if_branches(node))
     return False
 

@@ -11,7 +11,6 @@ are *stale* (fixed since): counted, so the baseline can be rewritten.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections import Counter
@@ -20,6 +19,8 @@ from dataclasses import dataclass
 
 from kartalint.errors import UsageError
 from kartalint.lint.result import LintResult
+from kartalint.load.bounded import ParseError, json_loads
+from kartalint.load.confinement import ReadRefused, read_confined
 from kartalint.model import Finding, format_path
 
 SCHEMA_VERSION = 1
@@ -32,6 +33,8 @@ def _relative(path: str, root: str) -> str:
 
 def fingerprint(finding: Finding, root: str) -> str:
     """A finding's identity in a baseline: rule, file relative to ``root``, path and message."""
+    import hashlib  # (OpenSSL's: loaded when a baseline is used, not by every lint's start-up)
+
     key = "\0".join((finding.rule, _relative(finding.file, root), format_path(finding.path), finding.message))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
@@ -93,8 +96,6 @@ def read(path: str, root: str | None = None, given_as: str | None = None) -> Bas
     JSON within the bounded parser's depth and number limits; a ``UsageError`` naming the file (and
     the place) otherwise, and ``given_as`` (how the user named it: the configuration's key, the
     environment variable) when the file cannot be read at all."""
-    from kartalint.load.bounded import ParseError, json_loads
-    from kartalint.load.confinement import ReadRefused, read_confined
 
     folders = [os.path.dirname(os.path.abspath(path)), *([root] if root else [])]
     try:

@@ -14,9 +14,13 @@ from typing import Literal
 
 from kartalint.lint.pipeline import lint_source
 from kartalint.load.documents import display_path, load_file
+from kartalint.load.house_rules import Failure, static_problem
 from kartalint.model import Finding, Rule
 from kartalint.project import Config
 from kartalint.rules import registry
+from kartalint.rules._house_jq import engine
+from kartalint.rules.house import failure_finding
+from kartalint.rules.house import failures as house_failures
 
 CheckOutcome = Literal["passed", "failed", "no-examples"]
 
@@ -82,10 +86,6 @@ class CheckRun:
 
 def check_rules(config: Config) -> CheckRun:
     """Check the house rules of ``config`` on their examples, then the plugins' rules with examples."""
-    from kartalint.load.house_rules import static_problem
-    from kartalint.rules._house_jq import engine
-    from kartalint.rules.house import failure_finding
-    from kartalint.rules.house import failures as house_failures
 
     engine().new_run()
     run = CheckRun()
@@ -94,8 +94,6 @@ def check_rules(config: Config) -> CheckRun:
         run.checks.append(check)
         problem = static_problem(house)
         if problem is not None:
-            from kartalint.load.house_rules import Failure
-
             check.problems.append(_at(failure_finding(house, Failure(problem.part, problem.message, static=True))))
             continue
         if house.examples is None:

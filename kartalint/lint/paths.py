@@ -8,8 +8,10 @@ from collections.abc import Iterable
 from kartalint.lint.pipeline import FileOutcome, lint_file
 from kartalint.lint.result import LintResult
 from kartalint.load.discovery import iter_yaml_files
+from kartalint.load.documents import display_path
 from kartalint.model import Finding
 from kartalint.project import Config
+from kartalint.rules.house import HOUSE_RULE_FAILED
 
 PARALLEL_THRESHOLD = 50  # files: below this, starting worker processes costs more than it saves
 
@@ -39,6 +41,7 @@ def lint_paths(paths: Iterable[str], config: Config, strict_files: bool = False,
         wanted.append(path)
     jobs = worker_count(jobs, len(wanted))
     if config.house_rules:  # a new run: house rules that failed in an earlier one are tried again
+        # lazy: the house rules' jq worker, only when house rules run (start-up of lint)
         from kartalint.rules._house_jq import engine
 
         engine().new_run()
@@ -54,7 +57,6 @@ def exclusion_notes(paths: list[str], config: Config, shown: int = 3) -> list[st
     """What to say of files named on the command line that the configuration excludes: one note
     per ``exclude`` pattern, with the configuration file holding it and the files (the first
     ``shown`` of them)."""
-    from kartalint.load.documents import display_path
 
     groups: dict[tuple[str, str], list[str]] = {}
     for path in paths:
@@ -73,7 +75,6 @@ def _house_failures_once(result: LintResult) -> None:
     """Each house rule that could not run said once (the first time, in file order), and none of
     its findings: the result is the same whatever ``jobs`` is (each worker process finds a failure
     on its own)."""
-    from kartalint.rules.house import HOUSE_RULE_FAILED
 
     broken = {f.path[1] for f in result.findings if _failure(f, HOUSE_RULE_FAILED)}
     if not broken:
@@ -134,9 +135,9 @@ def _lint_chunk(
 
 
 def _worker_started(owner: int) -> None:  # pragma: no cover - runs in a worker process
-    import multiprocessing
+    import multiprocessing  # lazy: worker processes only for many files (start-up of lint)
 
-    from kartalint.jqlang.lifetime import die_with_parent
+    from kartalint.jqlang.lifetime import die_with_parent  # lazy: only in a worker process (start-up of lint)
 
     die_with_parent(owner)
     # a worker may start a jq worker of its own (house rules): multiprocessing refuses children to a
@@ -148,9 +149,11 @@ def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -
     """Per-file outcomes in the order of ``files``; with ``jobs`` > 1, from worker processes
     (standard input, if among the files, is always read here)."""
     if jobs > 1 and len(files) > 1 and "-" not in files:
-        import multiprocessing
+        import multiprocessing  # lazy: worker processes only for many files (start-up of lint)
 
-        size = max(1, min(64, len(files) // (jobs * 4) or 1))  # chunks keep the pipe traffic low and the cores busy
+        # chunks keep the pipe traffic low and the cores busy: small enough that the last ones end
+        # together (a worker left alone with a chunk of 64 files idled the other core for ~60 ms)
+        size = max(1, min(16, len(files) // (jobs * 4) or 1))
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
         try:

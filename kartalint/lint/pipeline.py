@@ -23,6 +23,7 @@ from kartalint.project import Config
 from kartalint.rules import registry, suppress
 from kartalint.rules.document import check_document
 from kartalint.rules.fixture_schema import check_fixture
+from kartalint.rules.house import failures, finish_house, start_house
 
 if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
     from kartalint.load.crds import CrdIndex
@@ -73,8 +74,6 @@ def lint_source(source: SourceFile, config: Config, *, strict_files: bool = Fals
         return FileOutcome(source.path, [], 0, others, 0, 0, skipped=True)
     outcome = _configured(source, [*source.findings, *found], config, kartas, others, fixtures)
     if house and kartas:  # house rules that cannot run: said where they are written (lint_paths says each once)
-        from kartalint.rules.house import failures
-
         failed = failures(house)
         if failed:
             outcome.findings.extend(configure(failed, config))
@@ -128,7 +127,6 @@ def _checked(document: Document, crds: CrdIndex | None, house: list[HouseRule]) 
     worker first, so it computes while kartalint's checks run)."""
     if not house:
         return check_document(document, crds)
-    from kartalint.rules.house import finish_house, start_house
 
     run = start_house(document, house)
     try:
@@ -206,7 +204,7 @@ def crd_index(paths: list[str]) -> CrdIndex:
     """A ``CrdIndex`` of the CRD files and folders at ``paths`` (``crds:`` of the configuration,
     ``--crd``), built once per list of paths and process (the language server and the tests lint
     many files under one configuration; each CRD file is parsed once, ``kartalint.load.filecache``)."""
-    from kartalint.load.crds import CrdIndex
+    from kartalint.load.crds import CrdIndex  # lazy: load.crds, only when a CRD is configured (start-up of lint)
 
     key = tuple(paths)
     if key not in _CRD_INDEXES:

@@ -33,6 +33,7 @@ class ParseError(ValueError):
     """A text that is not read: its ``line`` and ``column`` (1-based) and what is wrong there."""
 
     def __init__(self, problem: str, line: int = 1, column: int = 1) -> None:
+        """``problem`` says what is wrong with the text, at ``line`` and ``column`` (1-based)."""
         super().__init__(problem)
         self.problem, self.line, self.column = problem, line, column
 
@@ -77,6 +78,7 @@ def json_loads(text: str, max_depth: int = MAX_DEPTH) -> Any:
 
 def toml_loads(text: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
     """The TOML document of ``text``, or ``ParseError``."""
+    # lazy: only for a TOML file (start-up of lint)
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10

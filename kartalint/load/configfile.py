@@ -20,7 +20,7 @@ from typing import Any
 from kartalint.errors import ConfigError
 from kartalint.load.bounded import ParseError, toml_loads
 from kartalint.load.confinement import ReadRefused, inside, read_confined, repository_of
-from kartalint.load.documents import MAX_FILE_BYTES
+from kartalint.load.documents import MAX_FILE_BYTES, load_text
 from kartalint.model import Path, Rule, Severity
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
@@ -57,6 +57,7 @@ class ConfigFile:
 
     @property
     def folder(self) -> str:
+        """The folder of the configuration file: the relative paths it names start there."""
         return os.path.dirname(os.path.abspath(self.path))
 
     def error(self, message: str, path: Path = (), key: bool = False) -> ConfigError:
@@ -121,7 +122,6 @@ def read_text(path: str, text: str | None = None, boundary: str | None = None) -
             raise config.error("must be a table")
         config.data = data
         return config
-    from kartalint.load.documents import load_text
 
     source = load_text(text, path)
     bad = [f for f in source.findings if f.severity == Severity.ERROR]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kartalint.errors import UsageError
 
@@ -26,15 +26,21 @@ class ReadRefused(UsageError):
     or unreadable (the message names the file and why; exit code 2)."""
 
     def __init__(self, path: str, reason: str) -> None:
+        """``path`` was refused for ``reason``."""
         super().__init__(f"{path}: {reason}")
         self.path = path
 
 
 def git_toplevel(start: str) -> str | None:
     """The nearest folder at or above ``start`` that holds ``.git`` (a git work tree), or None."""
+    return nearest_folder_above(start, lambda directory: os.path.exists(os.path.join(directory, ".git")))
+
+
+def nearest_folder_above(start: str, wanted: Callable[[str], bool]) -> str | None:
+    """The nearest folder at or above ``start`` (made absolute) that is ``wanted``, or None."""
     directory = os.path.abspath(start)
     while True:
-        if os.path.exists(os.path.join(directory, ".git")):
+        if wanted(directory):
             return directory
         parent = os.path.dirname(directory)
         if parent == directory:
@@ -104,6 +110,7 @@ class Confinement:
     prediction's workload, a symbolic link's target)."""
 
     def __init__(self, folders: Sequence[str]) -> None:
+        """Files may be read inside ``folders`` (each resolved, links followed)."""
         self.folders = sorted({os.path.realpath(f) for f in folders})
         self.issued: set = set()  # every refusal message given (cases carrying one are marked ``refused``)
 
@@ -117,6 +124,8 @@ class Confinement:
         return real
 
     def refusal(self, what: str, path: str) -> str | None:
+        """Why reading ``path`` (named as ``what``) is refused, or None when it resolves inside the folders; each
+        message given is remembered in ``issued``."""
         real = self.outside(path)
         if real is None:
             return None

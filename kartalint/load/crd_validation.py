@@ -32,6 +32,7 @@ class CrdError(ValueError):
     number, ...); ``path`` locates it."""
 
     def __init__(self, message: str, path: tuple[Any, ...] = ()) -> None:
+        """``message`` says what is wrong with the CRD, at ``path`` in its document."""
         super().__init__(message)
         self.path = path
 
@@ -62,6 +63,7 @@ BOUNDS = (
 
 
 def dotted(path: tuple[Any, ...]) -> str:
+    """A path as a reader writes it: ``spec.versions[0].name``."""
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 

@@ -27,6 +27,9 @@ GVK = tuple[str, str, str]
 
 @dataclass
 class CrdVersion:
+    """One served version of a CRD: its group/version/kind, plural, the OpenAPI schema, whether it is served and
+    stored, the file it came from and its printer columns."""
+
     group: str
     version: str
     kind: str
@@ -39,11 +42,14 @@ class CrdVersion:
 
     @property
     def gvk(self) -> GVK:
+        """Its group, version and kind."""
         return (self.group, self.version, self.kind)
 
 
 @dataclass
 class CrdIndex:
+    """The CRDs read, by group/version/kind, with what could not be used and each CRD document as loaded."""
+
     versions: dict[GVK, CrdVersion] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     documents: list[dict[str, Any]] = field(default_factory=list)  # each CRD document read, as loaded
@@ -66,6 +72,7 @@ class CrdIndex:
         return index
 
     def get(self, gvk: GVK | None) -> CrdVersion | None:
+        """The CRD version of ``gvk``, or None when no CRD read declares it."""
         return self.versions.get(gvk) if gvk else None
 
 
@@ -168,6 +175,9 @@ def crd_versions(data: Any, source: str = "") -> list[CrdVersion]:
 
 @dataclass(frozen=True)
 class Lookup:
+    """What a CRD schema says of a path: whether it exists, its schema, the first key that does not (with
+    suggestions), whether the last key is required, its default, and the free-form subtree it entered."""
+
     found: bool
     schema: dict[str, Any] | None  # None: territory without declared structure (anything goes)
     missing: str | None = None  # the first key that does not exist
@@ -197,6 +207,8 @@ def _open(schema: dict[str, Any]) -> bool:
 
 
 def lookup(root: dict[str, Any], path: tuple[str, ...]) -> Lookup:
+    """What the schema ``root`` says of ``path``: followed key by key through properties, items and additional
+    properties; what is under ``metadata``, and territory without declared structure, takes anything."""
     node: dict[str, Any] | None = root
     required = False
     default = None

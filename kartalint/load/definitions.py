@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from kartalint.karta import as_dict, gvk_of, structure
+from kartalint.karta import as_dict, components, gvk_of, structure
 from kartalint.load.discovery import iter_yaml_files, missing_reason, template_marker, template_note
 from kartalint.load.documents import display_path, load_file
 from kartalint.load.filecache import FileCache
@@ -43,6 +44,8 @@ def bundled_fixtures() -> str | None:
 
 
 def object_gvk(obj: Any) -> GVK | None:
+    """The group/version/kind of a Kubernetes object, or None when its ``apiVersion`` or ``kind`` is missing or not
+    text."""
     obj = as_dict(obj)
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
@@ -52,6 +55,7 @@ def object_gvk(obj: Any) -> GVK | None:
 
 
 def format_gvk(gvk: GVK | None) -> str:
+    """A group/version/kind as Kubernetes writes it in messages: ``batch/v1, Kind=Job``."""
     if gvk is None:
         return "<no apiVersion/kind>"
     group, version, kind = gvk
@@ -59,6 +63,7 @@ def format_gvk(gvk: GVK | None) -> str:
 
 
 def root_gvk(definition: Any) -> GVK | None:
+    """The group/version/kind of a definition's root component, or None when it names none."""
     return gvk_of(as_dict(structure(definition).get("rootComponent")).get("kind"))
 
 
@@ -85,12 +90,16 @@ DefinitionOrigin = Literal["explicit", "project", "bundled", "revision"]
 
 @dataclass
 class DefinitionFile:
+    """A definition file: its path, its data and where it was found (``origin``: named, the project's, bundled or
+    at a git revision)."""
+
     path: str
     data: dict[str, Any]
     origin: DefinitionOrigin = "explicit"
 
     @property
     def name(self) -> str:
+        """The definition's ``metadata.name``, else the file's name."""
         name = as_dict(self.data.get("metadata")).get("name")
         return name if isinstance(name, str) else os.path.basename(self.path)
 
@@ -110,6 +119,7 @@ class DefinitionIndex:
 
     @classmethod
     def from_paths(cls, paths: Sequence[str], origin: DefinitionOrigin = "explicit") -> DefinitionIndex:
+        """An index of the definitions in ``paths`` (files and folders), all of one ``origin``."""
         index = cls()
         index.add_layer(origin, list(paths))
         return index
@@ -124,6 +134,8 @@ class DefinitionIndex:
     def add(
         self, path: str, origin: DefinitionOrigin = "explicit", excluded: Callable[[str], bool] | None = None
     ) -> None:
+        """Add the definitions of ``path`` (a file or folder) but the files ``excluded`` names; what cannot be read
+        is a problem (one of the explicit problems, when the user named the path)."""
         self.searched.append(path)
         skipped: list[str] = []
         files, missing = iter_yaml_files([path], skipped)
@@ -169,6 +181,7 @@ class DefinitionIndex:
 
     @property
     def definitions(self) -> list[DefinitionFile]:
+        """Every definition indexed, once each, by group/version/kind first, then by file name."""
         seen, out = set(), []
         for entry in list(self.by_gvk.values()) + list(self.by_basename.values()):
             if id(entry) not in seen:
@@ -177,12 +190,16 @@ class DefinitionIndex:
         return out
 
     def of_origin(self, *origins: DefinitionOrigin) -> list[DefinitionFile]:
+        """The definitions found in the layers of ``origins``."""
         return [d for d in self.definitions if d.origin in origins]
 
     def find(self, gvk: GVK | None) -> DefinitionFile | None:
+        """The definition of ``gvk``, or None when none was found."""
         return self.by_gvk.get(gvk) if gvk else None
 
     def describe_search(self, gvk: GVK | None = None) -> str:
+        """Where definitions were looked for and how many were found, for a message that none matches; with
+        ``gvk``, the other versions of its kind that have one (versions must match exactly)."""
         places = ", ".join(self.searched) or "nowhere"
         text = f"searched {len(self.by_gvk)} definition(s) in {places}"
         if gvk is not None:
@@ -199,9 +216,6 @@ class DefinitionIndex:
 def field_location(definition: DefinitionFile, component: str | None, field_name: str) -> str | None:
     """``file:line:col`` of a component's field (``scaleDefinition.replicasPath``,
     ``statusDefinition.statusMappings.running[0]``) in the definition file, when it can be found."""
-    import re
-
-    from kartalint.karta import components
 
     source = _positions(definition.path)
     if source is None or not source.karta_documents:
@@ -228,6 +242,7 @@ def _positions(path: str) -> Any:
 
 
 def default_index(extra: Sequence[str] = ()) -> DefinitionIndex:
+    """The definitions of ``extra`` and then the bundled catalog."""
     paths = list(extra)
     bundled = bundled_catalog()
     if bundled:

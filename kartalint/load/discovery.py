@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import stat
@@ -56,6 +57,7 @@ def _inside(real: str, top: str) -> bool:
 
 
 def is_regular_file(path: str) -> bool:
+    """Whether ``path`` is a regular file (not a folder, a device or a FIFO; following links)."""
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
@@ -142,7 +144,6 @@ def glob_inside(base: str, pattern: str, boundary: str, limit: int = 20_000) -> 
     """Files and folders under ``base`` matching a glob (``*``, ``?``, ``[...]`` within a name,
     ``**`` for any depth), sorted; never outside ``boundary``, never into a folder twice (a
     symbolic-link loop ends), hidden names only when the pattern names them. At most ``limit``."""
-    import fnmatch
 
     segments = [s for s in pattern.replace(os.sep, "/").split("/") if s and s != "."]
     found: list[str] = []

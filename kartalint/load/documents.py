@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from kartalint.load.discovery import is_regular_file, missing_reason
 from kartalint.load.kinds import is_karta
 from kartalint.load.loader import BadValue, BaseLoader, Loader
 from kartalint.load.nodes import READER_POSITION, end_index, key_text, node_problems
+from kartalint.load.plain import NotPlain, iter_documents
 from kartalint.load.scalars import scalar_offsets
 from kartalint.load.yaml_rules import (
     FILE_UNREADABLE,
@@ -62,16 +64,25 @@ _INDEXED_MAPPING = 16  # mappings with more keys than this are looked up through
 
 @dataclass
 class Document:
-    """One YAML document of a file: its data and the node tree that locates it."""
+    """One YAML document of a file: its data and the node tree that locates it (composed when a
+    position is first asked for, where the document was read without one: ``SourceFile.stream``)."""
 
     source: SourceFile
     index: int
     data: Any
-    node: Any
+    composed: Any = field(repr=False, compare=False)  # the node tree, or None until it is needed
     indexes: dict[int, dict[str, tuple[Any, Any]]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
+    def node(self) -> Any:
+        """The document's node tree (libyaml's, with the marks of every node)."""
+        if self.composed is None:
+            self.composed = self.source.node_of(self.index)
+        return self.composed
+
+    @property
     def is_karta(self) -> bool:
+        """Whether the document is a Karta."""
         return is_karta(self.data)
 
     def node_at(self, path: Path) -> tuple[Any, Any, int]:
@@ -149,21 +160,46 @@ class SourceFile:
     _offsets: dict[int, list[int] | None] = field(default_factory=dict)
 
     streamed: bool = False  # the documents were parsed (by ``stream()``, or ``load_*(keep=True)``)
+    _composer: list[Any] | None = field(default=None, repr=False, compare=False)  # [loader, next index]
 
     @property
     def karta_documents(self) -> list[Document]:
+        """The documents of the file that are Kartas."""
         return [d for d in self.documents if d.is_karta]
 
     def stream(self) -> Iterator[Document]:
         """The documents, parsed one at a time (once); load problems join ``findings`` as found.
-        Node positions cached for a document are dropped when the next one is parsed."""
+        Plain YAML (most definitions: no anchor, tag, duplicate key, ...) is read straight from
+        libyaml's events (``load.plain``), without a node tree: a document composes its tree again
+        when a finding first asks for a position (``Document.node``); from the first document
+        that is not plain on, the full loader reads the rest. Node positions cached for a document
+        are dropped when the next one is parsed."""
         if self.streamed:
             yield from self.documents
             return
         self.streamed = True
-        for document in _documents(self):
+        for document in _streamed_documents(self):
             yield document
             self._offsets.clear()  # keyed by node identity: the next document's nodes may reuse them
+
+    def node_of(self, index: int) -> Any:
+        """The node tree of document ``index`` (0-based, as ``stream`` counts them), composed from the
+        text: one loader moves forward through the documents (a finding's document follows the last
+        one asked for, as a rule); asking for an earlier one starts again."""
+        cursor = self._composer
+        if cursor is None or cursor[1] > index:
+            if cursor is not None:
+                cursor[0].dispose()
+            cursor = self._composer = [Loader(self.text), 0]
+        loader = cursor[0]
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            cursor[1] += 1
+            if cursor[1] - 1 == index:
+                return node
+        return None
 
     def position(self, index: int) -> tuple[int, int]:
         """1-based (line, column) of a character index."""
@@ -179,11 +215,14 @@ class SourceFile:
         return line + 1, index - self._line_starts[line] + 1
 
     def span_of_marks(self, start: int, end: int) -> Span:
+        """The span between the character offsets ``start`` and ``end`` (at least one character)."""
         line, col = self.position(start)
         end_line, end_col = self.position(max(start + 1, end))
         return Span(line, col, end_line, end_col)
 
     def offsets_for(self, node: Any) -> list[int] | None:
+        """The offset in the file of each character of the scalar ``node`` (escapes and folding undone), or None
+        when they cannot be told; computed once per node."""
         key = id(node)
         if key not in self._offsets:
             self._offsets[key] = scalar_offsets(
@@ -225,8 +264,6 @@ def read_text(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, t
     as a Karta file and the first bad byte located)."""
     try:
         if path == "-":
-            import sys
-
             raw = sys.stdin.buffer.read(max_bytes + 1)
         else:
             if not is_regular_file(path):
@@ -282,9 +319,29 @@ def load_text(text: str, name: str, keep: bool = True) -> SourceFile:
     return source
 
 
-def _documents(source: SourceFile) -> Iterator[Document]:
+def _is_empty(text: str) -> bool:
+    return not text.strip() or all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
+
+
+def _streamed_documents(source: SourceFile) -> Iterator[Document]:
+    """The documents of ``stream``: plain ones without a node tree, the rest by ``_documents``."""
+    index = 0
+    if not _is_empty(source.text):
+        try:
+            for data in iter_documents(source.text):
+                yield Document(source, index, data, None)
+                index += 1
+            return
+        except NotPlain:
+            pass
+    yield from _documents(source, index)
+
+
+def _documents(source: SourceFile, skip: int = 0) -> Iterator[Document]:
+    """The documents of the source with their node trees (after the first ``skip`` of them, read
+    already)."""
     text = source.text
-    if not text.strip() or all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+    if _is_empty(text):
         source.findings.append(source.finding(YAML_EMPTY, "file has no YAML document", Span.point(1, 1)))
         return
     loader = Loader(text)
@@ -293,6 +350,9 @@ def _documents(source: SourceFile) -> Iterator[Document]:
         while loader.check_node():
             node = loader.get_node()
             if node is None:
+                continue
+            if index < skip:
+                index += 1
                 continue
             problems = list(node_problems(source, node))
             source.findings.extend(problems)

@@ -30,6 +30,7 @@ class FileCache(Generic[T]):
     """The ``limit`` most recently read files' values (least recently used dropped first)."""
 
     def __init__(self, limit: int) -> None:
+        """A cache of at most ``limit`` files' values, the least recently used dropped first."""
         self.limit = limit
         self._values: OrderedDict[Identity, T] = OrderedDict()
 

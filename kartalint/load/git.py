@@ -19,6 +19,8 @@ from kartalint.model import Severity
 
 
 class GitError(Exception):
+    """git failed or is not there: the message says what it said."""
+
     pass
 
 
@@ -47,6 +49,7 @@ def _is_yaml(path: str) -> bool:
 
 
 def repo_root(start: str = ".") -> str:
+    """The top folder of the git repository holding ``start``."""
     try:
         return _git(start, "rev-parse", "--show-toplevel").strip()
     except GitError as exc:
@@ -60,6 +63,8 @@ class Revision:
     the reason for each of those paths (``diff`` reports them as broken, never as deleted)."""
 
     def __init__(self, root: str, ref: str | None, max_bytes: int = MAX_FILE_BYTES) -> None:
+        """The files of the repository at ``root`` at revision ``ref`` (the working tree when None), each at most
+        ``max_bytes``; ``GitError`` when git does not know ``ref``."""
         self.root = root
         self.ref = ref
         self.max_bytes = max_bytes
@@ -76,6 +81,7 @@ class Revision:
 
     @property
     def label(self) -> str:
+        """The revision as the user named it, or ``working tree``."""
         return self.ref if self.ref is not None else "working tree"
 
     def yaml_files(self, select: Callable[[str], bool] | None = None) -> list[str]:

@@ -24,6 +24,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from kartalint.jqlang import parse_cached
+from kartalint.jqlang.analysis import safety
+from kartalint.jqlang.compile import compile_one
+from kartalint.jqlang.runner import SANDBOX_PRELUDE
 from kartalint.load.configfile import ConfigFile
 from kartalint.load.patterns import PatternSet, check_pattern
 from kartalint.model import Rule, Severity
@@ -52,6 +56,7 @@ class HouseRule:
     message_at: tuple[int, int] = (0, 0)
 
     def __hash__(self) -> int:  # computed once: a rule is looked up on every definition
+        """The hash of the rule's fields, kept after the first call."""
         found: int | None = self.__dict__.get("_hash")
         if found is None:
             found = hash(dataclasses.astuple(self))
@@ -59,6 +64,7 @@ class HouseRule:
         return found
 
     def __getstate__(self) -> dict[str, Any]:  # (to a worker process: its hash is its own, like its strings')
+        """The rule's fields for a worker process, without its hash and its cached ``rule``."""
         return {name: value for name, value in self.__dict__.items() if name not in ("_hash", "rule")}
 
     @functools.cached_property
@@ -216,11 +222,6 @@ _BINDINGS = ". as $definition | . as $path | "
 
 
 def _jq_problem(part: str, program: str, compiled: bool) -> StaticProblem | None:
-    from kartalint.jqlang import parse_cached
-    from kartalint.jqlang.analysis import safety
-    from kartalint.jqlang.compile import compile_one
-    from kartalint.jqlang.runner import SANDBOX_PRELUDE
-
     shift = 1 if part == "message" else 0  # the opening quote added around a message
     tree, error = parse_cached(program)
     if error is not None or tree is None:

@@ -35,6 +35,7 @@ class Loader(BaseLoader):
         return BadValue(None, None, message, node.start_mark)
 
     def construct_yaml_int(self, node: Any) -> int:
+        """An integer, or a problem at the node when it is not one or is too large for JSON."""
         try:
             value = super().construct_yaml_int(node)
         except (ValueError, TypeError):
@@ -44,6 +45,7 @@ class Loader(BaseLoader):
         return value
 
     def construct_yaml_float(self, node: Any) -> float:
+        """A float, or a problem at the node when it is not a number, or NaN or infinite (JSON has neither)."""
         try:
             value = super().construct_yaml_float(node)
         except (ValueError, TypeError):
@@ -53,12 +55,14 @@ class Loader(BaseLoader):
         return value
 
     def construct_yaml_bool(self, node: Any) -> bool:
+        """A boolean, or a problem at the node when it is not one."""
         try:
             return super().construct_yaml_bool(node)
         except (KeyError, ValueError, TypeError):
             raise self._bad(node, f"{_short(node.value)} is not a boolean") from None
 
     def construct_yaml_timestamp(self, node: Any) -> str:  # strings, as Kubernetes keeps them
+        """A timestamp, checked and kept as the string Kubernetes sees."""
         try:
             super().construct_yaml_timestamp(node)
         except (ValueError, TypeError, AttributeError, OverflowError):

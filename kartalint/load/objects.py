@@ -15,6 +15,7 @@ from typing import IO, Any, cast
 
 import yaml
 
+from kartalint.errors import UsageError
 from kartalint.load.discovery import is_regular_file, missing_reason
 from kartalint.load.documents import MAX_FILE_BYTES, load_file, load_text, read_text
 from kartalint.load.pipe import NoObjectEnds, Replayable
@@ -77,6 +78,17 @@ def _objects(
             continue
         objects.append(LoadedObject(origin, data))
     return objects, errors
+
+
+def read_pods(path: str | None) -> list[dict[str, Any]] | None:
+    """Pods from a file (a PodList such as `kubectl get pods -o yaml` prints, several documents, or
+    one Pod; None without a file); a problem is a usage error (``--pods`` names the file)."""
+    if not path:
+        return None
+    pod_objects, pod_errors = load_objects(path)
+    if pod_errors:
+        raise UsageError("; ".join(pod_errors))
+    return [p.data for p in pod_objects]
 
 
 @dataclass

@@ -31,36 +31,43 @@ class ObservedObject:
 
     @property
     def kind(self) -> str:
+        """The object's ``kind`` ("" when not text)."""
         kind = self.data.get("kind")
         return kind if isinstance(kind, str) else ""
 
     @property
     def group(self) -> str:
+        """The group of the object's ``apiVersion`` ("" for the core group or when not text)."""
         api = self.data.get("apiVersion")
         return api.rpartition("/")[0] if isinstance(api, str) else ""
 
     @property
     def metadata(self) -> dict[str, Any]:
+        """The object's ``metadata`` ({} when not a mapping)."""
         meta = self.data.get("metadata")
         return meta if isinstance(meta, dict) else {}
 
     @property
     def name(self) -> str:
+        """The object's name ("" when not text)."""
         name = self.metadata.get("name")
         return name if isinstance(name, str) else ""
 
     @property
     def namespace(self) -> str | None:
+        """The object's namespace, or None."""
         namespace = self.metadata.get("namespace")
         return namespace if isinstance(namespace, str) else None
 
     @property
     def uid(self) -> str | None:
+        """The object's uid, or None when it has none."""
         uid = self.metadata.get("uid")
         return uid if isinstance(uid, str) and uid else None
 
     @property
     def labels(self) -> dict[str, str]:
+        """The object's labels whose keys and values are text."""
         labels = self.metadata.get("labels")
         return (
             {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
@@ -70,11 +77,13 @@ class ObservedObject:
 
     @property
     def owners(self) -> list[dict[str, Any]]:
+        """The object's owner references that are mappings."""
         owners = self.metadata.get("ownerReferences")
         return [o for o in owners if isinstance(o, dict)] if isinstance(owners, list) else []
 
     @property
     def key(self) -> str:
+        """``namespace/name``: the object's key among those read."""
         return f"{self.namespace or ''}/{self.name}"
 
 
@@ -145,3 +154,13 @@ def read_observed(paths: Iterable[str]) -> ObservedInput:
             seen.add(identity)
             (observed.pods if item.kind == "Pod" and item.group == "" else observed.others).append(item)
     return observed
+
+
+def value_at(node: Any, path: tuple[str | int, ...]) -> Any:
+    """The value at ``path`` (keys and list indexes) inside an object, None where a step is missing."""
+    for part in path:
+        if isinstance(part, int):
+            node = node[part] if isinstance(node, list) and part < len(node) else None
+        else:
+            node = node.get(part) if isinstance(node, dict) else None
+    return node

@@ -31,6 +31,8 @@ class PatternSet:
     """An ordered list of gitignore patterns; ``match(relative path)``."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
+        """Gitignore ``patterns`` (blank lines and comments dropped), each filed under its longest literal piece so
+        that only those that could match a path are compiled and tried."""
         self.patterns = [p for p in patterns if p.strip() and not p.lstrip().startswith("#")]
         self._pieces = [_pieces(p) for p in self.patterns]
         # each pattern filed under its longest literal piece: one substring search per distinct piece
@@ -45,12 +47,15 @@ class PatternSet:
         self._specs: dict[tuple[int, ...], Any] = {}
 
     def __bool__(self) -> bool:
+        """Whether there is any pattern."""
         return bool(self.patterns)
 
     def __getstate__(self) -> dict[str, Any]:  # sent to lint workers: the compiled parts stay here
+        """The patterns only, for a lint worker: the compiled parts stay in this process."""
         return {"patterns": self.patterns}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        """The patterns handed to a worker, filed again there."""
         self.__init__(state["patterns"])  # type: ignore[misc]
 
     def match(self, relative: str) -> bool:
@@ -66,14 +71,14 @@ class PatternSet:
             return False
         spec = self._specs.get(candidates)
         if spec is None:
-            import pathspec
+            import pathspec  # lazy: pathspec only where a pattern could match (start-up of lint)
 
             spec = self._specs[candidates] = pathspec.GitIgnoreSpec([self._pattern(i) for i in candidates])
         return bool(spec.match_file(relative))
 
     def _pattern(self, index: int) -> Any:
         if index not in self._compiled:
-            import pathspec
+            import pathspec  # lazy: pathspec only where a pattern could match (start-up of lint)
 
             try:
                 self._compiled[index] = pathspec.GitIgnoreSpec.from_lines([self.patterns[index]]).patterns[0]

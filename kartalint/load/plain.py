@@ -37,6 +37,7 @@ class NotPlain(Exception):
     """The text needs the full loader (``document``: where, 0-based, it was found)."""
 
     def __init__(self, document: int = 0, line: int = 0, column: int = 0) -> None:
+        """Where the text stops being plain: the document (0-based), ``line`` and ``column``."""
         super().__init__(document, line, column)
         self.document, self.line, self.column = document, line, column
 
@@ -154,6 +155,30 @@ def load_plain(text: str) -> list[Any] | None:
     finally:
         loader.dispose()
     return out or None
+
+
+def iter_documents(text: str) -> Iterator[Any]:
+    """The data of each document of ``text``, one at a time, as ``load_plain`` reads them; raises
+    ``NotPlain`` (its ``document``: the 0-based index of the document that needs the full loader)
+    for what ``load_plain`` leaves to it, a YAML error or nesting included."""
+    loader = Loader(text)
+    builder = _Builder(loader)
+    document = 0
+    try:
+        loader.get_event()  # stream start
+        while not loader.check_event(events.StreamEndEvent):
+            try:
+                loader.get_event()  # document start
+                data = builder.value(loader.get_event())
+                loader.get_event()  # document end
+            except (NotPlain, yaml.YAMLError, RecursionError):
+                raise NotPlain(document) from None
+            yield data
+            document += 1
+    except yaml.YAMLError:  # (before the first document)
+        raise NotPlain(document) from None
+    finally:
+        loader.dispose()
 
 
 @dataclass

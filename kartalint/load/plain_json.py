@@ -147,6 +147,9 @@ _NUMBER_GOES_ON = frozenset("0123456789.eE")
 
 
 def iter_json(stream: IO[bytes], limit: int = 0) -> Iterator[Piece]:
+    """The pieces of the JSON object of ``stream``: each item of its ``items`` list as it is read (one over
+    ``limit`` bytes, when given, is ``TOO_LARGE``), then the object without them; ``NotPlain`` for anything
+    else."""
     reader = _Reader(stream, limit)
     reader.expect("{")
     mapping: dict[str, Any] = {}

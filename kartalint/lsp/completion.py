@@ -4,14 +4,23 @@ ids in a suppression comment (``# kartalint: disable=``)."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from lsprotocol import types
 
 from kartalint import karta
-from kartalint.lsp.document import OpenFile, jq_field_at
+from kartalint import schema as karta_schema
+from kartalint.jqlang import paths
+from kartalint.jqlang.lexer import JqSyntaxError
+from kartalint.jqlang.parser import parse
+from kartalint.load.crds import lookup
+from kartalint.load.kinds import FIXTURE_KIND
+from kartalint.lsp.document import OpenFile, jq_field_at, utf16_length
 from kartalint.lsp.project import LspProject
+from kartalint.rules import registry
+from kartalint.rules.fixture_schema import SCHEMA_FILE
 
 _PARTIAL = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)?$")
 _CURSOR = "kartalint__cursor"
@@ -19,6 +28,8 @@ _KEY_LINE = re.compile(r"^(\s*)(-\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*:")
 
 
 def complete(open_file: OpenFile, project: LspProject, position: tuple[int, int]) -> list[types.CompletionItem]:
+    """What to offer at ``position``: rule ids in a suppression comment, component names after ``ownerRef`` or
+    ``componentName``, the CRD's fields inside a jq expression, else the schema's keys."""
     suppressed = _suppression_rule_ids(open_file, position)
     if suppressed is not None:
         return suppressed
@@ -40,8 +51,6 @@ _SUPPRESSION = re.compile(r"#\s*kartalint:\s*disable(?:-file)?\s*=\s*((?:[A-Za-z
 def _suppression_rule_ids(open_file: OpenFile, position: tuple[int, int]) -> list[types.CompletionItem] | None:
     """In ``# kartalint: disable=`` (or ``disable-file=``, after a comma too): every rule id not
     given yet, replacing what is typed of one; None elsewhere."""
-    from kartalint.lsp.document import utf16_length
-    from kartalint.rules import registry
 
     line, units = open_file.clamp(position)
     before = open_file.text[open_file.offset((line, 0)) : open_file.offset((line, units))]
@@ -77,7 +86,6 @@ def _crd_segments(open_file: OpenFile, project: LspProject, place: Any, jq_field
     version = project.crd_version(place.document.data)
     if version is None:
         return []
-    from kartalint.load.crds import lookup
 
     segments, partial = _context(jq_field.expression, place.scalar_index)
     if segments is None:
@@ -111,9 +119,6 @@ def _context(expression: str, index: int) -> tuple[tuple[str, ...] | None, str]:
     """(the input path the field being typed belongs to, what is typed of it so far): the
     expression is read with a placeholder field at the cursor and followed through pipes,
     variables and functions like every other path read (``jqlang.paths``)."""
-    from kartalint.jqlang import paths
-    from kartalint.jqlang.lexer import JqSyntaxError
-    from kartalint.jqlang.parser import parse
 
     match = _PARTIAL.search(expression[:index])
     if match is None:
@@ -132,8 +137,6 @@ def _context(expression: str, index: int) -> tuple[tuple[str, ...] | None, str]:
 
 def _schema_fields(open_file: OpenFile, position: tuple[int, int]) -> list[types.CompletionItem]:
     """Karta fields that may go at the cursor's indentation, from the Karta schema."""
-    from kartalint import schema as karta_schema
-    from kartalint.load.kinds import FIXTURE_KIND
 
     path, siblings = _path_by_indent(open_file, position)
     if path is None:
@@ -173,10 +176,6 @@ def _schema_fields(open_file: OpenFile, position: tuple[int, int]) -> list[types
 
 
 def _fixture_schema() -> Any:
-    import json
-
-    from kartalint.rules.fixture_schema import SCHEMA_FILE
-
     with open(SCHEMA_FILE, encoding="utf-8") as handle:
         return json.load(handle)
 

@@ -8,9 +8,11 @@ knows what to change). Fixes are text edits of the finding's own range, or of it
 
 from __future__ import annotations
 
+import pathlib
 import re
 from typing import Any
 
+import yaml
 from lsprotocol import types
 
 from kartalint.lsp.document import OpenFile, utf16_length
@@ -35,16 +37,20 @@ _MISSING_FIELD = re.compile(r"has no field '([^']+)'")
 
 
 def to_range(open_file: OpenFile, finding: Finding) -> types.Range:
+    """The editor's range of ``finding`` (UTF-16 columns, 0-based)."""
     start = open_file.position(finding.line, finding.column)
     end = open_file.position(finding.end_line, finding.end_column)
     return types.Range(types.Position(*start), types.Position(*end))
 
 
 def diagnostics(open_file: OpenFile, uri: str) -> list[types.Diagnostic]:
+    """The diagnostics of the findings of ``open_file``."""
     return [diagnostic(open_file, finding, uri) for finding in open_file.findings]
 
 
 def diagnostic(open_file: OpenFile, finding: Finding, uri: str) -> types.Diagnostic:
+    """``finding`` as a diagnostic: its rule, severity and message, its hint as related information, and the data
+    its fixes are made from."""
     where = to_range(open_file, finding)
     related = (
         [types.DiagnosticRelatedInformation(types.Location(uri, where), f"fix: {finding.hint}")]
@@ -69,12 +75,13 @@ def documentation(open_file: OpenFile, rule_id: str) -> str:
     house = open_file.config.house_rules.get(rule_id)
     if house is None:
         return f"{RULES_DOC}#{rule_id}"
-    import pathlib
 
     return f"{pathlib.Path(house.source).absolute().as_uri()}#L{house.at[0]}"
 
 
 def code_actions(open_file: OpenFile, uri: str, wanted: list[types.Diagnostic]) -> list[types.CodeAction]:
+    """The quick fixes of the diagnostics ``wanted``: each hint that says what to write, and a suppression comment
+    for the line."""
     actions: list[types.CodeAction] = []
     for diagnostic in wanted:
         data: Any = diagnostic.data if isinstance(diagnostic.data, dict) else {}
@@ -156,7 +163,6 @@ def _suppression(open_file: OpenFile, where: types.Range, rule: str) -> tuple[ty
 def _inside_block_or_open_quote(open_file: OpenFile, line: int) -> bool:
     """Whether ``line`` (from 0) is inside a scalar written over several lines, where a ``#``
     would become part of the value (a block scalar's ``key: |`` line itself is fine)."""
-    import yaml
 
     for document in open_file.source.documents:
         stack = [document.node] if document.node is not None else []

@@ -7,6 +7,7 @@ count both from 1 in characters. ``Position`` below is LSP's (line, character).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,16 +15,20 @@ from typing import Any
 import yaml
 
 from kartalint import karta
+from kartalint.lint import lint_source
 from kartalint.load.documents import Document, SourceFile, load_text
 from kartalint.load.yaml_rules import YAML_ENCODING, YAML_TOO_LARGE
+from kartalint.lsp.project import config_findings
 from kartalint.model import Finding, Span
 from kartalint.project import Config
+from kartalint.rules._house_jq import engine
 
 Position = tuple[int, int]  # (line from 0, UTF-16 character from 0)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def utf16_length(text: str) -> int:
+    """The length of ``text`` in UTF-16 code units, the editor's unit of columns."""
     return len(text.encode("utf-16-le")) // 2
 
 
@@ -52,6 +57,8 @@ class OpenFile:
     config_root: str | None = None  # set when the file is the project's configuration (its root)
 
     def __post_init__(self) -> None:
+        """Parse the text (a lone surrogate becomes U+FFFD, and a finding); a file over the size limit is not
+        parsed: one finding says so."""
         surrogate = _LONE_SURROGATE.search(self.text)
         if surrogate is not None:  # legal in JSON-RPC strings, not a character: shown as U+FFFD (same length)
             self.text = _LONE_SURROGATE.sub("\ufffd", self.text)
@@ -87,6 +94,7 @@ class OpenFile:
 
     @property
     def line_count(self) -> int:
+        """The number of lines of the text."""
         return len(self._lines)
 
     def offset(self, position: Position) -> int:
@@ -108,19 +116,24 @@ class OpenFile:
         return line, utf16_length(text[: max(0, column1 - 1)])
 
     def position_of_offset(self, offset: int) -> Position:
+        """The editor's position of the character offset ``offset``."""
         line, column = self.source.position(offset)
         return self.position(line, column)
 
     def line_text(self, line: int) -> str:
+        """The text of line ``line`` (0-based; "" past the end)."""
         return self._lines[line] if 0 <= line < len(self._lines) else ""
 
     # -- what is where ---------------------------------------------------------------------------
 
     @property
     def definitions(self) -> list[Document]:
+        """The Karta documents of the file."""
         return [d for d in self.source.documents if d.is_karta]
 
     def place(self, position: Position) -> Place | None:
+        """What is at the editor's ``position``: the document, the node and its path, whether on a key, the offset
+        in a scalar; None outside every document."""
         offset = self.offset(position)
         for document in self.source.documents:
             node = document.node
@@ -129,6 +142,7 @@ class OpenFile:
         return None
 
     def node_span(self, node: Any) -> tuple[Position, Position]:
+        """The editor's positions of the start and end of ``node``."""
         return self.position_of_offset(node.start_mark.index), self.position_of_offset(node.end_mark.index)
 
     def scalar_position(self, node: Any, index: int) -> Position:
@@ -180,11 +194,8 @@ def lint(open_file: OpenFile) -> list[Finding]:
     workflow, Helm values), the ``yaml-template`` note for a Go/Helm template, the configuration's
     problems on the configuration file. A finding placed in another file (a house rule that cannot
     run, said where the configuration declares it) is shown at the top of this one, with its place."""
-    from kartalint.lint import lint_source
 
     if open_file.config_root is not None:
-        from kartalint.lsp.project import config_findings
-
         open_file.findings = config_findings(open_file.path, open_file.text, open_file.config_root)
     elif open_file.excluded:  # the project's `exclude`
         open_file.findings = []
@@ -194,8 +205,6 @@ def lint(open_file: OpenFile) -> list[Finding]:
         open_file.findings = []
     else:
         if open_file.config.house_rules:  # each lint a run of its own: a failed house rule is tried again
-            from kartalint.rules._house_jq import engine
-
             engine().new_run()
         found = lint_source(open_file.source, open_file.config).findings  # the parse done on open
         open_file.findings = [_here(open_file, finding) for finding in found]
@@ -207,7 +216,6 @@ def _here(open_file: OpenFile, finding: Finding) -> Finding:
     in another file (the message says where)."""
     if finding.file == open_file.source.path:
         return finding
-    import dataclasses
 
     message = f"{finding.message} ({finding.file}:{finding.line}:{finding.column})"
     return dataclasses.replace(

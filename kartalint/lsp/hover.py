@@ -7,8 +7,13 @@ import json
 import re
 from typing import Any
 
+from kartalint.jqlang import parse_cached, paths
+from kartalint.jqlang.segments import path_before
+from kartalint.load.crds import lookup
 from kartalint.lsp.document import OpenFile, Place, jq_field_at
 from kartalint.lsp.project import LspProject
+from kartalint.rules import registry
+from kartalint.rules.suppress import DIRECTIVE
 
 MAX_FIXTURES = 3
 MAX_SHOWN = 400  # characters of one fixture's results
@@ -72,6 +77,7 @@ def values_on_fixtures(
 
 
 def values_text(found: list[tuple[str, Any, str | None]]) -> str:
+    """A hover's list of what an expression gives on each fixture (``found``: name, outputs, error)."""
     if not found:
         return "_no fixture uses this definition_ (`kartalint new fixture` makes one)"
     lines = []
@@ -93,9 +99,6 @@ def _crd_field(project: LspProject, place: Place, jq_field: Any) -> str | None:
     version = project.crd_version(place.document.data)
     if version is None:
         return None
-    from kartalint.jqlang import parse_cached, paths
-    from kartalint.jqlang.segments import path_before
-    from kartalint.load.crds import lookup
 
     tree, _ = parse_cached(jq_field.expression)
     if tree is None:
@@ -120,9 +123,6 @@ def _crd_field(project: LspProject, place: Place, jq_field: Any) -> str | None:
 
 
 def _rule_in_comment(open_file: OpenFile, position: tuple[int, int]) -> str | None:
-    from kartalint.rules import registry
-    from kartalint.rules.suppress import DIRECTIVE
-
     line = open_file.line_text(position[0])
     match = DIRECTIVE.search(line)
     if not match or match.group(2) is None:

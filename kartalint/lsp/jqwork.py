@@ -15,6 +15,7 @@ dies with the server (``jqlang.lifetime``: the kernel watches the thread that st
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import queue
 import threading
 import time
@@ -36,10 +37,12 @@ class Budget:
     cancelled: bool = False
 
     def left(self) -> float:
+        """Seconds of the budget left."""
         return self.seconds - self.spent
 
     @property
     def over(self) -> bool:
+        """Whether the budget is spent or its document's version is gone."""
         return self.cancelled or self.left() <= 0
 
 
@@ -49,6 +52,7 @@ class BudgetedRunner:
     changed) every run fails at once. Quacks like ``BoundedRunner`` for ``Evaluator``."""
 
     def __init__(self, runner: BoundedRunner, budget: Budget) -> None:
+        """``runner``, each run bounded by what is left of ``budget`` (and its own timeout)."""
         self.runner = runner
         self.budget = budget
         self.timeout = runner.timeout
@@ -65,6 +69,8 @@ class BudgetedRunner:
     def run_many(
         self, expression: str, texts: Sequence[str], timeout: float | None = None, batch: int = BATCH
     ) -> Iterator[tuple[int, RunResult]]:
+        """``BoundedRunner.run_many`` within the budget: the time spent is charged to it; once it is over, every
+        run fails at once."""
         done: set[int] = set()
         if not self.budget.over:
             limit = min(self.timeout if timeout is None else timeout, max(0.05, self.budget.left()))
@@ -83,15 +89,16 @@ class BudgetedRunner:
                 yield index, self._refusal()
 
     def run_text(self, expression: str, text: str, timeout: float | None = None) -> RunResult:
+        """Run ``expression`` on the JSON ``text`` within the budget."""
         ((_, result),) = self.run_many(expression, [text], timeout)
         return result
 
     def run(self, expression: str, value: Any, timeout: float | None = None) -> RunResult:
-        import json
-
+        """Run ``expression`` on ``value`` (sent as JSON) within the budget."""
         return self.run_text(expression, json.dumps(value), timeout)
 
     def start(self) -> None:
+        """Start the jq worker (its start is not charged to the budget)."""
         self.runner.start()
 
     def close(self) -> None:
@@ -112,6 +119,7 @@ class JqWork:
     """The server's jq thread: ``submit`` a job for a document, ``invalidate`` on change or close."""
 
     def __init__(self, budget: float = DOCUMENT_BUDGET) -> None:
+        """The jq thread's queue of jobs, each document version with ``budget`` seconds of jq."""
         self.budget_seconds = budget
         self._queue: queue.Queue[_Job | None] = queue.Queue()
         self._lock = threading.Lock()
@@ -127,6 +135,7 @@ class JqWork:
             self._thread.start()
 
     def budget(self, uri: str) -> Budget:
+        """The jq budget of the current version of the document ``uri``."""
         with self._lock:
             generation = self._generation.get(uri, 0)
             return self._budgets.setdefault((uri, generation), Budget(self.budget_seconds))
@@ -185,4 +194,5 @@ class JqWork:
                     self._current = None
 
     def stop(self) -> None:
+        """Stop the thread once the jobs queued before are done."""
         self._queue.put(None)

@@ -4,14 +4,17 @@ component tree as document symbols, and a code lens above the root with the fixt
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
 
 from kartalint import karta
+from kartalint.evaluation import Evaluator
 from kartalint.lsp.document import OpenFile
 from kartalint.lsp.project import LspProject
+from kartalint.testing.run import LintCache, run_cases
 
 
 def _range(open_file: OpenFile, node: Any) -> types.Range:
@@ -20,6 +23,7 @@ def _range(open_file: OpenFile, node: Any) -> types.Range:
 
 
 def definition(open_file: OpenFile, uri: str, position: tuple[int, int]) -> types.Location | None:
+    """Where the component named at ``position`` (an ``ownerRef`` or ``componentName`` value) is declared, or None."""
     place = open_file.place(position)
     if place is None or not place.document.is_karta or not place.path:
         return None
@@ -34,6 +38,7 @@ def definition(open_file: OpenFile, uri: str, position: tuple[int, int]) -> type
 
 
 def symbols(open_file: OpenFile) -> list[types.DocumentSymbol]:
+    """The outline of each definition: its components, nested under their owners."""
     out = []
     for document in open_file.definitions:
         refs = karta.components(document.data)
@@ -92,10 +97,6 @@ def code_lenses(
 def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any, runner: Any = None) -> str:
     """The outcomes of this definition's fixtures, evaluated with ``definition`` as the editor
     holds it (saved or not); ``runner``: the project's, or a view of it with a time budget."""
-    import dataclasses
-
-    from kartalint.evaluation import Evaluator
-    from kartalint.testing.run import LintCache, run_cases
 
     cases = [
         dataclasses.replace(case, definition=dataclasses.replace(case.definition, data=definition))

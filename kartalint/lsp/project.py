@@ -8,22 +8,33 @@ default configuration, and the error is shown on the configuration file (``confi
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
 from kartalint import karta
 from kartalint.errors import ConfigError
 from kartalint.jqlang.runner import BoundedRunner
-from kartalint.load.configfile import find_config
+from kartalint.lint.pipeline import crd_index
+from kartalint.load.configfile import MAX_FILE_BYTES, RULES, find_config
+from kartalint.load.confinement import ReadRefused, read_confined, repository_of
+from kartalint.load.house_rules import static_problem
 from kartalint.model import Finding, Span
 from kartalint.project import Config, Project, git_toplevel, load_project, read_config
 from kartalint.rules import registry
+from kartalint.rules._house_jq import Failure
+from kartalint.rules.house import failure_finding
+from kartalint.testing.cases import discover
 
 HOVER_TIMEOUT = 2.0  # seconds per jq run behind a hover: an editor must not wait for a runaway
 
 
 class LspProject:
+    """The project of the files an editor opens: its configuration (the default one when it cannot be used, with
+    the error), fixtures, CRDs and the jq worker of hovers."""
+
     def __init__(self, project: Project, config_error: ConfigError | None = None) -> None:
+        """``project`` as loaded; ``config_error`` when its configuration could not be used."""
         self.project = project
         self.config = project.config
         self.config_error = config_error  # the configuration could not be used: the default one applies
@@ -33,6 +44,8 @@ class LspProject:
 
     @classmethod
     def around(cls, path: str) -> LspProject:
+        """The project of the file ``path``; when its configuration cannot be used, the default configuration at
+        the configuration's folder (else the repository's or the file's), with the error."""
         start = os.path.dirname(os.path.abspath(path))
         try:
             return cls(load_project(start=start, rules=registry.RULES))
@@ -55,19 +68,19 @@ class LspProject:
         self._crds = None
 
     def runner(self) -> BoundedRunner:
+        """The bounded jq worker of hovers and code lenses, started on first use."""
         if self._runner is None:
             self._runner = BoundedRunner(timeout=HOVER_TIMEOUT, threaded=True)
         return self._runner
 
     def close(self) -> None:
+        """Stop the jq worker, if it was started."""
         if self._runner is not None:
             self._runner.close()
 
     def cases(self) -> list[Any]:
         """Every fixture case of the project (read once, refreshed on save)."""
         if self._cases is None:
-            from kartalint.testing.cases import discover
-
             paths = self.project.fixture_paths()
             index = self.project.index()
             found = (
@@ -94,8 +107,6 @@ class LspProject:
         if not self.config.crds:
             return None
         if self._crds is None:
-            from kartalint.lint.pipeline import crd_index
-
             self._crds = crd_index(self.config.crds)
         root = karta.as_dict(karta.structure(definition).get("rootComponent"))
         version = self._crds.get(karta.gvk_of(root.get("kind")))
@@ -105,8 +116,6 @@ class LspProject:
 def config_text(path: str) -> str | None:
     """The text of the configuration file at ``path`` as the commands read it (inside its
     repository, a regular file, bounded), or None when it is refused."""
-    from kartalint.load.configfile import MAX_FILE_BYTES
-    from kartalint.load.confinement import ReadRefused, read_confined, repository_of
 
     try:
         return read_confined(path, [repository_of(path)], MAX_FILE_BYTES).decode("utf-8", "replace")
@@ -120,7 +129,6 @@ def config_findings(path: str, text: str | None, root: str | None = None) -> lis
     the top when it is in a file this one extends, or when the file is refused), or a
     ``house-rule-failed`` finding for each house rule it declares that cannot run (its jq does not
     compile or uses what the sandbox refuses)."""
-    from kartalint.load.configfile import RULES
 
     try:
         config = read_config(path, text, root, rules=registry.RULES)
@@ -141,11 +149,6 @@ def config_findings(path: str, text: str | None, root: str | None = None) -> lis
 
 def _house_problems(path: str, config: Config) -> list[Finding]:
     """The house rules declared in the file at ``path`` that cannot run, each where it fails."""
-    import dataclasses
-
-    from kartalint.load.house_rules import static_problem
-    from kartalint.rules._house_jq import Failure
-    from kartalint.rules.house import failure_finding
 
     found = []
     for rule in config.house_rules.values():

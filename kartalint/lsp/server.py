@@ -12,9 +12,13 @@ request waiting. Positions are clamped to the document.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import logging
+import multiprocessing
 import os
 import pathlib
+import signal
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -26,11 +30,11 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 
 from kartalint import __version__
-from kartalint.load.configfile import CONFIG_NAMES
+from kartalint.load.configfile import CONFIG_NAMES, find_config
 from kartalint.lsp import completion, diagnostics, hover, navigation
 from kartalint.lsp.document import OpenFile, lint
 from kartalint.lsp.jqwork import BudgetedRunner, JqWork
-from kartalint.lsp.project import LspProject
+from kartalint.lsp.project import LspProject, config_findings, config_text
 
 DEBOUNCE = 0.15  # seconds of quiet typing before a lint
 HOVER_WAIT = 8.0  # seconds a hover waits for the values of its expression on the fixtures
@@ -53,6 +57,8 @@ class KartaProtocol(LanguageServerProtocol):
     pygls's: an internal error, logged with its traceback (a defect to see)."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        """The message of ``data``, or ``_HANDLED`` when its params do not fit its method (answered with Invalid
+        Params, or a notification dropped, said in one line of the log)."""
         try:
             return self._structure(data)
         except JsonRpcException as exc:
@@ -83,12 +89,16 @@ class KartaProtocol(LanguageServerProtocol):
             return super().structure_message(data)
 
     def handle_message(self, message: Any) -> None:
+        """Handle ``message`` as pygls does, unless it was answered while it was read."""
         if message is not _HANDLED:
             super().handle_message(message)
 
 
 class KartaServer(LanguageServer):
+    """The language server: pygls's, with the projects of the open files, their lints and the jq thread."""
+
     def __init__(self) -> None:
+        """A server with no project yet (one is made for each configuration file reached)."""
         super().__init__(
             "kartalint",
             __version__,
@@ -102,11 +112,12 @@ class KartaServer(LanguageServer):
         self.jq = JqWork()
 
     def is_open(self, uri: str) -> bool:
+        """Whether the document ``uri`` is open in the editor."""
         return unquote(uri) in self.workspace.text_documents
 
     def project_for(self, path: str) -> LspProject:
-        from kartalint.load.configfile import find_config
-
+        """The project of the file ``path`` (one per configuration file, or per folder without one), made on first
+        use."""
         key = find_config(os.path.dirname(os.path.abspath(path))) or os.path.dirname(os.path.abspath(path))
         if key not in self.projects:
             project = self.projects[key] = LspProject.around(path)
@@ -122,8 +133,6 @@ class KartaServer(LanguageServer):
         message = f"kartalint: {project.config_error} (the default configuration applies until it is fixed)"
         published = None
         if config_file and not config_file.endswith(".toml"):
-            from kartalint.lsp.project import config_findings, config_text
-
             text = config_text(config_file)  # (None: refused, as a link out of the repository)
             uri = pathlib.Path(config_file).as_uri()
             opened = OpenFile(config_file, text or "")
@@ -162,6 +171,7 @@ class KartaServer(LanguageServer):
 
 
 def path_of(uri: str) -> str:
+    """The file path of a ``file:`` URI; another URI as it is."""
     parsed = urlparse(uri)
     return unquote(parsed.path) if parsed.scheme == "file" else uri
 
@@ -204,17 +214,20 @@ def _schedule(ls: KartaServer, uri: str, delay: float) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: KartaServer, params: types.DidOpenTextDocumentParams) -> None:
+    """A document opened: lint it now."""
     _schedule(ls, params.text_document.uri, 0)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: KartaServer, params: types.DidChangeTextDocumentParams) -> None:
+    """A document changed: its jq is dropped, and it is linted once the typing pauses (``DEBOUNCE``)."""
     ls.jq.invalidate(params.text_document.uri)  # its jq (hovers, lenses) is for a text that is gone
     _schedule(ls, params.text_document.uri, DEBOUNCE)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: KartaServer, params: types.DidSaveTextDocumentParams) -> None:
+    """A document saved: a configuration file saved reads every project again and lints every open document."""
     if os.path.basename(path_of(params.text_document.uri)) in CONFIG_NAMES:  # a new configuration: read it again
         for project in ls.projects.values():
             project.close()
@@ -231,6 +244,7 @@ def did_save(ls: KartaServer, params: types.DidSaveTextDocumentParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: KartaServer, params: types.DidCloseTextDocumentParams) -> None:
+    """A document closed: its pending lint and jq are dropped and its diagnostics cleared."""
     uri = params.text_document.uri
     pending = ls.pending.pop(uri, None)
     if pending is not None and not pending.done():
@@ -247,7 +261,6 @@ def _position(params: Any, open_file: OpenFile) -> tuple[int, int]:
 async def _finished(future: Any, seconds: float) -> tuple[bool, Any]:
     """(whether the jq thread's job finished within ``seconds``, its result or the error to show);
     waiting never cancels the job (another request may want its result)."""
-    import concurrent.futures
 
     wrapped = asyncio.wrap_future(future)
     done, _ = await asyncio.wait({asyncio.shield(wrapped)}, timeout=seconds)
@@ -263,6 +276,8 @@ async def _finished(future: Any, seconds: float) -> tuple[bool, Any]:
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def on_hover(ls: KartaServer, params: types.HoverParams) -> types.Hover | None:
+    """A hover: what the field under the cursor is, and for a jq field, what it gives on the fixtures (waited for
+    as long as ``HOVER_WAIT``)."""
     uri = params.text_document.uri
 
     def work() -> tuple[OpenFile, LspProject, list[str], Any]:
@@ -294,6 +309,8 @@ async def on_hover(ls: KartaServer, params: types.HoverParams) -> types.Hover | 
 
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", " ", ":", "=", ","]))
 async def on_completion(ls: KartaServer, params: types.CompletionParams) -> types.CompletionList:
+    """Completion at the cursor (``completion.complete``)."""
+
     def work() -> list[types.CompletionItem]:
         open_file, project = ls.open_file(params.text_document.uri)
         return completion.complete(open_file, project, _position(params, open_file))
@@ -305,6 +322,8 @@ async def on_completion(ls: KartaServer, params: types.CompletionParams) -> type
     types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
 )
 async def on_code_action(ls: KartaServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """Quick fixes of the diagnostics the editor names."""
+
     def work() -> list[types.CodeAction]:
         open_file, _ = ls.open_file(params.text_document.uri)
         return diagnostics.code_actions(open_file, params.text_document.uri, list(params.context.diagnostics))
@@ -314,6 +333,8 @@ async def on_code_action(ls: KartaServer, params: types.CodeActionParams) -> lis
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 async def on_definition(ls: KartaServer, params: types.DefinitionParams) -> types.Location | None:
+    """Go to the declaration of the component named under the cursor."""
+
     def work() -> types.Location | None:
         open_file, _ = ls.open_file(params.text_document.uri)
         return navigation.definition(open_file, params.text_document.uri, _position(params, open_file))
@@ -323,6 +344,8 @@ async def on_definition(ls: KartaServer, params: types.DefinitionParams) -> type
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def on_symbols(ls: KartaServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    """The outline of the document's definitions."""
+
     def work() -> list[types.DocumentSymbol]:
         open_file, _ = ls.open_file(params.text_document.uri)
         return navigation.symbols(open_file)
@@ -332,6 +355,8 @@ async def on_symbols(ls: KartaServer, params: types.DocumentSymbolParams) -> lis
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
 async def on_code_lens(ls: KartaServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    """A code lens per definition: its fixtures' outcome, or "evaluating" until the jq thread has it (the editor is
+    then asked to refresh)."""
     uri = params.text_document.uri
     open_file, project = await asyncio.to_thread(ls.open_file, uri)
 
@@ -364,13 +389,13 @@ def _refresh_lenses(ls: KartaServer, future: Any) -> None:
 
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: KartaServer, params: Any) -> None:
+    """Stop the jq workers of every project."""
     for project in ls.projects.values():
         project.close()
 
 
 def stop_workers() -> None:
     """Kill every jq worker of the server (they are its only child processes)."""
-    import multiprocessing
 
     server.jq.invalidate()
     server.jq.stop()
@@ -390,9 +415,7 @@ def _terminated(signum: int, frame: Any) -> None:
 
 
 def run_stdio() -> int:
-    import contextlib
-    import signal
-
+    """Serve on standard input and output until the editor exits; SIGTERM stops the server and its workers."""
     with contextlib.suppress(ValueError):  # (ValueError: not the main thread)
         signal.signal(signal.SIGTERM, _terminated)
     try:

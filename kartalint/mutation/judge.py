@@ -9,6 +9,7 @@ words of a fixture, so each survivor's hint is the key to add and the value to p
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -78,14 +79,11 @@ def difference(diff: Diff) -> str:
 
 
 def _value(value: Any) -> str:
-    import json
-
     return value if isinstance(value, str) else json.dumps(value)
 
 
 def pin_hint(diff: Diff) -> str:
     """The key a fixture would add to pin what ``diff`` shows, with the original's value."""
-    import json
 
     path = expect_path(diff.path)
     if diff.path.startswith("errors["):

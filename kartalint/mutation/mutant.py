@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kartalint import karta
 from kartalint.jqlang import Node, parse_cached
+from kartalint.jqlang.paths import path_facts, path_text
 from kartalint.model import Path
 
 if TYPE_CHECKING:
@@ -54,10 +56,12 @@ class Change:
     __slots__ = ("_key", "base", "path", "value")
 
     def __init__(self, base: dict[str, Any], path: Path, value: Any = _REMOVED) -> None:
+        """A change of ``base``: ``value`` at ``path``, or the key or item there removed when no value is given."""
         self.base, self.path, self.value = base, tuple(path), value
         self._key: frozenset | None = None
 
     def build(self) -> dict[str, Any]:
+        """The changed definition: a copy of the base with the change."""
         BUILT[0] += 1
         if not self.path:
             return copy.deepcopy(self.value)
@@ -71,6 +75,7 @@ class Change:
 
     @property
     def key(self) -> frozenset:
+        """What the change makes of the definition, equal for two changes that build the same definition."""
         if self._key is None:
             parent = get_at(self.base, self.path[:-1]) if self.path else None
             if self.value is _REMOVED and isinstance(parent, list) and isinstance(self.path[-1], int):
@@ -103,8 +108,6 @@ def _exists(data: Any, path: Path) -> bool:
 
 
 def _json(value: Any) -> str:
-    import json
-
     return "-" if value is _REMOVED else json.dumps(value, sort_keys=True, default=str)
 
 
@@ -123,6 +126,9 @@ def _leaf_changes(before: Any, after: Any, path: Path) -> Iterator[tuple[Path, s
 
 @dataclass
 class Mutant:
+    """A mutant: the operator and family that made it, the component and field changed, where, the text before and
+    after, the change, and what else it takes to tell it apart."""
+
     operator: str
     family: str
     component: str | None  # the component whose field changed (None: not a component's field)
@@ -165,6 +171,7 @@ class Subject:
     crd: CrdVersion | None = None  # the root kind's CRD version, when the project configures CRDs
 
     def __post_init__(self) -> None:
+        """The definition's components and jq fields."""
         self.components = karta.components(self.definition)
         self.jq_fields = list(karta.jq_fields(self.definition))
 
@@ -188,6 +195,8 @@ class Subject:
         perturbations: Sequence[Perturbation] = (),
         pods_only: bool = False,
     ) -> Mutant:
+        """A mutant of the subject's definition made by ``operator`` at ``path``, its component and field found
+        from the path."""
         component, field_name = self.component_at(path)
         return Mutant(
             operator,
@@ -215,6 +224,7 @@ def _dotted(path: Sequence[Any]) -> str:
 
 
 def get_at(data: Any, path: Path) -> Any:
+    """The value at ``path`` in ``data`` (keys and list indexes), or None when there is none."""
     for part in path:
         if isinstance(data, dict):
             if part not in data:
@@ -254,6 +264,7 @@ class JqEdit:
 
 
 def apply_edit(expression: str, edit: JqEdit) -> str:
+    """``expression`` with ``edit`` applied."""
     return expression[: edit.start] + edit.text + expression[edit.end :]
 
 
@@ -289,7 +300,6 @@ def jq_mutant(subject: Subject, operator: str, family: str, jq_field: karta.JqFi
 
 def show(value: Any) -> str:
     """A YAML value written inline for a message."""
-    import json
 
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
@@ -298,7 +308,6 @@ def removals(tree: Node, start: int, end: int, lists: bool = False) -> tuple[Per
     """Objects without the input paths read between characters ``start`` and ``end`` of the
     expression (an iterated list: without the list; ``lists``: without the first list a path
     iterates)."""
-    from kartalint.jqlang.paths import path_facts, path_text
 
     out: dict[tuple[str, ...], Perturbation] = {}
     for read in path_facts(tree).reads:
@@ -317,7 +326,6 @@ def removals(tree: Node, start: int, end: int, lists: bool = False) -> tuple[Per
 def settings(tree: Node, start: int, end: int, value: Any, action: str = "set") -> tuple[Perturbation, ...]:
     """Objects where each input path read between ``start`` and ``end`` holds ``value``
     (``set-number``: only where the object holds a number there)."""
-    from kartalint.jqlang.paths import path_facts, path_text
 
     out: dict[tuple[str, ...], Perturbation] = {}
     for read in path_facts(tree).reads:

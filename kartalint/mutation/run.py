@@ -15,13 +15,17 @@ it is **equivalent** when nothing tells it apart (or the configuration lists it 
 from __future__ import annotations
 
 import json
+import os
 import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kartalint import karta
 from kartalint.evaluation import Evaluator, WorkloadView
+from kartalint.jqlang.compile import compile_problems
+from kartalint.lint.pipeline import crd_index
 from kartalint.load.definitions import DefinitionFile
 from kartalint.load.documents import Document, load_file
 from kartalint.mutation.judge import difference, full_expectation, pin_hint, unnoticed
@@ -34,6 +38,9 @@ from kartalint.testing.run import CaseResult, TestRun, view_diffs
 
 @dataclass
 class MutationOptions:
+    """How ``--mutants`` runs: at most ``limit`` mutants per definition (sampled with ``seed``), the minimum score,
+    the mutants the configuration declares equivalent, and the project's CRDs."""
+
     limit: int | None = None  # at most this many mutants per definition
     seed: int | None = None  # with ``limit``: a random sample of this seed (else evenly spaced)
     min_score: float | None = None
@@ -107,8 +114,6 @@ def _mutate(
 
 def _crd_of(definition: DefinitionFile, crds: Sequence[str]) -> Any:
     """The CRD version of the definition's root kind among ``crds`` (None without one)."""
-    from kartalint import karta
-    from kartalint.lint.pipeline import crd_index
 
     refs = karta.components(definition.data)
     if not crds or not refs or not refs[0].is_root:
@@ -172,8 +177,6 @@ class _Session:
         return result
 
     def invalid(self, mutant: Mutant) -> str:
-        from kartalint.jqlang.compile import compile_problems
-
         prepared = self.evaluator.prepare(mutant.definition)
         if prepared.invalid:
             return f"upstream refuses it: {prepared.invalid[0]}"
@@ -234,7 +237,6 @@ class _Session:
 
 def _document(definition: DefinitionFile) -> Document | None:
     """The document of ``definition`` in its file (for positions), when the file can be read."""
-    import os
 
     if not os.path.isfile(definition.path):
         return None

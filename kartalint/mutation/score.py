@@ -23,6 +23,9 @@ OUTCOMES: tuple[MutantOutcome, ...] = ("killed", "survived", "equivalent", "inva
 
 @dataclass
 class MutantResult:
+    """What became of one mutant: its outcome, where it is, what told it apart or what it changed, the fixture that
+    would kill it, and the case that did."""
+
     mutant: Mutant
     outcome: MutantOutcome
     location: tuple[int, int, int, int] = (1, 1, 0, 0)  # line, column, end line, end column
@@ -37,10 +40,12 @@ class MutantResult:
         return f"{self.mutant.component}.{field_name}" if self.mutant.component is not None else field_name
 
     def message(self, cases: int, kinds: set[str]) -> str:
+        """A survivor in words: the change, and how many cases missed it."""
         what = "fixture(s)" if kinds == {"fixture"} else "case(s)"
         return f"`{self.mutant.before}` -> `{self.mutant.after}` was not noticed by any of {cases} {what}"
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as the JSON report writes it."""
         line, column, end_line, end_column = self.location
         return {
             "id": self.mutant.id,
@@ -68,6 +73,9 @@ def _score(counts: Counter) -> float | None:
 
 @dataclass
 class DefinitionMutation:
+    """The mutants of one definition: the cases run on them, their results, how many were generated, and why none
+    ran."""
+
     definition: DefinitionFile
     cases: int = 0
     kinds: set[str] = field(default_factory=set)
@@ -78,23 +86,28 @@ class DefinitionMutation:
 
     @property
     def counts(self) -> Counter:
+        """How many mutants ended with each outcome."""
         return Counter(r.outcome for r in self.results)
 
     @property
     def score(self) -> float | None:
+        """The share of mutants killed of those judged (killed or survived), or None when none was."""
         return _score(self.counts)
 
     @property
     def survivors(self) -> list[MutantResult]:
+        """The mutants that no case told apart."""
         return [r for r in self.results if r.outcome == "survived"]
 
     def areas(self) -> dict[str, Counter]:
+        """The outcomes of the mutants by area of the definition."""
         out: dict[str, Counter] = {}
         for result in self.results:
             out.setdefault(result.area, Counter())[result.outcome] += 1
         return out
 
     def to_dict(self, min_score: float | None = None) -> dict[str, Any]:
+        """The definition's mutants as the JSON report writes them (``min_score``: whether its score is below it)."""
         counts = self.counts
         return {
             "definition": self.definition.name,
@@ -126,12 +139,15 @@ def _rounded(score: float | None) -> float | None:
 
 @dataclass
 class MutationRun:
+    """A ``--mutants`` run: each definition's mutants, the minimum score and the time it took."""
+
     definitions: list[DefinitionMutation] = field(default_factory=list)
     min_score: float | None = None
     seconds: float = 0.0
 
     @property
     def counts(self) -> Counter:
+        """How many mutants of every definition ended with each outcome."""
         total: Counter = Counter()
         for item in self.definitions:
             total.update(item.counts)
@@ -139,19 +155,23 @@ class MutationRun:
 
     @property
     def score(self) -> float | None:
+        """The share of mutants killed over every definition, or None."""
         return _score(self.counts)
 
     @property
     def below_minimum(self) -> list[DefinitionMutation]:
+        """The definitions whose score is below the minimum."""
         if self.min_score is None:
             return []
         return [d for d in self.definitions if d.score is not None and d.score < self.min_score]
 
     @property
     def ok(self) -> bool:
+        """Whether every definition reached the minimum score."""
         return not self.below_minimum
 
     def to_dict(self) -> dict[str, Any]:
+        """The run as the JSON report writes it (``schemaVersion``)."""
         counts = self.counts
         return {
             "schemaVersion": SCHEMA_VERSION,

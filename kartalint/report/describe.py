@@ -13,9 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 from kartalint.evaluation import quantity
 from kartalint.evaluation.gang_view import POD_GROUP, GangView
 from kartalint.evaluation.view import Component, Instance, PodView, WorkloadView
+from kartalint.load.definitions import field_location
 from kartalint.report.escape import visible
 
 
@@ -241,7 +244,6 @@ class Described:
 def render_trees(described: Described) -> str:
     """The kli-style tree of every described workload (``render_tree``), one after the other; error
     lines point at their field in the definition file."""
-    from kartalint.load.definitions import field_location
 
     return "\n".join(
         render_tree(view, entry.path, functools.partial(field_location, entry)) for entry, view in described.documents
@@ -255,6 +257,5 @@ def render_json(described: Described) -> str:
 
 def render_yaml(described: Described) -> str:
     """``describe -o yaml``: ``Described.payload`` as block YAML, keys in document order."""
-    import yaml
 
     return yaml.safe_dump(described.payload(), sort_keys=False, default_flow_style=False)

@@ -8,8 +8,8 @@ sequence rewrites a terminal, a C1 control or a bidirectional override hides tex
 
 - ``visible(value)``: a value with every such character shown as an escape (``\\n``, ``\\x1b``,
   ``\\u202e``), for the human-readable formats to use on every value taken from an input.
-- ``xml_text(value)``, ``xml_element(parent, tag, text, **attributes)``: text XML 1.0 can hold
-  (the XML formats: JUnit), every forbidden character written visibly as ``\\xNN``/``\\uNNNN``.
+- ``xml_text`` and ``xml_element`` (``report.xml_escape``, apart: the XML formats' imports are not
+  on the path of the other formats): text XML 1.0 can hold.
 - ``guard_line(line)``: the last line of defence, applied by the report writer to every line of
   every format but ``github`` (``report.output.GuardedStream``): no line starts with ``::`` and
   none holds ``##[``, and no control character is left but TAB (and ESC for colour).
@@ -18,8 +18,6 @@ sequence rewrites a terminal, a C1 control or a bidirectional override hides tex
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
-from typing import Any
 
 # C0 but TAB, DEL, C1, the Unicode line and paragraph separators, bidirectional embeddings,
 # overrides and isolates
@@ -67,23 +65,3 @@ def guard_line(line: str, commands: bool = False, colour: bool = False) -> str:
         indent = len(line) - len(stripped)
         line = line[:indent] + "\\x3a" + stripped[1:]
     return line
-
-
-_XML_FORBIDDEN = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def xml_text(value: Any) -> str:
-    """``value`` as text XML 1.0 can hold: each forbidden character (control characters such as an
-    ANSI escape, lone surrogates, U+FFFE/U+FFFF) is written visibly as ``\\xNN`` / ``\\uNNNN``."""
-    text = str(value)
-    return _XML_FORBIDDEN.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
-    )
-
-
-def xml_element(parent: Any, tag: str, text: str | None = None, **attributes: Any) -> Any:
-    """A child element of ``parent`` whose text and attribute values are ``xml_text``."""
-    element = ET.SubElement(parent, tag, {k: xml_text(v) for k, v in attributes.items()})
-    if text is not None:
-        element.text = xml_text(text)
-    return element

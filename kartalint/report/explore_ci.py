@@ -7,13 +7,21 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import xml.etree.ElementTree as ET
 from typing import Any
 
 import yaml
 
-from kartalint.report.escape import xml_element
+from kartalint import karta
+from kartalint.explore.properties import PROPERTIES
+from kartalint.jqlang import parse_cached
+from kartalint.jqlang.paths import path_facts, path_text
+from kartalint.load.documents import load_file
 from kartalint.report.explore import Explored, below_line, paths_line
+from kartalint.report.junit import _hostname, _timestamp
+from kartalint.report.sarif import SarifLog
+from kartalint.report.xml_escape import xml_element
 
 PATH_NOT_EXERCISED = "path-not-exercised"
 PATH_COVERAGE_BELOW_MINIMUM = "path-coverage-below-minimum"
@@ -22,7 +30,6 @@ _PROPERTY_DOCS = "https://github.com/kartalint/kartalint/blob/main/docs/explore.
 
 def _descriptors() -> list[dict[str, Any]]:
     """The explore properties and the path coverage, as SARIF ``reportingDescriptor``s."""
-    from kartalint.explore.properties import PROPERTIES
 
     out = []
     for name, check in PROPERTIES.items():
@@ -60,7 +67,6 @@ def _descriptor(name: str, text: str, level: str) -> dict[str, Any]:
 
 def render_sarif(explored: Explored) -> str:
     """A SARIF log of one run (``automationDetails`` ``kartalint/explore/``)."""
-    from kartalint.report.sarif import SarifLog
 
     log = SarifLog("explore")
     for report in explored.reports:
@@ -102,10 +108,6 @@ def render_sarif(explored: Explored) -> str:
 
 def render_junit(explored: Explored) -> str:
     """JUnit XML: a suite per definition, a case per property checked and one for the paths exercised."""
-    import time
-
-    from kartalint.explore.properties import PROPERTIES
-    from kartalint.report.junit import _hostname, _timestamp
 
     suites = ET.Element("testsuites", name="kartalint")
     totals = {"tests": 0, "failures": 0}
@@ -159,8 +161,6 @@ class _Places:
     """Where a failing field is written in a definition file, and where a path is read."""
 
     def __init__(self, path: str) -> None:
-        from kartalint.load.documents import load_file
-
         try:
             documents = load_file(path).karta_documents
         except OSError:
@@ -169,7 +169,6 @@ class _Places:
 
     def field(self, field: str) -> tuple[int, int, int, int]:
         """The span of ``component.field.sub[0]`` (the component's own when the field is absent)."""
-        from kartalint import karta
 
         if self.document is None:
             return (1, 1, 0, 0)
@@ -181,9 +180,6 @@ class _Places:
 
     def read(self, shown: str) -> tuple[int, int, int, int]:
         """The characters of the first expression that reads the path ``shown`` (as jq)."""
-        from kartalint import karta
-        from kartalint.jqlang import parse_cached
-        from kartalint.jqlang.paths import path_facts, path_text
 
         if self.document is None:
             return (1, 1, 0, 0)

@@ -8,13 +8,17 @@ line of its failure, error or skip: ``at FILE:LINE``)."""
 
 from __future__ import annotations
 
+import datetime
 import os
+import socket
+import time
 import xml.etree.ElementTree as ET
 from collections import Counter, OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from kartalint.report.base import TestReporter, detail_lines
-from kartalint.report.escape import xml_element, xml_text
+from kartalint.report.mutants import junit_detail, score_text
+from kartalint.report.xml_escape import xml_element, xml_text
 from kartalint.rules import outcomes
 from kartalint.rules.outcomes import (
     COVERAGE_BELOW_MINIMUM,
@@ -126,7 +130,6 @@ class JUnitTestReporter(TestReporter):
 
     def _mutants(self, suite: Any, item: Any, counts: Counter) -> None:
         """The definition's ``mutation score`` case: a failure below the minimum score."""
-        from kartalint.report.mutants import junit_detail, score_text
 
         case = xml_element(suite, "testcase", classname=item.definition.name, name="mutation score", time="0.000")
         detail = junit_detail(item)
@@ -172,7 +175,6 @@ class JUnitTestReporter(TestReporter):
 
 def usage_junit(problems: list[str]) -> str:
     """JUnit for a run that could not start: one ``error`` case per problem."""
-    import time
 
     suites = ET.Element(
         "testsuites", name="kartalint", tests=str(len(problems)), failures="0", errors=str(len(problems)), time="0.000"
@@ -198,13 +200,11 @@ def usage_junit(problems: list[str]) -> str:
 
 def _timestamp(seconds: float) -> str:
     """When the run started, as the Ant schema writes it (ISO 8601, UTC, no zone)."""
-    import datetime
 
     return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def _hostname() -> str:
     """The machine the run ran on (``localhost`` when it has no name), as the Ant schema asks."""
-    import socket
 
     return socket.gethostname() or "localhost"

@@ -13,15 +13,16 @@ refused before anything is made (``checked_target``). Any error opening or writi
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from typing import IO, Any, cast
 
 from kartalint.errors import KartalintError
+from kartalint.load.confinement import git_toplevel, nearest_folder_above
 from kartalint.report.escape import guard_line
 
 STDOUT = "standard output"
@@ -152,19 +153,9 @@ _PROJECT_FILES = (".kartalint.yaml", ".kartalint.yml")
 def _project_of(folder: str) -> str | None:
     """The project a (real) folder lies in: its git work tree, else the nearest folder at or above
     it holding a kartalint configuration; None outside both."""
-    from kartalint.load.confinement import git_toplevel
-
-    top = git_toplevel(folder)
-    if top is not None:
-        return top
-    directory = folder
-    while True:
-        if any(os.path.isfile(os.path.join(directory, name)) for name in _PROJECT_FILES):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    return git_toplevel(folder) or nearest_folder_above(
+        folder, lambda directory: any(os.path.isfile(os.path.join(directory, name)) for name in _PROJECT_FILES)
+    )
 
 
 def checked_target(path: str) -> str:
@@ -239,9 +230,7 @@ class ReportFile:
                 os.makedirs(folder, exist_ok=True)
                 self.real = real
                 self.mode = stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask()
-                descriptor, self.temporary = tempfile.mkstemp(
-                    prefix=f".{os.path.basename(real)}.", suffix=".tmp", dir=folder
-                )
+                descriptor, self.temporary = _new_temporary(folder, os.path.basename(real))
                 self.handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
         except OSError as exc:
             raise OutputError(path, exc) from None
@@ -272,6 +261,21 @@ class ReportFile:
             with contextlib.suppress(OSError):
                 os.unlink(self.temporary)
             self.temporary = None
+
+
+def _new_temporary(folder: str, name: str) -> tuple[int, str]:
+    """(descriptor, path) of a new file ``.<name>.<random>.tmp`` in ``folder``, made as
+    ``tempfile.mkstemp`` makes one (exclusively, mode 0600, never through a symbolic link). Not
+    ``tempfile`` itself: it imports ``shutil``, ``random`` and the compressors, on the path of every
+    one-file lint, which writes no file."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        path = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", folder)  # pragma: no cover
 
 
 def _text_io(stream: GuardedStream) -> IO[str]:

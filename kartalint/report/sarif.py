@@ -15,13 +15,17 @@ import hashlib
 import json
 import os
 import pathlib
+import sys
 import urllib.parse
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from kartalint import __version__
+from kartalint.load.bounded import ParseError, json_loads
 from kartalint.model import Finding, Severity, format_path
 from kartalint.report.base import Reporter
+from kartalint.report.github import workspace_root
+from kartalint.report.output import OutputError, write_report
 from kartalint.rules import registry
 from kartalint.scaffold.release import semantic_version
 
@@ -90,7 +94,6 @@ class SarifLog:
         """``command``: ``lint`` or ``test`` (the run's ``automationDetails.id``); ``root``: where
         relative artifact URIs start (None: the current folder), the repository root
         (``GITHUB_WORKSPACE``) instead when the root is inside it."""
-        from kartalint.report.github import workspace_root
 
         self.command = command
         self.root = os.path.realpath(root or os.getcwd())
@@ -275,7 +278,6 @@ def merge_logs(paths: list[str]) -> dict[str, Any]:
     """One SARIF log holding the runs of several (``lint`` and ``test`` of one CI job; each run
     has its own ``automationDetails.id``, so code scanning keeps them apart). Missing files are
     left out."""
-    from kartalint.load.bounded import ParseError, json_loads
 
     runs: list[Any] = []
     for path in paths:
@@ -322,13 +324,10 @@ def _main(argv: list[str]) -> int:
                 with open(path, encoding="utf-8", errors="replace") as handle:
                     messages += [line.strip() for line in handle if line.strip()]
         merged = failed_run_log(messages, os.getcwd())
-    from kartalint.report.output import OutputError, write_report
 
     try:  # (the guarded writer: never through a symbolic link out of the project; ASCII, so its guard changes nothing)
         write_report(paths[0], json.dumps(merged, indent=2) + "\n")
     except OutputError as exc:
-        import sys
-
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return 2
     return 0

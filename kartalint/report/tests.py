@@ -12,12 +12,16 @@ import os
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from kartalint.load.documents import load_file
 from kartalint.report import mutants
 from kartalint.report.base import LABELS, TestReporter, detail_lines
 from kartalint.report.colour import GREEN, OUTCOME_COLOURS, RED, count, paint
 from kartalint.report.escape import visible
+from kartalint.report.github import escape_data, escape_property, workflow_file
+from kartalint.report.sarif import LEVELS, SarifLog
 from kartalint.rules import outcomes
 from kartalint.rules.outcomes import COVERAGE_BELOW_MINIMUM, DEFINITION_WITHOUT_FIXTURE, FIXTURE_MISMATCH
+from kartalint.testing.compare import expect_path
 
 if TYPE_CHECKING:  # the whole a reporter is given, for the type checker only
     from kartalint.testing.run import TestRun
@@ -135,8 +139,6 @@ class JsonTestReporter(TestReporter):
 def diff_location(result: Any, diff: Any) -> tuple:
     """(line, column) of the expectation behind ``diff`` in the case's file (the case's line when
     the file cannot say more)."""
-    from kartalint.load.documents import load_file
-    from kartalint.testing.compare import expect_path
 
     case = result.case
     if case.kind == "recording" or not os.path.isfile(case.file):
@@ -163,7 +165,6 @@ class GithubTestReporter(TestReporter):
     def finish(self, run: TestRun) -> None:
         """Write the workflow commands (see the class; survivors and low mutation scores too), then the
         summary line and, with ``--mutants``, the run's mutation score line."""
-        from kartalint.report.github import escape_data, escape_property, workflow_file
 
         def emit(file: str, line: int, col: int, title: str, message: str, command: str = "error") -> None:
             props = f"file={escape_property(workflow_file(file))},line={line},col={col},title={escape_property(title)}"
@@ -215,7 +216,6 @@ class SarifTestReporter(TestReporter):
 
     def finish(self, run: TestRun) -> None:
         """Write the SARIF log of the run (see the class), the ``--mutants`` results included."""
-        from kartalint.report.sarif import LEVELS, SarifLog
 
         log = SarifLog("test", self.project_root)
         for result in run.results:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kartalint import karta
+from kartalint.jqlang import parse_cached
+from kartalint.jqlang.paths import path_facts, path_text
 from kartalint.karta import as_dict
 
 
@@ -66,8 +68,6 @@ def _count(comp: karta.ComponentRef, constant_ok: bool = False) -> tuple[str, st
     """(field, expression, the paths it reads) of a component's replica count: ``replicasPath``,
     else ``minReplicasPath``; None without one, or (unless ``constant_ok``) when it reads nothing
     (a constant: ``"1"``)."""
-    from kartalint.jqlang import parse_cached
-    from kartalint.jqlang.paths import path_facts, path_text
 
     scale = as_dict(comp.data.get("scaleDefinition"))
     for field in ("replicasPath", "minReplicasPath"):

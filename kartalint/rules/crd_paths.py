@@ -111,7 +111,7 @@ def check(ctx: Context) -> None:
     version = crd_shapes.root_version(ctx)
     if version is None:
         return
-    from kartalint.load.crds import lookup
+    from kartalint.load.crds import lookup  # lazy: load.crds, only when a CRD is configured (start-up of lint)
 
     root = karta.as_dict(karta.structure(ctx.data).get("rootComponent"))
     superseded = ctx.superseded
@@ -168,6 +168,7 @@ def check(ctx: Context) -> None:
 def _arithmetic(ctx: Context, jq_field: Any, facts: Any, version: Any, where: str, superseded: set) -> None:
     """crd-optional-arithmetic: ``-``, ``*``, ``/``, ``%`` on a field that may be absent (optional in
     the CRD, or under an optional parent), in any expression read from the workload."""
+    # lazy: load.crds, only when a CRD is configured (start-up of lint)
     from kartalint.load.crds import lookup, may_be_absent
 
     for operator, read in [*facts.arithmetic, *facts.sums]:
@@ -246,6 +247,7 @@ def _iterations(ctx: Context, jq_field: Any, tree: Any, facts: Any, version: Any
     optional parent after the last list iterated), or a builtin that fails on null (``to_entries``,
     ``keys``, ``map``, ``add``...) on such a field, not protected by ``?``, ``try``, a ``//``
     default or a test for non-null."""
+    # lazy: load.crds, only when a CRD is configured (start-up of lint)
     from kartalint.load.crds import lookup, may_be_absent
 
     reported: set[tuple[str, ...]] = set()
@@ -325,7 +327,7 @@ def _is_default(node: Any) -> bool:
 def _enum_of(version: Any, path: tuple[str, ...] | None) -> list[str] | None:
     if path is None:
         return None
-    from kartalint.load.crds import lookup
+    from kartalint.load.crds import lookup  # lazy: load.crds, only when a CRD is configured (start-up of lint)
 
     found = lookup(version.schema, path)
     enum = found.schema.get("enum") if found.found and found.schema is not None else None
@@ -345,6 +347,7 @@ def _matchers(ctx: Context, root: dict, version: Any, where: str) -> None:
     cond_expr = karta.as_dict(status.get("conditionsDefinition")).get("path")
     cond_tree = parse_cached(cond_expr)[0] if isinstance(cond_expr, str) else None
     cond_path = paths.output_path(cond_tree) if cond_tree is not None else None
+    # lazy: load.crds, only when a CRD is configured (start-up of lint)
     from kartalint.load.crds import declared_condition_types
 
     declared = declared_condition_types(version, cond_path)

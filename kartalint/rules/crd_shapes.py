@@ -115,7 +115,7 @@ def _search(schema: dict, want: Any) -> tuple[str, ...] | None:
 
 
 def _pod_path(ctx: Context, field_path: tuple, key: str, expression: str, version: Any, where: str) -> None:
-    from kartalint.load.crds import lookup
+    from kartalint.load.crds import lookup  # lazy: load.crds, only when a CRD is configured (start-up of lint)
 
     tree, _ = parse_cached(expression)
     for place in paths.output_places(tree) if tree is not None else []:
@@ -179,7 +179,7 @@ def _level_problem(key: str, schema: dict, place: tuple[str, ...]) -> tuple[str,
 
 
 def _condition_fields(ctx: Context, root: karta.ComponentRef, version: Any, where: str) -> None:
-    from kartalint.load.crds import lookup
+    from kartalint.load.crds import lookup  # lazy: load.crds, only when a CRD is configured (start-up of lint)
 
     conditions = as_dict(as_dict(root.data.get("statusDefinition")).get("conditionsDefinition"))
     expression = conditions.get("path")
@@ -234,7 +234,7 @@ def _accepts(schema: dict, value: Any) -> bool:
 
 
 def _actions(ctx: Context, comp: karta.ComponentRef, version: Any, where: str) -> None:
-    from kartalint.load.crds import lookup
+    from kartalint.load.crds import lookup  # lazy: load.crds, only when a CRD is configured (start-up of lint)
 
     suspend = as_dict(comp.data.get("suspendDefinition"))
     for key in ("suspendActions", "resumeActions"):

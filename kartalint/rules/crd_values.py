@@ -80,6 +80,7 @@ def check(ctx: Context) -> None:
 
 
 def _fallback(ctx: Context, jq_field: Any, fallback: Fallback, version: Any, where: str) -> None:
+    # lazy: load.crds, only when a CRD is configured (start-up of lint)
     from kartalint.load.crds import lookup, stated_default
 
     found = lookup(version.schema, fallback.read.path)
@@ -180,7 +181,7 @@ def _enum_of(version: Any, path: tuple[str, ...] | None) -> list[str] | None:
     """The enum of the string field at ``path``, when the CRD declares one."""
     if path is None:
         return None
-    from kartalint.load.crds import lookup
+    from kartalint.load.crds import lookup  # lazy: load.crds, only when a CRD is configured (start-up of lint)
 
     found = lookup(version.schema, path)
     enum = found.schema.get("enum") if found.found and found.schema is not None else None

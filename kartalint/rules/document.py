@@ -12,7 +12,8 @@ from typing import Any
 
 from kartalint.load.documents import Document
 from kartalint.model import Finding
-from kartalint.rules import registry
+from kartalint.rules import karta_schema as schema
+from kartalint.rules import registry, structure
 from kartalint.rules.context import Context
 from kartalint.rules.karta_schema import WRONG_TYPE
 
@@ -50,8 +51,6 @@ def parity_messages(definition: Any) -> list[str]:
     Used by the evaluation engine, which (like upstream's tree builder) reports an invalid
     definition but, unlike upstream, still evaluates what it can.
     """
-    from kartalint.rules import karta_schema as schema
-    from kartalint.rules import structure
 
     ctx = Context(None, definition, rules=registry.RULES)
     schema.check(ctx)

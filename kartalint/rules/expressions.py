@@ -141,6 +141,33 @@ def _proven(expression: str) -> bool:
     return error is None and tree is not None and statically_compiles(tree)
 
 
+@functools.lru_cache(maxsize=8192)
+def _analysed(expression: str) -> tuple[tuple[str, str, int, int], ...]:
+    """(rule, message, start, end) of what the analyses find in a parsed expression: Karta's
+    restrictions, safety, portability, object keys. Kept per expression text: the same expression
+    in many definitions (a folder of them, the language server's edits) is analysed once."""
+    tree, _ = parse_cached(expression)
+    if tree is None:
+        return ()
+    found = [
+        (p.rule, p.message + (_UPSTREAM_MISSES if p.upstream_misses else ""), p.start, p.end)
+        for p in analysis.restrictions(tree)
+    ]
+    found.extend(
+        (p.rule, p.message, p.start, p.end)
+        for p in analysis.safety(tree) + analysis.portability(tree, expression) + analysis.object_keys(tree)
+    )
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=8192)
+def _first_non_path(expression: str) -> tuple[int, int] | None:
+    """(start, end) of the first part of a parsed expression that is not an assignable path."""
+    tree, _ = parse_cached(expression)
+    bad = analysis.first_non_path(tree) if tree is not None else None
+    return None if bad is None else (bad.start, bad.end)
+
+
 def compile_unproven(expressions: list[str]) -> list[tuple[Any, ...]]:
     """libjq compile problems per expression, compiling only what kartalint's parser and builtin
     table cannot prove compiles (``kartalint.jqlang.builtins``)."""
@@ -179,20 +206,17 @@ def check(ctx: Context) -> None:
                     scalar_range=(error.start, error.end),
                 )
             continue
-        for found in analysis.restrictions(tree):
-            message = found.message + (_UPSTREAM_MISSES if found.upstream_misses else "")
-            ctx.report(found.rule, field.path, message, scalar_range=(found.start, found.end))
-        for found in analysis.safety(tree) + analysis.portability(tree, expr) + analysis.object_keys(tree):
-            ctx.report(found.rule, field.path, found.message, scalar_range=(found.start, found.end))
+        for rule, message, start, end in _analysed(expr):
+            ctx.report(rule, field.path, message, scalar_range=(start, end))
         if field.assignable:
-            bad = analysis.first_non_path(tree)
+            bad = _first_non_path(expr)
             if bad is not None:
-                what = expr[bad.start : bad.end]
+                what = expr[bad[0] : bad[1]]
                 ctx.report(
                     NOT_ASSIGNABLE_PATH,
                     field.path,
                     f"{field.kind} is written back by consumers but '{what}' is not an assignable path",
-                    scalar_range=(bad.start, bad.end),
+                    scalar_range=bad,
                 )
         if field.kind in karta.SCALE_PATHS:
             for operator, read in paths.unguarded_arithmetic(tree):

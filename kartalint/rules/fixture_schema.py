@@ -14,6 +14,7 @@ from typing import Any
 from kartalint.load.documents import Document
 from kartalint.model import Finding, Rule, Severity, format_path
 from kartalint.rules.context import Context
+from kartalint.schema import refs, structural
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 FIXTURE_INVALID = "fixture-invalid"
@@ -38,16 +39,36 @@ SCHEMA_FILE = os.path.join(
 
 
 @functools.lru_cache(maxsize=1)
-def _validator() -> Any:
-    import jsonschema
-
+def _schema() -> dict[str, Any]:
     with open(SCHEMA_FILE, encoding="utf-8") as handle:
-        schema = json.load(handle)
-    return jsonschema.Draft202012Validator(schema)
+        schema: dict[str, Any] = json.load(handle)
+    return schema
+
+
+@functools.lru_cache(maxsize=1)
+def _quick_schema() -> dict[str, Any] | None:
+    """The fixture schema as ``structural`` checks it (None if it ever cannot): it decides whether
+    a fixture is valid without importing ``jsonschema``."""
+    try:
+        inlined = refs.inline_refs(_schema())
+    except refs.Unresolvable:  # pragma: no cover - the shipped schema refers to its own $defs
+        return None
+    return inlined if structural.supports(inlined) else None
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema  # lazy: slow to import, and needed only to say what is wrong (start-up of lint)
+
+    return jsonschema.Draft202012Validator(_schema())
 
 
 def check_fixture(document: Document) -> list[Finding]:
-    """The findings of a fixture document against the fixture's JSON Schema."""
+    """The findings of a fixture document against the fixture's JSON Schema (a valid one is told
+    by ``structural`` alone; ``jsonschema`` words the errors of an invalid one)."""
+    quick = _quick_schema()
+    if quick is not None and next(structural.iter_errors(quick, document.data), None) is None:
+        return []
     ctx = Context(document, rules={rule.id: rule for rule in RULES})
     for error in sorted(_validator().iter_errors(document.data), key=lambda e: list(map(str, e.absolute_path))):
         path = tuple(error.absolute_path)

@@ -134,6 +134,7 @@ def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | No
 
 def finish_house(run: HouseRun) -> list[Finding]:
     """The findings of the house rules ``start_house`` sent the document to."""
+    # lazy: the house rules' jq worker, only when house rules run (start-up of lint)
     from kartalint.rules._house_jq import engine
 
     house = engine()
@@ -167,6 +168,7 @@ def finish_house(run: HouseRun) -> list[Finding]:
 
 def _located(failure: Failure, label: str, path: Path | None) -> Failure:
     """A failure on a definition, saying which (and where in it)."""
+    # lazy: only when the configuration has house rules (start-up of lint)
     from kartalint.load.house_rules import Failure
 
     if failure.static:  # (found when compiled: about the rule, not this definition)
@@ -178,6 +180,7 @@ def _located(failure: Failure, label: str, path: Path | None) -> Failure:
 def failures(rules: Sequence[HouseRule]) -> list[Finding]:
     """``house-rule-failed`` findings of the rules of ``rules`` that could not run in this process,
     each at its place in the configuration file."""
+    # lazy: the house rules' jq worker, only when house rules run (start-up of lint)
     from kartalint.rules._house_jq import engine
 
     failed = engine().failed

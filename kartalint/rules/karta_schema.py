@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from kartalint import schema as karta_schema
@@ -149,8 +150,6 @@ def _report(ctx: Context, error: Any) -> None:
                 hint=f"known fields: {', '.join(known)}",
             )
         for name in unknown[:MAX_UNKNOWN_FIELDS]:
-            import difflib  # only when there is an unknown field
-
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else f"known fields: {', '.join(known)}"
             ctx.report(

@@ -30,6 +30,7 @@ from typing import Any
 
 from kartalint.model import Finding, Rule, Severity
 from kartalint.rules.context import Check, Context
+from kartalint.rules.house import HOUSE_RULE_FAILED, RULES
 
 GROUP = "kartalint.rules"
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -181,7 +182,6 @@ def _guarded(run: Callable[[Context], None], where: str) -> Callable[[Context], 
             run(ctx)
         except Exception as exc:  # a plugin's bug: a finding, never a traceback
             del ctx.findings[before:]
-            from kartalint.rules.house import HOUSE_RULE_FAILED, RULES
 
             line, column = (1, 1)
             if ctx.document is not None:

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from kartalint import karta
+from kartalint.jqlang import parse_cached
+from kartalint.jqlang.types import static_type
 from kartalint.karta import as_dict, as_list
 from kartalint.model import Rule, Severity
 from kartalint.rules.context import Check, Context
@@ -189,26 +191,6 @@ def condition_field_name_missing(ctx: Context) -> None:
 
 
 CONDITION_STATUSES = ("True", "False", "Unknown")
-_BOOLEAN_OPERATORS = {"==", "!=", "<", "<=", ">", ">=", "and", "or"}
-_BOOLEAN_CALLS = {
-    "not",
-    "test",
-    "any",
-    "all",
-    "has",
-    "in",
-    "inside",
-    "contains",
-    "startswith",
-    "endswith",
-    "isinfinite",
-    "isnan",
-    "isnormal",
-    "isvalid",
-    "IN",
-    "ascii",
-    "isempty",
-}
 
 
 def expected_result_never_matches(ctx: Context) -> None:
@@ -218,21 +200,12 @@ def expected_result_never_matches(ctx: Context) -> None:
 
 
 def _expected_result(ctx: Context, matcher: dict, mpath: tuple) -> None:
-    from kartalint.jqlang import parse_cached
-
     by_expression = as_dict(matcher.get("byExpression"))
     expression, expected = by_expression.get("expression"), by_expression.get("expectedResult")
     if not isinstance(expression, str) or not isinstance(expected, str) or expected in ("true", "false"):
         return
     tree, _ = parse_cached(expression)
-    last = tree
-    while last is not None and last.kind in ("binop", "paren") and (last.kind == "paren" or last.value == "|"):
-        last = last.children[-1] if last.kind == "binop" else last.children[0]
-    boolean = last is not None and (
-        (last.kind == "binop" and last.value in _BOOLEAN_OPERATORS)
-        or (last.kind == "call" and last.value in _BOOLEAN_CALLS)
-        or (last.kind == "literal" and isinstance(last.value, bool))
-    )
+    boolean = static_type(tree) == "boolean"
     if boolean:
         ctx.report(
             EXPECTED_RESULT_NEVER_MATCHES,

@@ -93,6 +93,9 @@ def crd_component(
     comments: Comments,
     suspends: list[tuple[str, str]],
 ) -> dict[str, Any]:
+    """The component of ``role`` in a draft: its kind, owner, the paths of its pods (templates, pod specs,
+    fragments or pod sets), its scale and instance ids, with the comments that say what was found and how sure
+    the guess is."""
     comp: dict[str, Any] = {
         "name": role.name,
         "kind": {"group": "", "version": "v1", "kind": "Pod"},

@@ -118,6 +118,8 @@ def pod_sets(node: Any) -> dict[str, str]:
 
 
 def find_roles(node: Any, path: tuple, out: list[Role]) -> None:
+    """Add to ``out`` each place under ``node`` (at schema path ``path``) that holds pods: pod templates, pod
+    specs, wrapped objects and their pod sets."""
     props = properties_of(node)
     if len(path) > 40:  # deeper than any real workload keeps a pod
         return

@@ -29,6 +29,10 @@ GENERIC_KEYS = {"template", "spec", "podTemplate", "podSpec"}
 
 @dataclass
 class Role:
+    """A place of a CRD's schema that holds pods: its role's name, its schema path, its shape (template, pod spec,
+    fragments, fields, pod sets, a wrapped resource), notes on how sure the guess is, and the list entry it
+    lives in."""
+
     name: str
     path: tuple  # schema path of the template (or fragment holder), "[]" / "{}" for iteration
     # "template", "podspec", "fragments" (a resources object), "fields" (cores, memory, gpu, ...),
@@ -59,6 +63,7 @@ def properties_of(node: Any) -> dict[str, Any]:
 
 
 def type_of(node: Any) -> Any:
+    """A schema node's ``type``, or None."""
     return node.get("type") if isinstance(node, dict) else None
 
 
@@ -79,6 +84,8 @@ LIBRARY_NAME = re.compile(r"^.+Templates$")  # reusable fragments referenced by 
 
 
 def free_form(node: Any) -> bool:
+    """Whether a schema node takes any object (no properties of its own, unknown fields kept, no items, no typed
+    additional properties)."""
     return (
         isinstance(node, dict)
         and not properties_of(node)
@@ -103,6 +110,7 @@ def role_templates_below(found: list[Role]) -> set[tuple[tuple, Any]]:
 
 
 def schema_at(schema: dict[str, Any], path: tuple) -> dict[str, Any]:
+    """The schema node at ``path`` (``[]`` for a list's items, ``{}`` for a map's values), {} when there is none."""
     node: Any = schema
     for part in path:
         if not isinstance(node, dict):
@@ -152,6 +160,8 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def role_name(path: tuple, used: set) -> str:
+    """A component name for the pods at ``path`` (from the key that holds them: ``workerGroupSpecs`` is
+    ``workerGroup``, plural made singular), not in ``used``; it is added there."""
     iters = [i for i, p in enumerate(path) if p in ("[]", "{}")]
     # a path of generic keys only (Notebook's .spec.template.spec) names no role: its pods are "pod"
     base = path[iters[0] - 1] if iters else next((p for p in reversed(path) if p not in GENERIC_KEYS), "pod")
@@ -171,6 +181,7 @@ def role_name(path: tuple, used: set) -> str:
 
 
 def identifier_field(item: dict[str, Any]) -> str | None:
+    """The key that names a list entry: ``name`` when it is a string, else a required string key ending in "name"."""
     props = properties_of(item)
     if type_of(props.get("name")) == "string":
         return "name"
@@ -181,6 +192,7 @@ def identifier_field(item: dict[str, Any]) -> str | None:
 
 
 def required_of(node: Any) -> list[str]:
+    """The keys a schema node requires."""
     required = node.get("required") if isinstance(node, dict) else None
     return [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
 

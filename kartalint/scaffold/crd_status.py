@@ -78,6 +78,8 @@ _CANDIDATE = re.compile(r"[\"'`]([A-Za-z][A-Za-z0-9_-]*)[\"'`]|\b([A-Z][A-Za-z0-
 
 @dataclass
 class PrinterColumn:
+    """A printer column of the CRD (``additionalPrinterColumns``): its name, JSONPath and description."""
+
     name: str
     json_path: str
     description: str
@@ -85,6 +87,9 @@ class PrinterColumn:
 
 @dataclass
 class StatusDraft:
+    """The status part of a draft: its ``statusMappings`` and the comments above them (header notes, why of each
+    key, the TODOs)."""
+
     definition: dict[str, Any]
     notes: list[str] = field(default_factory=list)  # header lines ("# Status: ...")
     why: dict[str, list[str]] = field(default_factory=dict)  # comment lines above each statusMappings key
@@ -167,6 +172,7 @@ def bullet_meaning(value: str, *texts: str) -> str:
 
 
 def schema_at_status(schema: dict[str, Any], parts: Sequence[str]) -> dict[str, Any] | None:
+    """The schema node at ``parts`` under the CRD's ``status``, or None when the schema does not declare it."""
     node: Any = schema
     for part in parts:
         node = _child(node, part)

@@ -14,6 +14,9 @@ Comments = dict[tuple[str, str | None], list[str]]  # (component, field or None)
 
 @dataclass
 class Draft:
+    """A draft definition: its name, text and data, its fixture's object, the roles found, why the skeleton object
+    is not valid for its CRD, and the status TODOs."""
+
     name: str
     text: str
     data: dict[str, Any]

@@ -180,6 +180,8 @@ def header_lines(
 
 
 class ScaffoldError(Exception):
+    """A CRD that cannot be drafted from: the message says why (exit 2)."""
+
     pass
 
 

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import copy
+import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from kartalint.evaluation.view import WorkloadView
 from kartalint.load.kinds import FIXTURE_API_VERSION, FIXTURE_KIND
 from kartalint.testing.compare import snapshot
+
+if TYPE_CHECKING:
+    from kartalint.load.definitions import DefinitionFile
 
 _NOISE_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 
@@ -35,6 +39,7 @@ class QuotingDumper(yaml.SafeDumper):
     sequences indented under their key (yamllint's default ``indentation`` rule)."""
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        """Indent a sequence under its key (PyYAML writes it indentless)."""
         return super().increase_indent(flow, False)
 
 
@@ -64,6 +69,7 @@ class FoldingDumper(QuotingDumper):
     alone on its line)."""
 
     def choose_scalar_style(self) -> str:
+        """Folded (``>``) for a plain or single-quoted string that would cross the line width; else PyYAML's choice."""
         style = super().choose_scalar_style()
         event, analysis = self.event, self.analysis
         if (
@@ -80,6 +86,7 @@ class FoldingDumper(QuotingDumper):
         return str(style)
 
     def write_folded(self, text: str) -> None:
+        """Write a foldable string as ``>-`` folded at the line width (PyYAML's own otherwise)."""
         if not _FOLDABLE.fullmatch(text):
             super().write_folded(text)
             return
@@ -142,3 +149,29 @@ def fixture_text(
         "# definition, then `kartalint test --update`.\n"
     )
     return header + "---\n" + dump(doc)
+
+
+def object_fixture(
+    obj: dict[str, Any],
+    view: WorkloadView,
+    definition: DefinitionFile,
+    object_path: str,
+    output: str | None,
+    *,
+    name: str | None = None,
+    source: str | None = None,
+    pods: list[Any] | None = None,
+    lint_rules: list[str] | None = None,
+) -> str:
+    """``kartalint new fixture``'s document of ``obj`` read from ``object_path`` (``-``: stdin) and
+    written to ``output`` (None: stdout): named after the object (else its file), its source the
+    object file, and the definition named, relative to the fixture's folder, unless the folder
+    names it or it is bundled."""
+    base = os.path.dirname(os.path.abspath(output)) if output else os.getcwd()
+    reference = None
+    if definition.origin != "bundled" and os.path.basename(base) != definition.name:
+        reference = os.path.relpath(os.path.abspath(definition.path), base)  # the folder does not name it: say which
+    default_name = "stdin" if object_path == "-" else os.path.splitext(os.path.basename(object_path))[0]
+    name = name or str((obj.get("metadata") or {}).get("name") or default_name)
+    source = source or ("kubectl output on stdin" if object_path == "-" else f"object file {object_path}")
+    return fixture_text(obj, view, name=name, source=source, definition=reference, pods=pods, lint_rules=lint_rules)

@@ -30,12 +30,20 @@ class InitError(Exception):
 
 @dataclass
 class Plan:
+    """What ``kartalint init`` writes: the files and copies under ``root``, its notes, what the drafts
+    found and the skeletons it could not make."""
+
     root: str
     files: list[tuple] = field(default_factory=list)  # (relative path, text)
     copies: list[tuple] = field(default_factory=list)  # (source, relative path)
     notes: list[str] = field(default_factory=list)
     review: list[str] = field(default_factory=list)  # what the drafts found (as `new --crd` reports it)
     errors: list[str] = field(default_factory=list)  # skeletons the CRD refuses or the draft cannot evaluate
+
+    def exit_code(self) -> int:
+        """The exit code of ``kartalint init`` once written: 1 when a skeleton could not be made
+        (the CRD refuses it, the draft cannot evaluate it), else 0."""
+        return 1 if self.errors else 0
 
 
 def _config(layout: str, crds: Sequence[str]) -> str:
@@ -331,6 +339,7 @@ def _undo(staged: list[tuple[str, str]], placed: list[str], made: list[str]) -> 
 
 
 def next_steps(result: Plan, layout: str) -> str:
+    """What the author does next after ``init`` (the drafts to finish, the commands to run) for the project's ``layout``."""
     definitions_dir, fixtures_dir = LAYOUTS[layout]
     drafted = [
         p

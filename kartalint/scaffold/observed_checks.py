@@ -94,6 +94,7 @@ def check_resources(data: dict[str, Any], evidence: Evidence, evaluator: Evaluat
 
 
 def read_of(views: list[WorkloadView], observed: Any) -> Resources:
+    """The per-pod resources the draft reads for the role ``observed`` (on its first instance seen)."""
     for index in observed.pods:
         component = views[index].component(observed.role.name)
         if component is not None and component.instances:

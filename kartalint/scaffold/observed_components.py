@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kartalint.load.observed import ObservedObject
+from kartalint.load.observed import ObservedObject, value_at
 from kartalint.scaffold.crd_schema import jq_path
 from kartalint.scaffold.draft_model import Comments
 from kartalint.scaffold.observed_counts import CountChoice, Factor, Observation, choose_count
@@ -17,21 +17,14 @@ from kartalint.scaffold.observed_selectors import TypeSelector, instance_selecto
 SPEC_FIELD = {"template": "podTemplateSpecPath", "podspec": "podSpecPath"}
 
 
-def _at(node: Any, path: tuple[str | int, ...]) -> Any:
-    for part in path:
-        if isinstance(part, int):
-            node = node[part] if isinstance(node, list) and part < len(node) else None
-        else:
-            node = node.get(part) if isinstance(node, dict) else None
-    return node
-
-
 class RolePaths:
     """The jq of one role: the prefix every path of an instanced role starts with, its instance
     ids (the entry's name, else a name inside it that a label of its pods holds, such as a wrapped
     object's ``metadata.name``, else its index), the label that holds them, and each path."""
 
     def __init__(self, observed: ObservedRole, workloads: list[ObservedObject], schema: dict[str, Any]) -> None:
+        """The paths of the role ``observed``, drafted from ``workloads`` and the CRD's ``schema``: the instance
+        ids and the label that holds them, found in the objects."""
         self.observed = observed
         path = observed.role.path
         self.notes: list[str] = []
@@ -42,8 +35,8 @@ class RolePaths:
             return
         at = observed.list_at
         coll, self.rel = jq_path(path[:at]), path[at + 1 :]
-        entries = [e for w in workloads for e in (_at(w.data, path[:at]) or []) if isinstance(e, dict)]
-        holding = [e for e in entries if _at(e, self.rel) is not None]
+        entries = [e for w in workloads for e in (value_at(w.data, path[:at]) or []) if isinstance(e, dict)]
+        holding = [e for e in entries if value_at(e, self.rel) is not None]
         guard = ""
         if len(holding) < len(entries) or observed.role.pattern:
             guard = f"select({jq_path(self.rel)} != null) | "
@@ -71,7 +64,7 @@ class RolePaths:
         """(a name field of the entries, the pod label that holds it on every pod of the entry)."""
         candidates: list[tuple[str, ...]] = [("name",)]
         for w in workloads:  # every string field of the entries (Ray's groupName), in the order met
-            for item in _at(w.data, self.observed.role.path[: self.observed.list_at]) or []:
+            for item in value_at(w.data, self.observed.role.path[: self.observed.list_at]) or []:
                 if isinstance(item, dict):
                     candidates += [(k,) for k, v in item.items() if isinstance(v, str) and (k,) not in candidates]
         for depth in range(len(self.rel) + 1):
@@ -80,9 +73,9 @@ class RolePaths:
             by_value: dict[str, list[ObservedObject]] = {}
             complete = True
             for index, by_entry in self.observed.pods.items():
-                items = _at(workloads[index].data, self.observed.role.path[: self.observed.list_at]) or []
+                items = value_at(workloads[index].data, self.observed.role.path[: self.observed.list_at]) or []
                 for entry, pods in by_entry.items():
-                    value = _at(items[entry], field) if entry is not None and entry < len(items) else None
+                    value = value_at(items[entry], field) if entry is not None and entry < len(items) else None
                     if not (isinstance(value, str) and value):
                         complete = False
                         break
@@ -98,17 +91,19 @@ class RolePaths:
         return None, None
 
     def path(self, rel: tuple[str, ...]) -> str:
+        """The jq path of ``rel`` (a path inside the role's entry), after the role's prefix."""
         if not self.observed.iterated:
             return jq_path(rel)
         return f"{self.prefix}{jq_path(rel)}" if rel else self.prefix.rstrip(" |")
 
     def instance_id(self, workload: ObservedObject, entry: int | None) -> str | None:
+        """The instance id that the draft gives the entry ``entry`` of ``workload`` (None outside a list)."""
         if entry is None:
             return None
-        items = _at(workload.data, self.observed.role.path[: self.observed.list_at])
+        items = value_at(workload.data, self.observed.role.path[: self.observed.list_at])
         item = items[entry] if isinstance(items, list) and entry < len(items) else None
         if self.id_field is not None:
-            value = _at(item, self.id_field)
+            value = value_at(item, self.id_field)
             if isinstance(value, str) and value:
                 return value
         name = item.get("name") if isinstance(item, dict) else None
@@ -190,7 +185,7 @@ def observed_component(
     if choice.factors is None:  # a placeholder `lint --strict` names (draft-placeholder), 1 meanwhile
         replicas = f'{paths.prefix}"TODO-replicas" | 1' if observed.iterated else '"TODO-replicas" | 1'
     scale_notes = list(choice.notes)
-    absent = [w.key for w in evidence.workloads if not observed.iterated and _at(w.data, role.path) is None]
+    absent = [w.key for w in evidence.workloads if not observed.iterated and value_at(w.data, role.path) is None]
     if absent:  # a role of fixed keys (PyTorchJob's Worker) that some objects do not have: no pod there
         replicas = f"if {jq_path(role.path)} == null then 0 else {replicas} end"
         scale_notes.append(

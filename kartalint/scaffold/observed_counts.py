@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kartalint.load.observed import value_at
 from kartalint.scaffold.crd_schema import COUNT_FIELDS, count_default, jq_path, schema_at
 
 GROUP_SIZE_FIELDS = ("size", "podGroupSize", "groupSize", "numOfHosts", "numNodes", "numHosts", "nodes")
@@ -45,6 +46,8 @@ class Factor:
 
     @property
     def preferred(self) -> bool:
+        """Whether the key is a count field (``replicas``, a group's size): preferred to others that give the same
+        pods."""
         return self.key in COUNT_FIELDS or self.key in GROUP_SIZE_FIELDS
 
 
@@ -67,15 +70,6 @@ class CountChoice:
     fields: list[str] = field(default_factory=list)  # the counts considered, as jq paths
 
 
-def _at(node: Any, path: tuple[str | int, ...]) -> Any:
-    for part in path:
-        if isinstance(part, int):
-            node = node[part] if isinstance(node, list) and part < len(node) else None
-        else:
-            node = node.get(part) if isinstance(node, dict) else None
-    return node
-
-
 def _concrete(level: tuple[str, ...], entry: int | None) -> tuple[str | int, ...]:
     return tuple(entry if p == "[]" and entry is not None else p for p in level)
 
@@ -93,7 +87,7 @@ def candidate_fields(
         level = role_path[:depth]  # (ending in "[]": the list's entry)
         keys: list[str] = []
         for seen in observations:
-            node = _at(seen.obj, _concrete(level, seen.entry))
+            node = value_at(seen.obj, _concrete(level, seen.entry))
             if isinstance(node, dict):
                 keys.extend(k for k, v in node.items() if isinstance(k, str) and _is_int(v))
         properties = schema_at(schema, level).get("properties") if schema else None
@@ -115,12 +109,12 @@ def _default(
     stated, unstated = count_default(spec, key) if spec else (1, None)
     if spec and unstated is None:
         return [stated], None
-    absent = any(key not in (_at(o.obj, _concrete(level, o.entry)) or {}) for o in observations)
+    absent = any(key not in (value_at(o.obj, _concrete(level, o.entry)) or {}) for o in observations)
     return ([0, 1] if absent else [1]), unstated
 
 
 def _value(factor: Factor, seen: Observation) -> int:
-    node = _at(seen.obj, _concrete(factor.level, seen.entry))
+    node = value_at(seen.obj, _concrete(factor.level, seen.entry))
     found = node.get(factor.key) if isinstance(node, dict) else None
     if not _is_int(found) and factor.fallback and isinstance(node, dict):
         found = node.get(factor.fallback)
@@ -149,7 +143,7 @@ def choose_count(
         for default in defaults:
             factors.append(Factor(level, key, default))
             if key == "replicas" and any(
-                _is_int((_at(o.obj, _concrete(level, o.entry)) or {}).get("minReplicas")) for o in observations
+                _is_int((value_at(o.obj, _concrete(level, o.entry)) or {}).get("minReplicas")) for o in observations
             ):
                 factors.append(Factor(level, key, default, fallback="minReplicas"))
             if leader_beside and key in GROUP_SIZE_FIELDS:

@@ -16,7 +16,7 @@ from kartalint.load.crds import CrdVersion
 from kartalint.load.observed import ObservedInput, ObservedObject
 from kartalint.scaffold.crd_components import crd_component
 from kartalint.scaffold.crd_roles import pod_bearing_fields
-from kartalint.scaffold.crd_schema import role_name
+from kartalint.scaffold.crd_schema import jq_path, role_name
 from kartalint.scaffold.crd_status import SUSPEND_FIELDS, meaning
 from kartalint.scaffold.crd_workload import gang_reason, suspend_fields
 from kartalint.scaffold.draft_model import Comments, Draft
@@ -129,8 +129,6 @@ def _idle(evidence: Evidence, data: dict[str, Any], evaluator: Evaluator) -> Non
 
 
 def _jq(path: tuple[str, ...]) -> str:
-    from kartalint.scaffold.crd_schema import jq_path
-
     return jq_path(path)
 
 

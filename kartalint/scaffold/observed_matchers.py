@@ -40,10 +40,12 @@ class Features:
 
     @property
     def true_set(self) -> tuple[str, ...]:
+        """The condition types whose status is "True", sorted."""
         return tuple(sorted(k for k, v in self.conditions.items() if v == "True"))
 
 
 def get_path(obj: Any, path: tuple[str, ...]) -> Any:
+    """The value at ``path`` in ``obj``, or None."""
     for part in path:
         obj = obj.get(part) if isinstance(obj, dict) else None
     return obj
@@ -52,6 +54,8 @@ def get_path(obj: Any, path: tuple[str, ...]) -> Any:
 def features(
     obj: dict[str, Any], phase_path: tuple[str, ...] | None, type_field: str, status_field: str, desired: list[str]
 ) -> Features:
+    """What the status of ``obj`` says: its phase (at ``phase_path``), its conditions (with their reasons), its
+    counts (of the status, and the spec's ``desired`` ones) and its short strings."""
     phase = get_path(obj, phase_path) if phase_path else None
     conditions: dict[str, str] = {}
     reasons: dict[str, str] = {}
@@ -138,6 +142,7 @@ class CounterTest:
 
     @property
     def expression(self) -> str:
+        """The jq of the test."""
         have = count_jq(self.ready)
         if not self.total:
             return f"{have} {'>' if self.status == 'running' else '=='} 0"
@@ -146,6 +151,7 @@ class CounterTest:
 
     @property
     def said(self) -> str:
+        """How a draft's comment says what the test reads."""
         if self.total:
             return "counts"
         return f"{self.ready} {'above' if self.status == 'running' else 'at'} 0"
@@ -156,6 +162,7 @@ class CounterTest:
         return 2 if self.total else 3
 
     def holds(self, found: Features) -> bool:
+        """Whether the test holds on what an object's status says."""
         have = max(found.counts.get(self.ready, 0), 0)
         if not self.total:
             return have > 0 if self.status == "running" else have == 0

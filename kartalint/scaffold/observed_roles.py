@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kartalint.load.observed import ObservedInput, ObservedObject
+from kartalint.load.observed import ObservedInput, ObservedObject, value_at
 from kartalint.scaffold.crd_schema import GENERIC_KEYS, Role
 from kartalint.scaffold.observed_status import pod_state
 from kartalint.scaffold.ownership import Ownership, match_pods
@@ -29,17 +29,21 @@ class ObservedRole:
 
     @property
     def iterated(self) -> bool:
+        """Whether the role's pods are in a list (one instance per entry)."""
         return "[]" in self.role.path
 
     @property
     def list_at(self) -> int:
+        """Where in the role's path its list is."""
         return self.role.path.index("[]")
 
     def all_pods(self) -> list[ObservedObject]:
+        """Every pod of the role, of every workload and entry."""
         return [pod for by_entry in self.pods.values() for group in by_entry.values() for pod in group]
 
     @property
     def evidence(self) -> str:
+        """The evidence in words: how many pods on how many objects."""
         pods = len(self.all_pods())
         return f"{pods} pod{'s' if pods != 1 else ''} on {len(self.pods)} object{'s' if len(self.pods) != 1 else ''}"
 
@@ -58,16 +62,8 @@ class Evidence:
 
     @property
     def pods(self) -> int:
+        """How many pods were matched to a workload."""
         return self.ownership.matched
-
-
-def _at(node: Any, path: tuple[str | int, ...]) -> Any:
-    for part in path:
-        if isinstance(part, int):
-            node = node[part] if isinstance(node, list) and part < len(node) else None
-        else:
-            node = node.get(part) if isinstance(node, dict) else None
-    return node
 
 
 def gather(observed: ObservedInput, group: str, kind: str, suspended: list[bool] | None = None) -> Evidence:
@@ -100,10 +96,10 @@ def gather(observed: ObservedInput, group: str, kind: str, suspended: list[bool]
         if role.iterated:
             at = role.list_at
             for index, workload in enumerate(workloads):
-                items = _at(workload.data, role.role.path[:at])
+                items = value_at(workload.data, role.role.path[:at])
                 if isinstance(items, list):
                     rest = role.role.path[at + 1 :]
-                    role.entries[index] = [i for i, item in enumerate(items) if _at(item, rest) is not None]
+                    role.entries[index] = [i for i, item in enumerate(items) if value_at(item, rest) is not None]
     evidence.roles = sorted(by_path.values(), key=lambda r: _first_seen(r, workloads))
     _name(evidence.roles, workloads)
     return evidence

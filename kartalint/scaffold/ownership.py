@@ -28,10 +28,12 @@ class Ownership:
     unmatched: list[tuple[ObservedObject, str]] = field(default_factory=list)
 
     def pods_of(self, index: int) -> list[ObservedObject]:
+        """The pods of the workload at ``index``."""
         return self.pods.get(index, [])
 
     @property
     def matched(self) -> int:
+        """How many pods were matched to a workload."""
         return sum(len(p) for p in self.pods.values())
 
 

@@ -93,6 +93,8 @@ def _requests(container: dict[str, Any]) -> Any:
 
 
 def container_score(pod_container: dict[str, Any], place_container: dict[str, Any]) -> int:
+    """How much ``pod_container`` looks like it came from ``place_container``: the same image counts most, then the
+    same repository or name, then its requests, command and args; 0 when neither name nor image agree."""
     score = 0
     name = pod_container.get("name")
     if isinstance(name, str) and name and name == place_container.get("name"):

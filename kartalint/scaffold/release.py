@@ -121,7 +121,7 @@ def libjq_version() -> str | None:
     """The version of the libjq the ``jq`` bindings carry, read from the build path the bindings'
     extension records (``.../jq-1.8.2/src``); None when it cannot be told."""
     try:
-        import jq
+        import jq  # lazy: --version only; setup.py runs this module where jq may not be installed
     except ImportError:
         return None
     try:
@@ -136,7 +136,7 @@ def libjq_version() -> str | None:
 def version_report() -> str:
     """What ``kartalint --version`` prints: the version, the commit and tag when known, Python,
     and the jq bindings with the libjq they carry."""
-    import platform
+    import platform  # lazy: only for --version (start-up of every command)
     from importlib import metadata
 
     info = build_info()
@@ -160,6 +160,7 @@ def version_report() -> str:
 def plugin_lines() -> list[str]:
     """One line per plugin loaded (the ``kartalint.rules`` entry points): its distribution, entry
     point and rules."""
+    # lazy: setup.py runs this module alone, where kartalint and its dependencies may not be installed
     from kartalint.rules import registry
 
     return [

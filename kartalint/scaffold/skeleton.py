@@ -8,11 +8,16 @@ an object the draft cannot evaluate (extraction errors) gets a fixture with an e
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import jsonschema
+
 from kartalint.scaffold.crd_roles import CPU_FIELDS, CPU_REQUEST_FIELDS, MEMORY_FIELDS
 from kartalint.scaffold.crd_schema import Role, identifier_field, properties_of, required_of, schema_at
+from kartalint.scaffold.fixture import fixture_text
+from kartalint.schema.convert import crd_to_json_schema
 
 if TYPE_CHECKING:
     from kartalint.evaluation import Evaluator
@@ -150,9 +155,6 @@ def _place(schema: dict[str, Any], obj: dict[str, Any], role: Role) -> None:
 
 def skeleton_problems(crd: dict[str, Any], version: str, obj: dict[str, Any]) -> list[str]:
     """Why ``obj`` is not valid for the CRD's schema (with the CEL rules kartalint translates)."""
-    import jsonschema
-
-    from kartalint.schema.convert import crd_to_json_schema
 
     schema = crd_to_json_schema(crd, version)
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(obj), key=lambda e: [str(p) for p in e.path])
@@ -161,7 +163,6 @@ def skeleton_problems(crd: dict[str, Any], version: str, obj: dict[str, Any]) ->
 
 def skeleton_source(crd_path: str) -> str:
     """The fixture's ``source:``."""
-    import os
 
     return f"minimal object built from the CRD schema of {os.path.basename(crd_path)} (required fields and defaults)"
 
@@ -176,7 +177,6 @@ class Skeleton:
 
 def skeleton_fixture(draft: Any, evaluator: Evaluator, *, source: str, definition: str | None = None) -> Skeleton:
     """The fixture of ``draft``'s skeleton object, the same for `new --crd` and `init --crd`."""
-    from kartalint.scaffold.fixture import fixture_text
 
     kind = draft.fixture_object.get("kind")
     if draft.problems:

@@ -15,6 +15,8 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import yaml
+
 from kartalint.schema import structural
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -25,8 +27,8 @@ KARTA_API_VERSION = "run.ai/v1alpha1"
 
 def generate() -> dict[str, Any]:
     """Build the Karta JSON Schema from the vendored CRD."""
-    import yaml
 
+    # lazy: the schema is generated only by `kartalint schema` and the tests (start-up of lint)
     from kartalint.schema.convert import crd_to_json_schema
 
     with open(CRD_FILE, encoding="utf-8") as handle:
@@ -37,16 +39,19 @@ def generate() -> dict[str, Any]:
 
 
 def render(schema: dict[str, Any]) -> str:
+    """A schema as the files hold it: JSON, indented, keys sorted."""
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
 @functools.lru_cache(maxsize=1)
 def karta_schema() -> dict[str, Any]:
+    """The Karta JSON Schema (the file generated from the vendored CRD)."""
     with open(SCHEMA_FILE, encoding="utf-8") as handle:
         return json.load(handle)
 
 
 def _list_map_keys(validator: Any, keys: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    # lazy: jsonschema is slow to import; lint validates with schema.structural (start-up of lint)
     from jsonschema import ValidationError
 
     for error in structural.list_map_keys(keys, instance, schema, ()):
@@ -56,6 +61,7 @@ def _list_map_keys(validator: Any, keys: Any, instance: Any, schema: dict[str, A
 @functools.lru_cache(maxsize=1)
 def validator() -> Any:
     """The jsonschema validator of the Karta schema (imported on first use: it is slow to import)."""
+    # lazy: jsonschema is slow to import; lint validates with schema.structural (start-up of lint)
     from jsonschema import Draft202012Validator, validators
 
     extended = validators.extend(Draft202012Validator, {"x-kubernetes-list-map-keys": _list_map_keys})
@@ -67,6 +73,8 @@ def iter_errors(document: Any) -> Iterator[Any]:
     handles every keyword of the schema, as it does for the shipped one; else by ``validator()``."""
     schema = karta_schema()
     if _structural_ok():
+        if structural.valid(schema, document):  # most documents: no error to make
+            return iter(())
         return structural.iter_errors(schema, document)
     return iter(validator().iter_errors(document))
 

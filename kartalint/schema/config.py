@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from kartalint import __version__
+import kartalint
 from kartalint.schema import structural
 
 _OFF = ("off", "disable", "disabled", "false", "no")
@@ -196,7 +196,7 @@ def config_problem(data: Mapping[str, Any], rule_ids: Collection[str], max_bytes
         known = ", ".join(sorted(schema["properties"]))
         unknown = sorted(str(k) for k in data if k not in schema["properties"])
         message = (
-            f"unknown configuration key(s) {', '.join(unknown)} (known to kartalint {__version__}: {known}; "
+            f"unknown configuration key(s) {', '.join(unknown)} (known to kartalint {kartalint.__version__}: {known}; "
             "a key of a newer version needs that version)"
         )
         return ConfigProblem(message, (unknown[0],), key=True)

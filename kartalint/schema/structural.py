@@ -11,6 +11,10 @@ hook call), so the lint path validates with this module instead. It yields the e
 and messages; tests compare both on the catalog, the fixtures, the rule examples, generated
 documents and configurations.
 
+The fixture schema (``$ref``, ``const``, ``oneOf``, ``not``; ``kartalint.schema.refs.inline_refs``
+replaces its references) is checked here first: a valid fixture needs no ``jsonschema``, an invalid one is
+reported by ``jsonschema`` (``kartalint.rules.fixture_schema``).
+
 Subschemas marked ``x-kartalint-cel`` (the CRD's CEL rules) are skipped: the parity rules report
 those, and lint drops schema errors inside them. A schema using a keyword this module does not
 know is refused (``supports`` is False) and ``jsonschema`` is used.
@@ -60,6 +64,9 @@ _CHECKED = frozenset(
         "if",
         "propertyNames",
         "x-kubernetes-list-map-keys",
+        "const",
+        "not",
+        "oneOf",
     }
 )
 
@@ -89,7 +96,9 @@ def supports(schema: Any) -> bool:
             return False
         if keyword in ("items", "propertyNames", "if", "then", "else") and not supports(value):
             return False
-        if keyword == "anyOf" and not all(supports(sub) for sub in value):
+        if keyword in ("anyOf", "oneOf") and not all(supports(sub) for sub in value):
+            return False
+        if keyword == "not" and not supports(value):
             return False
         if keyword == "additionalProperties" and not isinstance(value, bool) and not supports(value):
             return False
@@ -223,6 +232,27 @@ def _any_of(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[S
         yield _error(message, "anyOf", value, instance, schema, path)
 
 
+def _one_of(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    valid = [sub for sub in value if next(iter_errors(sub, instance, path), None) is None]
+    if not valid:
+        message = f"{instance!r} is not valid under any of the given schemas"
+        yield _error(message, "oneOf", value, instance, schema, path)
+    elif len(valid) > 1:
+        shown = ", ".join(repr(sub) for sub in [*valid[1:], valid[0]])  # (jsonschema names the first last)
+        message = f"{instance!r} is valid under each of {shown}"
+        yield _error(message, "oneOf", value, instance, schema, path)
+
+
+def _not(value: dict, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    if next(iter_errors(value, instance, path), None) is None:
+        yield _error(f"{instance!r} should not be valid under {value!r}", "not", value, instance, schema, path)
+
+
+def _const(value: Any, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    if not _equal(value, instance):
+        yield _error(f"{value!r} was expected", "const", value, instance, schema, path)
+
+
 def _if(value: dict, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
     branch = "then" if next(iter_errors(value, instance, path), None) is None else "else"
     if branch in schema:
@@ -244,6 +274,7 @@ def _all_of(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[S
 
 
 def list_map_keys(value: list, instance: Any, schema: dict, path: tuple) -> Iterator[SchemaError]:
+    """The errors of ``x-kubernetes-list-map-keys``: two items of a map list with the same keys (``value``)."""
     if not isinstance(instance, list) or schema.get("x-kubernetes-list-type") != "map":
         return
     seen: dict[Any, int] = {}
@@ -300,4 +331,100 @@ _KEYWORDS = {
     "if": _if,
     "propertyNames": _property_names,
     "x-kubernetes-list-map-keys": list_map_keys,
+    "oneOf": _one_of,
+    "not": _not,
+    "const": _const,
 }
+
+
+# -- whether a document is valid, decided without making errors ---------------------------------------
+#
+# Most documents lint clean: ``valid`` answers "would ``iter_errors`` yield nothing?" with one plain
+# function per subschema (made the first time the subschema is reached, kept by its identity) and
+# no generator per node and keyword; only an invalid document is walked again for its errors.
+# tests/test_schema.py checks that both agree on every document and generated variant.
+
+
+def valid(schema: dict[str, Any], instance: Any) -> bool:
+    """Whether ``iter_errors(schema, instance)`` yields no error."""
+    entry = _CHECKS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_CHECKS) > 65536:
+            _CHECKS.clear()
+        entry = _CHECKS[id(schema)] = (schema, _compile(schema))
+    return entry[1](instance)
+
+
+_CHECKS: dict[int, tuple[dict[str, Any], Any]] = {}
+
+
+def _compile(schema: dict[str, Any]) -> Any:
+    """One function per keyword this module checks, and one that holds when they all hold (an
+    object's ``properties`` and ``additionalProperties`` in one pass over the object's members)."""
+    parts = [
+        made
+        for keyword, value in schema.items()
+        if keyword not in _MEMBERS and (made := _valid_keyword(keyword, value, schema))
+    ]
+    if any(keyword in schema for keyword in _MEMBERS):
+        parts.append(_valid_members(schema.get("properties", {}), schema.get("additionalProperties", True)))
+    if len(parts) == 1:
+        return parts[0]
+    return lambda instance: all(part(instance) for part in parts)
+
+
+_MEMBERS = ("properties", "additionalProperties")
+
+
+def _valid_members(known: dict[str, Any], additional: Any) -> Any:
+    """``properties`` (``known``) and ``additionalProperties`` of an object, checked member by member."""
+
+    def members(instance: Any) -> bool:
+        if not isinstance(instance, dict):
+            return True
+        for name, item in instance.items():
+            sub = known.get(name)
+            if sub is not None:
+                if not valid(sub, item):
+                    return False
+            elif additional is False or (isinstance(additional, dict) and not valid(additional, item)):
+                return False
+        return True
+
+    return members
+
+
+def _valid_keyword(keyword: str, value: Any, schema: dict[str, Any]) -> Any:
+    """The check of one keyword (None: the keyword asserts nothing here)."""
+    if keyword == "type":
+        kinds = value if isinstance(value, list) else [value]
+        if kinds == ["object"]:
+            return lambda instance: isinstance(instance, dict)
+        if kinds == ["string"]:
+            return lambda instance: isinstance(instance, str)
+        if kinds == ["array"]:
+            return lambda instance: isinstance(instance, list)
+        return lambda instance: any(_is_type(instance, kind) for kind in kinds)
+    if keyword == "required":
+        return lambda instance: not isinstance(instance, dict) or all(name in instance for name in value)
+    if keyword == "items":
+        return lambda instance: not isinstance(instance, list) or all(valid(value, item) for item in instance)
+    if keyword == "propertyNames":
+        return lambda instance: not isinstance(instance, dict) or all(valid(value, name) for name in instance)
+    if keyword == "allOf":
+        subs = [sub for sub in value if "x-kartalint-cel" not in sub]
+        return lambda instance: all(valid(sub, instance) for sub in subs)
+    if keyword == "anyOf":
+        return lambda instance: any(valid(sub, instance) for sub in value)
+    if keyword == "if":
+        then, otherwise = schema.get("then"), schema.get("else")
+
+        def branch(instance: Any) -> bool:
+            chosen = then if valid(value, instance) else otherwise
+            return chosen is None or valid(chosen, instance)
+
+        return branch
+    check = _KEYWORDS.get(keyword)
+    if check is None:
+        return None
+    return lambda instance: next(check(value, instance, schema, ()), None) is None

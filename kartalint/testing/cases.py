@@ -34,6 +34,9 @@ FIXTURE_ROOT_NAMES = ("fixtures", "tests", "testdata")  # folders whose name is 
 
 @dataclass
 class Case:
+    """One case: a fixture document, a state of a recording or a prediction, with its definition, object and pods,
+    what it expects (or why it is expected to fail), and what keeps it from running."""
+
     id: str
     file: str
     kind: CaseKind

@@ -10,6 +10,7 @@ view, lint_rules)`` returns ``expect`` with every stated value replaced by the o
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,8 @@ from kartalint.evaluation.view import Component, FieldError, WorkloadView
 
 @dataclass(frozen=True)
 class Diff:
+    """A difference between what a case expects and what the definition gave: where, both values, and a note."""
+
     path: str  # e.g. "replicatedjob[worker].replicas"
     expected: Any
     actual: Any
@@ -27,10 +30,12 @@ class Diff:
 
     @property
     def text(self) -> str:
+        """The difference in words: ``path: expected X, got Y (note)``."""
         note = f" ({self.note})" if self.note else ""
         return f"{self.path}: expected {_show(self.expected)}, got {_show(self.actual)}{note}"
 
     def to_dict(self) -> dict[str, Any]:
+        """The difference as the JSON report writes it."""
         return {
             "path": self.path,
             "expected": self.expected,
@@ -43,7 +48,6 @@ class Diff:
 def expect_path(diff_path: str, kind: str = "fixture") -> tuple:
     """Where in a fixture (or prediction) file the expectation behind a diff is written, as a key
     path (``Document.span`` finds the nearest existing ancestor)."""
-    import re
 
     if kind == "prediction":
         match = re.match(r"^components\[(.*?)\]", diff_path)
@@ -192,6 +196,8 @@ def snapshot(view: WorkloadView, lint_rules: Sequence[str] | None = None) -> dic
 
 
 def compare(expect: dict[str, Any], view: WorkloadView, lint_rules: Sequence[str] | None = None) -> list[Diff]:
+    """The differences between ``expect`` and ``view``, key by key (``lint_rules``: the rules lint reports on the
+    definition, for ``expect.lint``)."""
     diffs: list[Diff] = []
     for key, stated in expect.items():
         expectation = EXPECTATIONS.get(key)

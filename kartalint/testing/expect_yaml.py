@@ -9,6 +9,10 @@ import io
 import itertools
 from typing import Any
 
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.util import load_yaml_guess_indent
+
 
 def _merge(target: Any, new: Any) -> Any:
     if isinstance(target, dict) and isinstance(new, dict):
@@ -26,7 +30,6 @@ def _merge(target: Any, new: Any) -> Any:
 
 def _styled(old: Any, new: Any) -> Any:
     """``new``, in flow style where ``old`` was (``[a, b]`` stays ``[a, b]``)."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     attributes = getattr(old, "fa", None)
     if attributes is None or not attributes.flow_style() or not isinstance(new, (list, dict)):
@@ -39,8 +42,6 @@ def _styled(old: Any, new: Any) -> Any:
 def _yaml(text: str) -> Any:
     """A round-trip ruamel.yaml dumper indenting like ``text``, and ``text`` loaded (None if it
     does not load on its own)."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.util import load_yaml_guess_indent
 
     data = None
     with contextlib.suppress(Exception):

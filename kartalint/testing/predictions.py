@@ -43,6 +43,8 @@ def verify_observation(view: WorkloadView) -> dict[str, Any]:
 
 
 def compare_prediction(prediction: dict[str, Any], view: WorkloadView) -> list[Diff]:
+    """The differences between a karta-verify prediction and ``view``: its status, and each component's replicas
+    and instances."""
     observation = verify_observation(view)
     diffs = []
     if "status" in prediction:

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from kartalint import karta
+from kartalint import __version__, karta
 from kartalint.evaluation import Evaluator, WorkloadView
+from kartalint.evaluation.engine import prepare
 from kartalint.lint import lint_file
 from kartalint.load.definitions import DefinitionFile, field_location
-from kartalint.load.documents import display_path
+from kartalint.load.documents import display_path, load_file
 from kartalint.model import Finding, Severity
 from kartalint.project import Config
 from kartalint.rules import registry, test_time
@@ -35,6 +36,8 @@ PASSING: tuple[CaseOutcome, ...] = ("passed", "xfailed", "updated")
 
 @dataclass
 class CaseResult:
+    """The outcome of one case, with its differences, messages, lint findings, hints and the view it compared."""
+
     case: Case
     outcome: CaseOutcome
     diffs: list[Diff] = field(default_factory=list)
@@ -45,6 +48,7 @@ class CaseResult:
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as the JSON report writes it."""
         return {
             "id": self.case.id,
             "file": self.case.file,
@@ -60,6 +64,9 @@ class CaseResult:
 
 @dataclass
 class Coverage:
+    """How much of a definition its cases exercise: the status mappings matched and the instances seen of each
+    component."""
+
     definition: DefinitionFile
     mappings: list[tuple[str, int]]
     matched: set[tuple[str, int]] = field(default_factory=set)
@@ -68,13 +75,16 @@ class Coverage:
 
     @property
     def percent(self) -> float:
+        """The share of status mappings matched, in percent (100 when there is none)."""
         return 100.0 if not self.mappings else 100.0 * len(self.matched & set(self.mappings)) / len(self.mappings)
 
     @property
     def unmatched(self) -> list[str]:
+        """The status mappings no case matched, as ``key[index]``."""
         return [f"{key}[{index}]" for key, index in self.mappings if (key, index) not in self.matched]
 
     def to_dict(self) -> dict[str, Any]:
+        """The coverage as the JSON report writes it."""
         return {
             "definition": self.definition.name,
             "file": self.definition.path,
@@ -91,6 +101,9 @@ class Coverage:
 
 @dataclass
 class TestRun:
+    """A ``kartalint test`` run: each case's result, the coverage per definition, what ``--require-fixtures`` and
+    ``--min-coverage`` refused, and its times."""
+
     results: list[CaseResult] = field(default_factory=list)
     coverage: dict[str, Coverage] = field(default_factory=dict)
     without_fixtures: list[DefinitionFile] = field(default_factory=list)  # --require-fixtures failures
@@ -100,6 +113,7 @@ class TestRun:
     started: float = 0.0  # wall-clock start (seconds since the epoch), for report timestamps
 
     def count(self, *outcomes: CaseOutcome) -> int:
+        """How many cases ended with one of ``outcomes``."""
         return sum(1 for r in self.results if r.outcome in outcomes)
 
     def mark_updated(self, files: Sequence[str]) -> None:
@@ -117,6 +131,8 @@ class TestRun:
 
     @property
     def summary(self) -> dict[str, int]:
+        """The counts of the run's summary line and JSON: passed, updated, failed, errors, expected failures,
+        total."""
         return {
             "passed": self.count("passed"),
             "updated": self.count("updated"),
@@ -130,6 +146,8 @@ class TestRun:
 
     @property
     def ok(self) -> bool:
+        """Whether the run passed: every case passed (or failed as expected) and no definition lacks fixtures or
+        coverage."""
         return all(r.outcome in PASSING for r in self.results) and not self.without_fixtures and not self.below_coverage
 
     def judge(self, definitions: Sequence[DefinitionFile], require_fixtures: bool, min_coverage: float | None) -> None:
@@ -146,6 +164,7 @@ class TestRun:
 
 
 def select(cases: Sequence[Case], pattern: str | None) -> list[Case]:
+    """The cases whose id or name holds ``pattern`` (a glob when it has ``*``, ``?`` or ``[``); all without one."""
     if not pattern:
         return list(cases)
     if any(ch in pattern for ch in "*?["):
@@ -160,16 +179,19 @@ class LintCache:
     names is linted even when ``exclude`` leaves it out of the project's files."""
 
     def __init__(self, config: Config) -> None:
+        """Lint each definition once under ``config``."""
         self.config = config
         self._cache: dict[str, list[Finding]] = {}
 
     def findings(self, definition: DefinitionFile) -> list[Finding]:
+        """The warnings and errors of ``definition``, linted on first ask."""
         if definition.path not in self._cache:
             outcome = lint_file(definition.path, self.config, strict_files=True)
             self._cache[definition.path] = [f for f in outcome.findings if f.severity >= Severity.WARNING]
         return self._cache[definition.path]
 
     def rule_ids(self, definition: DefinitionFile) -> list[str]:
+        """The rules of those findings (``expect.lint`` compares them)."""
         return sorted({f.rule for f in self.findings(definition)})
 
 
@@ -240,7 +262,6 @@ def _lint_pins(result: CaseResult, lint_ids: Sequence[str], config: Config) -> N
     (a note names it); a pinned rule lint no longer reports says why it may have gone (a kartalint
     version without it, a configuration that makes it info or turns it off) and that ``--update``
     removes it."""
-    from kartalint import __version__
 
     pinned = sorted({str(rule) for rule in result.case.expect.get("lint") or []})
     off = [rule for rule in pinned if rule in config.severities and config.severities[rule] is None]
@@ -288,7 +309,6 @@ def invalid_definition_problems(definition: DefinitionFile, lint_cache: LintCach
     ]
     if located:
         return located
-    from kartalint.evaluation.engine import prepare
 
     return [f"{display_path(definition.path)}: {message}" for message in prepare(definition.data).invalid]
 
@@ -372,7 +392,6 @@ def _cover(test_run: TestRun, definition: DefinitionFile, view: WorkloadView) ->
 def mark_known_failures(cases: Sequence[Case], path: str) -> None:
     """Mark the cases listed in a ``--known-failures`` file (a YAML list of ``{id, reason}``; an
     id matches a case id equal to it or ending with ``/<id>``) as expected to fail."""
-    from kartalint.load.documents import load_file
 
     source = load_file(path)
     entries = source.documents[0].data if source.documents else None

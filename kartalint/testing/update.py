@@ -31,6 +31,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
+from kartalint.load.documents import load_text
+from kartalint.load.loader import Loader
+from kartalint.testing.compare import observed, snapshot
 from kartalint.testing.expect_yaml import dump_expect_block
 
 if TYPE_CHECKING:
@@ -52,6 +57,9 @@ class UpdateError(Exception):
 
 @dataclass
 class UpdateOutcome:
+    """What ``--update`` did: fixture documents and files rewritten, and the problems that kept others as they
+    were."""
+
     updated: int = 0  # fixture documents
     files: int = 0
     problems: list[str] = field(default_factory=list)
@@ -122,8 +130,6 @@ def _flow(value: Any) -> str:
 
 
 def _top_node(text: str) -> Any:
-    from kartalint.load.loader import Loader
-
     loader = Loader(text)
     try:
         return loader.get_single_node()
@@ -133,7 +139,6 @@ def _top_node(text: str) -> Any:
 
 def rewrite_document(lines: Sequence[str], new_expect: dict[str, Any], newline: str = "\n") -> list[str]:
     """The lines of one fixture document (each with its line break) with ``expect`` replaced."""
-    import yaml
 
     normal = "".join(_body(line) + "\n" for line in lines)
     try:
@@ -218,7 +223,6 @@ def verify_rewrite(old: str, new: str, updates: Sequence[tuple[int, dict[str, An
     the same documents, every value outside ``expect`` the same, each updated ``expect`` the
     intended one, the others unchanged, and no new load problem (a duplicate key, say). An
     ``UpdateError`` says what differs: the file is then not replaced."""
-    from kartalint.load.documents import load_text
 
     before, after = load_text(old, name), load_text(new, name)
     problems = sorted(f.rule for f in after.findings)
@@ -264,7 +268,7 @@ def folder_lock(folder: str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """An exclusive ``flock`` on the folder itself (no lock file left behind); a no-op where
     ``fcntl`` is missing."""
     try:
-        import fcntl
+        import fcntl  # lazy: optional, POSIX only
     except ImportError:  # pragma: no cover - Windows
         yield
         return
@@ -352,7 +356,6 @@ def update_file(path: str, updates: Sequence[tuple[int, dict[str, Any]]]) -> int
 def update_fixtures(test_run: TestRun, mode: str, lint_cache: LintCache) -> UpdateOutcome:
     """Rewrite the ``expect`` blocks of the failing (``mode="failed"``) or all fixtures of a test
     run with what was observed; ``xfail`` fixtures are left alone."""
-    from kartalint.testing.compare import observed, snapshot
 
     by_file: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for result in test_run.results:

@@ -52,6 +52,8 @@ from typing import Any
 from kartalint import karta
 from kartalint.errors import UsageError
 from kartalint.jqlang import parse_cached, paths
+from kartalint.load.confinement import ReadRefused, read_confined, repository_of
+from kartalint.load.documents import MAX_FILE_BYTES, load_text
 from kartalint.model import Severity
 
 FILE_NAME = "written-values.yaml"
@@ -65,6 +67,9 @@ class WrittenValuesError(UsageError, ValueError):
 
 @dataclass
 class WrittenValue:
+    """A value the operator writes, as its docs show it: its label, the statuses the definition should give, and
+    the object's phase, conditions and fields (in the modes that write it)."""
+
     label: str  # what the docs show: the phase, Type=Status, or the entry's `value`
     status: list[str]  # what the definition should give
     note: str = ""
@@ -86,6 +91,8 @@ class WrittenMode:
 
 @dataclass
 class WrittenValues:
+    """The written values of one definition, read from its file: the base object, the deployment modes, the values."""
+
     path: str
     source: str
     values: list[WrittenValue]
@@ -94,6 +101,7 @@ class WrittenValues:
 
 
 def find(fixtures: str, definition_name: str) -> str | None:
+    """The written values' file of ``definition_name`` under ``fixtures``, or None."""
     path = os.path.join(fixtures, definition_name, FILE_NAME)
     return path if os.path.isfile(path) else None
 
@@ -150,8 +158,6 @@ def load(path: str) -> WrittenValues:
     """The written values of the file at ``path``, read as every project file is (inside its
     repository, a regular file, bounded: ``read_confined``) and parsed by the positioned loader
     (its limits on aliases, nesting and values)."""
-    from kartalint.load.confinement import ReadRefused, read_confined, repository_of
-    from kartalint.load.documents import MAX_FILE_BYTES, load_text
 
     try:
         text = read_confined(path, [repository_of(path)], MAX_FILE_BYTES, "the written-values file").decode(

@@ -12,6 +12,8 @@ FAMILIES = ("defaults", "counts", "status", "structure", "resources", "selectors
 
 @dataclass(frozen=True)
 class Operator:
+    """A mutation operator: its name, its family, and the function that generates its mutants of a subject."""
+
     name: str
     family: str
     generate: Callable[[Subject], Iterator[Mutant]]

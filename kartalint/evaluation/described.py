@@ -1,0 +1,99 @@
+"""What ``kartalint describe`` makes of the objects it reads (one file, or one object of the
+cluster with its pods): each object with the definition chosen for it, the objects left out (no
+definition covers them, or upstream refuses theirs), the views of the others, and the exit code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from kartalint.evaluation.owners import PodIndex
+from kartalint.karta import as_dict
+from kartalint.load.definitions import DefinitionFile, DefinitionIndex, object_gvk
+from kartalint.load.kubectl import pods_and_owners
+from kartalint.load.objects import LoadedObject
+
+if TYPE_CHECKING:
+    from kartalint.evaluation.engine import Evaluator
+    from kartalint.evaluation.view import WorkloadView
+    from kartalint.load.kubectl import Cluster, ClusterProblem
+
+
+@dataclass
+class Subject:
+    """What ``describe`` read: where from, the objects, the problems met reading them, and their
+    pods (None: none given)."""
+
+    source: str
+    objects: list[LoadedObject]
+    errors: list[str]
+    pods: list[dict[str, object]] | None
+
+
+def live_subject(cluster: Cluster, words: Sequence[str], limit: int) -> tuple[Subject, list[ClusterProblem]]:
+    """The object ``kubectl get WORDS`` gives and its pods (found as kli's live mode finds them: the
+    pods of its namespace whose owners lead to it), and what kubectl refused on the way (a
+    warning: the pods may be incomplete)."""
+    obj = cluster.get(list(words), limit)
+    namespace = as_dict(obj.get("metadata")).get("namespace")
+    problems: list[ClusterProblem] = []
+    pods, owners = pods_and_owners(cluster, limit, problems, namespace if isinstance(namespace, str) else None)
+    source = f"kubectl:{'/'.join(words)}"
+    return Subject(source, [LoadedObject(source, obj)], [], PodIndex(pods + owners).of(obj)), problems
+
+
+Outcome = Literal["chosen", "uncovered", "refused"]  # what became of one object
+
+
+@dataclass
+class Choice:
+    """One object and what became of it: ``chosen`` with its definition, ``uncovered`` (no
+    definition for its group/version/kind), or ``refused`` (upstream refuses its definition)."""
+
+    item: LoadedObject
+    definition: DefinitionFile | None
+    outcome: Outcome
+
+
+@dataclass
+class Description:
+    """What ``describe`` made of its subject: each object's choice, in order, and the views of the
+    chosen ones (each with its definition)."""
+
+    subject: Subject
+    choices: list[Choice]
+    views: list[tuple[DefinitionFile, WorkloadView]] = field(default_factory=list)
+
+    def exit_code(self) -> int:
+        """The exit code of ``kartalint describe``: what the last object left out says (2: no
+        definition covers it, 1: upstream refuses its definition), else 1 when a place of the input
+        could not be read or a view has errors, else 0."""
+        code = 1 if self.subject.errors else 0
+        for choice in self.choices:
+            if choice.outcome != "chosen":
+                code = 2 if choice.outcome == "uncovered" else 1
+        if code == 0 and any(view.all_errors for _, view in self.views):
+            return 1
+        return code
+
+
+def describe(
+    subject: Subject, index: DefinitionIndex, fixed: DefinitionFile | None, evaluator: Evaluator
+) -> Description:
+    """Each object of ``subject`` with its definition (``fixed``, else the one ``index`` finds for
+    its group/version/kind; one upstream refuses is left out unless the evaluator is forced), and
+    the chosen ones evaluated with the subject's pods."""
+    choices = []
+    for item in subject.objects:
+        entry = fixed or index.find(object_gvk(item.data))
+        if entry is None:
+            choices.append(Choice(item, None, "uncovered"))
+        elif not evaluator.force and evaluator.prepare(entry.data).invalid:
+            choices.append(Choice(item, entry, "refused"))
+        else:
+            choices.append(Choice(item, entry, "chosen"))
+    chosen = [(c.item, c.definition) for c in choices if c.definition is not None and c.outcome == "chosen"]
+    views = evaluator.evaluate_all([(entry.data, item.data, subject.pods) for item, entry in chosen])
+    return Description(subject, choices, [(entry, view) for (_, entry), view in zip(chosen, views, strict=True)])

@@ -1,0 +1,124 @@
+"""Where a fleet summary's objects come from (``describe --summary``), and which definition each
+one gets.
+
+``FileSource``: the objects of files (``-``: stdin, read as it comes) and the pods of ``--pods``.
+``ClusterSource``: every kind the definitions cover, listed by the user's kubectl
+(``load.kubectl``), with the pods of the scope and their owners; an object whose controller chain
+leads to a covered kind is counted under that owner. ``chooser``: the definition of an object,
+searched in the indexes in order, and every (group, kind) they cover.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from kartalint.errors import ConfigError
+from kartalint.evaluation.owners import PodIndex
+from kartalint.load.definitions import object_gvk
+from kartalint.load.kubectl import pods_and_owners, workloads
+from kartalint.load.objects import LoadedObject, LoadProblem, stream_objects
+
+if TYPE_CHECKING:
+    from kartalint.evaluation.fleet import Choose, Owned
+    from kartalint.load.definitions import DefinitionFile, DefinitionIndex
+    from kartalint.load.kubectl import Cluster, ClusterProblem
+
+Covered = dict[tuple[str, str], list[str]]  # (group, kind) -> the versions the definitions cover
+
+
+class FileSource:
+    """The objects of the files given (``-``: stdin, read as it comes) and the pods of ``--pods``."""
+
+    def __init__(self, paths: Sequence[str], pods: str | None, limit: int) -> None:
+        """``paths``: the object files; ``pods``: the pods file (None: no pods); ``limit``: the
+        largest file read (the configuration's ``max-file-size``). ``ConfigError`` for a pods file
+        that cannot be read."""
+        self.paths = list(paths)
+        self.limit = limit
+        self.pods: PodIndex | None = PodIndex(self._pods(pods)) if pods else None
+        self.owned: Owned | None = None
+        self.failed = 0  # places kubectl could not read (none here)
+
+    def _pods(self, path: str) -> list[dict[str, object]]:
+        """The pods (and their owners) of a pods file of any size; a problem is a usage error."""
+        found, problems = [], []
+        for item in stream_objects(path, self.limit):
+            if isinstance(item, LoadedObject):
+                found.append(item.data)
+            else:
+                problems.append(item.message)
+        if problems:
+            raise ConfigError(
+                "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+            )
+        return found
+
+    def items(self) -> Iterator[LoadedObject | LoadProblem]:
+        """Every object of every file, one at a time."""
+        for path in self.paths:
+            yield from stream_objects(path, self.limit)
+
+    def what(self) -> str:
+        """What was read, for a message."""
+        return ", ".join(self.paths)
+
+    def refusals(self) -> tuple[list[str], list[str]]:
+        """(notes, errors) on what could not be read after the run: none from files."""
+        return [], []
+
+
+class ClusterSource(FileSource):
+    """Every kind the definitions cover, listed by the user's kubectl (``load.kubectl``), the pods of
+    the scope and their owners; an object whose controller chain leads to a covered kind is counted
+    under that owner."""
+
+    def __init__(self, cluster: Cluster, covered: Covered, limit: int) -> None:
+        """The pods of ``cluster``'s scope and their owners, listed now; ``covered``: the kinds to
+        list (``chooser``); ``limit``: the largest output read."""
+        self.cluster = cluster
+        self.limit = limit
+        self.covered = covered
+        self.problems: list[ClusterProblem] = []
+        pods, owners = pods_and_owners(self.cluster, self.limit, self.problems)
+        refused = any(p.command.split()[2:3] == ["pods"] for p in self.problems)
+        index = PodIndex(pods + owners)
+        self.listed = None if refused else pods
+        self.pods = None if refused else index
+        self.owned = lambda obj: index.owners.covered_owner(obj, lambda group, kind: (group, kind) in covered)
+        self.failed = 0
+
+    def items(self) -> Iterator[LoadedObject | LoadProblem]:
+        """The objects of each covered kind, at the most stable version the cluster serves."""
+        yield from workloads(self.cluster, self.covered, self.limit, self.problems, self.listed)
+
+    def what(self) -> str:
+        """What was read, for a message."""
+        return "the cluster (kubectl get)"
+
+    def refusals(self) -> tuple[list[str], list[str]]:
+        """What kubectl refused: the kinds the cluster does not serve in one note, any other refusal
+        one error each (counted in ``failed``: the run exits 1)."""
+        unknown = [p for p in self.problems if p.kind == "unknown"]
+        notes = []
+        if unknown:
+            kinds = ", ".join(p.command.split()[2] for p in unknown)
+            notes.append(f"not served by the cluster (no such resource): {len(unknown)} kind(s): {kinds}")
+        errors = [problem.line for problem in self.problems if problem.kind != "unknown"]
+        self.failed += len(errors)
+        return notes, errors
+
+
+def chooser(indexes: Sequence[DefinitionIndex]) -> tuple[Choose, Covered]:
+    """The definition of an object: the first of ``indexes`` that has one for its
+    group/version/kind; and every (group, kind) they cover, with its versions."""
+    covered: Covered = {}
+    for index in indexes:
+        for group, version, kind in index.by_gvk:
+            covered.setdefault((group, kind), []).append(version)
+
+    def choose(obj: dict[str, object]) -> DefinitionFile | None:
+        gvk = object_gvk(obj)
+        return next((found for index in indexes if (found := index.find(gvk)) is not None), None)
+
+    return choose, covered
