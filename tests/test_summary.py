@@ -1230,6 +1230,50 @@ def test_one_pass_figures_are_the_views_own():
         assert workload_figures(view) == (view.resources, view.replicas, roles_of(view))
 
 
+def test_a_json_lists_entries_go_to_jq_as_read_only_where_jq_makes_the_same_of_them(tmp_path, monkeypatch, capsys):
+    """The summary hands jq each entry of a JSON List as its text was read, instead of encoding the
+    decoded entry again, only where jq makes the same of both: jq keeps a number's text (`1.50 |
+    tostring` is "1.50", `-0` stays "-0", `1e2` is "1E+2"), so an entry with such a number is
+    encoded again. Either way the rows are those of the same objects read from YAML."""
+    from conftest import BASE_DEFINITION
+
+    from kartalint.load.objects import stream_objects
+    from kartalint.load.plain_json import reusable
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "trainer.yaml").write_text(
+        BASE_DEFINITION.replace("instanceIdPath: .spec.roles[].name", "instanceIdPath: .spec.roles[].id | tostring")
+    )
+
+    def trainer(name: str, ids: list[str]) -> str:
+        roles = ", ".join(
+            f'{{"name": "r{i}", "id": {id_}, "replicas": 2, "template": {{"spec": {{"containers": '
+            f'[{{"name": "c", "resources": {{"limits": {{"nvidia.com/gpu": 1}}}}}}]}}}}}}'
+            for i, id_ in enumerate(ids)
+        )
+        return (f'{{"apiVersion": "example.com/v1", "kind": "Trainer", "metadata": {{"name": "{name}", '
+                f'"namespace": "team-0", "labels": {{"note": "caf\\u00e9 \\/ v-0"}}}}, "spec": {{"roles": [{roles}]}}}}')  # fmt: skip
+
+    text = ('{"apiVersion": "v1", "kind": "List", "items": [\n' + trainer("t-0", ["1", "-2", "30"]) + ",\n"
+            + trainer("odd", ["1.50", "-0", "1e2"]) + ",\n" + trainer("zero", ["-0", "4"]) + "\n]}\n")  # fmt: skip
+    (tmp_path / "fleet.json").write_text(text)
+    (tmp_path / "fleet.yaml").write_text(yaml.safe_dump(json.loads(text)))
+    read = {o.data["metadata"]["name"]: o.text for o in stream_objects("fleet.json")}
+    assert read["t-0"] is not None and json.loads(read["t-0"]) == json.loads(text)["items"][0]
+    assert read["odd"] is None and read["zero"] is None  # a fraction or exponent; a -0
+    assert not reusable('{"a": [1, -0]}') and not reusable('{"a": -0}') and reusable('{"a": "x-0", "b": -01e}')
+    assert not reusable('{"a": ' + "[" * 300 + "]" * 300 + "}")  # deeper than jq is handed: encoded, and refused
+    docs = {}
+    for name in ("fleet.json", "fleet.yaml"):
+        code, doc, err = summary_json(capsys, name, "--rows", "role", "--definition", "trainer.yaml")
+        assert code == 0, err
+        docs[name] = [{k: v for k, v in row.items() if k != "origin"} for row in doc["rows"]]
+    assert docs["fleet.json"] == docs["fleet.yaml"]
+    instances = {(r["name"], r["instance"]) for r in docs["fleet.json"]}
+    assert instances == {("t-0", "1"), ("t-0", "-2"), ("t-0", "30"), ("odd", "0"), ("odd", "1.5"),
+                         ("odd", "100.0"), ("zero", "0"), ("zero", "4")}  # fmt: skip
+
+
 def test_the_fleet_summary_holds_the_exit_code_and_says_what_it_could_not_count(tmp_path, monkeypatch, workloads):
     """The exit policy of ``describe --summary`` belongs to its result (``FleetSummary``): 2 when
     nothing was read or no object is covered, 1 when a place could not be read, kubectl refused a

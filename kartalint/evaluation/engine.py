@@ -25,7 +25,7 @@ from kartalint.evaluation.components import ComponentPlan, build_components, pla
 from kartalint.evaluation.jqexec import JqSession, Outcome
 from kartalint.evaluation.status import StatusPlan, match_status
 from kartalint.evaluation.status import plan as plan_status
-from kartalint.evaluation.view import FieldError, WorkloadView
+from kartalint.evaluation.view import FieldError, PodLists, ReadTexts, WorkloadView
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.runner import BATCH, DEFAULT_TIMEOUT, BoundedRunner
 from kartalint.karta import as_dict
@@ -211,11 +211,11 @@ class Evaluator:
         return self._fill(view, prepared, obj, outcomes, pods)
 
     def evaluate_many(
-        self, definition: dict[str, Any], objects: Sequence[Any], pods: Sequence[Sequence[Any] | None] | None = None
+        self, definition: dict[str, Any], objects: Sequence[Any], pods: PodLists = None, read: ReadTexts = None
     ) -> list[WorkloadView]:
-        """``[evaluate(definition, obj, pods) for each object]``, with the objects streamed through
-        the jq worker in batches (each object keeps its own time limit and its own errors).
-        ``pods``, when given, holds one list of pods (or None) per object."""
+        """``[evaluate(definition, obj, pods) for each object]``, with the objects streamed through the jq
+        worker in batches (each object keeps its own time limit and errors). ``pods``, ``read``: per object its
+        pods (or None), the JSON text it was read from (or None), handed to jq as it is (plain_json.reusable)."""
         if pods is not None and (not isinstance(pods, (list, tuple)) or len(pods) != len(objects)):
             raise ArgumentError("pods must be None or hold one entry (a list of pods or None) per object")
         views: list[WorkloadView | None] = [None] * len(objects)
@@ -228,6 +228,8 @@ class Evaluator:
                 text = (
                     None
                     if prepared.unreadable or prepared.invalid or (pods and pods[index] is not None)
+                    else read[index]
+                    if read is not None and read[index] is not None
                     else to_json(obj)
                 )
                 if text is None:

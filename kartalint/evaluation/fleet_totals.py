@@ -48,8 +48,10 @@ class Total:
         self.workloads += 1
         self.replicas += entry.replicas or 0
         self.ready += entry.ready or 0
-        self.resources = self.resources + (entry.resources or ZERO)
-        self.active_gpus += entry.active_gpus
+        if entry.resources is not None:
+            self.resources = self.resources + entry.resources
+            if entry.active:
+                self.active_gpus += entry.resources.gpus
         self.allocated_gpus += entry.allocated_gpus or 0
 
 
@@ -119,8 +121,11 @@ class Totals:
             return
         self.objects += 1
         if entry.outcome == "counted":
-            key = tuple(entry.value(k) for k in self.group_by)
-            self.groups.setdefault(key, Total()).add(entry)
+            key = tuple([entry.value(k) for k in self.group_by])
+            group = self.groups.get(key)
+            if group is None:
+                group = self.groups[key] = Total()
+            group.add(entry)
             self.all.add(entry)
             if not entry.active:
                 workloads, gpus = self.inactive.get(entry.activity, (0, 0))

@@ -106,13 +106,15 @@ def _held(pods: Sequence[PodView]) -> int:
     return sum(p.resources.gpus for p in pods if bound_and_running(p.phase, p.node))
 
 
-def roles_of(view: WorkloadView, own: dict[int, Resources] | None = None) -> list[RoleFigures]:
+def roles_of(
+    view: WorkloadView, own: dict[int, Resources] | None = None, table: list[Component] | None = None
+) -> list[RoleFigures]:
     """The roles of describe's Resources table, one per instance of a component with instances
     (a component with none is one row of 0 replicas); ``own``: each component's own resources by
-    ``id``, when known already."""
+    ``id``, and ``table``: ``view.table_components``, when known already."""
     given = view.pods_given
     out = []
-    for comp in view.table_components:
+    for comp in view.table_components if table is None else table:
         if comp.multi_instance and comp.instances:
             for instance in comp.instances:
                 out.append(
@@ -142,10 +144,24 @@ def roles_of(view: WorkloadView, own: dict[int, Resources] | None = None) -> lis
     return out
 
 
+def _own(comp: Component) -> Resources:
+    """``comp.own_resources``, added up as integers (one ``Resources`` made, not two per instance)."""
+    gpus = cpu = memory = 0
+    for instance in comp.instances:
+        desired = instance.desired
+        if desired is not None:
+            per = instance.per_replica
+            gpus += per.gpus * desired
+            cpu += per.cpu_millis * desired
+            memory += per.memory_bytes * desired
+    return Resources(gpus, cpu, memory) if gpus or cpu or memory else ZERO
+
+
 def workload_figures(view: WorkloadView) -> tuple[Resources, int, list[RoleFigures]]:
     """(``view.resources``, ``view.replicas``, ``roles_of(view)``) in one pass: each component's own
-    resources are counted once (the summary's time per object is mostly this and reading it)."""
-    own = {id(comp): comp.own_resources for comp in view.components}
+    resources are counted once, and the table's components chosen once (the summary's time per
+    object is mostly this and reading it)."""
+    own = {id(comp): _own(comp) for comp in view.components}
 
     def total(comp: Component, depth: int = 0) -> Resources:
         found = own.get(id(comp), ZERO)
@@ -155,4 +171,4 @@ def workload_figures(view: WorkloadView) -> tuple[Resources, int, list[RoleFigur
 
     root = view.root
     table = view.table_components
-    return (total(root) if root is not None else ZERO), sum(c.desired for c in table), roles_of(view, own)
+    return (total(root) if root is not None else ZERO), sum(c.desired for c in table), roles_of(view, own, table)

@@ -6,6 +6,7 @@ see docs/api.md). Everything here is plain data; the engine fills it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,8 @@ from kartalint.evaluation.resources import ZERO, Resources
 from kartalint.karta import FIELD_ERROR
 
 SCHEMA_VERSION = 1
+PodLists = Sequence[Sequence[Any] | None] | None  # what Evaluator.evaluate_many takes: per object, its pods or None
+ReadTexts = Sequence[str | None] | None  # and per object, the JSON text it was read from or None
 
 
 @dataclass(slots=True)

@@ -30,6 +30,7 @@ class LoadedObject:
 
     origin: str  # "file.yaml", "file.yaml#2" (document), "file.yaml#2.items[3]"
     data: dict[str, Any]
+    text: str | None = None  # its JSON text as read, when jq may be handed it as it is (plain_json.reusable)
 
 
 def load_objects(
@@ -182,7 +183,7 @@ def _from_piece(name: str, piece: Piece, max_bytes: int) -> Iterator[LoadedObjec
         )
     elif piece.item is not None:
         if isinstance(data, dict):
-            yield LoadedObject(where, data)
+            yield LoadedObject(where, data, piece.text)
         else:
             yield LoadProblem(f"{where}:{piece.column}: items[{piece.item}] is not a Kubernetes object")
     elif isinstance(data, dict):

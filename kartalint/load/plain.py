@@ -191,6 +191,7 @@ class Piece:
     column: int
     data: Any  # TOO_LARGE when it is over the size limit
     streamed_items: int | None = None  # for a document: how many ``items`` entries came before it as pieces
+    text: str | None = None  # its JSON text as read, when jq may be handed it as it is (plain_json.reusable)
 
 
 def iter_plain(stream: IO[bytes] | str, limit: int = 0) -> Iterator[Piece]:

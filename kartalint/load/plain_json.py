@@ -6,6 +6,10 @@ the text of the entry being read is held. Positions (line, column) are counted a
 by. What is not JSON, or not the shape of an object or a List (a number, NaN, a second value
 after the first, an entry over twice the size limit), raises ``NotPlain`` at its place, and the
 caller reads the file with the full loader.
+
+Each entry of ``items`` is also handed out as its text (``Piece.text``) when that text is what
+jq makes of its data (``reusable``), so that the summary hands jq the text as read instead of
+encoding the decoded entry again.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
+from kartalint.load.nodes import MAX_DEPTH
 from kartalint.load.plain import TOO_LARGE, NotPlain, Piece
 
 CHUNK = 1 << 18
@@ -33,12 +38,18 @@ class _Reader:
         self.stream = stream
         self.limit = limit
         self.decode = codecs.getincrementaldecoder("utf-8-sig")().decode
-        self.decoder = json.JSONDecoder(parse_constant=_no_constant)
+        self.decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=self._float)
+        self.floats = 0  # numbers with a fraction or an exponent read so far
+        self.start = 0  # where in ``text`` the last value read starts (it ends at ``pos``)
         self.text = ""
         self.pos = 0
         self.eof = False
         self.line = 1  # the line of self.line_pos
         self.line_pos = 0
+
+    def _float(self, literal: str) -> float:
+        self.floats += 1
+        return float(literal)
 
     def more(self, size: int = CHUNK) -> bool:
         if self.eof:
@@ -96,10 +107,43 @@ class _Reader:
             if not self.more(size):
                 raise self.not_plain()
             size *= 2
-        start, self.pos = self.pos, end
-        if self.limit and end - start > self.limit:
+        self.start, self.pos = self.pos, end
+        if self.limit and end - self.start > self.limit:
             return TOO_LARGE
         return value
+
+    def entry(self) -> tuple[Any, str | None]:
+        """The next value and its text when it is ``reusable`` (else None)."""
+        floats = self.floats
+        value = self.value()
+        if self.floats != floats or value is TOO_LARGE:
+            return value, None
+        text = self.text[self.start : self.pos]
+        return value, text if reusable(text) else None
+
+
+def reusable(text: str) -> bool:
+    """Whether jq makes of a JSON ``text`` that holds no number with a fraction or an exponent the
+    same as of the text ``json.dumps`` writes of its decoded data. jq keeps a number's text as
+    written (``1.50 | tostring`` is ``"1.50"``, ``1e2`` is ``"1E+2"``, ``1E400`` is a number while
+    Python's float is infinity, which no JSON text holds), so a text with such a number is not
+    reusable (the caller reads whether one was decoded); of integers only ``-0`` is written
+    otherwise (``0``). Strings decode to the same characters whatever their escapes, white space
+    is nothing to jq, and a repeated key keeps its last value, in its first place, in both. A
+    ``-0`` inside a string (``", -0"``) also says no: the text is then encoded again, which is
+    never wrong. Nor is a text with more brackets than ``MAX_DEPTH`` (the engine's encoding says
+    whether such data nests too deeply for jq)."""
+    if text.count("{") + text.count("[") > MAX_DEPTH:
+        return False
+    at = text.find("-0")
+    while at != -1:
+        if (at == 0 or text[at - 1] in " \t\r\n:[,") and text[at + 2 : at + 3] not in _NUMBER_GOES_ON:
+            return False
+        at = text.find("-0", at + 2)
+    return True
+
+
+_NUMBER_GOES_ON = frozenset("0123456789.eE")
 
 
 def iter_json(stream: IO[bytes], limit: int = 0) -> Iterator[Piece]:
@@ -127,7 +171,8 @@ def iter_json(stream: IO[bytes], limit: int = 0) -> Iterator[Piece]:
                     while True:
                         reader.peek()
                         line, column = reader.place()
-                        yield Piece(0, streamed, line, column, reader.value())
+                        data, text = reader.entry()
+                        yield Piece(0, streamed, line, column, data, text=text)
                         streamed += 1
                         if reader.expect(",]") == "]":
                             break

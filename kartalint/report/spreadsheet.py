@@ -50,3 +50,8 @@ class SafeCsvWriter:
         first = record[0] if record else ""
         starts_a_command = type(first) is str and first.lstrip().startswith("::")
         (self._quoted if starts_a_command else self._writer).writerow(record)
+
+    def writerows(self, records: Iterable[Iterable[object]]) -> None:
+        """Write each record as ``writerow`` does."""
+        for cells in records:
+            self.writerow(cells)

@@ -55,8 +55,7 @@ class CsvSummary(SummaryReporter):
     def item(self, item: Any) -> None:
         """Write the records of a counted or failed entry (the others are said on stderr by the command)."""
         if item.outcome in ("counted", "failed"):
-            for row in rows_of(item, self.per_role):
-                self.writer.writerow(csv_record(row, self.per_role))
+            self.writer.writerows([csv_record(row, self.per_role) for row in rows_of(item, self.per_role)])
 
 
 def figures_dict(row: Row | Total, pods_given: bool) -> dict[str, Any]:
