@@ -1339,3 +1339,24 @@ def test_the_summary_chooses_a_definition_from_the_first_index_that_has_one(tmp_
     assert choose({"apiVersion": "v1", "kind": "Secret"}) is None
     assert covered[("batch", "Job")] == ["v1", "v1"]  # (each index's; listed once at the most stable)
     assert covered[("jobset.x-k8s.io", "JobSet")] == ["v1alpha2"]
+
+
+@pytest.mark.parametrize("place", ["fifo", "folder", "device"])
+def test_compare_never_waits_on_a_fifo_nor_reads_a_device(dump, place):
+    """A --compare file that is not a regular file is refused at once, unread (a FIFO with no
+    writer blocked the summary for ever; /dev/zero was read to the size limit)."""
+    figures = dump.parent / "figures.csv"
+    if place == "fifo":
+        os.mkfifo(figures)
+    elif place == "folder":
+        figures.mkdir()
+    else:
+        figures.symlink_to("/dev/zero")
+    done = subprocess.run(
+        [sys.executable, "-m", "kartalint", "describe", str(dump), "--summary", "--compare", str(figures)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # (the hang this guards against never ends: a pass ends in about a second)
+    )
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.count("\n") == 1 and f"{figures}: file is not a regular file" in done.stderr, done.stderr

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from kartalint.evaluation import quantity
+from kartalint.load.confinement import ReadRefused, read_regular
 
 KEY_COLUMNS = ("namespace", "apiVersion", "group", "kind", "name", "role")
 VALUE_COLUMNS = ("gpus", "activeGpus", "allocatedGpus", "cpu", "memory", "cpuMillis", "memoryBytes", "replicas")
@@ -93,46 +94,41 @@ def _header(names: list[str], path: str) -> tuple[tuple[str, ...], tuple[str, ..
 def read_expected(path: str) -> Expected:
     """The figures of a CSV file (RFC 4180, a header line first); ``FiguresError`` naming the file
     and line for what cannot be read."""
-    try:
-        handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise FiguresError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+    try:  # a regular file only: a FIFO or a device is never waited on, nor read without end
+        data = read_regular(path, MAX_EXPECTED_BYTES, "file")
+    except ReadRefused as exc:
+        raise FiguresError(str(exc)) from None
     reader = None
-    with handle:
-        try:
-            text = handle.read(MAX_EXPECTED_BYTES + 1)
-            if len(text) > MAX_EXPECTED_BYTES:
-                raise FiguresError(f"{path}: over {MAX_EXPECTED_BYTES} characters")
-            reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-            header = next(reader, None)
-            if not header:
-                raise FiguresError(f"{path}:1: no header line (expected e.g. namespace,kind,name,gpus)")
-            names = [h.strip() for h in header]
-            keys, columns, ignored = _header(names, path)
-            expected = Expected(path, keys, columns, ignored=ignored)
-            where = {n: i for i, n in enumerate(names)}
-            for record in reader:
-                line = reader.line_num
-                if not any(cell.strip() for cell in record):
-                    continue
-                if len(record) != len(names):
-                    raise FiguresError(f"{path}:{line}: {len(record)} fields, the header has {len(names)}")
-                key = tuple(record[where[k]].strip() for k in keys)
-                sums = expected.rows.setdefault(key, {})
-                for column in columns:
-                    value = parse_value(record[where[column]], column, f"{path}:{line}")
-                    if value is not None:
-                        sums[column] = sums.get(column, Fraction(0)) + value
-            if expected.rows:  # a column left empty in every line is not compared
-                expected.columns = tuple(c for c in columns if any(c in sums for sums in expected.rows.values()))
-                expected.ignored += [c for c in columns if c not in expected.columns]
-            if not expected.columns:
-                raise FiguresError(f"{path}: no figure to compare: every cell of {', '.join(columns)} is empty")
-        except csv.Error as exc:
-            place = f":{reader.line_num}" if reader is not None else ""
-            raise FiguresError(f"{path}{place}: not CSV: {exc}") from None
-        except UnicodeDecodeError as exc:
-            raise FiguresError(f"{path}: not UTF-8 text (byte offset {exc.start})") from None
-        except OSError as exc:
-            raise FiguresError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        header = next(reader, None)
+        if not header:
+            raise FiguresError(f"{path}:1: no header line (expected e.g. namespace,kind,name,gpus)")
+        names = [h.strip() for h in header]
+        keys, columns, ignored = _header(names, path)
+        expected = Expected(path, keys, columns, ignored=ignored)
+        where = {n: i for i, n in enumerate(names)}
+        for record in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in record):
+                continue
+            if len(record) != len(names):
+                raise FiguresError(f"{path}:{line}: {len(record)} fields, the header has {len(names)}")
+            key = tuple(record[where[k]].strip() for k in keys)
+            sums = expected.rows.setdefault(key, {})
+            for column in columns:
+                value = parse_value(record[where[column]], column, f"{path}:{line}")
+                if value is not None:
+                    sums[column] = sums.get(column, Fraction(0)) + value
+        if expected.rows:  # a column left empty in every line is not compared
+            expected.columns = tuple(c for c in columns if any(c in sums for sums in expected.rows.values()))
+            expected.ignored += [c for c in columns if c not in expected.columns]
+        if not expected.columns:
+            raise FiguresError(f"{path}: no figure to compare: every cell of {', '.join(columns)} is empty")
+    except csv.Error as exc:
+        place = f":{reader.line_num}" if reader is not None else ""
+        raise FiguresError(f"{path}{place}: not CSV: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise FiguresError(f"{path}: not UTF-8 text (byte offset {exc.start})") from None
     return expected

@@ -69,17 +69,25 @@ def read_confined(path: str, folders: Sequence[str], max_bytes: int, what: str =
             path,
             f"{what} resolves to {real}{link}, outside {' and '.join(tops)}: refused, never read",
         )
+    return read_regular(real, max_bytes, what, shown=path)
+
+
+def read_regular(path: str, max_bytes: int, what: str = "the file", shown: str | None = None) -> bytes:
+    """The bytes of the file at ``path``, which must be a regular file of at most ``max_bytes``;
+    ``ReadRefused`` (naming ``shown``, else ``path``, and ``what`` it is) otherwise. Nothing is read
+    from a file that is refused: a device or a FIFO is opened without blocking and closed unread."""
+    name = path if shown is None else shown
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        descriptor = os.open(real, flags)
+        descriptor = os.open(path, flags)
     except OSError as exc:
-        raise ReadRefused(path, f"cannot read {what}: {exc.strerror or exc}") from None
+        raise ReadRefused(name, f"cannot read {what}: {exc.strerror or exc}") from None
     try:
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
-            raise ReadRefused(path, f"{what} is not a regular file (a device, FIFO or socket is never read)")
+            raise ReadRefused(name, f"{what} is not a regular file (a device, FIFO or socket is never read)")
         if status.st_size > max_bytes:
-            raise ReadRefused(path, f"{what} is {status.st_size} bytes, over the {max_bytes}-byte limit")
+            raise ReadRefused(name, f"{what} is {status.st_size} bytes, over the {max_bytes}-byte limit")
         chunks, size = [], 0
         while size <= max_bytes:
             chunk = os.read(descriptor, min(1 << 20, max_bytes + 1 - size))
@@ -88,11 +96,11 @@ def read_confined(path: str, folders: Sequence[str], max_bytes: int, what: str =
             chunks.append(chunk)
             size += len(chunk)
     except OSError as exc:
-        raise ReadRefused(path, f"cannot read {what}: {exc.strerror or exc}") from None
+        raise ReadRefused(name, f"cannot read {what}: {exc.strerror or exc}") from None
     finally:
         os.close(descriptor)
     if size > max_bytes:
-        raise ReadRefused(path, f"{what} is over the {max_bytes}-byte limit")
+        raise ReadRefused(name, f"{what} is over the {max_bytes}-byte limit")
     return b"".join(chunks)
 
 
