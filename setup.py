@@ -12,6 +12,7 @@ unknown commit (``<RELEASE>.dev0``). Metadata is in pyproject.toml."""
 import importlib.util
 import json
 import os
+import shutil
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
@@ -58,6 +59,9 @@ def _write_info(folder):
 
 class BuildWithRevision(build_py):
     def run(self):
+        # a build folder left by an earlier build keeps modules since removed from the sources, and
+        # the wheel would ship them (pip builds in the source tree): the package is copied afresh
+        shutil.rmtree(os.path.join(self.build_lib, "kartalint"), ignore_errors=True)
         super().run()
         if not self.dry_run:
             _write_info(self.build_lib)

@@ -255,12 +255,17 @@ def test_the_wheel_ships_the_catalog_with_its_fixtures(tmp_path):
         if os.path.isfile(os.path.join(ROOT, name)):
             os.makedirs(os.path.dirname(source / name), exist_ok=True)
             shutil.copyfile(os.path.join(ROOT, name), source / name)
+    # a module an earlier build left in build/ (since removed from the sources) is not shipped
+    stale = source / "build" / "lib" / "kartalint" / "rules" / "removed_family.py"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("raise ImportError('a module of an earlier build')\n")
     build_wheel(source, tmp_path)
     [wheel] = tmp_path.glob("kartalint-*.whl")
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         archive.extractall(site)
+    assert "kartalint/rules/removed_family.py" not in names and "kartalint/rules/registry.py" in names
     shipped = {n for n in names if n.startswith("kartalint/fixtures/")}
     assert len(shipped) == len(glob.glob(os.path.join(ROOT, "fixtures", "**", "*.yaml"), recursive=True))
     elsewhere = tmp_path / "elsewhere"  # not a project, not the checkout
