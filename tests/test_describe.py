@@ -97,6 +97,14 @@ def test_tree_with_pods(workdir, capsys):
     assert "        `-- t1-worker-1   Pending (Unschedulable)            <none>" in out.splitlines()
 
 
+def test_pods_that_are_not_pods_are_refused(workdir, capsys):
+    """A file of other objects given as --pods (a definition, the workload itself) is a usage
+    error naming the document, never shown as pods."""
+    code, out, err = run(capsys, "describe", "obj.yaml", "--catalog", "defs", "--pods", "defs/trainer.yaml")
+    assert code == 2 and out == ""
+    assert "defs/trainer.yaml" in err and "a 'Karta' is not a Pod" in err, err
+
+
 def test_json_document(workdir, capsys):
     code, out, _ = run(capsys, "describe", "obj.yaml", "--catalog", "defs", "-o", "json", "--pods", "pods.yaml")
     doc = json.loads(out)

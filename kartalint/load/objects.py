@@ -88,6 +88,12 @@ def read_pods(path: str | None) -> list[dict[str, Any]] | None:
     pod_objects, pod_errors = load_objects(path)
     if pod_errors:
         raise UsageError("; ".join(pod_errors))
+    for pod in pod_objects:
+        kind = pod.data.get("kind")
+        if kind is not None and kind != "Pod":
+            raise UsageError(
+                f"{pod.origin}: a {str(kind)[:80]!r} is not a Pod (--pods reads a PodList, Pods or one Pod)"
+            )
     return [p.data for p in pod_objects]
 
 
