@@ -18,6 +18,7 @@ from kartalint.schema import refs, structural
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 FIXTURE_INVALID = "fixture-invalid"
+FIXTURE_FILE_MISSING = "fixture-file-missing"
 
 
 # The rules this module reports (collected by kartalint.rules.registry; docs/rules.md renders them).
@@ -30,7 +31,17 @@ RULES = (
         "fix the field named in the message",
         why="A fixture that does not follow the format tests nothing (or not what its author meant), so it is an error rather than a pass.",
     ),
+    Rule(
+        FIXTURE_FILE_MISSING,
+        Severity.ERROR,
+        "fixture",
+        "A fixture names a file (`definition`, `objectFile`, `podsFile`) that does not exist.",
+        "fix the path (relative to the fixture's folder), or write the fixture again with `kartalint new fixture`",
+        why="`kartalint test` cannot run such a fixture (an error there); lint says so where the path is written, before a run.",
+    ),
 )
+
+_FILE_FIELDS = ("definition", "objectFile", "podsFile")
 
 
 SCHEMA_FILE = os.path.join(
@@ -68,7 +79,7 @@ def check_fixture(document: Document) -> list[Finding]:
     by ``structural`` alone; ``jsonschema`` words the errors of an invalid one)."""
     quick = _quick_schema()
     if quick is not None and next(structural.iter_errors(quick, document.data), None) is None:
-        return []
+        return _missing_files(document)
     ctx = Context(document, rules={rule.id: rule for rule in RULES})
     for error in sorted(_validator().iter_errors(document.data), key=lambda e: list(map(str, e.absolute_path))):
         path = tuple(error.absolute_path)
@@ -83,3 +94,21 @@ def check_fixture(document: Document) -> list[Finding]:
             message = f"{where}: {error.message}"
         ctx.report(FIXTURE_INVALID, path, message, key=error.validator == "additionalProperties")
     return ctx.findings
+
+
+def _missing_files(document: Document) -> list[Finding]:
+    """``fixture-file-missing`` for each file a valid fixture names that does not exist, relative to
+    the fixture's folder (nothing is read; a fixture read from standard input is not judged)."""
+    path = document.source.path
+    if path in ("-", "<stdin>"):
+        return []
+    folder = os.path.dirname(os.path.abspath(path))
+    ctx: Context | None = None
+    for field in _FILE_FIELDS:
+        named = document.data.get(field)
+        if isinstance(named, str) and named and not os.path.lexists(os.path.join(folder, named)):
+            ctx = ctx or Context(document, rules={rule.id: rule for rule in RULES})
+            ctx.report(
+                FIXTURE_FILE_MISSING, (field,), f"{field}: {named} does not exist (relative to the fixture's folder)"
+            )
+    return ctx.findings if ctx is not None else []
