@@ -269,3 +269,21 @@ def test_catalog_without_flags_uses_the_projects_fixtures(capsys, monkeypatch):
     out = capsys.readouterr().out
     with open(os.path.join(ROOT, "docs", "catalog.md"), encoding="utf-8") as handle:
         assert out == handle.read().partition("\n## Mutation score")[0]  # the section `--mutants` adds
+
+
+def test_a_folder_where_a_file_is_wanted_is_called_a_folder(tmp_path, capsys, monkeypatch):
+    """`--crd`, `extends:` and a house rule's example named as a folder (or a FIFO) are said to be
+    what they are, not "no such file"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "crd.yaml").mkdir()
+    os.mkfifo(tmp_path / "fifo.yaml")
+    code, _, err = run(capsys, "new", "--crd", "crd.yaml", "-o", "draft.yaml")
+    assert code == 2 and "--crd crd.yaml: a folder, not a file" in err, err
+    code, _, err = run(capsys, "init", "--crd", "fifo.yaml")
+    assert code == 2 and "--crd fifo.yaml: not a regular file" in err, err
+    (tmp_path / "base").mkdir()
+    (tmp_path / ".kartalint.yaml").write_text("extends: base\n")
+    (tmp_path / "good.yaml").write_text(BASE_DEFINITION)
+    code, _, err = run(capsys, "lint", "good.yaml")
+    assert code == 2 and "'extends' base: a folder, not a file" in err, err

@@ -13,6 +13,7 @@ from kartalint.cli import EXIT_OK, EXIT_USAGE
 from kartalint.cli.common import add_config_option, add_verbose_option, emit, project_of, say_index
 from kartalint.errors import ConfigError
 from kartalint.evaluation import Evaluator
+from kartalint.load.confinement import why_not_a_file
 from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
 from kartalint.load.objects import load_objects, read_pods
 from kartalint.load.observed import read_observed
@@ -132,7 +133,7 @@ def parse_request(args: argparse.Namespace) -> DraftRequest | FixtureRequest:
                 "--fixture names the skeleton's file; with --from the fixtures go beside -o, one per state"
             )
         if not os.path.isfile(args.crd):
-            raise ConfigError(f"--crd {args.crd}: no such file")
+            raise ConfigError(f"--crd {args.crd}: {why_not_a_file(args.crd)}")
         return DraftRequest(args.crd, args.crd_version, tuple(args.sources), args.output, args.fixture, args.format)
     if args.sources:
         raise ConfigError("--from drafts a definition: kartalint new --crd CRD.yaml --from PATH [-o FILE]")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kartalint.lint.pipeline import lint_source
+from kartalint.load.confinement import why_not_a_file
 from kartalint.load.documents import display_path, load_file
 from kartalint.load.house_rules import Failure, static_problem
 from kartalint.model import Finding, Rule
@@ -156,7 +157,7 @@ def _findings(check: RuleCheck, path: str, config: Config) -> list[Finding] | No
     used, said as a problem)."""
     label = display_path(path)
     if not os.path.isfile(path):
-        check.problems.append(Problem(label, 0, 0, "no such example file"))
+        check.problems.append(Problem(label, 0, 0, why_not_a_file(path, "no such example file")))
         return None
     outcome = lint_source(load_file(path, config.max_file_size), config, strict_files=True)
     if not outcome.kartas:

@@ -19,7 +19,7 @@ from typing import Any
 
 from kartalint.errors import ConfigError
 from kartalint.load.bounded import ParseError, toml_loads
-from kartalint.load.confinement import ReadRefused, inside, read_confined, repository_of
+from kartalint.load.confinement import ReadRefused, inside, read_confined, repository_of, why_not_a_file
 from kartalint.load.documents import MAX_FILE_BYTES, load_text
 from kartalint.model import Path, Rule, Severity
 
@@ -181,7 +181,9 @@ def read_chain(path: str, boundary: str, text: str | None = None) -> list[Config
             cycle = " -> ".join([*seen[seen.index(real) :], real])
             raise config.error(f"'extends' makes a cycle: {cycle}", ("extends",))
         if not os.path.isfile(resolved):
-            raise config.error(f"'extends' {target}: no such configuration file", ("extends",))
+            raise config.error(
+                f"'extends' {target}: {why_not_a_file(resolved, 'no such configuration file')}", ("extends",)
+            )
         if len(chain) >= MAX_EXTENDS:
             raise config.error(f"'extends' goes deeper than {MAX_EXTENDS} files", ("extends",))
         current, current_text = resolved, None

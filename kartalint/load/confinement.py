@@ -72,6 +72,16 @@ def read_confined(path: str, folders: Sequence[str], max_bytes: int, what: str =
     return read_regular(real, max_bytes, what, shown=path)
 
 
+def why_not_a_file(path: str, missing: str = "no such file") -> str:
+    """Why ``path`` is not a regular file to read, in words: ``missing`` when nothing is there, "a
+    folder, not a file", or "not a regular file" (a FIFO, a device or a socket)."""
+    if not os.path.exists(path):
+        return missing
+    return (
+        "a folder, not a file" if os.path.isdir(path) else "not a regular file (a FIFO, device or socket is never read)"
+    )
+
+
 def read_regular(path: str, max_bytes: int, what: str = "the file", shown: str | None = None) -> bytes:
     """The bytes of the file at ``path``, which must be a regular file of at most ``max_bytes``;
     ``ReadRefused`` (naming ``shown``, else ``path``, and ``what`` it is) otherwise. Nothing is read

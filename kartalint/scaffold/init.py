@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kartalint.evaluation import Evaluator
+from kartalint.load.confinement import why_not_a_file
 from kartalint.load.observed import read_observed
 from kartalint.scaffold.drafts import ScaffoldError, drafts_from_crd, review_lines
 from kartalint.scaffold.observed_checks import case_fixture
@@ -203,7 +204,7 @@ def _drafts(
     crd_refs: list[str] = []
     for crd in crd_paths:
         if not os.path.isfile(crd):
-            raise InitError(f"--crd {crd}: no such file")
+            raise InitError(f"--crd {crd}: {why_not_a_file(crd)}")
         try:
             found = drafts_from_crd(crd) if observed is None else drafts_from_objects(crd, observed, evaluator)
         except ScaffoldError as exc:
