@@ -29,7 +29,7 @@ from kartalint.model import Finding, Path, Rule, Severity, Span, format_path
 
 if TYPE_CHECKING:  # imported when house rules run
     from kartalint.load.house_rules import Failure, HouseRule
-    from kartalint.rules._house_jq import Outcome, Pending, Queued
+    from kartalint.rules._house_jq import HouseEngine, Outcome, Pending, Queued
 
 # The id of the rule this module reports (a constant: a misspelt id is an import error).
 HOUSE_RULE_FAILED = "house-rule-failed"
@@ -127,12 +127,18 @@ class HouseRun:
         return _findings(self.document, self.paths, self.queued.outcome)
 
 
+def _engine() -> HouseEngine:
+    """This process's house-rule engine (its jq worker's machinery is imported on first use: only
+    when house rules run, never at the start-up of a lint without them)."""
+    from kartalint.rules._house_jq import engine  # lazy: start-up of lint
+
+    return engine()
+
+
 def _input(document: Document, rules: Sequence[HouseRule]) -> tuple[list[HouseRule], dict[str, list[Path]], str] | None:
     """The rules of ``rules`` that can run on a Karta document, its units' paths by kind, and the
     program's input (None: no rule can run, or the document is no JSON)."""
-    from kartalint.rules._house_jq import engine  # (the jq worker's machinery: only when house rules run)
-
-    runnable = engine().runnable(rules)
+    runnable = _engine().runnable(rules)
     if not runnable:
         return None
     kinds = {rule.for_each for rule in runnable}
@@ -148,19 +154,17 @@ def _input(document: Document, rules: Sequence[HouseRule]) -> tuple[list[HouseRu
 def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
     """Send one Karta document to the house rules of ``rules`` that can run (None: none can,
     or the document is no JSON; those that cannot run are left to ``failures``)."""
-    from kartalint.rules._house_jq import engine  # lazy: only when house rules run
-
     found = _input(document, rules)
     if found is None:
         return None
     runnable, paths, text = found
-    return HouseRun(document, paths, engine().start(runnable, text))
+    return HouseRun(document, paths, _engine().start(runnable, text))
 
 
 def queue_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
     """Queue one Karta document for the house rules of ``rules`` that can run (``start_house``'s
     None), to be read with a batch of others (``HouseRun.done``, ``drain_house``)."""
-    from kartalint.rules._house_jq import Queued, engine  # lazy: only when house rules run
+    from kartalint.rules._house_jq import Queued  # lazy: only when house rules run
 
     found = _input(document, rules)
     if found is None:
@@ -173,17 +177,14 @@ def queue_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | No
 
     queued = Queued(runnable, text, locate)
     run = HouseRun(document, paths, None, queued)
-    engine().queue(queued)
+    _engine().queue(queued)
     return run
 
 
 def finish_house(run: HouseRun) -> list[Finding]:
     """The findings of the house rules ``start_house`` sent the document to."""
-    # lazy: the house rules' jq worker, only when house rules run (start-up of lint)
-    from kartalint.rules._house_jq import engine  # lazy: the jq worker's machinery, only when house rules run
-
     assert run.pending is not None
-    house = engine()
+    house = _engine()
     outcome = house.finish(run.pending)
     findings = _findings(run.document, run.paths, outcome)
     label = display_path(run.document.source.path)
@@ -196,18 +197,16 @@ def finish_house(run: HouseRun) -> list[Finding]:
 def queue_file_end() -> Queued:
     """Mark the end of a file's queued documents: once ``done``, its ``failed`` says which rules
     had failed by then (``failures``)."""
-    from kartalint.rules._house_jq import Queued, engine  # lazy: only when house rules run
+    from kartalint.rules._house_jq import Queued  # lazy: only when house rules run
 
     end = Queued([], None)
-    engine().queue(end)
+    _engine().queue(end)
     return end
 
 
 def drain_house() -> None:
     """Read every queued document."""
-    from kartalint.rules._house_jq import engine  # lazy: only when house rules run
-
-    engine().drain()
+    _engine().drain()
 
 
 def _findings(document: Document, paths: dict[str, list[Path]], outcome: Outcome) -> list[Finding]:
@@ -248,10 +247,8 @@ def _located(failure: Failure, label: str, path: Path | None) -> Failure:
 def failures(rules: Sequence[HouseRule], failed: dict[HouseRule, Failure] | None = None) -> list[Finding]:
     """``house-rule-failed`` findings of the rules of ``rules`` that could not run in this process
     (or by the end of a file queued: ``queue_file_end``), each at its place in the configuration file."""
-    from kartalint.rules._house_jq import engine  # lazy: only when house rules run
-
     if failed is None:
-        failed = engine().failed
+        failed = _engine().failed
     if not failed:
         return []
     return [failure_finding(rule, failed[rule]) for rule in rules if rule in failed]
