@@ -205,3 +205,16 @@ def test_a_rule_that_runs_out_of_time_on_an_example_fails_once_at_its_place(acme
         f"    .kartalint.yaml:{when}:11: house rule 'acme-role-selector': `when` failed: did not finish within"
     )
     assert lines[failed + 2].startswith("PASS ") and lines[-1] == "5 rule(s) checked: 4 passed, 1 failed"
+
+
+def test_a_good_example_that_is_no_valid_definition_fails(acme):
+    """A good example the rule stays silent on only because the file is broken (here its pod
+    template path is not jq) proves nothing: the check fails there, naming what is wrong."""
+    path = _break(acme, "acme-name", "good.yaml", "podTemplateSpecPath: .spec.template", "podTemplateSpecPath: .spec.[")
+    code, out, _ = run_cli(["rules", "--check", "-q"], cwd=acme)
+    assert code == 1, out
+    line = line_of(path.read_text(), "podTemplateSpecPath")
+    problem = next(text for text in out.splitlines() if "examples/acme-name/good.yaml" in text)
+    assert problem.startswith(f"    examples/acme-name/good.yaml:{line}:")
+    assert "the good example is not a valid definition, so it proves nothing about acme-name" in problem
+    assert out.splitlines()[-1] == "5 rule(s) checked: 4 passed, 1 failed"

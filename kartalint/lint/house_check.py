@@ -16,7 +16,7 @@ from kartalint.lint.pipeline import lint_source
 from kartalint.load.confinement import why_not_a_file
 from kartalint.load.documents import display_path, load_file
 from kartalint.load.house_rules import Failure, static_problem
-from kartalint.model import Finding, Rule
+from kartalint.model import Finding, Rule, Severity
 from kartalint.project import Config
 from kartalint.rules import registry
 from kartalint.rules._house_jq import engine
@@ -122,10 +122,12 @@ def _at(finding: Finding) -> Problem:
 def _examples(check: RuleCheck, config: Config) -> None:
     """Lint the bad and the good example under ``config``; say what does not hold."""
     assert check.bad is not None and check.good is not None
-    bad = _findings(check, check.bad, config)
-    good = _findings(check, check.good, config)
-    if bad is None or good is None:
+    bad_all = _findings(check, check.bad, config)
+    good_all = _findings(check, check.good, config)
+    if bad_all is None or good_all is None:
         return
+    bad = [f for f in bad_all if f.rule == check.rule.id]
+    good = [f for f in good_all if f.rule == check.rule.id]
     check.marked = _marked(check.bad)
     label = display_path(check.bad)
     if not bad:
@@ -150,11 +152,22 @@ def _examples(check: RuleCheck, config: Config) -> None:
                 f"the good example raises {check.rule.id}: {finding.message}",
             )
         )
+    if not good:  # clean of the rule because it is no valid definition proves nothing
+        for finding in [f for f in good_all if f.severity is Severity.ERROR][:1]:
+            check.problems.append(
+                Problem(
+                    display_path(check.good),
+                    finding.line,
+                    finding.column,
+                    f"the good example is not a valid definition, so it proves nothing about {check.rule.id}: "
+                    f"{finding.message} ({finding.rule})",
+                )
+            )
 
 
 def _findings(check: RuleCheck, path: str, config: Config) -> list[Finding] | None:
-    """The findings of the checked rule in the example at ``path`` (None: the example cannot be
-    used, said as a problem)."""
+    """The findings of every rule in the example at ``path`` (None: the example cannot be used, said
+    as a problem)."""
     label = display_path(path)
     if not os.path.isfile(path):
         check.problems.append(Problem(label, 0, 0, why_not_a_file(path, "no such example file")))
@@ -165,7 +178,7 @@ def _findings(check: RuleCheck, path: str, config: Config) -> list[Finding] | No
         why = f": {loading[0]}" if loading else ""
         check.problems.append(Problem(label, 0, 0, f"the example holds no Karta definition{why}"))
         return None
-    return [f for f in outcome.findings if f.rule == check.rule.id]
+    return list(outcome.findings)
 
 
 def _marked(path: str) -> int:
