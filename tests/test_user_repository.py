@@ -333,6 +333,22 @@ def test_an_excluded_file_named_on_the_command_line_is_said_with_its_pattern_and
     assert code == 0 and "excluded" not in err
 
 
+def test_an_excluded_fixture_named_on_kartalint_test_is_said_with_its_pattern(team, capsys):
+    """`kartalint test FILE` on a fixture the configuration excludes says so, as lint does (it was
+    skipped without a word, and the error then spoke of 0 files searched)."""
+    (team / ".kartalint.yaml").write_text(CONFIG + "  - fixtures/example-com-trainer-v1/running.yaml\n")
+    code, _, err = run(capsys, "test", "fixtures/example-com-trainer-v1/running.yaml")
+    assert code == 2
+    assert err.splitlines() == [
+        "kartalint: note: fixtures/example-com-trainer-v1/running.yaml is excluded by the pattern "
+        "'fixtures/example-com-trainer-v1/running.yaml' of .kartalint.yaml: not read",
+        "kartalint: error: no test case found in fixtures/example-com-trainer-v1/running.yaml (0 file(s) searched, "
+        "1 file(s) given excluded by the configuration; fixtures have kind: KartaFixture)",
+    ]
+    code, _, err = run(capsys, "test", "fixtures/")  # a folder: its excluded fixture is skipped unsaid
+    assert code == 2 and "excluded" not in err and "no test case found in fixtures/ (0 file(s) searched;" in err
+
+
 # -- 7. extends, per-file-ignores, a baseline, a JSON Schema; one positioned line per configuration error -----
 
 

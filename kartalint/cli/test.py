@@ -23,6 +23,7 @@ from kartalint.cli.common import (
 from kartalint.errors import ConfigError, UsageError
 from kartalint.evaluation import Evaluator
 from kartalint.load.definitions import DefinitionIndex, bundled_catalog, bundled_fixtures
+from kartalint.lint.paths import exclusion_notes
 from kartalint.load.discovery import missing_reason
 from kartalint.mutation.run import MutationOptions, run_mutants
 from kartalint.report import format_choices, test_reporter_class
@@ -325,7 +326,7 @@ def _discover(request: TestRequest, project: Project, paths: list[str], index: D
         sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
     for message in found.skipped:
         sys.stderr.write(f"kartalint: warning: {message}\n")
-    for message in found.notes:
+    for message in found.notes + exclusion_notes(found.excluded, project.config):
         sys.stderr.write(f"kartalint: note: {message}\n")
     return found
 

@@ -60,6 +60,7 @@ class Discovery:
     missing: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # Go/Helm templates skipped
+    excluded: list[str] = field(default_factory=list)  # files named on the command line, excluded
     files: int = 0
 
     def nothing_to_test(
@@ -70,9 +71,10 @@ class Discovery:
         if selected or allow_empty or (defaults and not self.cases):
             return None
         what = f" matching -k {pattern!r}" if pattern and self.cases else ""
+        excluded = f", {len(self.excluded)} file(s) given excluded by the configuration" if self.excluded else ""
         return (
             f"no test case found in {', '.join(paths)}{what} "
-            f"({self.files} file(s) searched; fixtures have kind: KartaFixture)"
+            f"({self.files} file(s) searched{excluded}; fixtures have kind: KartaFixture)"
         )
 
     def nothing_tested(
@@ -146,12 +148,13 @@ def discover(
     project's ``exclude``) and Go/Helm templates are skipped, as lint skips them."""
     out = Discovery()
     files, out.missing = iter_yaml_files(paths, out.skipped, links_out=confinement is not None)
-    if excluded is not None:
+    named = {os.path.abspath(p) for p in paths if p != "-" and not os.path.isdir(p)}
+    if excluded is not None:  # a file named on the command line and excluded is said (as lint says it)
+        out.excluded = [f for f in files if f != "-" and excluded(f) and os.path.abspath(f) in named]
         files = [f for f in files if f == "-" or not excluded(f)]
     given = [p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"]
     definitions = _Definitions(index, list(roots) + given)
     definitions.confinement = confinement
-    named = {os.path.abspath(p) for p in paths if p != "-" and not os.path.isdir(p)}
     for path in files:
         if path == "-":
             continue
