@@ -22,8 +22,8 @@ from kartalint.cli.common import (
 )
 from kartalint.errors import ConfigError, UsageError
 from kartalint.evaluation import Evaluator
-from kartalint.load.definitions import DefinitionIndex, bundled_catalog, bundled_fixtures
 from kartalint.lint.paths import exclusion_notes
+from kartalint.load.definitions import DefinitionIndex, bundled_catalog, bundled_fixtures
 from kartalint.load.discovery import missing_reason
 from kartalint.mutation.run import MutationOptions, run_mutants
 from kartalint.report import format_choices, test_reporter_class
