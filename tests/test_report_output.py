@@ -150,6 +150,26 @@ def test_a_closed_standard_output_is_one_line_and_exit_2(work):
     assert "kartalint: error: cannot write standard output" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_reader_that_goes_away_ends_the_run_silently_and_not_green(work):
+    """`kartalint lint | head`: the pipe's reader is gone before the report is written. The run ends
+    without a word, with the status of a process SIGPIPE ends (141, as `cat` under `set -o
+    pipefail`): not "cannot write standard output" and exit 2, and never exit 0 over the findings."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before kartalint writes a line
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "kartalint", "lint", "bad.yaml"],
+            cwd=work,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert "cannot write" not in done.stderr and "Traceback" not in done.stderr and "Exception" not in done.stderr
+
+
 def test_an_output_that_is_not_a_file_is_written_in_place(work, capsys):
     assert main(["lint", "def.yaml", "-o", os.devnull]) == 0
     assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)

@@ -25,6 +25,7 @@ from kartalint.errors import UsageError
 from kartalint.report.output import STDOUT, GuardedStream, MessageStream, OutputError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+CLOSED_PIPE = 128 + 13  # the status of a process SIGPIPE ends (`cmd | head` under `set -o pipefail`)
 
 COMMANDS = {  # each command and its line in `kartalint --help`
     "lint": "check definitions (schema, upstream validator, jq, best practices)",
@@ -183,12 +184,14 @@ def main(argv: Sequence[str] | None = None, prog: str = "kartalint") -> int:
         sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
     except OutputError as exc:  # a report could not be written: one line, whatever the findings
-        sys.stderr.write(f"kartalint: error: {exc}\n")
         if exc.target == STDOUT:
             _silence_stdout(stdout)
+            if exc.closed_pipe:  # `| head`: silent, as grep and cat are, and never a green exit
+                return CLOSED_PIPE
+        sys.stderr.write(f"kartalint: error: {exc}\n")
         return EXIT_USAGE
-    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
-        return EXIT_OK
+    except BrokenPipeError:  # pragma: no cover - a write outside the guarded streams
+        return CLOSED_PIPE
     except Terminated:
         return 128 + signal.SIGTERM
     except KeyboardInterrupt:  # pragma: no cover

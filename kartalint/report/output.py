@@ -37,6 +37,7 @@ class OutputError(KartalintError):
         reason = problem if isinstance(problem, str) else (getattr(problem, "strerror", None) or str(problem))
         super().__init__(f"cannot write {target}: {reason or type(problem).__name__}")
         self.target = target
+        self.closed_pipe = isinstance(problem, BrokenPipeError)  # the reader went away (`| head`)
 
 
 class GuardedStream(io.TextIOBase):
