@@ -396,3 +396,64 @@ def test_the_description_of_the_objects_holds_the_exit_code(workdir):
     with Evaluator(force=True) as forced:  # --force: upstream's refusal is an error of the view
         forced_view = described(forced, "obj.yaml", invalid)
     assert [c.outcome for c in forced_view.choices] == ["chosen"] and forced_view.exit_code() == 1
+
+
+# -- pods given in a file are each object's own (issue 47's describe --pods) ---------------------------
+
+JOBSET_FIXTURE = os.path.join(
+    os.path.dirname(__file__), "..", "fixtures", "jobset-x-k8s-io-jobset-v1alpha2", "running-running-v0_12_0.yaml"
+)
+
+
+def _jobset_pod(jobset: dict, job_uid: str, ready: bool) -> dict:
+    """A pod as the JobSet controller's Job writes it (jobset pkg/controllers/jobset_controller.go
+    names a Job <jobset>-<replicatedJob>-<jobIndex> and labels its pod template; the Job controller
+    owns the pod: controller and blockOwnerDeletion, the Job's uid)."""
+    name, namespace = jobset["metadata"]["name"], jobset["metadata"]["namespace"]
+    job = f"{name}-workers-0"
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{job}-0-x7k2p",
+            "namespace": namespace,
+            "labels": {
+                "jobset.sigs.k8s.io/jobset-name": name,
+                "jobset.sigs.k8s.io/replicatedjob-name": "workers",
+                "jobset.sigs.k8s.io/job-index": "0",
+                "batch.kubernetes.io/job-name": job,
+            },
+            "ownerReferences": [
+                {"apiVersion": "batch/v1", "kind": "Job", "name": job, "uid": job_uid, "controller": True,
+                 "blockOwnerDeletion": True},
+            ],
+        },
+        "spec": {"nodeName": "node-1", "containers": [{"name": "worker", "image": "busybox:1.36"}]},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
+    }  # fmt: skip
+
+
+def test_pods_given_are_each_objects_own_not_every_pod_of_the_file(tmp_path, monkeypatch, capsys):
+    """`describe OBJECT --pods ALL-PODS` (a namespace's pods, `kubectl get pods -o yaml`, without
+    the Jobs in between): the object gets the pods whose owners lead to it (here a Job named after
+    it), not its neighbour's; each object of a List its own."""
+    with open(JOBSET_FIXTURE, encoding="utf-8") as handle:
+        mine = yaml.safe_load(handle)["object"]
+    other = json.loads(json.dumps(mine))
+    other["metadata"].update(name="karta-e2e-jobset-other", uid="0b7d7e43-0b1f-4d4c-9a43-1f0f1a3b5c11")
+    pods = [_jobset_pod(mine, "4f0c", ready=True), _jobset_pod(other, "9a1e", ready=False)]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump(mine))
+    (tmp_path / "both.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [mine, other]}))
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "PodList", "items": pods}))
+
+    def workers(view: dict) -> dict:
+        return next(c for c in view["components"] if c["name"] == "replicatedjob")["pods"]
+
+    code, out, err = run(capsys, "describe", "mine.yaml", "--pods", "pods.yaml", "-f", "json")
+    assert code == 0, err
+    assert (workers(json.loads(out))["current"], workers(json.loads(out))["ready"]) == (1, 1)
+    code, out, err = run(capsys, "describe", "both.yaml", "--pods", "pods.yaml", "-f", "json")
+    views = json.loads(out)  # one view per object, in order
+    assert code == 0, err
+    assert [(workers(v)["current"], workers(v)["ready"]) for v in views] == [(1, 1), (1, 0)]

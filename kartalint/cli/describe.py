@@ -59,7 +59,11 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-d", "--definition", help="definition to apply (default: chosen by the object's group/version/kind)"
     )
-    parser.add_argument("--pods", help="pods of the workload (a PodList, several documents, or one Pod)")
+    parser.add_argument(
+        "--pods",
+        help="pods (a PodList, several documents, or one Pod); each object gets those whose owner references lead "
+        "to it or to an absent owner named after it (NAME-...), and those without owner references",
+    )
     parser.add_argument(
         "--catalog",
         action="append",

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from kartalint.evaluation.owners import PodIndex
+from kartalint.evaluation.owners import PodIndex, pods_of_each
 from kartalint.karta import as_dict
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, object_gvk
 from kartalint.load.kubectl import pods_and_owners
@@ -95,5 +95,10 @@ def describe(
         else:
             choices.append(Choice(item, entry, "chosen"))
     chosen = [(c.item, c.definition) for c in choices if c.definition is not None and c.outcome == "chosen"]
-    views = evaluator.evaluate_all([(entry.data, item.data, subject.pods) for item, entry in chosen])
+    pods: list[list[dict[str, object]] | None] = [subject.pods] * len(chosen)
+    if subject.pods is not None:  # each object its own pods, not every pod given
+        pods = list(pods_of_each([item.data for item, _ in chosen], subject.pods))
+    views = evaluator.evaluate_all(
+        [(entry.data, item.data, mine) for (item, entry), mine in zip(chosen, pods, strict=True)]
+    )
     return Description(subject, choices, [(entry, view) for (_, entry), view in zip(chosen, views, strict=True)])

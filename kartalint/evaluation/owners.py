@@ -102,3 +102,42 @@ class PodIndex:
         if not isinstance(uid, str):
             return []
         return [p for p in self.by_owner.get(uid, []) if as_dict(p.get("metadata")).get("namespace") == namespace]
+
+
+def pods_of_each(objects: Sequence[Any], pods: Sequence[Any]) -> list[list[dict[str, Any]]]:
+    """The pods of each of ``objects`` among ``pods`` given in a file (``describe --pods``), where
+    the owners in between may be missing (``kubectl get pods -o yaml`` holds no Job of a JobSet):
+    a pod is an object's when its owner references reach the object's uid (as kli's live mode
+    follows them), or when an owner it names is the object itself by kind and name, or is absent
+    and named after it (``<name>-...``: the Jobs of a JobSet, the ReplicaSets of a Deployment).
+    A pod without owner references is every object's of its namespace (pods written by hand, the
+    way a fixture gives them). Other pods are left out: they belong to something else."""
+    index = PodIndex(pods)
+    traced = [index.of(obj) for obj in objects]
+    claimed = {id(pod) for found in traced for pod in found}
+    out = []
+    for obj, found in zip(objects, traced, strict=True):
+        meta = as_dict(as_dict(obj).get("metadata"))
+        name, namespace, kind = meta.get("name"), meta.get("namespace"), as_dict(obj).get("kind")
+        mine = {id(pod) for pod in found}
+        for pod in pods:
+            pod_meta = as_dict(as_dict(pod).get("metadata"))
+            if id(pod) in claimed or pod_meta.get("namespace", namespace) != namespace:
+                continue
+            refs = [as_dict(r) for r in as_list(pod_meta.get("ownerReferences"))]
+            if not refs or any(_names(ref, kind, name, index.owners) for ref in refs):
+                mine.add(id(pod))
+        out.append([pod for pod in pods if id(pod) in mine])
+    return out
+
+
+def _names(ref: dict[str, Any], kind: Any, name: Any, owners: OwnerIndex) -> bool:
+    """Whether the owner reference ``ref`` names the object of ``kind`` and ``name``, or an owner
+    not among the objects given whose name starts with ``name-``."""
+    if not isinstance(name, str) or not name:
+        return False
+    owner = ref.get("name")
+    if ref.get("kind") == kind and owner == name:
+        return True
+    known = isinstance(ref.get("uid"), str) and ref["uid"] in owners.refs
+    return not known and isinstance(owner, str) and owner.startswith(name + "-")
