@@ -222,7 +222,7 @@ def configure(findings: Iterable[Finding], config: Config) -> list[Finding]:
                 ignored[finding.file] = config.ignored_rules(finding.file)
             if finding.rule in ignored[finding.file]:
                 continue
-        out.append(finding if severity == finding.severity else dataclasses.replace(finding, severity=severity))
+        out.append(finding if severity == finding.severity else finding.replace(severity=severity))
     return out
 
 
