@@ -45,7 +45,6 @@ class Record:
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
-    _key: ClassVar[Callable[[Any], tuple]]  # the values of the fields, as a tuple: ``type(record)._key(record)``
 
     def __init_subclass__(cls) -> None:
         """Read the fields of a new record class from its annotations."""
@@ -53,12 +52,17 @@ class Record:
         if set(fields) != {name for name in cls.__dict__.get("__slots__", ()) if not name.startswith("_")}:
             raise TypeError(f"{cls.__qualname__}: the annotations at the class's top and its __slots__ differ")
         cls._fields = fields
-        cls._key = _getter(fields)
+        setattr(cls, "_key", staticmethod(_getter(fields)))  # noqa: B010 - a static method made once per class
+
+    @staticmethod
+    def _key(record: Any) -> tuple:
+        """The values of the fields of ``record``, as a tuple (``record._key(record)``)."""
+        return ()
 
     def __eq__(self, other: object) -> bool:
         """Whether ``other`` is a record of the same class with equal fields."""
         if other.__class__ is self.__class__:
-            return type(self)._key(self) == type(self)._key(other)
+            return self._key(self) == self._key(other)
         return NotImplemented
 
     # (a class that defines ``__eq__`` and not ``__hash__`` is not hashable)
@@ -70,9 +74,7 @@ class Record:
             return "..."
         _SHOWING.add(key)
         try:
-            shown = ", ".join(
-                f"{name}={value!r}" for name, value in zip(self._fields, type(self)._key(self), strict=True)
-            )
+            shown = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self._key(self), strict=True))
         finally:
             _SHOWING.discard(key)
         return f"{type(self).__qualname__}({shown})"
@@ -80,7 +82,7 @@ class Record:
     def replace(self: _R, **changes: Any) -> _R:
         """A new record with the same fields but ``changes`` (as ``dataclasses.replace``: its
         ``__init__`` runs, so the caches start afresh)."""
-        fields = dict(zip(self._fields, type(self)._key(self), strict=True))
+        fields = dict(zip(self._fields, self._key(self), strict=True))
         fields.update(changes)
         return type(self)(**fields)
 
@@ -93,7 +95,7 @@ class Frozen(Record):
 
     def __hash__(self) -> int:
         """The hash of the fields."""
-        return hash(type(self)._key(self))
+        return hash(self._key(self))
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Refused: a frozen record does not change."""
@@ -105,7 +107,7 @@ class Frozen(Record):
 
     def __reduce__(self) -> tuple[type, tuple]:
         """Pickled (``lint -j``) and copied as a call of the class with the fields."""
-        return type(self), type(self)._key(self)
+        return type(self), self._key(self)
 
 
 class Ordered(Frozen):
@@ -116,25 +118,25 @@ class Ordered(Frozen):
     def __lt__(self, other: object) -> bool:
         """Whether the fields are less than ``other``'s."""
         if other.__class__ is self.__class__:
-            return type(self)._key(self) < type(self)._key(other)
+            return self._key(self) < self._key(other)
         return NotImplemented
 
     def __le__(self, other: object) -> bool:
         """Whether the fields are less than or equal to ``other``'s."""
         if other.__class__ is self.__class__:
-            return type(self)._key(self) <= type(self)._key(other)
+            return self._key(self) <= self._key(other)
         return NotImplemented
 
     def __gt__(self, other: object) -> bool:
         """Whether the fields are greater than ``other``'s."""
         if other.__class__ is self.__class__:
-            return type(self)._key(self) > type(self)._key(other)
+            return self._key(self) > self._key(other)
         return NotImplemented
 
     def __ge__(self, other: object) -> bool:
         """Whether the fields are greater than or equal to ``other``'s."""
         if other.__class__ is self.__class__:
-            return type(self)._key(self) >= type(self)._key(other)
+            return self._key(self) >= self._key(other)
         return NotImplemented
 
 
