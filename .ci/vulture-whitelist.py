@@ -6,6 +6,7 @@ from kartalint import __getattr__ as lazy_api
 from kartalint.jqlang.runner import BoundedRunner
 from kartalint.load import definitions, pipe
 from kartalint.lsp import server
+from kartalint.model import Record
 from kartalint.project import parse_config
 from kartalint.report import (
     describe,
@@ -64,6 +65,9 @@ output.GuardedStream.writable
 QuotingDumper.increase_indent.indentless
 update.YAML.preserve_quotes
 lazy_api
+
+# Called by Python when a class is made (a record class: kartalint.model)
+Record.__init_subclass__
 
 # Read by the tests, and the Python API (docs/api.md)
 BoundedRunner.restarts

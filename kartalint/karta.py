@@ -8,10 +8,9 @@ whether it must be an assignable path).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from kartalint.model import Path
+from kartalint.model import Frozen, Path, set_field
 
 FRAGMENTED_PATHS = (
     "schedulerNamePath",
@@ -37,25 +36,39 @@ CONDITION_FIELD_DEFAULTS = {
 }
 
 
-@dataclass(frozen=True)
-class JqField:
+class JqField(Frozen):
     """A jq field of a definition: its path in the document, expression, whether it runs on the workload or a pod,
     whether it must be a plain path (written back), and its kind (``replicasPath``, ...)."""
 
+    __slots__ = ("assignable", "expression", "kind", "path", "target")
     path: Path
     expression: str
     target: str  # "workload" or "pod"
     assignable: bool  # used for write-back: must be a plain path
     kind: str  # short name of the field, e.g. "replicasPath"
 
+    def __init__(self, path: Path, expression: str, target: str, assignable: bool, kind: str) -> None:
+        """The field at ``path`` holding ``expression``."""
+        set_field(self, "path", path)
+        set_field(self, "expression", expression)
+        set_field(self, "target", target)
+        set_field(self, "assignable", assignable)
+        set_field(self, "kind", kind)
 
-@dataclass(frozen=True)
-class ComponentRef:
+
+class ComponentRef(Frozen):
     """A component definition with its path in the document."""
 
+    __slots__ = ("data", "is_root", "path")
     path: Path
     data: dict[str, Any]
     is_root: bool
+
+    def __init__(self, path: Path, data: dict[str, Any], is_root: bool) -> None:
+        """The component ``data`` at ``path``."""
+        set_field(self, "path", path)
+        set_field(self, "data", data)
+        set_field(self, "is_root", is_root)
 
     @property
     def name(self) -> Any:

@@ -23,22 +23,19 @@ import os
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kartalint.errors import ConfigError
 from kartalint.load.configfile import CONFIG_NAMES, ConfigFile, find_config, read_chain
+from kartalint.load.configuration import Config
 from kartalint.load.confinement import Confinement, ReadRefused, git_toplevel, inside, read_confined
 from kartalint.load.definitions import DefinitionIndex, bundled_catalog
 from kartalint.load.discovery import glob_inside, template_marker
-from kartalint.load.documents import MAX_FILE_BYTES, display_path
+from kartalint.load.documents import display_path
 from kartalint.load.kinds import FIXTURE_TEXT, KARTA_TEXT
 from kartalint.load.patterns import PatternSet, check_pattern
-from kartalint.model import Rule, Severity
+from kartalint.model import Record, Rule, Severity
 from kartalint.schema.config import config_problem
-
-if TYPE_CHECKING:  # read only when a configuration has house rules
-    from kartalint.load.house_rules import HouseRule
 
 __all__ = [
     "CONFIG_NAMES",
@@ -56,81 +53,6 @@ _OFF = {"off", "disable", "disabled", "false", "no"}
 _PATH_KEYS = ("crds", "definitions", "fixtures")
 MAX_SCANNED_FILES = 20_000
 _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__"}
-
-
-@dataclass
-class Config:
-    """The configuration (docs/configuration.md), merged from its files; every path in it is absolute."""
-
-    severities: dict[str, Severity | None] = field(default_factory=dict)  # None = disabled
-    exclude: list[str] = field(default_factory=list)
-    exclude_from: list[str] = field(default_factory=list)  # the configuration file of each pattern
-    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)  # gitignore pattern -> rule ids
-    max_file_size: int = MAX_FILE_BYTES
-    crds: list[str] = field(default_factory=list)
-    baseline: str | None = None  # `baseline:` (absolute), and the configuration file naming it
-    baseline_from: str | None = None
-    definitions: list[str] = field(default_factory=list)
-    fixtures: list[str] = field(default_factory=list)
-    mutants_min_score: float | None = None  # `mutants: {min-score}` (kartalint test --mutants)
-    mutants_equivalent: dict[tuple[str, str], str] = field(default_factory=dict)  # (definition, mutant id) -> reason
-    explore_assume: dict[str, Any] = field(default_factory=dict)  # `explore: {assume}`: jq path -> JSON Schema
-    house_rules: dict[str, HouseRule] = field(default_factory=dict)  # `house-rules:` by id, in declaration order
-    explore_min_path_coverage: float | None = None  # `explore: {min-path-coverage}`: percent
-    source: str | None = None
-    root: str | None = None  # patterns are relative to it (the project root)
-    files: list[str] = field(default_factory=list)  # every file read, the most basic first
-    _excluded: PatternSet | None = field(default=None, init=False, repr=False, compare=False)
-    _ignores: list[tuple[PatternSet, set[str]]] | None = field(default=None, init=False, repr=False, compare=False)
-
-    def relative(self, path: str) -> str | None:
-        """``path`` relative to the root (the current folder for a ``Config`` made without one),
-        ``/``-separated; None outside the root."""
-        if path in ("-", "<stdin>"):
-            return None
-        rel = os.path.relpath(os.path.abspath(path), self.root or os.getcwd()).replace(os.sep, "/")
-        return None if rel == ".." or rel.startswith("../") else rel
-
-    def excluded(self, path: str) -> bool:
-        """Whether ``exclude`` selects ``path`` (gitignore patterns relative to the root only: a
-        pattern never matches a folder above the root, such as the checkout's own name)."""
-        if not self.exclude:
-            return False
-        rel = self.relative(path)
-        if rel is None:
-            return False
-        if self._excluded is None:
-            self._excluded = PatternSet(self.exclude)
-        return self._excluded.match(rel)
-
-    def exclusion(self, path: str) -> tuple[str, str] | None:
-        """(the ``exclude`` pattern that excludes ``path``, the configuration file holding it), or
-        None when ``path`` is not excluded (the last pattern that matches decides)."""
-        if not self.excluded(path):
-            return None
-        import pathspec  # lazy: pathspec only where a pattern could match (start-up of lint)
-
-        rel = self.relative(path) or ""
-        sources = [*self.exclude_from, *[self.source or "the configuration"] * len(self.exclude)]
-        for pattern, source in reversed(list(zip(self.exclude, sources[: len(self.exclude)], strict=True))):
-            if pathspec.GitIgnoreSpec.from_lines([pattern.lstrip("!")]).match_file(rel):
-                return pattern, source
-        return None  # pragma: no cover - an excluded path matches a pattern
-
-    def ignored_rules(self, path: str) -> set[str]:
-        """The rules ``per-file-ignores`` turns off for ``path``."""
-        if not self.per_file_ignores:
-            return set()
-        rel = self.relative(path)
-        if rel is None:
-            return set()
-        if self._ignores is None:
-            self._ignores = [(PatternSet([p]), set(ids)) for p, ids in self.per_file_ignores.items()]
-        out: set[str] = set()
-        for patterns, ids in self._ignores:
-            if patterns.match(rel):
-                out |= ids
-        return out
 
 
 def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rule], boundary: str) -> None:
@@ -274,18 +196,37 @@ def load_config(explicit: str | None = None, *, rules: Mapping[str, Rule]) -> Co
     return read_config(found, rules=rules) if found else Config()
 
 
-@dataclass
-class Project:
+class Project(Record):
     """The user's project, built once per run and handed to every stage: root, configuration, reads allowed."""
 
+    __slots__ = ("_definitions", "_files", "allowed", "config", "config_file", "in_project", "notes", "root")
     root: str
     config: Config
-    config_file: str | None = None
-    notes: list[str] = field(default_factory=list)
-    in_project: bool = True  # False: no configuration, not in a git work tree (nothing is searched)
-    allowed: list[str] = field(default_factory=list)  # folders the command line allows reads in
-    _files: list[str] | None = field(default=None, init=False, repr=False)
-    _definitions: PatternSet | None = field(default=None, init=False, repr=False)
+    config_file: str | None
+    notes: list[str]
+    in_project: bool  # False: no configuration, not in a git work tree (nothing is searched)
+    allowed: list[str]  # folders the command line allows reads in
+    _files: list[str] | None  # the project's YAML files, listed once
+    _definitions: PatternSet | None  # the patterns of `definitions:`, made once
+
+    def __init__(
+        self,
+        root: str,
+        config: Config,
+        config_file: str | None = None,
+        notes: list[str] | None = None,
+        in_project: bool = True,
+        allowed: list[str] | None = None,
+    ) -> None:
+        """The project at ``root`` with its configuration (read from ``config_file``, when there is one)."""
+        self.root = root
+        self.config = config
+        self.config_file = config_file
+        self.notes = [] if notes is None else notes
+        self.in_project = in_project
+        self.allowed = [] if allowed is None else allowed
+        self._files = None
+        self._definitions = None
 
     # -- files ------------------------------------------------------------------------------
     def excluded(self, path: str) -> bool:

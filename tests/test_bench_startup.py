@@ -47,6 +47,7 @@ NOT_ON_THE_LINT_PATH = {
     "importlib.metadata": "plugins are found by reading entry_points.txt",
     "asyncio": "the language server",
     "hashlib": "baseline fingerprints (kartalint.lint.baseline itself is light: it hashes only when asked)",
+    "dataclasses": "records are plain classes with __slots__ (kartalint.model.Record): a dataclass execs its methods at import",
 }
 
 

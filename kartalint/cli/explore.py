@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
@@ -148,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     crd_paths = list(request.crds) or [os.path.join(project.root, p) for p in project.config.crds]
     crds = _crd_index(crd_paths)
     index = _definition_index(request, project)
-    lint_config = dataclasses.replace(project.config, crds=crd_paths)  # lint's hints: with these CRDs
+    lint_config = project.config.replace(crds=crd_paths)  # lint's hints: with these CRDs
     if request.min_path_coverage is None:
         request = request._replace(min_path_coverage=project.config.explore_min_path_coverage)
     exploration = _explore_definitions(request, index, crds, lint_config, assume)

@@ -4,7 +4,6 @@ the report; the summary line and the exit code are the ``LintResult``'s."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -166,7 +165,7 @@ def _with_crds(config: Config, crds: tuple[str, ...]) -> Config:
     for path in crds:
         if not os.path.exists(path):
             raise ConfigError(f"--crd {path}: no such file or directory")
-    return dataclasses.replace(config, crds=[*config.crds, *crds])
+    return config.replace(crds=[*config.crds, *crds])
 
 
 def _crds_usable(config: Config) -> bool:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from kartalint.jqlang.lexer import KEYWORDS
 from kartalint.jqlang.parser import ASSIGN_OPS, Node
 from kartalint.jqlang.types import static_type
+from kartalint.model import Frozen, set_field
 
 # The ids of the rules declared with this module's findings (constants: a misspelt id is an import error).
 JQ_FORBIDDEN_FUNCTION = "jq-forbidden-function"
@@ -82,16 +82,24 @@ PATH_CALLS = {
 }
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Frozen):
     """A problem of an expression: its rule, message and span in the expression's text; ``upstream_misses`` when
     upstream's validator accepts what kartalint reports."""
 
+    __slots__ = ("end", "message", "rule", "start", "upstream_misses")
     rule: str
     message: str
     start: int
     end: int
-    upstream_misses: bool = False
+    upstream_misses: bool
+
+    def __init__(self, rule: str, message: str, start: int, end: int, upstream_misses: bool = False) -> None:
+        """The problem of ``rule`` from ``start`` to ``end`` (excluded) of the expression."""
+        set_field(self, "rule", rule)
+        set_field(self, "message", message)
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "upstream_misses", upstream_misses)
 
 
 def _walk_with_visibility(root: Node) -> Iterator[tuple[Node, bool]]:

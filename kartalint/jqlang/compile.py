@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from kartalint.model import Frozen, set_field
 
 _ERROR = re.compile(
     r"jq: error: (?P<msg>.*?) at <top-level>, line (?P<line>\d+), column (?P<col>\d+):\n[^\n]*\n(?P<caret>[^\n]*)"
@@ -14,15 +15,22 @@ _ERROR = re.compile(
 _ERROR_NO_POS = re.compile(r"jq: error: (?P<msg>[^\n]*)")
 
 
-@dataclass(frozen=True)
-class CompileProblem:
+class CompileProblem(Frozen):
     """A libjq compile error: its message, its span in the expression, and whether it is a syntax error (else an
     undefined function or variable)."""
 
+    __slots__ = ("end", "message", "start", "syntax")
     message: str
     start: int  # offset in the expression
     end: int
     syntax: bool  # a syntax error (vs. an undefined function/variable)
+
+    def __init__(self, message: str, start: int, end: int, syntax: bool) -> None:
+        """The error ``message`` from ``start`` to ``end`` (excluded) of the expression."""
+        set_field(self, "message", message)
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "syntax", syntax)
 
 
 def _offset(expression: str, line: int, column: int) -> int:

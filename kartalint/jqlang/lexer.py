@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from kartalint.model import Record
 
 KEYWORDS = frozenset(
     [
@@ -83,26 +83,42 @@ class JqSyntaxError(Exception):
         self.end = end if end is not None else start + 1
 
 
-@dataclass
-class Token:
+class Token(Record):
     """A token of a jq expression: its kind, text and span; a string's literal pieces and interpolations in
     ``parts``."""
 
+    __slots__ = ("end", "kind", "parts", "start", "value")
     kind: str  # IDENT, KEYWORD, FIELD, VAR, FORMAT, NUMBER, STRING, OP, EOF
     value: str
     start: int
     end: int
     # For STRING tokens: literal text pieces and token lists of interpolations, in order.
-    parts: list[str | Interpolation] = field(default_factory=list)
+    parts: list[str | Interpolation]
+
+    def __init__(
+        self, kind: str, value: str, start: int, end: int, parts: list[str | Interpolation] | None = None
+    ) -> None:
+        """The token ``value`` of ``kind`` from ``start`` to ``end`` (excluded)."""
+        self.kind = kind
+        self.value = value
+        self.start = start
+        self.end = end
+        self.parts = [] if parts is None else parts
 
 
-@dataclass
-class Interpolation:
+class Interpolation(Record):
     r"""A string's ``\(...)`` interpolation: its tokens and span."""
 
+    __slots__ = ("end", "start", "tokens")
     tokens: list[Token]
     start: int
     end: int
+
+    def __init__(self, tokens: list[Token], start: int, end: int) -> None:
+        """The interpolation of ``tokens`` from ``start`` to ``end`` (excluded)."""
+        self.tokens = tokens
+        self.start = start
+        self.end = end
 
 
 def _is_ident_start(ch: str) -> bool:

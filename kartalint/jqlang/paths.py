@@ -4,8 +4,6 @@ come from ``kartalint.jqlang.places``): the facts the CRD-aware rules check."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from kartalint.jqlang import uses
 from kartalint.jqlang.parser import Node
 from kartalint.jqlang.places import (
@@ -27,36 +25,66 @@ from kartalint.jqlang.places import (
 )
 from kartalint.jqlang.reads import PathRead, path_text, read_at
 from kartalint.jqlang.uses import Consumed, Fallback, StringTest
+from kartalint.model import Frozen, Record, set_field
 
 __all__ = ["MAX_INLINE_DEPTH", "NotFollowed", "PathFacts", "PathRead", "path_facts", "path_text"]
 
 
-@dataclass(frozen=True)
-class NotFollowed:
+class NotFollowed(Frozen):
     """A place after which the reads of an expression cannot be related to the input document."""
 
+    __slots__ = ("construct", "end", "start")
     construct: str  # as written: "to_entries", "$name", "an object construction"
     start: int
     end: int
 
+    def __init__(self, construct: str, start: int, end: int) -> None:
+        """The ``construct`` written from ``start`` to ``end`` (excluded)."""
+        set_field(self, "construct", construct)
+        set_field(self, "start", start)
+        set_field(self, "end", end)
 
-@dataclass
-class PathFacts:
+
+class PathFacts(Record):
     """What an expression does with the input paths it reads: the reads, arithmetic on bare paths, paths it stops
-    following, comparisons and string tests, object keys, and more (one list per use)."""
+    following, comparisons and string tests, object keys, and more (one list per use); found by ``path_facts``,
+    which fills the lists."""
 
-    reads: list[PathRead] = field(default_factory=list)
-    arithmetic: list[tuple[Node, PathRead]] = field(
-        default_factory=list
-    )  # `-`, `*`, `/`, `%` on a bare, unguarded path
-    not_followed: list[NotFollowed] = field(default_factory=list)
-    comparisons: list[tuple[tuple[str, ...], str, int, int]] = field(default_factory=list)  # P == "s" / P != "s"
-    object_keys: list[PathRead] = field(default_factory=list)  # {(P): v}: P read as an object key
-    string_tests: list[StringTest] = field(default_factory=list)  # P == "s", P | test("re"), startswith...
-    fallbacks: list[Fallback] = field(default_factory=list)  # P // 1, P // "x", P // true
-    consumed: list[Consumed] = field(default_factory=list)  # P | to_entries, keys, map(f), add... (fail on null)
-    sums: list[tuple[Node, PathRead]] = field(default_factory=list)  # `-`, `*`... on `map(.x) | add`
-    memo: dict = field(default_factory=dict, repr=False, compare=False)  # tested paths of `and` chains
+    __slots__ = (
+        "_memo",
+        "arithmetic",
+        "comparisons",
+        "consumed",
+        "fallbacks",
+        "not_followed",
+        "object_keys",
+        "reads",
+        "string_tests",
+        "sums",
+    )
+    reads: list[PathRead]
+    arithmetic: list[tuple[Node, PathRead]]  # `-`, `*`, `/`, `%` on a bare, unguarded path
+    not_followed: list[NotFollowed]
+    comparisons: list[tuple[tuple[str, ...], str, int, int]]  # P == "s" / P != "s"
+    object_keys: list[PathRead]  # {(P): v}: P read as an object key
+    string_tests: list[StringTest]  # P == "s", P | test("re"), startswith...
+    fallbacks: list[Fallback]  # P // 1, P // "x", P // true
+    consumed: list[Consumed]  # P | to_entries, keys, map(f), add... (fail on null)
+    sums: list[tuple[Node, PathRead]]  # `-`, `*`... on `map(.x) | add`
+    _memo: dict  # tested paths of `and` chains
+
+    def __init__(self) -> None:
+        """No fact yet."""
+        self.reads = []
+        self.arithmetic = []
+        self.not_followed = []
+        self.comparisons = []
+        self.object_keys = []
+        self.string_tests = []
+        self.fallbacks = []
+        self.consumed = []
+        self.sums = []
+        self._memo = {}
 
 
 _FACTS: dict = {}  # id(tree) -> (tree, facts): parsed trees are cached and shared, so are their facts
@@ -73,7 +101,7 @@ def path_facts(root: Node) -> PathFacts:
         return cached[1]
     facts = PathFacts()
     _walk(root, Scope(base=((),)), facts)
-    facts.memo.clear()
+    facts._memo.clear()
     facts.reads = list(dict.fromkeys(facts.reads))  # an `if` or `//` may lead twice to one read
     facts.arithmetic = list({(id(op), read): (op, read) for op, read in facts.arithmetic}.values())
     facts.sums = list({(id(op), read): (op, read) for op, read in facts.sums}.values())
@@ -179,7 +207,7 @@ def _walk(node: Node | None, scope: Scope, facts: PathFacts) -> None:
         return
     if kind == "binop" and node.value == "and":
         _walk(node.children[0], scope, facts)
-        _walk(node.children[1], _also_tested(scope, tested(node.children[0], scope, facts.memo)), facts)
+        _walk(node.children[1], _also_tested(scope, tested(node.children[0], scope, facts._memo)), facts)
         return
     if kind == "binop" and node.value in ("==", "!="):
         facts.comparisons.extend(uses.comparisons(node, scope))

@@ -6,21 +6,29 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 
 from kartalint.jqlang.parser import Node
 from kartalint.jqlang.places import PSEUDO, Path_, Scope, visible
+from kartalint.model import Frozen, set_field
 
 
-@dataclass(frozen=True)
-class PathRead:
+class PathRead(Frozen):
     """A field path read by an expression, e.g. ``.spec.replicatedJobs[].replicas``."""
 
+    __slots__ = ("end", "guarded", "path", "start", "tested_depth")
     path: tuple[str, ...]  # field names, "[]" for iteration, "[n]" for indices, "[?]" for a computed index
     start: int
     end: int
     guarded: bool  # under the left side of `//` or `?`, inside try, or tested by an enclosing select/if/and
-    tested_depth: int = 0  # the length of the longest ancestor path tested non-null by an enclosing select/if/and
+    tested_depth: int  # the length of the longest ancestor path tested non-null by an enclosing select/if/and
+
+    def __init__(self, path: tuple[str, ...], start: int, end: int, guarded: bool, tested_depth: int = 0) -> None:
+        """The read of ``path`` written from ``start`` to ``end`` (excluded) of the expression."""
+        set_field(self, "path", path)
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "guarded", guarded)
+        set_field(self, "tested_depth", tested_depth)
 
     def text(self) -> str:
         """The path as jq writes it."""

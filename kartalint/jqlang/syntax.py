@@ -4,9 +4,9 @@ token stream the parser reads from."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from kartalint.jqlang.lexer import JqSyntaxError, Token
+from kartalint.model import Record
 
 MAX_DEPTH = 100
 
@@ -14,17 +14,34 @@ ASSIGN_OPS = ("=", "|=", "+=", "-=", "*=", "/=", "%=", "//=")
 COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
-@dataclass
-class Node:
+class Node(Record):
     """A node of the syntax tree: its kind, span in the expression, value (a name, a literal), children and, for a
     function definition, its parameters."""
 
+    __slots__ = ("children", "end", "kind", "params", "start", "value")
     kind: str
     start: int
     end: int
-    value: object = None
-    children: list[Node | None] = field(default_factory=list)
-    params: list[str] = field(default_factory=list)
+    value: object
+    children: list[Node | None]
+    params: list[str]
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        value: object = None,
+        children: list[Node | None] | None = None,
+        params: list[str] | None = None,
+    ) -> None:
+        """A node of ``kind`` from ``start`` to ``end`` (excluded) of the expression."""
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.value = value
+        self.children = [] if children is None else children
+        self.params = [] if params is None else params
 
     def walk(self) -> Iterator[Node]:
         """Every node of the tree, depth first, self included."""

@@ -5,12 +5,12 @@ fallbacks to a constant, arithmetic, sums (``add``), object keys, and builtins t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 from kartalint.jqlang.parser import Node
 from kartalint.jqlang.places import LIST, Places, Scope, if_branches, places_of, real, visible
 from kartalint.jqlang.reads import PathRead, has_optional, known_depth, read_at
+from kartalint.model import Frozen, set_field
 
 # builtins that fail on a null input ("null (null) has no keys", "Cannot iterate over null"), with
 # their arity (`length` does not: it gives 0; `any`/`all` with two arguments read their generator)
@@ -31,36 +31,57 @@ _NEVER_NULL = {
 STRING_TESTS = ("test", "startswith", "endswith")
 
 
-@dataclass(frozen=True)
-class StringTest:
+class StringTest(Frozen):
     """``P == "s"``, ``P != "s"``, ``P | test("re")``, ``startswith``/``endswith``: a place of the
     input tested against a constant string (``flags``: test's second argument)."""
 
+    __slots__ = ("end", "flags", "op", "path", "start", "value")
     path: tuple[str, ...]
     op: str  # "==", "!=", "test", "startswith", "endswith"
     value: str
     start: int  # the constant, as written
     end: int
-    flags: str = ""
+    flags: str
+
+    def __init__(self, path: tuple[str, ...], op: str, value: str, start: int, end: int, flags: str = "") -> None:
+        """The test ``op`` of ``path`` against ``value``, written from ``start`` to ``end`` (excluded)."""
+        set_field(self, "path", path)
+        set_field(self, "op", op)
+        set_field(self, "value", value)
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "flags", flags)
 
 
-@dataclass(frozen=True)
-class Fallback:
+class Fallback(Frozen):
     """``P // D``: the value at a place, else the constant ``D`` (a number, string or boolean)."""
 
+    __slots__ = ("end", "read", "start", "value")
     read: PathRead
     value: Any
     start: int  # the whole ``P // D``
     end: int
 
+    def __init__(self, read: PathRead, value: Any, start: int, end: int) -> None:
+        """``read // value``, written from ``start`` to ``end`` (excluded)."""
+        set_field(self, "read", read)
+        set_field(self, "value", value)
+        set_field(self, "start", start)
+        set_field(self, "end", end)
 
-@dataclass(frozen=True)
-class Consumed:
+
+class Consumed(Frozen):
     """A builtin that fails on null (``to_entries``, ``keys``, ``map``, ``add``...) applied to the
     value at a place; ``read.guarded`` when a ``//`` default, ``?``, ``try`` or a test protects it."""
 
+    __slots__ = ("name", "read")
     name: str
     read: PathRead
+
+    def __init__(self, name: str, read: PathRead) -> None:
+        """The builtin ``name`` applied to the value ``read``."""
+        set_field(self, "name", name)
+        set_field(self, "read", read)
 
 
 def strip(node: Node | None) -> Node | None:
@@ -220,7 +241,7 @@ def object_keys(node: Node, scope: Scope) -> list[PathRead]:
             continue
         for path in real(places_of(subject, scope)):
             read = read_at(subject, scope, path)
-            out.append(replace(read, guarded=read.guarded or defaulted))
+            out.append(read.replace(guarded=read.guarded or defaulted))
     return out
 
 

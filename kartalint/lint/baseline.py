@@ -15,13 +15,12 @@ import json
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from kartalint.errors import UsageError
 from kartalint.lint.result import LintResult
 from kartalint.load.bounded import ParseError, json_loads
 from kartalint.load.confinement import ReadRefused, read_confined
-from kartalint.model import Finding, format_path
+from kartalint.model import Finding, Record, format_path
 
 SCHEMA_VERSION = 1
 
@@ -57,12 +56,17 @@ def render(findings: Sequence[Finding], root: str) -> str:
     return json.dumps({"schemaVersion": SCHEMA_VERSION, "tool": "kartalint", "findings": entries}, indent=2) + "\n"
 
 
-@dataclass
-class Baseline:
+class Baseline(Record):
     """The findings of a baseline file, as fingerprints counted, with their files."""
 
+    __slots__ = ("counts", "files")
     counts: Counter  # fingerprint -> entries
     files: dict[str, str]  # fingerprint -> file (relative to the root)
+
+    def __init__(self, counts: Counter, files: dict[str, str]) -> None:
+        """The baseline of ``counts`` fingerprints, each in one of ``files``."""
+        self.counts = counts
+        self.files = files
 
     @classmethod
     def read(cls, path: str, root: str | None = None, given_as: str | None = None) -> Baseline:

@@ -9,17 +9,15 @@ severities, ``per-file-ignores`` and suppression comments, the same files skippe
 
 from __future__ import annotations
 
-import dataclasses
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kartalint.load.discovery import TEMPLATE_HINT, template_marker
 from kartalint.load.documents import SourceFile, load_file
 from kartalint.load.kinds import is_fixture, mentions_karta
 from kartalint.load.yaml_rules import YAML_TEMPLATE
-from kartalint.model import Finding, Rule, Severity, Span
+from kartalint.model import Finding, Frozen, Record, Rule, Severity, Span, set_field
 from kartalint.project import Config
 from kartalint.rules import registry, suppress
 from kartalint.rules.document import check_document
@@ -33,19 +31,40 @@ if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
     from kartalint.rules.house import HouseRun
 
 
-@dataclass(frozen=True)
-class FileOutcome:
+class FileOutcome(Frozen):
     """What linting one file gives: its findings (configured and unsuppressed) and what it holds
     (picklable, so files can be linted in worker processes)."""
 
+    __slots__ = ("findings", "fixtures", "kartas", "others", "path", "skipped", "suppressed", "template")
     path: str
     findings: list[Finding]
     kartas: int
     others: int
     suppressed: int
     fixtures: int
-    skipped: bool = False  # holds neither a Karta nor a fixture document: not judged, no finding
-    template: bool = False  # a Go/Helm template: skipped, its one finding a yaml-template note
+    skipped: bool  # holds neither a Karta nor a fixture document: not judged, no finding
+    template: bool  # a Go/Helm template: skipped, its one finding a yaml-template note
+
+    def __init__(
+        self,
+        path: str,
+        findings: list[Finding],
+        kartas: int,
+        others: int,
+        suppressed: int,
+        fixtures: int,
+        skipped: bool = False,
+        template: bool = False,
+    ) -> None:
+        """The outcome of the file at ``path``: its findings, and how many documents of each kind it holds."""
+        set_field(self, "path", path)
+        set_field(self, "findings", findings)
+        set_field(self, "kartas", kartas)
+        set_field(self, "others", others)
+        set_field(self, "suppressed", suppressed)
+        set_field(self, "fixtures", fixtures)
+        set_field(self, "skipped", skipped)
+        set_field(self, "template", template)
 
 
 def lint_source(source: SourceFile, config: Config, *, strict_files: bool = False) -> FileOutcome:
@@ -129,18 +148,34 @@ def lint_files(paths: Iterable[str], config: Config, *, strict_files: bool = Fal
         drain_house()  # (abandoned halfway: the worker's last reply read, the engine free for the next run)
 
 
-@dataclass
-class _Waiting:
+class _Waiting(Record):
     """A file checked (``_read``): its findings in order (a document's own, then its house rules'
     or their queued run), what it holds, and, queued, the end of its queue (which rules had failed
     by then); its outcome once nothing it waits for is."""
 
+    __slots__ = ("counts", "end", "house", "parts", "ready", "source")
     source: SourceFile
     house: list[HouseRule]
-    parts: list[list[Finding] | HouseRun] = field(default_factory=list)
-    counts: tuple[int, int, int] = (0, 0, 0)  # Karta, other and fixture documents
-    end: Queued | None = None
-    ready: FileOutcome | None = None  # the outcome, when nothing waits
+    parts: list[list[Finding] | HouseRun]
+    counts: tuple[int, int, int]  # Karta, other and fixture documents
+    end: Queued | None
+    ready: FileOutcome | None  # the outcome, when nothing waits
+
+    def __init__(
+        self,
+        source: SourceFile,
+        house: list[HouseRule],
+        parts: list[list[Finding] | HouseRun] | None = None,
+        counts: tuple[int, int, int] = (0, 0, 0),
+        end: Queued | None = None,
+        ready: FileOutcome | None = None,
+    ) -> None:
+        self.source = source
+        self.house = house
+        self.parts = [] if parts is None else parts
+        self.counts = counts
+        self.end = end
+        self.ready = ready
 
     @property
     def done(self) -> bool:
@@ -222,7 +257,7 @@ def configure(findings: Iterable[Finding], config: Config) -> list[Finding]:
                 ignored[finding.file] = config.ignored_rules(finding.file)
             if finding.rule in ignored[finding.file]:
                 continue
-        out.append(finding if severity == finding.severity else dataclasses.replace(finding, severity=severity))
+        out.append(finding if severity == finding.severity else finding.replace(severity=severity))
     return out
 
 
@@ -260,7 +295,7 @@ def _template_outcome(source: SourceFile, config: Config) -> FileOutcome | None:
         hint=TEMPLATE_HINT,
     )
     outcome = _configured(source, [note], config, 0, 0, 0)
-    return dataclasses.replace(outcome, skipped=True, template=True)
+    return outcome.replace(skipped=True, template=True)
 
 
 _CRD_INDEXES: dict[tuple[str, ...], CrdIndex] = {}

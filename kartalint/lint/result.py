@@ -2,30 +2,79 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from kartalint.model import Finding, Rule, Severity
+from kartalint.model import Finding, Record, Rule, Severity
 
 
-@dataclass
-class LintResult:
+class LintResult(Record):
     """What a lint run found: files checked, findings, missing paths, skipped files and documents."""
 
-    checked: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    karta_documents: int = 0
-    fixture_documents: int = 0
-    skipped_documents: int = 0
-    skipped_files: list[str] = field(default_factory=list)  # neither Karta nor fixture (not with --strict-files)
-    skipped_paths: list[str] = field(default_factory=list)  # FIFOs, devices, unreadable folders met in a walk
-    templates: list[str] = field(default_factory=list)  # Go/Helm templates skipped (a yaml-template note each)
-    excluded: list[str] = field(default_factory=list)  # files named on the command line that `exclude` selects
-    suppressed: int = 0
-    baselined: int | None = None  # findings the baseline absorbed (None: no baseline given)
-    stale: int = 0  # entries of the baseline no finding of the checked files matches any more
-    wrote_baseline: str | None = None  # the baseline file written (--write-baseline)
-    house_rules: list[Rule] = field(default_factory=list)  # the configuration's house rules (SARIF's descriptors)
+    __slots__ = (
+        "baselined",
+        "checked",
+        "excluded",
+        "findings",
+        "fixture_documents",
+        "house_rules",
+        "karta_documents",
+        "missing",
+        "skipped_documents",
+        "skipped_files",
+        "skipped_paths",
+        "stale",
+        "suppressed",
+        "templates",
+        "wrote_baseline",
+    )
+    checked: list[str]
+    findings: list[Finding]
+    missing: list[str]
+    karta_documents: int
+    fixture_documents: int
+    skipped_documents: int
+    skipped_files: list[str]  # neither Karta nor fixture (not with --strict-files)
+    skipped_paths: list[str]  # FIFOs, devices, unreadable folders met in a walk
+    templates: list[str]  # Go/Helm templates skipped (a yaml-template note each)
+    excluded: list[str]  # files named on the command line that `exclude` selects
+    suppressed: int
+    baselined: int | None  # findings the baseline absorbed (None: no baseline given)
+    stale: int  # entries of the baseline no finding of the checked files matches any more
+    wrote_baseline: str | None  # the baseline file written (--write-baseline)
+    house_rules: list[Rule]  # the configuration's house rules (SARIF's descriptors)
+
+    def __init__(
+        self,
+        checked: list[str] | None = None,
+        findings: list[Finding] | None = None,
+        missing: list[str] | None = None,
+        karta_documents: int = 0,
+        fixture_documents: int = 0,
+        skipped_documents: int = 0,
+        skipped_files: list[str] | None = None,
+        skipped_paths: list[str] | None = None,
+        templates: list[str] | None = None,
+        excluded: list[str] | None = None,
+        suppressed: int = 0,
+        baselined: int | None = None,
+        stale: int = 0,
+        wrote_baseline: str | None = None,
+        house_rules: list[Rule] | None = None,
+    ) -> None:
+        """A result of nothing found yet (or of what is given)."""
+        self.checked = [] if checked is None else checked
+        self.findings = [] if findings is None else findings
+        self.missing = [] if missing is None else missing
+        self.karta_documents = karta_documents
+        self.fixture_documents = fixture_documents
+        self.skipped_documents = skipped_documents
+        self.skipped_files = [] if skipped_files is None else skipped_files
+        self.skipped_paths = [] if skipped_paths is None else skipped_paths
+        self.templates = [] if templates is None else templates
+        self.excluded = [] if excluded is None else excluded
+        self.suppressed = suppressed
+        self.baselined = baselined
+        self.stale = stale
+        self.wrote_baseline = wrote_baseline
+        self.house_rules = [] if house_rules is None else house_rules
 
     @property
     def nothing_checked(self) -> bool:

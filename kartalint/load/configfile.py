@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from kartalint.errors import ConfigError
 from kartalint.load.bounded import ParseError, toml_loads
 from kartalint.load.confinement import ReadRefused, inside, read_confined, repository_of, why_not_a_file
 from kartalint.load.documents import MAX_FILE_BYTES, load_text
-from kartalint.model import Path, Rule, Severity
+from kartalint.model import Path, Record, Rule, Severity
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 CONFIG_INVALID = "config-invalid"
@@ -47,13 +46,19 @@ def _no_place(path: Path, key: bool = False) -> tuple[int, int]:
     return 0, 0
 
 
-@dataclass
-class ConfigFile:
+class ConfigFile(Record):
     """One configuration file as read: its data (the mapping) and where each value is."""
 
+    __slots__ = ("data", "locate", "path")
     path: str
     data: dict[str, Any]
-    locate: Callable[..., tuple[int, int]] = _no_place  # (path, key=False) -> (line, column), 0 when unknown
+    locate: Callable[..., tuple[int, int]]  # (path, key=False) -> (line, column), 0 when unknown
+
+    def __init__(self, path: str, data: dict[str, Any], locate: Callable[..., tuple[int, int]] = _no_place) -> None:
+        """The configuration file at ``path``, its ``data``, and how to ``locate`` a value in it."""
+        self.path = path
+        self.data = data
+        self.locate = locate
 
     @property
     def folder(self) -> str:

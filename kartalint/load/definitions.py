@@ -12,7 +12,6 @@ import copy
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kartalint.karta import as_dict, components, gvk_of, structure
@@ -20,6 +19,7 @@ from kartalint.load.discovery import iter_yaml_files, missing_reason, template_m
 from kartalint.load.documents import display_path, load_file
 from kartalint.load.filecache import FileCache
 from kartalint.load.kinds import mentions_karta
+from kartalint.model import Record
 
 GVK = tuple[str, str, str]
 
@@ -88,14 +88,20 @@ def _read_definition_file(path: str) -> _DefinitionFile:
 DefinitionOrigin = Literal["explicit", "project", "bundled", "revision"]
 
 
-@dataclass
-class DefinitionFile:
+class DefinitionFile(Record):
     """A definition file: its path, its data and where it was found (``origin``: named, the project's, bundled or
     at a git revision)."""
 
+    __slots__ = ("data", "origin", "path")
     path: str
     data: dict[str, Any]
-    origin: DefinitionOrigin = "explicit"
+    origin: DefinitionOrigin
+
+    def __init__(self, path: str, data: dict[str, Any], origin: DefinitionOrigin = "explicit") -> None:
+        """The definition ``data`` read from ``path``, found where ``origin`` says."""
+        self.path = path
+        self.data = data
+        self.origin = origin
 
     @property
     def name(self) -> str:
@@ -104,18 +110,39 @@ class DefinitionFile:
         return name if isinstance(name, str) else os.path.basename(self.path)
 
 
-@dataclass
-class DefinitionIndex:
+class DefinitionIndex(Record):
     """Definitions from several places; earlier places win for the same GVK."""
 
-    searched: list[str] = field(default_factory=list)
-    by_gvk: dict[GVK, DefinitionFile] = field(default_factory=dict)
-    by_basename: dict[str, DefinitionFile] = field(default_factory=dict)
-    by_name: dict[str, DefinitionFile] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-    explicit_problems: list[str] = field(default_factory=list)  # those of the paths given explicitly
-    notes: list[str] = field(default_factory=list)  # shadowing and ambiguity, said once
-    _real: dict[str, DefinitionOrigin] = field(default_factory=dict)  # realpath -> origin already indexed
+    __slots__ = ("_real", "by_basename", "by_gvk", "by_name", "explicit_problems", "notes", "problems", "searched")
+    searched: list[str]
+    by_gvk: dict[GVK, DefinitionFile]
+    by_basename: dict[str, DefinitionFile]
+    by_name: dict[str, DefinitionFile]
+    problems: list[str]
+    explicit_problems: list[str]  # those of the paths given explicitly
+    notes: list[str]  # shadowing and ambiguity, said once
+    _real: dict[str, DefinitionOrigin]  # realpath -> origin already indexed
+
+    def __init__(
+        self,
+        searched: list[str] | None = None,
+        by_gvk: dict[GVK, DefinitionFile] | None = None,
+        by_basename: dict[str, DefinitionFile] | None = None,
+        by_name: dict[str, DefinitionFile] | None = None,
+        problems: list[str] | None = None,
+        explicit_problems: list[str] | None = None,
+        notes: list[str] | None = None,
+        _real: dict[str, DefinitionOrigin] | None = None,
+    ) -> None:
+        """An index of no definition (or of those given)."""
+        self.searched = [] if searched is None else searched
+        self.by_gvk = {} if by_gvk is None else by_gvk
+        self.by_basename = {} if by_basename is None else by_basename
+        self.by_name = {} if by_name is None else by_name
+        self.problems = [] if problems is None else problems
+        self.explicit_problems = [] if explicit_problems is None else explicit_problems
+        self.notes = [] if notes is None else notes
+        self._real = {} if _real is None else _real
 
     @classmethod
     def from_paths(cls, paths: Sequence[str], origin: DefinitionOrigin = "explicit") -> DefinitionIndex:

@@ -13,7 +13,6 @@ import bisect
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -36,7 +35,7 @@ from kartalint.load.yaml_rules import (
     YAML_TOO_DEEP,
     YAML_TOO_LARGE,
 )
-from kartalint.model import Finding, Path, Span
+from kartalint.model import Finding, Path, Record, Span
 
 _SEVERITY = {rule.id: rule.severity for rule in RULES}
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -62,23 +61,31 @@ Loader.yaml_implicit_resolvers = {
 _INDEXED_MAPPING = 16  # mappings with more keys than this are looked up through an index
 
 
-@dataclass
-class Document:
+class Document(Record):
     """One YAML document of a file: its data and the node tree that locates it (composed when a
     position is first asked for, where the document was read without one: ``SourceFile.stream``)."""
 
+    __slots__ = ("_composed", "_indexes", "data", "index", "source")
     source: SourceFile
     index: int
     data: Any
-    composed: Any = field(repr=False, compare=False)  # the node tree, or None until it is needed
-    indexes: dict[int, dict[str, tuple[Any, Any]]] = field(default_factory=dict, repr=False, compare=False)
+    _composed: Any  # the node tree, or None until it is needed
+    _indexes: dict[int, dict[str, tuple[Any, Any]]]  # large mappings' keys, by the mapping's id
+
+    def __init__(self, source: SourceFile, index: int, data: Any, composed: Any) -> None:
+        """Document ``index`` (0-based) of ``source``, its ``data`` and its node tree (None: not yet composed)."""
+        self.source = source
+        self.index = index
+        self.data = data
+        self._composed = composed
+        self._indexes = {}
 
     @property
     def node(self) -> Any:
         """The document's node tree (libyaml's, with the marks of every node)."""
-        if self.composed is None:
-            self.composed = self.source.node_of(self.index)
-        return self.composed
+        if self._composed is None:
+            self._composed = self.source.node_of(self.index)
+        return self._composed
 
     @property
     def is_karta(self) -> bool:
@@ -113,9 +120,9 @@ class Document:
             return next(
                 ((k, v) for k, v in mapping.value if isinstance(k, yaml.ScalarNode) and key_text(k) == key), None
             )
-        index = self.indexes.get(id(mapping))
+        index = self._indexes.get(id(mapping))
         if index is None:
-            index = self.indexes[id(mapping)] = {}
+            index = self._indexes[id(mapping)] = {}
             for k, v in mapping.value:
                 if isinstance(k, yaml.ScalarNode):
                     index.setdefault(key_text(k), (k, v))
@@ -148,19 +155,39 @@ class Document:
         return self.source.span_of_marks(offsets[start], offsets[end - 1] + 1)
 
 
-@dataclass
-class SourceFile:
+class SourceFile(Record):
     """A file (or stdin) as read: its text, documents and load findings."""
 
+    __slots__ = ("_composer", "_line_starts", "_offsets", "documents", "findings", "path", "streamed", "text")
     path: str
-    text: str = ""
-    documents: list[Document] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    _line_starts: list[int] | None = None
-    _offsets: dict[int, list[int] | None] = field(default_factory=dict)
+    text: str
+    documents: list[Document]
+    findings: list[Finding]
+    _line_starts: list[int] | None
+    _offsets: dict[int, list[int] | None]
+    streamed: bool  # the documents were parsed (by ``stream()``, or ``load_*(keep=True)``)
+    _composer: list[Any] | None  # [loader, next index]
 
-    streamed: bool = False  # the documents were parsed (by ``stream()``, or ``load_*(keep=True)``)
-    _composer: list[Any] | None = field(default=None, repr=False, compare=False)  # [loader, next index]
+    def __init__(
+        self,
+        path: str,
+        text: str = "",
+        documents: list[Document] | None = None,
+        findings: list[Finding] | None = None,
+        _line_starts: list[int] | None = None,
+        _offsets: dict[int, list[int] | None] | None = None,
+        streamed: bool = False,
+        _composer: list[Any] | None = None,
+    ) -> None:
+        """The file at ``path`` (``<stdin>``), its ``text``; its documents and findings as found."""
+        self.path = path
+        self.text = text
+        self.documents = [] if documents is None else documents
+        self.findings = [] if findings is None else findings
+        self._line_starts = _line_starts
+        self._offsets = {} if _offsets is None else _offsets
+        self.streamed = streamed
+        self._composer = _composer
 
     @property
     def karta_documents(self) -> list[Document]:

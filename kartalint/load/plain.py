@@ -16,7 +16,6 @@ List), is handed out as soon as it is built, so a cluster dump is never held who
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import IO, Any
 
 import yaml
@@ -24,6 +23,7 @@ from yaml import events, nodes
 
 from kartalint.load.loader import Loader
 from kartalint.load.nodes import MAX_DEPTH
+from kartalint.model import Record
 
 _STR = "tag:yaml.org,2002:str"
 _SCALAR, _ALIAS = events.ScalarEvent, events.AliasEvent
@@ -181,17 +181,36 @@ def iter_documents(text: str) -> Iterator[Any]:
         loader.dispose()
 
 
-@dataclass
-class Piece:
+class Piece(Record):
     """One document of a stream, or one entry of a document's top-level ``items`` list."""
 
+    __slots__ = ("column", "data", "document", "item", "line", "streamed_items", "text")
     document: int  # 0-based
     item: int | None  # the index in the document's ``items``; None for the document itself
     line: int  # 1-based, where it starts
     column: int
     data: Any  # TOO_LARGE when it is over the size limit
-    streamed_items: int | None = None  # for a document: how many ``items`` entries came before it as pieces
-    text: str | None = None  # its JSON text as read, when jq may be handed it as it is (plain_json.reusable)
+    streamed_items: int | None  # for a document: how many ``items`` entries came before it as pieces
+    text: str | None  # its JSON text as read, when jq may be handed it as it is (plain_json.reusable)
+
+    def __init__(
+        self,
+        document: int,
+        item: int | None,
+        line: int,
+        column: int,
+        data: Any,
+        streamed_items: int | None = None,
+        text: str | None = None,
+    ) -> None:
+        """The piece ``item`` of ``document`` (None: the document), read at ``line``, ``column``."""
+        self.document = document
+        self.item = item
+        self.line = line
+        self.column = column
+        self.data = data
+        self.streamed_items = streamed_items
+        self.text = text
 
 
 def iter_plain(stream: IO[bytes] | str, limit: int = 0) -> Iterator[Piece]:

@@ -7,7 +7,6 @@ count both from 1 in characters. ``Position`` below is LSP's (line, character).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -218,6 +217,4 @@ def _here(open_file: OpenFile, finding: Finding) -> Finding:
         return finding
 
     message = f"{finding.message} ({finding.file}:{finding.line}:{finding.column})"
-    return dataclasses.replace(
-        finding, file=open_file.source.path, line=1, column=1, end_line=1, end_column=2, message=message
-    )
+    return finding.replace(file=open_file.source.path, line=1, column=1, end_line=1, end_column=2, message=message)

@@ -99,7 +99,7 @@ def fixture_summary(open_file: OpenFile, project: LspProject, definition: Any, r
     holds it (saved or not); ``runner``: the project's, or a view of it with a time budget."""
 
     cases = [
-        dataclasses.replace(case, definition=dataclasses.replace(case.definition, data=definition))
+        dataclasses.replace(case, definition=case.definition.replace(data=definition))
         for case in project.cases_for(open_file.path)
     ]
     if not cases:

@@ -8,7 +8,6 @@ default configuration, and the error is shown on the configuration file (``confi
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import Any
 
@@ -155,5 +154,5 @@ def _house_problems(path: str, config: Config) -> list[Finding]:
         problem = static_problem(rule)
         if problem is not None and os.path.abspath(rule.source) == os.path.abspath(path):
             finding = failure_finding(rule, Failure(problem.part, problem.message, static=True))
-            found.append(dataclasses.replace(finding, file=path))
+            found.append(finding.replace(file=path))
     return found

@@ -6,25 +6,35 @@ describe's tree notes it (the evaluation engine hands the pairs to the view). Im
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from kartalint import karta
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.paths import path_facts, path_text
 from kartalint.karta import as_dict
+from kartalint.model import Frozen, set_field
 
 
-@dataclass(frozen=True)
-class Unmultiplied:
+class Unmultiplied(Frozen):
     """A pod-bearing ``child`` whose replicas do not read the count of its ancestor ``parent``,
     whose ``field`` (``expression``) can give more than 1 replica."""
 
+    __slots__ = ("child", "expression", "field", "parent", "reads")
     parent: karta.ComponentRef
     field: str
     expression: str
     reads: tuple[str, ...]  # the paths the parent's count reads, as jq
     child: karta.ComponentRef
+
+    def __init__(
+        self, parent: karta.ComponentRef, field: str, expression: str, reads: tuple[str, ...], child: karta.ComponentRef
+    ) -> None:
+        """``child`` under ``parent``, whose ``field`` is ``expression``."""
+        set_field(self, "parent", parent)
+        set_field(self, "field", field)
+        set_field(self, "expression", expression)
+        set_field(self, "reads", reads)
+        set_field(self, "child", child)
 
 
 def unmultiplied(definition: Any) -> list[Unmultiplied]:

@@ -6,11 +6,10 @@ definition built in Python without going through YAML text."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kartalint.load.documents import Document
-from kartalint.model import Finding, Path, Rule
+from kartalint.model import Finding, Frozen, Path, Rule, set_field
 
 if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
     from kartalint.load.crds import CrdIndex
@@ -82,12 +81,17 @@ class Context:
         )
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Frozen):
     """One check of a Karta document: ``run(ctx)`` reports the rules ``rules`` (their ids).
 
     A module declares its checks in ``CHECKS`` next to its ``RULES``; the registry collects them
     and ``check_document`` runs them in the registry's order."""
 
+    __slots__ = ("rules", "run")
     rules: tuple[str, ...]
     run: Callable[[Context], None]
+
+    def __init__(self, rules: tuple[str, ...], run: Callable[[Context], None]) -> None:
+        """The check ``run`` reporting ``rules``."""
+        set_field(self, "rules", rules)
+        set_field(self, "run", run)

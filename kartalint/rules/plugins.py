@@ -19,16 +19,14 @@ without plugins stays as fast as before.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import os
 import re
 import sys
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from typing import Any
 
-from kartalint.model import Finding, Rule, Severity
+from kartalint.model import Finding, Frozen, Rule, Severity, set_field
 from kartalint.rules.context import Check, Context
 from kartalint.rules.house import HOUSE_RULE_FAILED, RULES
 
@@ -36,16 +34,33 @@ GROUP = "kartalint.rules"
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-@dataclass(frozen=True)
-class Plugin:
+class Plugin(Frozen):
     """A family loaded from another distribution: the distribution, its entry point, the rules."""
 
+    __slots__ = ("distribution", "examples", "name", "rules", "value", "version")
     distribution: str
     version: str
     name: str  # the entry point's name
     value: str  # module[:attribute]
     rules: tuple[str, ...]
-    examples: str | None = None  # a folder of <rule-id>/bad.yaml and good.yaml (the family's EXAMPLES)
+    examples: str | None  # a folder of <rule-id>/bad.yaml and good.yaml (the family's EXAMPLES)
+
+    def __init__(
+        self,
+        distribution: str,
+        version: str,
+        name: str,
+        value: str,
+        rules: tuple[str, ...],
+        examples: str | None = None,
+    ) -> None:
+        """The entry point ``name`` (``value``) of ``distribution`` at ``version``, and its rules."""
+        set_field(self, "distribution", distribution)
+        set_field(self, "version", version)
+        set_field(self, "name", name)
+        set_field(self, "value", value)
+        set_field(self, "rules", rules)
+        set_field(self, "examples", examples)
 
     @property
     def label(self) -> str:
@@ -115,7 +130,7 @@ def load(
             continue
         plugin = Plugin(distribution, version, name, value, tuple(r.id for r in rules), _examples(family))
         origin = f"plugin {plugin.label}"
-        own = [dataclasses.replace(rule, origin=origin) for rule in rules]
+        own = [rule.replace(origin=origin) for rule in rules]
         guarded = [Check(check.rules, _guarded(check.run, f"{where}: check {_name(check.run)}")) for check in checks]
         families.append(_Family(tuple(own), tuple(guarded)))
         plugins.append(plugin)
@@ -165,12 +180,17 @@ def _name(function: Callable[..., Any]) -> str:
     return f"{getattr(function, '__module__', '?')}.{getattr(function, '__qualname__', repr(function))}"
 
 
-@dataclass(frozen=True)
-class _Family:
+class _Family(Frozen):
     """A plugin's family as the registry holds it."""
 
+    __slots__ = ("CHECKS", "RULES")
     RULES: tuple[Rule, ...]
     CHECKS: tuple[Check, ...]
+
+    def __init__(self, RULES: tuple[Rule, ...], CHECKS: tuple[Check, ...]) -> None:
+        """The family of ``RULES`` and ``CHECKS``."""
+        set_field(self, "RULES", RULES)
+        set_field(self, "CHECKS", CHECKS)
 
 
 def _guarded(run: Callable[[Context], None], where: str) -> Callable[[Context], None]:

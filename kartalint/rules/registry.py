@@ -32,12 +32,11 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 from kartalint.load import configfile, yaml_rules
-from kartalint.model import Rule
+from kartalint.model import Frozen, Rule, set_field
 from kartalint.rules import plugins
 from kartalint.rules.context import Check
 
@@ -126,20 +125,41 @@ ALSO = "# also:"
 RUN = "# run:"
 
 
-@dataclass(frozen=True)
-class Examples:
+class Examples(Frozen):
     """A rule's example folder: the bad and the good file, the other files they need, where the
     bad one fires (``file``, ``line``), rules it fires as well (``also``), and options of
     ``kartalint test`` (``run``) for test-time and outcome rules."""
 
+    __slots__ = ("also", "bad", "file", "folder", "good", "line", "others", "run")
     folder: str
     bad: bytes
     good: bytes
-    others: dict[str, bytes] = field(default_factory=dict)
-    file: str = "bad.yaml"
-    line: int = 0
-    also: tuple = ()
-    run: dict[str, tuple] = field(default_factory=dict)  # "bad"/"good" -> options
+    others: dict[str, bytes]
+    file: str
+    line: int
+    also: tuple
+    run: dict[str, tuple]  # "bad"/"good" -> options
+
+    def __init__(
+        self,
+        folder: str,
+        bad: bytes,
+        good: bytes,
+        others: dict[str, bytes] | None = None,
+        file: str = "bad.yaml",
+        line: int = 0,
+        also: tuple = (),
+        run: dict[str, tuple] | None = None,
+    ) -> None:
+        """The examples of ``folder``: its ``bad`` and ``good`` file."""
+        set_field(self, "folder", folder)
+        set_field(self, "bad", bad)
+        set_field(self, "good", good)
+        set_field(self, "others", {} if others is None else others)
+        set_field(self, "file", file)
+        set_field(self, "line", line)
+        set_field(self, "also", also)
+        set_field(self, "run", {} if run is None else run)
 
     def text(self, name: str) -> str:
         """The text of one of the folder's files (``bad.yaml``, ``good.yaml`` or another)."""

@@ -14,12 +14,11 @@ byExpression is unset or the same text with the same expectedResult.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from kartalint import karta
 from kartalint.karta import as_dict, as_list
-from kartalint.model import Rule, Severity
+from kartalint.model import Frozen, Rule, Severity, set_field
 from kartalint.rules.context import Check, Context
 from kartalint.rules.test_time import CONTRADICTORY
 
@@ -62,13 +61,27 @@ _PRECEDENCE = {status: index for index, status in enumerate(karta.STATUS_ORDER)}
 _EXCLUSIVE = {frozenset(pair) for pair in CONTRADICTORY}
 
 
-@dataclass(frozen=True)
-class _Matcher:
+class _Matcher(Frozen):
+    __slots__ = ("conditions", "expression", "path", "phase", "status")
     status: str
     path: tuple
     phase: str | None
     conditions: tuple[tuple[str, str | None, str | None], ...]  # (type, status, reason), one per type
     expression: tuple[str, str] | None
+
+    def __init__(
+        self,
+        status: str,
+        path: tuple,
+        phase: str | None,
+        conditions: tuple[tuple[str, str | None, str | None], ...],
+        expression: tuple[str, str] | None,
+    ) -> None:
+        set_field(self, "status", status)
+        set_field(self, "path", path)
+        set_field(self, "phase", phase)
+        set_field(self, "conditions", conditions)
+        set_field(self, "expression", expression)
 
     def contains(self, narrow: _Matcher) -> bool:
         """Every object ``narrow`` matches, this one matches."""

@@ -25,9 +25,8 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
-from kartalint.model import Finding, Rule, Severity
+from kartalint.model import Finding, Record, Rule, Severity
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 INVALID_SUPPRESSION = "invalid-suppression"
@@ -83,26 +82,50 @@ _SEVERITY = {rule.id: rule.severity for rule in RULES}
 _NEVER_UNUSED = {INVALID_SUPPRESSION, UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION}
 
 
-@dataclass
-class Directive:
+class Directive(Record):
     """An inline suppression comment: where it is written, the rules it names, its reason."""
 
+    __slots__ = ("column", "end_column", "file_wide", "line", "rules", "targets")
     line: int  # 1-based line it is written on
     column: int  # 1-based column of its '#'
     end_column: int
     file_wide: bool
     rules: list[tuple[str, int]]  # (rule id, 1-based column); empty: every rule
-    targets: set[int] = field(default_factory=set)  # the lines it silences (not for file_wide)
+    targets: set[int]  # the lines it silences (not for file_wide)
+
+    def __init__(
+        self,
+        line: int,
+        column: int,
+        end_column: int,
+        file_wide: bool,
+        rules: list[tuple[str, int]],
+        targets: set[int] | None = None,
+    ) -> None:
+        """The directive written on ``line`` from ``column`` to ``end_column``, naming ``rules``."""
+        self.line = line
+        self.column = column
+        self.end_column = end_column
+        self.file_wide = file_wide
+        self.rules = rules
+        self.targets = set() if targets is None else targets
 
 
-@dataclass
-class Malformed:
+class Malformed(Record):
     """A comment that reads as a directive but is not one (it silences nothing)."""
 
+    __slots__ = ("column", "end_column", "line", "reason")
     line: int
     column: int  # 1-based column of its '#'
     end_column: int
     reason: str
+
+    def __init__(self, line: int, column: int, end_column: int, reason: str) -> None:
+        """The comment on ``line`` from ``column`` to ``end_column``, and why it is not a directive."""
+        self.line = line
+        self.column = column
+        self.end_column = end_column
+        self.reason = reason
 
 
 def parse(text: str) -> list[Directive]:

@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+from kartalint.model import Record
 
 # Keywords that only annotate (format is not asserted without a format checker, as in jsonschema).
 _ANNOTATIONS = frozenset(
@@ -71,16 +72,33 @@ _CHECKED = frozenset(
 )
 
 
-@dataclass
-class SchemaError:
+class SchemaError(Record):
     """The parts of a ``jsonschema.ValidationError`` that lint reads."""
 
+    __slots__ = ("absolute_path", "instance", "message", "schema", "validator", "validator_value")
     message: str
     validator: str  # the keyword
     validator_value: Any
     instance: Any
     schema: dict[str, Any]
-    absolute_path: tuple = field(default_factory=tuple)
+    absolute_path: tuple
+
+    def __init__(
+        self,
+        message: str,
+        validator: str,
+        validator_value: Any,
+        instance: Any,
+        schema: dict[str, Any],
+        absolute_path: tuple = (),
+    ) -> None:
+        """The error ``message`` of keyword ``validator`` at ``absolute_path``."""
+        self.message = message
+        self.validator = validator
+        self.validator_value = validator_value
+        self.instance = instance
+        self.schema = schema
+        self.absolute_path = absolute_path
 
 
 def supports(schema: Any) -> bool:
