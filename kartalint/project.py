@@ -335,7 +335,7 @@ class Project:
         self._files = out
         return out
 
-    def _matching(self, pattern: re.Pattern) -> list[str]:
+    def _matching(self, pattern: str) -> list[str]:
         out: list[str] = []
         templates: list[str] = []
         for path in self.yaml_files():
@@ -343,7 +343,7 @@ class Project:
                 text = read_confined(path, [self.root], self.config.max_file_size).decode("utf-8", "replace")
             except ReadRefused:
                 continue
-            if pattern.search(text):
+            if re.search(pattern, text):
                 (templates if template_marker(text) else out).append(path)
         if templates:
             note = f"{len(templates)} Go/Helm template(s) skipped (not definitions; check the rendered output)"
