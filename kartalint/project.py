@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -300,6 +299,8 @@ class Project:
         if not self.in_project:
             names = []
         elif git_toplevel(self.root):
+            import subprocess  # lazy: git runs only when the project is searched (a hook's call names its files)
+
             try:
                 proc = subprocess.run(
                     ["git", "ls-files", "-z", "-co", "--exclude-standard"],

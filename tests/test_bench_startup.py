@@ -49,6 +49,13 @@ NOT_ON_THE_LINT_PATH = {
     "importlib.metadata": "plugins are found by reading entry_points.txt",
     "asyncio": "the language server",
     "hashlib": "baseline fingerprints (kartalint.lint.baseline itself is light: it hashes only when asked)",
+    "subprocess": "git ls-files, when the project is searched (a hook's call names its files)",
+    "threading": "subprocess's, the jq worker's",
+    "selectors": "subprocess's",
+    "shutil": "argparse's terminal width, found without it (cli.help_width)",
+    "bz2": "shutil's",
+    "lzma": "shutil's",
+    "difflib": "'did you mean' of a misspelt name",
 }
 
 

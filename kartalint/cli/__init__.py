@@ -77,6 +77,27 @@ class Parser(argparse.ArgumentParser):
         formatter.add_text(self.epilog)
         return formatter.format_help()
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """argparse's formatter at the width it would take, without the ``shutil`` import it
+        makes for it (with ``bz2``, ``lzma``, ``zlib`` and ``fnmatch``): ``add_argument`` makes a
+        formatter for each option, so every command paid it."""
+        return self.formatter_class(prog=self.prog, width=help_width())  # type: ignore[call-arg]  # (every HelpFormatter takes it)
+
+
+def help_width() -> int:
+    """The width argparse formats help at: ``shutil.get_terminal_size().columns - 2`` (``COLUMNS``
+    when set above 0, else the width of the terminal of standard output, else 80)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
 
 # What CI sets once for every run (docs/configuration.md): flag > environment > configuration > default.
 ENVIRONMENT = {

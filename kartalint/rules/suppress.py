@@ -21,7 +21,6 @@ whose rule no longer fires there stays forever (``unused-suppression``, as ruff'
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -323,5 +322,7 @@ def _finding(path: str, directive: Directive, column: int, message: str, name: s
 
 
 def _closest(name: str, known: Mapping[str, Rule]) -> str | None:
+    import difflib  # lazy: only a misspelt name is looked up (difflib is not on a one-file lint's path)
+
     found = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
     return found[0] if found else None
