@@ -301,14 +301,9 @@ class Project:
         elif git_toplevel(self.root):
             import subprocess  # lazy: git runs only when the project is searched (a hook's call names its files)
 
+            command = ["git", "ls-files", "-z", "-co", "--exclude-standard"]
             try:
-                proc = subprocess.run(
-                    ["git", "ls-files", "-z", "-co", "--exclude-standard"],
-                    cwd=self.root,
-                    capture_output=True,
-                    check=False,
-                    timeout=60,
-                )
+                proc = subprocess.run(command, cwd=self.root, capture_output=True, check=False, timeout=60)
                 if proc.returncode == 0:
                     names = [n for n in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
             except (OSError, subprocess.SubprocessError):
