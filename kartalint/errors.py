@@ -21,7 +21,7 @@ class KartalintError(Exception):
     def __init__(self, *args: object) -> None:
         """The message (the first argument) with its line breaks shown as ``\\n`` and ``\\r``."""
         if args and isinstance(args[0], str):
-            args = (_ONE_LINE.sub(lambda m: _SHOWN[m.group()], args[0]), *args[1:])
+            args = (re.sub(_ONE_LINE, lambda m: _SHOWN[m.group()], args[0]), *args[1:])
         super().__init__(*args)
 
 
@@ -37,7 +37,7 @@ _SHOWN = {
     "\u2028": "\\u2028",
     "\u2029": "\\u2029",
 }
-_ONE_LINE = re.compile("[" + "".join(_SHOWN) + "]")  # what str.splitlines() breaks a line at
+_ONE_LINE = "[" + "".join(_SHOWN) + "]"  # what str.splitlines() breaks a line at (compiled when first used)
 
 
 class ArgumentError(KartalintError, TypeError, ValueError):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -241,14 +240,11 @@ class Project(Record):
         if not self.in_project:
             names = []
         elif git_toplevel(self.root):
+            import subprocess  # lazy: git runs only when the project is searched (a hook's call names its files)
+
+            command = ["git", "ls-files", "-z", "-co", "--exclude-standard"]
             try:
-                proc = subprocess.run(
-                    ["git", "ls-files", "-z", "-co", "--exclude-standard"],
-                    cwd=self.root,
-                    capture_output=True,
-                    check=False,
-                    timeout=60,
-                )
+                proc = subprocess.run(command, cwd=self.root, capture_output=True, check=False, timeout=60)
                 if proc.returncode == 0:
                     names = [n for n in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
             except (OSError, subprocess.SubprocessError):
@@ -276,7 +272,7 @@ class Project(Record):
         self._files = out
         return out
 
-    def _matching(self, pattern: re.Pattern) -> list[str]:
+    def _matching(self, pattern: str) -> list[str]:
         out: list[str] = []
         templates: list[str] = []
         for path in self.yaml_files():
@@ -284,7 +280,7 @@ class Project(Record):
                 text = read_confined(path, [self.root], self.config.max_file_size).decode("utf-8", "replace")
             except ReadRefused:
                 continue
-            if pattern.search(text):
+            if re.search(pattern, text):
                 (templates if template_marker(text) else out).append(path)
         if templates:
             note = f"{len(templates)} Go/Helm template(s) skipped (not definitions; check the rendered output)"

@@ -6,7 +6,9 @@ business (docs/performance.md), never a test's."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -48,6 +50,13 @@ NOT_ON_THE_LINT_PATH = {
     "asyncio": "the language server",
     "hashlib": "baseline fingerprints (kartalint.lint.baseline itself is light: it hashes only when asked)",
     "dataclasses": "records are plain classes with __slots__ (kartalint.model.Record): a dataclass execs its methods at import",
+    "subprocess": "git ls-files, when the project is searched (a hook's call names its files)",
+    "threading": "subprocess's, the jq worker's",
+    "selectors": "subprocess's",
+    "shutil": "argparse's terminal width, found without it (cli.help_width)",
+    "bz2": "shutil's",
+    "lzma": "shutil's",
+    "difflib": "'did you mean' of a misspelt name",
 }
 
 
@@ -97,3 +106,33 @@ def test_importtime_is_read_as_self_times() -> None:
         "import time:      2510 |      40310 | kartalint.rules.registry\n"
     )
     assert startup.parse_importtime(log) == {"_io": 120, "kartalint.rules.registry": 2510}
+
+
+def test_start_up_is_frozen_once_and_the_run_still_collects() -> None:
+    """What start-up made is moved out of the collector's sight once per process (the last
+    collection at exit walked all of it again); garbage made later, by a command or between two
+    commands, is still collected."""
+    script = """
+import gc, json, os, sys, weakref
+from kartalint.cli import main
+class Cycle:
+    pass
+def garbage():
+    cycle = Cycle()
+    cycle.me = cycle
+    return weakref.ref(cycle)
+with open(os.devnull, "w", encoding="utf-8") as out:
+    sys.stdout = out
+    first = main(["rules"])
+    frozen = gc.get_freeze_count()
+    between = garbage()
+    second = main(["rules"])
+    sys.stdout = sys.__stdout__
+gc.collect()
+print(json.dumps([first, second, frozen, between() is None]))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=startup.ENV)
+    first, second, frozen, collected = json.loads(proc.stdout.splitlines()[-1])
+    assert (first, second) == (0, 0)
+    assert frozen > 10_000  # the modules, classes and functions of start-up
+    assert collected  # the second command froze nothing

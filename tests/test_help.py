@@ -105,3 +105,30 @@ def test_an_unknown_rule_id_says_the_closest(capsys):
         "kartalint: error: unknown rule 'scale-path-not-nul-safe' (did you mean scale-path-not-null-safe? "
         "see `kartalint rules`)\n"
     )
+
+
+@pytest.mark.parametrize("columns", ["", "0", "abc", "57", "100", "200"])
+def test_help_is_as_wide_as_argparse_makes_it(monkeypatch, columns):
+    """The parser finds the width without importing shutil (``cli.help_width``): the same width
+    as argparse's own formatter, from ``COLUMNS`` or the terminal, so the same usage and options."""
+    import argparse
+    import shutil
+
+    from kartalint.cli import Parser, command_parser, help_width
+
+    monkeypatch.setenv("COLUMNS", columns)
+    assert help_width() == shutil.get_terminal_size().columns - 2
+    lint = command_parser(build_parser("lint"), "lint")
+    assert isinstance(lint, Parser)
+
+    def options(formatter: argparse.HelpFormatter) -> str:
+        formatter.add_usage(lint.usage, lint._actions, lint._mutually_exclusive_groups)
+        for group in lint._action_groups:
+            formatter.start_section(group.title)
+            formatter.add_arguments(group._group_actions)
+            formatter.end_section()
+        return formatter.format_help()
+
+    text = options(lint._get_formatter())
+    assert text == options(argparse.ArgumentParser._get_formatter(lint))  # argparse's, with shutil
+    assert "--allow-empty" in text

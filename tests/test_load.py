@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 import yaml
@@ -296,8 +297,9 @@ def test_document_kinds_on_data_and_text(tmp_path):
     unrelated.write_text("replicas: 3\n" * 200_000)  # over a read chunk: the sniff reads in pieces
     assert mentions_karta(str(broken), None) and not mentions_karta(str(unrelated), None)
     assert mentions_karta("x.yaml", "kind: KartaFixture\n") and not mentions_karta("-", None)
-    assert KARTA_TEXT.search("kind: Karta\n") and not KARTA_TEXT.search("kind: KartaFixture\n")
-    assert FIXTURE_TEXT.search("apiVersion: kartalint/v1\nkind: KartaFixture\n")
+    assert re.search(KARTA_TEXT, "kind: Karta\n") and not re.search(KARTA_TEXT, "kind: KartaFixture\n")
+    assert re.search(KARTA_TEXT, "apiVersion: run.ai/v1alpha1\nkind: Karta\n")  # a line of its own, anywhere
+    assert re.search(FIXTURE_TEXT, "apiVersion: kartalint/v1\nkind: KartaFixture\n")
 
 
 _NODE_CASES = [

@@ -56,7 +56,7 @@ UNSAFE_CALLS = {
 }
 UNSAFE_VARS = {"ENV": "reads the process environment (it would leak CI secrets into reports; Karta runs with none)"}
 REGEX_CALLS = {"test", "match", "capture", "scan", "split", "splits", "sub", "gsub"}
-_NOT_RE2 = re.compile(r"\(\?[=!]|\(\?<[=!]|\(\?>|\\[1-9]|[*+?}]\+|\\[hHRXK]")
+_NOT_RE2 = r"\(\?[=!]|\(\?<[=!]|\(\?>|\\[1-9]|[*+?}]\+|\\[hHRXK]"  # (compiled when first used: re's cache)
 
 # Calls through which a jq expression stays an assignable path.
 PATH_CALLS = {
@@ -173,7 +173,7 @@ def portability(root: Node, source: str) -> list[Problem]:
                     regex is not None
                     and regex.kind == "literal"
                     and isinstance(regex.value, str)
-                    and _NOT_RE2.search(regex.value)
+                    and re.search(_NOT_RE2, regex.value)
                 ):
                     problems.append(
                         Problem(

@@ -9,10 +9,9 @@ from typing import Any
 
 from kartalint.model import Frozen, set_field
 
-_ERROR = re.compile(
-    r"jq: error: (?P<msg>.*?) at <top-level>, line (?P<line>\d+), column (?P<col>\d+):\n[^\n]*\n(?P<caret>[^\n]*)"
-)
-_ERROR_NO_POS = re.compile(r"jq: error: (?P<msg>[^\n]*)")
+# (compiled when first used, by re's cache: only libjq's errors are read with them)
+_ERROR = r"jq: error: (?P<msg>.*?) at <top-level>, line (?P<line>\d+), column (?P<col>\d+):\n[^\n]*\n(?P<caret>[^\n]*)"
+_ERROR_NO_POS = r"jq: error: (?P<msg>[^\n]*)"
 
 
 class CompileProblem(Frozen):
@@ -42,7 +41,7 @@ def _offset(expression: str, line: int, column: int) -> int:
 def parse_errors(expression: str, text: str) -> list[CompileProblem]:
     """The problems of libjq's error text ``text`` for ``expression``, each at the place its line and column name."""
     problems = []
-    for match in _ERROR.finditer(text):
+    for match in re.finditer(_ERROR, text):
         start = _offset(expression, int(match["line"]), int(match["col"]))
         width = max(1, match["caret"].count("^"))
         message = match["msg"]
@@ -50,7 +49,7 @@ def parse_errors(expression: str, text: str) -> list[CompileProblem]:
             CompileProblem(message, start, min(len(expression), start + width) or start + 1, "syntax error" in message)
         )
     if not problems:
-        found = _ERROR_NO_POS.search(text)
+        found = re.search(_ERROR_NO_POS, text)
         message = found["msg"] if found else text.strip()
         problems.append(CompileProblem(message, 0, max(1, len(expression)), "syntax error" in message))
     return problems

@@ -19,10 +19,9 @@ from typing import Any
 MAX_DEPTH = 100  # arrays and objects (tables) inside each other
 MAX_DIGITS = 1000  # digits in a row outside a string (a number; TOML's hexadecimal, octal and binary too)
 
-_JSON_TOKENS = re.compile(
-    r'"[^"\\]*(?:\\.[^"\\]*)*"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<digits>\d{' + str(MAX_DIGITS + 1) + ",})"
-)
-_TOML_TOKENS = re.compile(
+# (compiled when first used, by re's cache: most runs read no JSON or TOML file)
+_JSON_TOKENS = r'"[^"\\]*(?:\\.[^"\\]*)*"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<digits>\d{' + str(MAX_DIGITS + 1) + ",})"
+_TOML_TOKENS = (
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*'
     r"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<digits>0[xob][0-9A-Fa-f_]{" + str(MAX_DIGITS + 1) + ",}"
     r"|[0-9_]{" + str(MAX_DIGITS + 1) + ",})"
@@ -48,9 +47,9 @@ def position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _scan(text: str, tokens: re.Pattern[str], max_depth: int) -> None:
+def _scan(text: str, tokens: str, max_depth: int) -> None:
     depth = 0
-    for match in tokens.finditer(text):
+    for match in re.finditer(tokens, text):
         if match.group("open"):
             depth += 1
             if depth > max_depth:

@@ -78,7 +78,7 @@ def missing_reason(path: str) -> str:
 # A Go/Helm template action: ``{{`` (or ``{{-``) followed by a space, ``.``, ``$`` or a ``/*``
 # comment. Argo's ``{{inputs.parameters.x}}`` and ``{{=expr}}`` are values of real objects, not
 # template actions.
-_TEMPLATE_ACTION = re.compile(r"\{\{-?(?:\s|[.$]|/\*)")
+_TEMPLATE_ACTION = r"\{\{-?(?:\s|[.$]|/\*)"  # (compiled when first used: re's cache)
 _SCALAR_START = ":-[{,?"  # after one of these (and spaces) a quoted scalar may open
 
 
@@ -91,7 +91,7 @@ def template_marker(text: str | None) -> tuple[int, int] | None:
     for number, line in enumerate(text.splitlines(), start=1):
         if "{{" not in line:
             continue
-        match = _TEMPLATE_ACTION.search(_unquoted(line))
+        match = re.search(_TEMPLATE_ACTION, _unquoted(line))
         if match:
             return number, match.start() + 1
     return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -415,7 +416,7 @@ def _documents(source: SourceFile, skip: int = 0) -> Iterator[Document]:
         source.findings.append(source.finding(YAML_SYNTAX_ERROR, message, Span.point(line, col), hint=hint))
     except yaml.YAMLError as exc:  # reader errors (control characters) carry a position in their text
         text_of = " ".join(str(exc).split())
-        match = READER_POSITION.search(text_of)
+        match = re.search(READER_POSITION, text_of)
         line, col = (int(match.group(1)), int(match.group(2))) if match else (1, 1)
         source.findings.append(source.finding(YAML_SYNTAX_ERROR, f"YAML error: {text_of}", Span.point(line, col)))
     except RecursionError:

@@ -17,8 +17,9 @@ KARTA_KIND = "Karta"
 FIXTURE_KIND = "KartaFixture"
 FIXTURE_API_VERSION = "kartalint/v1"
 
-KARTA_TEXT = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Karta["']?\s*,?\s*$|structureDefinition""", re.M)
-FIXTURE_TEXT = re.compile(r"KartaFixture|^\s*events\s*:|^schemaVersion\s*:", re.M)
+# The patterns of this module are compiled when first used (re's cache): a one-file lint needs none.
+KARTA_TEXT = r"""(?m)^\s*["']?kind["']?\s*:\s*["']?Karta["']?\s*,?\s*$|structureDefinition"""
+FIXTURE_TEXT = r"(?m)KartaFixture|^\s*events\s*:|^schemaVersion\s*:"
 
 
 def is_karta(data: Any) -> bool:
@@ -36,14 +37,14 @@ def is_fixture(data: Any) -> bool:
     return isinstance(data, dict) and data.get("kind") == FIXTURE_KIND
 
 
-_MENTIONS_KARTA = re.compile(rb"""["']?kind["']?\s*:\s*["']?Karta(?:Fixture)?\b|structureDefinition""")
+_MENTIONS_KARTA = rb"""["']?kind["']?\s*:\s*["']?Karta(?:Fixture)?\b|structureDefinition"""
 
 
 def mentions_karta(path: str, text: str | None) -> bool:
     """Whether a file that holds no readable Karta or fixture document still looks like one
     (a broken definition must be reported, an unrelated YAML file skipped)."""
     if text:
-        return bool(_MENTIONS_KARTA.search(text.encode("utf-8", "replace")))
+        return bool(re.search(_MENTIONS_KARTA, text.encode("utf-8", "replace")))
     if path == "-":
         return False
     try:
@@ -53,7 +54,7 @@ def mentions_karta(path: str, text: str | None) -> bool:
                 chunk = handle.read(1 << 20)
                 if not chunk:
                     return False
-                if _MENTIONS_KARTA.search(tail + chunk):
+                if re.search(_MENTIONS_KARTA, tail + chunk):
                     return True
                 tail = chunk[-64:]
     except OSError:
@@ -64,4 +65,4 @@ def mentions_case(path: str, text: str | None) -> bool:
     """Whether a file that holds no readable document still looks like a fixture, a recording or
     a definition: ``test`` reports it broken; any other YAML (CloudFormation's ``!Ref``, a workflow)
     is skipped, as ``lint`` skips it."""
-    return mentions_karta(path, text) or bool(text and FIXTURE_TEXT.search(text))
+    return mentions_karta(path, text) or bool(text and re.search(FIXTURE_TEXT, text))

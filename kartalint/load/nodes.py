@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +32,7 @@ def end_index(node: Any) -> int:
     return end
 
 
-READER_POSITION = re.compile(r"line (\d+), column (\d+)")
+READER_POSITION = r"line (\d+), column (\d+)"  # (in a reader error's text; compiled when first used: re's cache)
 
 
 def node_problems(source: SourceFile, root: Any) -> Iterable[Finding]:

@@ -18,13 +18,14 @@ from typing import Any
 
 from kartalint.errors import UsageError
 
-_WILD = re.compile(r"[*?/\\!\[\]]+")
+# (the patterns of this module are compiled when first used, by re's cache: most runs have no configuration)
+_WILD = r"[*?/\\!\[\]]+"
 
 
 def _pieces(pattern: str) -> tuple[str, ...]:
     """The literal pieces a path must contain for ``pattern`` to match it (conservative: a
     character class or an escape only splits pieces)."""
-    return tuple(p for p in _WILD.split(pattern.rstrip()) if p)
+    return tuple(p for p in re.split(_WILD, pattern.rstrip()) if p)
 
 
 class PatternSet:
@@ -87,7 +88,7 @@ class PatternSet:
         return self._compiled[index]
 
 
-_CLASS = re.compile(r"\[[!^]?\]?[^\]]*\]")
+_CLASS = r"\[[!^]?\]?[^\]]*\]"
 
 
 def check_pattern(pattern: str) -> str | None:
@@ -99,7 +100,7 @@ def check_pattern(pattern: str) -> str | None:
         return "it ends with an escaping backslash"
     if text == "!":
         return "a lone '!' negates nothing"
-    for match in _CLASS.finditer(text):
+    for match in re.finditer(_CLASS, text):
         body = match.group()[1:-1].lstrip("!^")
         for low, high in re.findall(r"(.)-([^\]])", body):
             if low > high:

@@ -147,7 +147,7 @@ def _suppression(open_file: OpenFile, where: types.Range, rule: str) -> tuple[ty
         return None
     end = types.Position(line, utf16_length(text))
     written = scan(text)[0]  # a directive that is one (a malformed one silences nothing: one is added after it)
-    match = DIRECTIVE.match(text, written[0].column - 1) if written else None
+    match = re.compile(DIRECTIVE).match(text, written[0].column - 1) if written else None
     if match and match.group(1) == "disable":
         if match.group(2) is None:  # `# kartalint: disable` silences every rule there already
             return None

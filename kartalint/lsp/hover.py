@@ -124,7 +124,7 @@ def _crd_field(project: LspProject, place: Place, jq_field: Any) -> str | None:
 
 def _rule_in_comment(open_file: OpenFile, position: tuple[int, int]) -> str | None:
     line = open_file.line_text(position[0])
-    match = DIRECTIVE.search(line)
+    match = re.search(DIRECTIVE, line)
     if not match or match.group(2) is None:
         return None
     column = len(line.encode("utf-16-le")[: position[1] * 2].decode("utf-16-le", errors="ignore"))

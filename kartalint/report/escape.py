@@ -22,9 +22,10 @@ import re
 # C0 but TAB, DEL, C1, the Unicode line and paragraph separators, bidirectional embeddings,
 # overrides and isolates
 _UNICODE = "\u2028\u2029\u202a-\u202e\u2066-\u2069"
-_IN_VALUE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f{_UNICODE}]")
-_IN_LINE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_UNICODE}]")  # (a line's own LF is not in it)
-_IN_COLOURED_LINE = re.compile(f"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f{_UNICODE}]")  # ESC kept
+# (compiled on first use, by re's cache: a one-file lint without findings never needs two of them)
+_IN_VALUE = f"[\x00-\x08\x0a-\x1f\x7f-\x9f{_UNICODE}]"
+_IN_LINE = f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_UNICODE}]"  # (a line's own LF is not in it)
+_IN_COLOURED_LINE = f"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f{_UNICODE}]"  # ESC kept
 _NAMED = {"\n": "\\n", "\r": "\\r", "\x1b": "\\x1b"}
 _OLD_COMMAND = "##["
 
@@ -39,7 +40,7 @@ def _escape(match: re.Match[str]) -> str:
 def visible(value: object) -> str:
     """``value`` as text with every control character escaped (LF included: a value stays on
     its line)."""
-    return _IN_VALUE.sub(_escape, str(value))
+    return re.sub(_IN_VALUE, _escape, str(value))
 
 
 def _escape_in_line(match: re.Match[str]) -> str:
@@ -55,7 +56,7 @@ def guard_line(line: str, commands: bool = False, colour: bool = False) -> str:
     whitespace, as the Actions runner reads it) and any ``##[`` are broken by an escape. The
     escapes inside a line are JSON's (``##[`` becomes ``#\\u0023[``): inside a string of a JSON
     report they read back as what they replace."""
-    line = (_IN_COLOURED_LINE if colour else _IN_LINE).sub(_escape_in_line, line)
+    line = re.sub(_IN_COLOURED_LINE if colour else _IN_LINE, _escape_in_line, line)
     if commands:
         return line
     if _OLD_COMMAND in line:

@@ -9,7 +9,6 @@ leaves free-form gives no finding.
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
@@ -195,6 +194,8 @@ def _condition_fields(ctx: Context, root: karta.ComponentRef, version: Any, wher
         name = conditions.get(key)
         if not isinstance(name, str) or not name or name in names:
             continue
+        import difflib  # lazy: only a misspelt name is looked up (difflib is not on a one-file lint's path)
+
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
         ctx.report(
             CONDITION_FIELD_NOT_IN_CRD,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from kartalint import schema as karta_schema
@@ -149,6 +148,8 @@ def _report(ctx: Context, error: Any) -> None:
                 key=True,
                 hint=f"known fields: {', '.join(known)}",
             )
+        import difflib  # lazy: only a misspelt name is looked up (difflib is not on a one-file lint's path)
+
         for name in unknown[:MAX_UNKNOWN_FIELDS]:
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else f"known fields: {', '.join(known)}"

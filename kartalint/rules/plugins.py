@@ -31,7 +31,7 @@ from kartalint.rules.context import Check, Context
 from kartalint.rules.house import HOUSE_RULE_FAILED, RULES
 
 GROUP = "kartalint.rules"
-_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_ID = r"^[a-z0-9][a-z0-9-]*$"  # (compiled when first used: re's cache; most runs load no plugin)
 
 
 class Plugin(Frozen):
@@ -155,7 +155,7 @@ def _family(family: Any, categories: Collection[str], taken: Collection[str]) ->
     for rule in rules:
         if not isinstance(rule, Rule):
             raise ValueError(f"RULES holds {type(rule).__name__}, not kartalint.model.Rule")
-        if not _ID.match(rule.id) or rule.id in taken or rule.id in declared:
+        if not re.match(_ID, rule.id) or rule.id in taken or rule.id in declared:
             raise ValueError(f"rule id '{rule.id}' is taken or not an id (lowercase letters, digits and '-')")
         if rule.category not in categories:
             raise ValueError(f"rule '{rule.id}': unknown category '{rule.category}' (one of {', '.join(categories)})")

@@ -166,9 +166,10 @@ RULES = (
 )
 
 
-_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+# (compiled when first used, by re's cache: only a definition with matchLabels needs them)
+_LABEL_NAME = r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$"
+_LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
+_DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 
 
 def _name(comp: dict[str, Any]) -> str | None:
@@ -335,15 +336,15 @@ def _label_errors(labels: dict[Any, Any]) -> list[str]:
     for key, value in labels.items():
         key = str(key)
         prefix, _, name = key.rpartition("/")
-        if "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+        if "/" in key and (not prefix or len(prefix) > 253 or re.match(_DNS_SUBDOMAIN, prefix) is None):
             errors.append(f"matchLabels: Invalid value: {key!r}: prefix part must be a DNS subdomain")
-        if not name or len(name) > 63 or not _LABEL_NAME.match(name):
+        if not name or len(name) > 63 or re.match(_LABEL_NAME, name) is None:
             errors.append(
                 f"matchLabels: Invalid value: {key!r}: name part must consist of alphanumeric characters, '-', '_' or '.', start and end with an alphanumeric character, at most 63 characters"
             )
         if not isinstance(value, str):
             errors.append(f"matchLabels[{key}]: Invalid value: {value!r}: must be a string")
-        elif len(value) > 63 or not _LABEL_VALUE.match(value):
+        elif len(value) > 63 or re.match(_LABEL_VALUE, value) is None:
             errors.append(
                 f"matchLabels[{key}]: Invalid value: {value!r}: a valid label value must be at most 63 characters, alphanumeric, '-', '_' or '.', starting and ending with an alphanumeric character"
             )

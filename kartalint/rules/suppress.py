@@ -21,7 +21,6 @@ whose rule no longer fires there stays forever (``unused-suppression``, as ruff'
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -37,20 +36,19 @@ UNUSED_SUPPRESSION = "unused-suppression"
 # A directive as written: `# kartalint: disable` or `disable-file`, maybe `=` and rule ids separated
 # by commas; after the ids, a space and anything is a comment (` -- the reason`). Only this form,
 # in ASCII, silences anything; any other comment that reads as `# kartalint:` once its letters are
-# folded (full-width, upper case) is `invalid-suppression` and silences nothing.
-DIRECTIVE = re.compile(
+# folded (full-width, upper case) is `invalid-suppression` and silences nothing. (The patterns of this
+# module are compiled when first used, by re's cache: most files hold no `# kartalint:` comment.)
+DIRECTIVE = (
     r"#[ \t]*kartalint:[ \t]*(disable-file|disable)"
     r"(?:[ \t]*=[ \t]*([A-Za-z0-9_][A-Za-z0-9_-]*(?:[ \t]*,[ \t]*[A-Za-z0-9_][A-Za-z0-9_-]*)*))?"
 )
-_ATTEMPT = re.compile(r"#\s*kartalint\s*:\s*(\S*)")  # on the NFKC-folded text from a '#'
+_ATTEMPT = r"#\s*kartalint\s*:\s*(\S*)"  # on the NFKC-folded text from a '#'
 _HASHES = "#\uff03\ufe5f"  # '#' and the characters NFKC folds into it
 _MENTION = re.compile(r"#\s*kartalint\s*:")  # on folded text: a line worth reading
 ALL = "*"
-_RULE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")  # (a '-' never starts one: ` -- why` is a comment)
+_RULE_ID = r"[A-Za-z0-9_][A-Za-z0-9_-]*"  # (a '-' never starts one: ` -- why` is a comment)
 # a key (or a sequence entry) whose value is a block scalar: `key: |`, `key: >-`, `- |2`
-_BLOCK_KEY = re.compile(
-    r"^(?P<indent>[ \t]*(?:-[ \t]+)*)(?:[^#\s][^#]*?:[ \t]+|-[ \t]+)[|>][1-9+-]{0,2}[ \t]*(?:#.*)?$"
-)
+_BLOCK_KEY = r"^(?P<indent>[ \t]*(?:-[ \t]+)*)(?:[^#\s][^#]*?:[ \t]+|-[ \t]+)[|>][1-9+-]{0,2}[ \t]*(?:#.*)?$"
 
 RULES = (
     Rule(
@@ -146,7 +144,7 @@ def scan(text: str) -> tuple[list[Directive], list[Malformed]]:
         if not any(ch in line for ch in _HASHES):
             continue
         for start, attempt in _attempts(line):
-            match = DIRECTIVE.match(line, start)
+            match = re.compile(DIRECTIVE).match(line, start)
             reason = _problem(line, start, attempt, match)
             if reason is not None or match is None:
                 bad.append(Malformed(number, start + 1, len(line.rstrip()) + 1, reason or "not a directive"))
@@ -154,7 +152,7 @@ def scan(text: str) -> tuple[list[Directive], list[Malformed]]:
             rules = []
             if match.group(2):
                 first = match.start(2)
-                rules = [(m.group(), first + m.start() + 1) for m in _RULE_ID.finditer(match.group(2))]
+                rules = [(m.group(), first + m.start() + 1) for m in re.finditer(_RULE_ID, match.group(2))]
             directive = Directive(number, start + 1, match.end() + 1, match.group(1) == "disable-file", rules)
             if not directive.file_wide:
                 target = number + 1 if line.lstrip().startswith("#") else number
@@ -174,7 +172,7 @@ def _attempts(line: str) -> list[tuple[int, str]]:
     for index, char in enumerate(line):
         if char in _HASHES:
             folded = unicodedata.normalize("NFKC", line[index : index + 64]).casefold()
-            match = _ATTEMPT.match(folded)
+            match = re.match(_ATTEMPT, folded)
             if match:
                 found.append((index, match.group(1)))
     return found
@@ -217,7 +215,7 @@ def _block_lines(lines: list[str], key_line: int) -> list[int]:
     """The lines of the block scalar whose key is on ``key_line`` (1-based), if it holds one."""
     if not 1 <= key_line <= len(lines):
         return []
-    match = _BLOCK_KEY.match(lines[key_line - 1])
+    match = re.match(_BLOCK_KEY, lines[key_line - 1])
     if not match:
         return []
     indent = len(match.group("indent").expandtabs())
@@ -347,5 +345,7 @@ def _finding(path: str, directive: Directive, column: int, message: str, name: s
 
 
 def _closest(name: str, known: Mapping[str, Rule]) -> str | None:
+    import difflib  # lazy: only a misspelt name is looked up (difflib is not on a one-file lint's path)
+
     found = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
     return found[0] if found else None

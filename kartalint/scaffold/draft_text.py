@@ -3,6 +3,7 @@ lines they explain, and the review of what each draft found."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any
 
@@ -75,7 +76,7 @@ def comment_lines(text: str, indent: str = "") -> list[str]:
     stays whole on the last line (it silences the line below it), its reason (`` -- why``) on
     the lines above."""
     text = comment_text(text)
-    if DIRECTIVE.match(f"# {text.strip()}") and " -- " in text:
+    if re.match(DIRECTIVE, f"# {text.strip()}") and " -- " in text:
         command, reason = text.split(" -- ", 1)
         return [*comment_lines(reason, indent), f"{indent}# {command.strip()}"]
     width = max(20, LINE_WIDTH - len(indent) - 2)
