@@ -161,3 +161,41 @@ def ev_many():
     items = [(definition, trainer([role("w", i % 4 + 1, gpus=1)], uid=f"u-{i}"), None) for i in range(600)]
     with Evaluator(timeout=5) as evaluator:
         yield evaluator, items
+
+
+def _broken(obj):
+    """The object with what its definition reads gone wrong: the spec a string (every spec path
+    fails or gives a wrong type), and the status conditions a string (the conditions path fails)."""
+    out = json.loads(json.dumps(obj))
+    out["spec"] = "gone"
+    out["status"] = {"conditions": "none", "phase": 3}
+    return out
+
+
+def test_summary_entries_without_the_gang_part_equal_the_ones_of_the_whole_view():
+    """The summary's views have no gang part (``evaluate_stream(gang=False)``): on every catalog
+    fixture's object and every recorded object (../shared/reference, else the vendored subset),
+    each one also broken (failing paths, wrong types) and without its spec (missing fields), the
+    view is the whole view but for ``gang``, and the entry made of it is the one of the whole view."""
+    from kartalint.evaluation.fleet import entry_of, summarise
+    from kartalint.load.objects import LoadedObject
+
+    cases = [c for c in _all_cases() if c.pods is None and isinstance(c.object, dict)]
+    items = []
+    for case in cases:
+        missing = {k: v for k, v in case.object.items() if k != "spec"}
+        items += [(case.definition, case.object), (case.definition, _broken(case.object)), (case.definition, missing)]
+    jobs = [(d.data, obj, None, None, i) for i, (d, obj) in enumerate(items)]
+    with Evaluator(timeout=5) as evaluator:
+        lean = [view for _, view in evaluate_stream(evaluator, jobs, gang=False)]
+        whole = [view for _, view in evaluate_stream(evaluator, jobs)]  # evaluate's views (tests above)
+        chosen = {id(obj): d for d, obj in items}
+        loaded = [LoadedObject(f"case:{i}", obj) for i, (_, obj) in enumerate(items)]
+        entries = list(summarise(loaded, lambda o: chosen[id(o)], evaluator))
+    assert any(v.gang is not None for v in whole) and all(v.gang is None for v in lean)
+    assert [{**v.to_dict(), "gang": None} for v in whole] == [v.to_dict() for v in lean]
+    expected = [entry_of(f"case:{i}", obj, d, v) for i, ((d, obj), v) in enumerate(zip(items, whole, strict=True))]
+    assert entries == expected
+    outcomes = {e.outcome for e in entries}
+    assert outcomes == {"counted", "failed"} and sum(e.outcome == "failed" for e in entries) > len(cases) / 2
+    assert len(cases) > 200 and sum(bool(e.roles) for e in entries) > len(cases)

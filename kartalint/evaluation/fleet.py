@@ -180,7 +180,8 @@ def summarise(
                 yield definition.data, loaded.data, given, loaded.text, (loaded, definition, given)
 
     with _collected_between_batches() as batch_done:
-        for count, (tag, view) in enumerate(evaluate_stream(evaluator, jobs(), batch), 1):
+        # no gang part: an entry reads none of it (its problems are not the workload's errors)
+        for count, (tag, view) in enumerate(evaluate_stream(evaluator, jobs(), batch, gang=False), 1):
             if isinstance(tag, Entry):
                 yield tag
             elif view is not None:

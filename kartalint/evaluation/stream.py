@@ -65,8 +65,10 @@ class _Segment(Generic[Tag]):
     """The jobs read in one go of the stream: until one needs the worker to itself, a joined run
     cannot be read, ``hold`` jobs wait, or the jobs run out."""
 
-    def __init__(self, evaluator: Evaluator, source: Iterator[Job[Tag]], plans: dict[int, _Plan], hold: int) -> None:
-        self.evaluator, self.source, self.plans, self.hold = evaluator, source, plans, hold
+    def __init__(
+        self, evaluator: Evaluator, source: Iterator[Job[Tag]], plans: dict[int, _Plan], hold: int, gang: bool
+    ) -> None:
+        self.evaluator, self.source, self.plans, self.hold, self.gang = evaluator, source, plans, hold, gang
         self.queue: deque[_Waiting[Tag]] = deque()  # read, not yet yielded, in order
         self.sent: dict[int, _Waiting[Tag]] = {}  # by position in the stream, until its results are in
         self.again: list[_Waiting[Tag]] = []  # to run again alone, once the stream is over
@@ -110,40 +112,42 @@ class _Segment(Generic[Tag]):
                 continue
             waiting.outcomes = outcomes
             while queue and (queue[0].outcomes is not None or queue[0].plan is None):
-                yield _done(evaluator, queue.popleft())
+                yield _done(evaluator, queue.popleft(), self.gang)
         for waiting in self.again:  # the worker is free now
             if waiting.plan is not None and waiting.text is not None:
                 waiting.outcomes = evaluator.session.run_alone(waiting.plan.unique, waiting.text)
         while queue:
-            yield _done(evaluator, queue.popleft())
+            yield _done(evaluator, queue.popleft(), self.gang)
         if self.blocked is not None:
             definition, obj, pods, _text, tag = self.blocked
             yield tag, evaluator.evaluate(definition or {}, obj, pods)
 
 
 def evaluate_stream(
-    evaluator: Evaluator, jobs: Iterable[Job[Tag]], hold: int = HOLD
+    evaluator: Evaluator, jobs: Iterable[Job[Tag]], hold: int = HOLD, gang: bool = True
 ) -> Iterator[tuple[Tag, WorkloadView | None]]:
     """``(tag, view)`` for each job, in order: ``evaluator.evaluate(definition, obj, pods)``'s view
     (the text, when given, handed to jq as it is, as ``evaluate_many``'s ``read``), or None for a job
-    without a definition. See the module's docstring."""
+    without a definition. ``gang`` False: the views of objects without pods have no gang part
+    (``view.gang`` None; the gang part reads the rest of the view and changes nothing in it). See
+    the module's docstring."""
     source = iter(jobs)
     plans: dict[int, _Plan] = {}
     while True:
-        segment = _Segment(evaluator, source, plans, hold)
+        segment = _Segment(evaluator, source, plans, hold, gang)
         yield from segment.views()
         if segment.exhausted:
             return
 
 
-def _done(evaluator: Evaluator, waiting: _Waiting[Tag]) -> tuple[Tag, WorkloadView | None]:
+def _done(evaluator: Evaluator, waiting: _Waiting[Tag], gang: bool) -> tuple[Tag, WorkloadView | None]:
     plan = waiting.plan
     if plan is None:
         return waiting.tag, None
     outcomes = waiting.outcomes if waiting.outcomes is not None else {}
     if plan.refused:
         outcomes.update(plan.refused)
-    view = evaluator._view(plan.prepared, waiting.obj, outcomes)
+    view = evaluator._view(plan.prepared, waiting.obj, outcomes, gang)
     waiting.obj = waiting.text = waiting.outcomes = None  # let go as soon as it is yielded
     return waiting.tag, view
 
