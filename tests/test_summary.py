@@ -370,8 +370,8 @@ def test_markdown_puts_the_totals_first_for_a_job_summary(dump, capsys, workload
     assert sum(1 for line in lines if line.startswith("| team-")) >= len(workloads)
 
 
-def test_rows_are_written_as_their_batch_is_done(workloads):
-    """Objects are pulled one at a time and each batch's entries come out before the next is read."""
+def test_rows_are_written_with_at_most_a_batch_of_objects_read_ahead(workloads):
+    """Objects are pulled one at a time, and the first entry comes out before more than a batch is read."""
     from kartalint.evaluation import Evaluator
     from kartalint.evaluation.fleet import summarise
     from kartalint.load.definitions import default_index, object_gvk

@@ -268,10 +268,13 @@ class Evaluator:
                 views[index] = view
         return [view for view in views if view is not None]
 
-    def _view(self, prepared: PreparedDefinition, obj: Any, outcomes: dict[str, Outcome]) -> WorkloadView:
-        """The view of a valid definition on an object without pods, from its jq outcomes."""
+    def _view(
+        self, prepared: PreparedDefinition, obj: Any, outcomes: dict[str, Outcome], gang: bool = True
+    ) -> WorkloadView:
+        """The view of a valid definition on an object without pods, from its jq outcomes (without
+        its gang part when ``gang`` is False: ``view.gang`` None, the rest the same)."""
         view = WorkloadView(_workload_meta(obj), prepared.name)
-        return self._fill(view, prepared, obj, outcomes, None)
+        return self._fill(view, prepared, obj, outcomes, None, gang)
 
     def _fill(
         self,
@@ -280,15 +283,18 @@ class Evaluator:
         obj: Any,
         outcomes: dict[str, Outcome],
         pods: Sequence[Any] | None,
+        gang_part: bool = True,
     ) -> WorkloadView:
-        """Components, statuses, pods (when given) and gang groups of ``view`` from the outcomes."""
+        """Components, statuses, pods (when given) and gang groups (unless ``gang_part`` is False) of
+        ``view`` from the outcomes."""
         view.components = build_components(prepared.component_plans, prepared.parents, outcomes)
         if prepared.unmultiplied:  # parent-scale-not-multiplied's pairs, for describe's note
             for comp in view.components:
                 comp.unmultiplied = prepared.unmultiplied.get(comp.name, [])
         match_status(view, prepared.status_plan, outcomes)
         records = podmap.assign(view, prepared, list(pods), self.session) if pods is not None else None
-        view.gang = gang.describe(view, prepared, obj, records)
+        if gang_part:  # read-only on the rest of the view: its problems stay in the gang part
+            view.gang = gang.describe(view, prepared, obj, records)
         return view
 
     def _run(self, expressions: list[str], obj: Any, view: WorkloadView, refused: dict[str, str]) -> dict[str, Outcome]:

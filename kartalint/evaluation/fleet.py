@@ -1,10 +1,11 @@
 """Fleet accounting (``kartalint describe --summary``): one entry per workload object.
 
 ``summarise`` takes objects one at a time (``load.objects.stream_objects``, or ``kubectl get``'s
-output), finds each one's definition, evaluates them in batches through
-``Evaluator.evaluate_many`` (``evaluate_all`` groups a batch by definition) and yields one
-``Entry`` per object, in input order, as soon as its batch is done. Memory is bounded by the
-batch, not by the input. An entry is
+output), finds each one's definition, evaluates them in one stream through the jq worker
+(``evaluation.stream.evaluate_stream``: the objects are read, and the entries of the ones before
+made and written, while the worker runs) and yields one ``Entry`` per object, in input order.
+Memory is bounded by the objects waiting in the stream (at most ``BATCH``), not by the input. An
+entry is
 
 - ``counted``: evaluated without an error; its replicas and resources are describe's TOTAL row,
   its ``roles`` the rows of describe's Resources table, ``active``/``activity`` whether it holds
@@ -30,6 +31,7 @@ from typing import Any, Literal
 from kartalint.evaluation.engine import Evaluator
 from kartalint.evaluation.owners import PodIndex
 from kartalint.evaluation.resources import Resources
+from kartalint.evaluation.stream import Job, evaluate_stream
 from kartalint.evaluation.usage import RoleFigures, activity, allocated_gpus, workload_figures
 from kartalint.evaluation.view import WorkloadView
 from kartalint.karta import as_dict
@@ -37,12 +39,10 @@ from kartalint.load.definitions import DefinitionFile
 from kartalint.load.objects import LoadedObject, LoadProblem
 
 SCHEMA_VERSION = 2  # of the summary's JSON document (kartalint/schema/data/summary.schema.json)
-# objects evaluated together: what the summary holds at a time. Each definition's objects of a batch
-# go to the jq worker in one message, and every message is a hand-over between two processes that
-# waits on the scheduler of a busy machine: with 4 kinds in a dump, 1,024 objects make about 256 per
-# message (as evaluate_many's own chunks), for about 15 MB more than 256 objects did.
+# objects waiting in the stream at most (the texts in flight are two messages of up to 256, whatever
+# their definitions), and entries between two collections of the cyclic garbage collector
 BATCH = 1024
-FULL_COLLECTION = 64  # batches between two full collections of the cyclic garbage collector
+FULL_COLLECTION = 64  # batches of entries between two full collections of the cyclic garbage collector
 UNDEFINED = "Undefined"  # the status of a workload no status mapping matches (as `kli get`)
 
 
@@ -153,6 +153,7 @@ def entry_of(
 
 Choose = Callable[[dict[str, Any]], "DefinitionFile | None"]
 Owned = Callable[[dict[str, Any]], "str | None"]  # the covered owner of an object (a live summary)
+Evaluated = tuple[LoadedObject, DefinitionFile, "list[Any] | None"]  # an object evaluated, its definition, its pods
 
 
 def summarise(
@@ -163,27 +164,39 @@ def summarise(
     batch: int = BATCH,
     owned: Owned | None = None,
 ) -> Iterator[Entry]:
-    """One entry per item, in order, each batch evaluated together (see the module's docstring);
-    ``owned``: which covered workload an object belongs to (None: a workload of its own)."""
-    pending: list[LoadedObject | LoadProblem] = []
+    """One entry per item, in order, the objects evaluated in one stream (see the module's docstring);
+    ``batch``: the cyclic garbage collector runs after that many entries, and at most that many items
+    wait to be yielded; ``owned``: which covered workload an object belongs to (None: a workload of its own)."""
     invalid: dict[int, list[str]] = {}  # id of a definition's data -> why upstream refuses it
-    with _collected_between_batches() as batch_done:
+
+    def jobs() -> Iterator[Job[Entry | Evaluated]]:  # read while the jq worker runs the texts before
         for item in items:
-            pending.append(item)
-            if len(pending) >= batch:
-                yield from _evaluate(pending, choose, evaluator, pods, invalid, owned)
-                pending = []
+            found = _classified(item, choose, evaluator, invalid, owned)
+            if isinstance(found, Entry):
+                yield None, None, None, None, found
+            else:
+                loaded, definition = found
+                given = pods.of(loaded.data) if pods is not None else None
+                yield definition.data, loaded.data, given, loaded.text, (loaded, definition, given)
+
+    with _collected_between_batches() as batch_done:
+        # no gang part: an entry reads none of it (its problems are not the workload's errors)
+        for count, (tag, view) in enumerate(evaluate_stream(evaluator, jobs(), batch, gang=False), 1):
+            if isinstance(tag, Entry):
+                yield tag
+            elif view is not None:
+                item, definition, given = tag
+                yield entry_of(item.origin, item.data, definition, view, given)
+            if count % batch == 0:
                 batch_done()
-        if pending:
-            yield from _evaluate(pending, choose, evaluator, pods, invalid, owned)
 
 
 @contextlib.contextmanager
 def _collected_between_batches() -> Iterator[Callable[[], None]]:
-    """Python's cyclic garbage collector off while a batch is read, evaluated and written, and run
-    (on the young objects; every ``FULL_COLLECTION`` batches on all of them) when a batch is done.
-    Left on, its collections are triggered by the allocations of reading each object and walk the
-    objects of the batch again and again (a tenth of the summary's time); the entries and views
+    """Python's cyclic garbage collector off while the objects are read, evaluated and written, and
+    run (on the young objects; every ``FULL_COLLECTION`` batches on all of them) after every
+    ``BATCH`` entries. Left on, its collections are triggered by the allocations of reading each
+    object and walk the objects in the stream again and again (a tenth of the summary's time); the entries and views
     hold no cycles, so what a batch leaves is freed as it goes and the collections between batches
     keep memory bounded whatever the input holds. A collector already off stays off."""
     enabled = gc.isenabled()
@@ -203,52 +216,30 @@ def _collected_between_batches() -> Iterator[Callable[[], None]]:
             gc.enable()
 
 
-def _evaluate(
-    batch: list[LoadedObject | LoadProblem],
+def _classified(
+    item: LoadedObject | LoadProblem,
     choose: Choose,
     evaluator: Evaluator,
-    pods: PodIndex | None,
     invalid: dict[int, list[str]],
     owned: Owned | None,
-) -> list[Entry]:
-    entries: list[Entry | None] = [None] * len(batch)
-    work: list[tuple[int, LoadedObject, DefinitionFile]] = []
-    for index, item in enumerate(batch):
-        if isinstance(item, LoadProblem):
-            entries[index] = Entry("unreadable", item.message.split(": ", 1)[0], errors=[item.message])
-            continue
-        owner = owned(item.data) if owned is not None else None
-        if owner is not None:
-            entries[index] = _entry("owned", item.origin, item.data, activity=owner)
-            continue
-        definition = choose(item.data)
-        if definition is None:
-            entries[index] = _entry("uncovered", item.origin, item.data)
-            continue
-        if id(definition.data) not in invalid:  # prepared once per definition, not per object
-            invalid[id(definition.data)] = evaluator.prepare(definition.data).invalid
-        problems = invalid[id(definition.data)]
-        if problems and not evaluator.force:
-            reason = (
-                f"the definition {definition.path} is invalid (upstream refuses it): {problems[0]}; "
-                "nothing was evaluated (--force evaluates it anyway)"
-            )
-            entries[index] = _entry(
-                "failed",
-                item.origin,
-                item.data,
-                definition=definition.name,
-                errors=[reason],
-            )
-            continue
-        work.append((index, item, definition))
-    by_definition: dict[int, list[tuple[int, LoadedObject, DefinitionFile]]] = {}
-    for job in work:  # each definition's objects together, as Evaluator.evaluate_all groups them
-        by_definition.setdefault(id(job[2].data), []).append(job)
-    for jobs in by_definition.values():
-        found = [pods.of(item.data) if pods is not None else None for _, item, _ in jobs]
-        read = [item.text for _, item, _ in jobs]  # the JSON text read, handed to jq as it is where it may be
-        views = evaluator.evaluate_many(jobs[0][2].data, [item.data for _, item, _ in jobs], found, read)
-        for (index, item, definition), view, given in zip(jobs, views, found, strict=True):
-            entries[index] = entry_of(item.origin, item.data, definition, view, given)
-    return [entry for entry in entries if entry is not None]
+) -> Entry | tuple[LoadedObject, DefinitionFile]:
+    """The entry of an item that is not evaluated (unreadable, owned, uncovered, of an invalid
+    definition without ``--force``), else the object and the definition that evaluates it."""
+    if isinstance(item, LoadProblem):
+        return Entry("unreadable", item.message.split(": ", 1)[0], errors=[item.message])
+    owner = owned(item.data) if owned is not None else None
+    if owner is not None:
+        return _entry("owned", item.origin, item.data, activity=owner)
+    definition = choose(item.data)
+    if definition is None:
+        return _entry("uncovered", item.origin, item.data)
+    if id(definition.data) not in invalid:  # prepared once per definition, not per object
+        invalid[id(definition.data)] = evaluator.prepare(definition.data).invalid
+    problems = invalid[id(definition.data)]
+    if problems and not evaluator.force:
+        reason = (
+            f"the definition {definition.path} is invalid (upstream refuses it): {problems[0]}; "
+            "nothing was evaluated (--force evaluates it anyway)"
+        )
+        return _entry("failed", item.origin, item.data, definition=definition.name, errors=[reason])
+    return item, definition

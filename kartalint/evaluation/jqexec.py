@@ -19,6 +19,7 @@ timeout), every expression is run on its own so that the failure is attributed t
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -135,6 +136,31 @@ class JqSession:
         for index in again:
             yield index, self._each(unique, made[index])
 
+    def run_stream(self, items: Iterable[tuple[tuple, str]]) -> Iterator[tuple[int, dict[str, Outcome] | None]]:
+        """``(index, outcomes)`` for each ``(expressions, text)`` item (``expressions`` as ``unique``
+        makes them: distinct and non-empty), the items of any number of definitions streamed through
+        the worker together, in order (out of order only after a worker was stopped). ``None``
+        instead of the outcomes: the joined run cannot be read (``_joined``), the text is to be run
+        again expression by expression (``run_alone``) once the stream is over."""
+        if not self.batch:  # one jq run per expression, each on the worker to itself
+            for index, (unique, text) in enumerate(items):
+                yield index, self._each(unique, text)
+            return
+        waiting: dict[int, tuple] = {}  # the expressions of each item sent, until its result is read
+        counter = itertools.count()
+
+        def pairs() -> Iterator[tuple[str, str]]:
+            for unique, text in items:
+                waiting[next(counter)] = unique
+                yield self._program(unique), text
+
+        for index, joined in self.runner.run_pairs(pairs()):
+            yield index, self._joined(waiting.pop(index), joined)
+
+    def run_alone(self, unique: tuple, text: str) -> dict[str, Outcome]:
+        """Each expression of ``unique`` run on its own on ``text`` (the worker to itself)."""
+        return self._each(unique, text)
+
     def _joined(self, unique: tuple, joined: RunResult) -> dict[str, Outcome] | None:
         """The outcomes of a joined run, or None when it cannot be read as one (the run failed as a
         whole, or an expression collected whole raised an error: upstream might have stopped at the
@@ -198,6 +224,11 @@ def _kept(texts: Iterable[str], made: list[str]) -> Iterator[str]:
         yield text
 
 
+def unique_expressions(expressions: Sequence[str]) -> tuple:
+    """The distinct non-empty string expressions, in order (what ``run_stream`` takes)."""
+    return _unique(expressions)
+
+
 def _unique(expressions: Sequence[str]) -> tuple:
     return tuple(dict.fromkeys(e for e in expressions if isinstance(e, str) and e))
 
@@ -208,4 +239,4 @@ def _finite(expression: str) -> bool:
     return tree is not None and finite_output(tree)
 
 
-__all__ = ["MAX_RESULTS", "JqSession", "Outcome", "results_of"]
+__all__ = ["MAX_RESULTS", "JqSession", "Outcome", "results_of", "unique_expressions"]

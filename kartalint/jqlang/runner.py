@@ -89,7 +89,7 @@ def _worker(
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
     except (ImportError, ValueError, OSError):
         pass
-    import jq
+    import jq  # noqa: F401  # imported before READY: its import never counts in a text's time
 
     conn.send(READY)  # the parent's clock for the first expression starts now, not at the spawn
     programs: dict = {}
@@ -98,24 +98,23 @@ def _worker(
             message = conn.recv()
         except EOFError:
             return
-        expression, texts, cap = message  # one reply per text, in order, sent in groups
-        try:
-            program = programs.get(expression)
-            if program is None:
-                program = jq.compile(SANDBOX_PRELUDE + expression)
-                if len(programs) > 4096:
-                    programs.clear()
-                programs[expression] = program
-        except ValueError as exc:
-            message = str(exc).split("\njq: ")[0].replace("jq: error: ", "")
-            conn.send([("compile", _unprelude(message))] * len(texts))
-            continue
+        # one reply per text, in order, sent in groups; ``expression``: the program of every text,
+        # or a tuple of one program per text (a stream of several definitions' objects)
+        expression, texts, cap = message
+        each = None if isinstance(expression, str) else expression
+        if each is None:
+            program, problem = _compiled(programs, expression)
+            if problem is not None:
+                conn.send([("compile", problem)] * len(texts))
+                continue
         replies: list = []
         flushed = time.monotonic()
         for index, text in enumerate(texts):
             if progress is not None:  # what the parent reads when a reply is late: which text, since when
                 PROGRESS.pack_into(progress, 0, index, time.monotonic())
-            replies.append(_run_one(program, text, cap))
+            if each is not None:  # compiling counts in the text's time, as the first text's does
+                program, problem = _compiled(programs, each[index])
+            replies.append(("compile", problem) if problem is not None else _run_one(program, text, cap))
             if (
                 progress is None  # without the shared record, the parent learns progress from replies alone
                 or len(replies) >= FLUSH_COUNT
@@ -128,6 +127,24 @@ def _worker(
                     conn.send([_picklable(reply) for reply in replies])
                 replies = []
                 flushed = time.monotonic()
+
+
+def _compiled(programs: dict, expression: str) -> tuple[Any, str | None]:  # pragma: no cover - runs in the child
+    """(the compiled program of ``expression``, kept in ``programs``, None), or (None, the compile error)."""
+    program = programs.get(expression)
+    if program is not None:
+        return program, None
+    import jq  # imported by the worker at its start
+
+    try:
+        program = jq.compile(SANDBOX_PRELUDE + expression)
+    except ValueError as exc:
+        message = str(exc).split("\njq: ")[0].replace("jq: error: ", "")
+        return None, _unprelude(message)
+    if len(programs) > 4096:
+        programs.clear()
+    programs[expression] = program
+    return program, None
 
 
 def _run_one(program: Any, text: str, cap: int) -> tuple[str, Any]:  # pragma: no cover - runs in the child
@@ -263,22 +280,41 @@ class BoundedRunner:
 
         Consume the iterator to the end: a run abandoned half way stops the worker (its unread
         replies would otherwise answer the next run)."""
-        limit = self.timeout if timeout is None else timeout
-        source, counter = iter(texts), itertools.count()
-        again: list[tuple[int, str]] = []  # texts whose worker was stopped, sent again first
         # a few texts known at once go in one message (one round trip: what a fixture run or a mutant
         # sends); a stream starts small so that the worker starts at once
         size = batch if isinstance(texts, (list, tuple)) and len(texts) <= batch else min(batch, FIRST_BATCH)
+        return self._stream(((expression, text) for text in texts), timeout, batch, size)
 
-        def take(count: int) -> list[tuple[int, str]]:
+    def run_pairs(
+        self, pairs: Iterable[tuple[str, str]], timeout: float | None = None, batch: int = BATCH
+    ) -> Iterator[tuple[int, RunResult]]:
+        """``run_many`` of ``(expression, JSON text)`` pairs, each text run by its own program (the
+        objects of several definitions in one stream, in the order given): a message to the worker
+        holds up to ``batch`` pairs whatever their programs, each compiled once by the worker."""
+        return self._stream(pairs, timeout, batch, min(batch, FIRST_BATCH))
+
+    def _stream(
+        self, pairs: Iterable[tuple[str, str]], timeout: float | None, batch: int, size: int
+    ) -> Iterator[tuple[int, RunResult]]:
+        limit = self.timeout if timeout is None else timeout
+        source, counter = iter(pairs), itertools.count()
+        again: list[tuple[int, str, str]] = []  # texts whose worker was stopped, sent again first
+
+        def take(count: int) -> list[tuple[int, str, str]]:
             chunk = again[:count]
             del again[:count]
             fresh = itertools.islice(source, count - len(chunk))
-            chunk.extend((index, text) for text, index in zip(fresh, counter, strict=False))  # counter: endless
+            chunk.extend((index, *pair) for pair, index in zip(fresh, counter, strict=False))  # counter: endless
             return chunk
 
-        def send(chunk: list[tuple[int, str]]) -> bool:
-            return bool(chunk) and self._send((expression, [text for _, text in chunk], self.max_results))
+        def send(chunk: list[tuple[int, str, str]]) -> bool:
+            if not chunk:
+                return False
+            first = chunk[0][1]
+            program: str | tuple[str, ...] = (
+                first if all(e is first or e == first for _, e, _ in chunk) else tuple(e for _, e, _ in chunk)
+            )
+            return self._send((program, [text for _, _, text in chunk], self.max_results))
 
         finished = False
         try:
@@ -286,7 +322,7 @@ class BoundedRunner:
             sent = send(chunk)
             while chunk:
                 if not sent:
-                    for index, _ in chunk:
+                    for index, _, _ in chunk:
                         yield index, RunResult(error="the jq worker could not be started")
                     chunk = take(batch)
                     sent = send(chunk)
