@@ -1360,3 +1360,34 @@ def test_compare_never_waits_on_a_fifo_nor_reads_a_device(dump, place):
     )
     assert done.returncode == 2 and done.stdout == "", done.stderr
     assert done.stderr.count("\n") == 1 and f"{figures}: file is not a regular file" in done.stderr, done.stderr
+
+
+def test_an_object_met_again_in_the_same_state_is_counted_once(tmp_path, monkeypatch, capsys):
+    """Two dumps that overlap (`kubectl get jobsets -A` and `kubectl get jobsets -n team-0` saved
+    together), or one file given twice: the same object (uid and resourceVersion) counts once, and
+    a note says so; the same uid at another resourceVersion (dumps of two moments) is counted and
+    said. A quota report must not count a workload twice without a word."""
+    monkeypatch.chdir(tmp_path)
+    objects = recorded_workloads()  # (trimmed of resourceVersion: given as kubectl prints it)
+    first, second = (
+        copy.deepcopy(objects[0]),
+        next(copy.deepcopy(o) for o in objects if o["metadata"]["uid"] != objects[0]["metadata"]["uid"]),
+    )
+    first["metadata"]["resourceVersion"], second["metadata"]["resourceVersion"] = "48213", "48977"
+    later = copy.deepcopy(first)
+    later["metadata"]["resourceVersion"] = str(first["metadata"]["resourceVersion"]) + "1"
+    (tmp_path / "all.yaml").write_text(as_list([first, second]))
+    (tmp_path / "team.yaml").write_text(as_list([second]))
+    (tmp_path / "later.yaml").write_text(as_list([later]))
+    _, alone, _ = summary_json(capsys, "all.yaml")
+    code, doc, err = summary_json(capsys, "all.yaml", "team.yaml", "all.yaml")
+    assert code == 0 and doc["totals"]["all"] == alone["totals"]["all"] and len(doc["rows"]) == 2, err
+    notes = [line for line in err.splitlines() if line.startswith("kartalint: note:")]
+    assert notes == [
+        f"kartalint: note: team.yaml:3: the object of all.yaml:{notes[0].split('all.yaml:')[1].split(' ')[0]} "
+        f"again (uid {second['metadata']['uid']}): counted once",
+        "kartalint: note: all.yaml is given twice: read once",
+    ]
+    code, doc, err = summary_json(capsys, "all.yaml", "later.yaml")
+    assert code == 0 and len(doc["rows"]) == 3
+    assert f"(uid {first['metadata']['uid']}) at another resourceVersion" in err and "counted twice" in err

@@ -10,11 +10,13 @@ searched in the indexes in order, and every (group, kind) they cover.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from kartalint.errors import ConfigError
 from kartalint.evaluation.owners import PodIndex
+from kartalint.karta import as_dict
 from kartalint.load.definitions import object_gvk
 from kartalint.load.kubectl import pods_and_owners, workloads
 from kartalint.load.objects import LoadedObject, LoadProblem, stream_objects
@@ -39,6 +41,7 @@ class FileSource:
         self.pods: PodIndex | None = PodIndex(self._pods(pods)) if pods else None
         self.owned: Owned | None = None
         self.failed = 0  # places kubectl could not read (none here)
+        self.again: list[str] = []  # files given twice, objects met again (the same uid): counted once
 
     def _pods(self, path: str) -> list[dict[str, object]]:
         """The pods (and their owners) of a pods file of any size; a problem is a usage error."""
@@ -55,17 +58,52 @@ class FileSource:
         return found
 
     def items(self) -> Iterator[LoadedObject | LoadProblem]:
-        """Every object of every file, one at a time."""
+        """Every object of every file, one at a time. A file given twice is read once; an object met
+        again in the same state (its uid and resourceVersion seen before: dumps that overlap) is
+        counted once; the same uid at another resourceVersion (dumps of two moments) is counted,
+        and said (``again``)."""
+        files: set[str] = set()
+        seen: dict[str, tuple[object, str]] = {}  # uid -> (its resourceVersion, where first met)
         for path in self.paths:
-            yield from stream_objects(path, self.limit)
+            real = os.path.realpath(path) if path != "-" else path
+            if real in files:
+                self.again.append(f"{path} is given twice: read once")
+                continue
+            files.add(real)
+            for item in stream_objects(path, self.limit):
+                if isinstance(item, LoadedObject) and not self._counted_once(item, seen):
+                    continue
+                yield item
+
+    def _counted_once(self, item: LoadedObject, seen: dict[str, tuple[object, str]]) -> bool:
+        """False for an object met before in the same state (a uid and resourceVersion seen); an
+        object of a uid seen at another resourceVersion is counted, and said."""
+        meta = as_dict(as_dict(item.data).get("metadata"))
+        uid, version = meta.get("uid"), meta.get("resourceVersion")
+        if not (isinstance(uid, str) and uid and version is not None):
+            return True
+        if uid not in seen:
+            seen[uid] = (version, item.origin)
+            return True
+        first_version, first = seen[uid]
+        if first_version == version:
+            self.again.append(f"{item.origin}: the object of {first} again (uid {uid}): counted once")
+            return False
+        self.again.append(
+            f"{item.origin}: the object of {first} (uid {uid}) at another resourceVersion ({version}, there "
+            f"{first_version}): counted twice (dumps of two moments?)"
+        )
+        return True
 
     def what(self) -> str:
         """What was read, for a message."""
         return ", ".join(self.paths)
 
     def refusals(self) -> tuple[list[str], list[str]]:
-        """(notes, errors) on what could not be read after the run: none from files."""
-        return [], []
+        """(notes, errors) after the run: what was met twice and counted once (the first three, and
+        how many more); nothing files refuse."""
+        more = [f"and {len(self.again) - 3} more object(s) or file(s) met again"] if len(self.again) > 3 else []
+        return self.again[:3] + more, []
 
 
 class ClusterSource(FileSource):
