@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from kartalint.errors import ConfigError
 from kartalint.load.configfile import CONFIG_NAMES, ConfigFile, find_config, read_chain
@@ -35,6 +34,10 @@ from kartalint.load.kinds import FIXTURE_TEXT, KARTA_TEXT
 from kartalint.load.patterns import PatternSet, check_pattern
 from kartalint.model import Record, Rule, Severity
 from kartalint.schema.config import config_problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "CONFIG_NAMES",

@@ -57,6 +57,7 @@ NOT_ON_THE_LINT_PATH = {
     "bz2": "shutil's",
     "lzma": "shutil's",
     "difflib": "'did you mean' of a misspelt name",
+    "typing": "annotations only, imported under TYPE_CHECKING; a generic class's base is kartalint.model.Generic",
 }
 
 

@@ -20,10 +20,13 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from types import FrameType, ModuleType
-from typing import NoReturn, TextIO
 
 from kartalint.errors import UsageError
 from kartalint.report.output import STDOUT, GuardedStream, MessageStream, OutputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn, TextIO
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 CLOSED_PIPE = 128 + 13  # the status of a process SIGPIPE ends (`cmd | head` under `set -o pipefail`)

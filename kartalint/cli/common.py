@@ -7,13 +7,13 @@ import argparse
 import math
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from kartalint.errors import UsageError
 from kartalint.project import load_project
 from kartalint.report.output import write_report
 from kartalint.rules import registry
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from kartalint.load.definitions import DefinitionIndex
     from kartalint.project import Project
