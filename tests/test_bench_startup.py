@@ -59,6 +59,7 @@ NOT_ON_THE_LINT_PATH = {
     "difflib": "'did you mean' of a misspelt name",
     "kartalint.load.definitions": "the definition index (describe, test, catalog): Project.index imports it",
     "kartalint.schema.config": "the configuration's schema, read when a configuration file is",
+    "unicodedata": "suppression comments in a file that is not ASCII (NFKC folding)",
     "copy": "a definition index copies what it reads (definitions added: not a one-file lint's)",
     "weakref": "copy's",
     "typing": "annotations only, imported under TYPE_CHECKING; a generic class's base is kartalint.model.Generic",
