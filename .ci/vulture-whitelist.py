@@ -6,7 +6,7 @@ from kartalint import __getattr__ as lazy_api
 from kartalint.jqlang.runner import BoundedRunner
 from kartalint.load import definitions, pipe
 from kartalint.lsp import server
-from kartalint.model import Record
+from kartalint.model import Generic, Record
 from kartalint.project import parse_config
 from kartalint.report import (
     describe,
@@ -68,6 +68,8 @@ lazy_api
 
 # Called by Python when a class is made (a record class: kartalint.model)
 Record.__init_subclass__
+# Called by Python when a generic class is subscripted (Lifecycle["LintResult"]): typing's Generic at run time
+Generic.__class_getitem__
 
 # Read by the tests, and the Python API (docs/api.md)
 BoundedRunner.restarts

@@ -4,7 +4,11 @@
 (see docs/api.md). It is imported lazily so that ``kartalint lint`` starts fast.
 """
 
-from typing import Any
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 RELEASE: str  # the version being prepared (the CHANGELOG's top section): kartalint/scaffold/release.py
 # this build's version: RELEASE from the tag v<RELEASE>, else <RELEASE>.dev0+g<commit>, found when

@@ -8,9 +8,12 @@ whether it must be an assignable path).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from kartalint.model import Frozen, Path, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FRAGMENTED_PATHS = (
     "schedulerNamePath",

@@ -22,19 +22,22 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from kartalint.errors import ConfigError
 from kartalint.load.configfile import CONFIG_NAMES, ConfigFile, find_config, read_chain
 from kartalint.load.configuration import Config
 from kartalint.load.confinement import Confinement, ReadRefused, git_toplevel, inside, read_confined
-from kartalint.load.definitions import DefinitionIndex, bundled_catalog
 from kartalint.load.discovery import glob_inside, template_marker
 from kartalint.load.documents import display_path
 from kartalint.load.kinds import FIXTURE_TEXT, KARTA_TEXT
 from kartalint.load.patterns import PatternSet, check_pattern
 from kartalint.model import Record, Rule, Severity
-from kartalint.schema.config import config_problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from kartalint.load.definitions import DefinitionIndex
 
 __all__ = [
     "CONFIG_NAMES",
@@ -60,6 +63,8 @@ def _apply(config: Config, layer: ConfigFile, root: str, rules: Mapping[str, Rul
     paths inside the project, house rules' ids). The house rules of this file and of the files it
     extends may be named in ``rules:`` and ``per-file-ignores:``; their examples must lie inside
     ``boundary`` (the repository)."""
+    from kartalint.schema.config import config_problem  # lazy: only with a configuration file (start-up of lint)
+
     entries = layer.data.get("house-rules")
     declared = [e["id"] for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
     problem = config_problem(layer.data, [*rules, *config.house_rules, *declared], MAX_CONFIGURABLE_BYTES)
@@ -358,6 +363,8 @@ class Project(Record):
     # -- definitions ------------------------------------------------------------------------
     def index(self, explicit: Sequence[str] = (), bundled: bool = True) -> DefinitionIndex:
         """Definitions in resolution order: ``explicit`` paths, the project's, the bundled catalog."""
+        from kartalint.load.definitions import DefinitionIndex, bundled_catalog  # lazy: not a lint's (start-up)
+
         index = DefinitionIndex()
         if explicit:
             index.add_layer("explicit", list(explicit))

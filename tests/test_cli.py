@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import pathlib
 import re
@@ -14,6 +15,8 @@ import pytest
 from conftest import BASE_DEFINITION, ROOT
 
 from kartalint.cli import main
+from kartalint.cli.common import check_timeout
+from kartalint.errors import UsageError
 from kartalint.rules import registry
 
 BAD = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
@@ -287,3 +290,14 @@ def test_a_folder_where_a_file_is_wanted_is_called_a_folder(tmp_path, capsys, mo
     (tmp_path / "good.yaml").write_text(BASE_DEFINITION)
     code, _, err = run(capsys, "lint", "good.yaml")
     assert code == 2 and "'extends' base: a folder, not a file" in err, err
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 0.0, -1.0, 3600.5])
+def test_a_timeout_that_is_not_a_number_of_seconds_up_to_an_hour_is_a_usage_error(value: float) -> None:
+    with pytest.raises(UsageError, match="--timeout must be a number of seconds above 0 and at most 3600"):
+        check_timeout(value)
+
+
+@pytest.mark.parametrize("value", [0.001, 1.0, 3600.0])
+def test_a_timeout_of_seconds_up_to_an_hour_is_taken(value: float) -> None:
+    check_timeout(value)

@@ -4,16 +4,15 @@ codes, the parser and the ``KARTALINT_*`` defaults are the dispatch's: ``kartali
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from kartalint.errors import UsageError
 from kartalint.project import load_project
 from kartalint.report.output import write_report
 from kartalint.rules import registry
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from kartalint.load.definitions import DefinitionIndex
     from kartalint.project import Project
@@ -146,5 +145,5 @@ def use_color(choice: str, stream: object) -> bool:
 
 def check_timeout(value: float) -> None:
     """``--timeout``: a number of seconds above 0 and at most an hour (a usage error otherwise)."""
-    if not (math.isfinite(value) and 0 < value <= 3600):
+    if not 0 < value <= 3600:  # (neither NaN nor an infinity is)
         raise UsageError(f"--timeout must be a number of seconds above 0 and at most 3600 (got {value})")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from kartalint.cli import EXIT_OK, EXIT_USAGE
 from kartalint.cli.common import add_color_option, add_config_option, project_of, use_color
@@ -19,6 +18,7 @@ from kartalint.load.discovery import missing_reason
 from kartalint.report import format_choices, format_name, make_reporter
 from kartalint.report.output import report_output, write_report
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from kartalint.lint.baseline import Baseline
     from kartalint.lint.result import LintResult

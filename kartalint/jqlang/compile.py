@@ -5,9 +5,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from kartalint.model import Frozen, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # (compiled when first used, by re's cache: only libjq's errors are read with them)
 _ERROR = r"jq: error: (?P<msg>.*?) at <top-level>, line (?P<line>\d+), column (?P<col>\d+):\n[^\n]*\n(?P<caret>[^\n]*)"

@@ -10,13 +10,13 @@ outputs that are computed values (a constant, arithmetic, a construct), not plac
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
+from kartalint.jqlang.scope import COMPUTED, Path_, Places, Scope
 from kartalint.jqlang.syntax import COMPARE_OPS, Node
 
-Path_ = tuple[str, ...]
-Places = tuple[Path_ | None, ...]
-COMPUTED: Places = (None,)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_PLACES = 4
 MAX_INLINE_DEPTH = 4
 
@@ -121,39 +121,6 @@ def _collected(place: Path_ | None) -> Path_ | None:
 def collected(places: Places) -> Places:
     """The places of ``[X]`` for X's ``places``."""
     return union(tuple(_collected(place) for place in places))
-
-
-class Scope(NamedTuple):
-    """What a part of an expression sees: the places of ``.``, what is bound, what is guarded or never null."""
-
-    base: Places  # the places of `.`
-    env: tuple[tuple[str, Places], ...] = ()  # variables bound to input places
-    funcs: tuple[tuple[str, Node], ...] = ()  # user functions of arity 0, inlined at their calls
-    guarded: bool = False
-    tested: frozenset = frozenset()  # paths an enclosing select/if/and proves non-null, with their ancestors
-    depth: int = 0
-    present: bool = False  # `.` is a value built or defaulted before (`[...] |`, `(P // {}) |`): never null
-    values: frozenset = frozenset()  # variables bound to such a value (`(P // []) as $x`)
-
-    def var(self, name: str) -> Places:
-        """The places bound to ``$name`` (the innermost binding), ``COMPUTED`` when not a place of the input."""
-        for key, value in reversed(self.env):
-            if key == name:
-                return value
-        return COMPUTED
-
-    def func(self, name: str) -> Node | None:
-        """The body of the user function ``name`` of arity 0 (the innermost definition), or None."""
-        for key, value in reversed(self.funcs):
-            if key == name:
-                return value
-        return None
-
-    def but(self, **changes: Any) -> Scope:
-        """This scope with ``changes``; a new ``base`` is not known present unless said so."""
-        if "base" in changes and "present" not in changes:
-            changes["present"] = False
-        return self._replace(**changes)
 
 
 def places_of(node: Node | None, scope: Scope) -> Places:

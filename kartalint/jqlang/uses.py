@@ -5,12 +5,14 @@ fallbacks to a constant, arithmetic, sums (``add``), object keys, and builtins t
 
 from __future__ import annotations
 
-from typing import Any
-
 from kartalint.jqlang.parser import Node
 from kartalint.jqlang.places import LIST, Places, Scope, if_branches, places_of, real, visible
 from kartalint.jqlang.reads import PathRead, has_optional, known_depth, read_at
 from kartalint.model import Frozen, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # builtins that fail on a null input ("null (null) has no keys", "Cannot iterate over null"), with
 # their arity (`length` does not: it gives 0; `any`/`all` with two arguments read their generator)

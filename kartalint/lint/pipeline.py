@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING
 
 from kartalint.load.discovery import TEMPLATE_HINT, template_marker
 from kartalint.load.documents import SourceFile, load_file
@@ -24,6 +23,7 @@ from kartalint.rules.document import check_document
 from kartalint.rules.fixture_schema import check_fixture
 from kartalint.rules.house import failures
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
     from kartalint.load.crds import CrdIndex
     from kartalint.load.house_rules import HouseRule

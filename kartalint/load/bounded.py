@@ -14,7 +14,10 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 100  # arrays and objects (tables) inside each other
 MAX_DIGITS = 1000  # digits in a row outside a string (a number; TOML's hexadecimal, octal and binary too)

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
 
 from kartalint.errors import ConfigError
 from kartalint.load.bounded import ParseError, toml_loads
 from kartalint.load.confinement import ReadRefused, inside, read_confined, repository_of, why_not_a_file
 from kartalint.load.documents import MAX_FILE_BYTES, load_text
 from kartalint.model import Path, Record, Rule, Severity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 CONFIG_INVALID = "config-invalid"

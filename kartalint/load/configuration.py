@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
 
 from kartalint.load.documents import MAX_FILE_BYTES
 from kartalint.load.patterns import PatternSet
 from kartalint.model import Record, Severity
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # read only when a configuration has house rules
+    from typing import Any
+
     from kartalint.load.house_rules import HouseRule
 
 

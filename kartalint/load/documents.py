@@ -14,7 +14,6 @@ import os
 import re
 import sys
 from collections.abc import Iterator
-from typing import Any
 
 import yaml
 
@@ -37,6 +36,10 @@ from kartalint.load.yaml_rules import (
     YAML_TOO_LARGE,
 )
 from kartalint.model import Finding, Path, Record, Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _SEVERITY = {rule.id: rule.severity for rule in RULES}
 MAX_FILE_BYTES = 5 * 1024 * 1024

@@ -11,9 +11,15 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Generic, TypeVar
 
-T = TypeVar("T")
+from kartalint.model import Generic
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
 Identity = tuple[str, str, int, int, int, int]
 
 
@@ -26,7 +32,7 @@ def identity(path: str) -> Identity | None:
         return None
 
 
-class FileCache(Generic[T]):
+class FileCache(Generic["T"]):
     """The ``limit`` most recently read files' values (least recently used dropped first)."""
 
     def __init__(self, limit: int) -> None:

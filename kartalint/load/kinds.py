@@ -11,7 +11,10 @@ Karta``), a fixture of ``kartalint test`` (``kind: KartaFixture``), or neither.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 KARTA_KIND = "Karta"
 FIXTURE_KIND = "KartaFixture"

@@ -4,9 +4,11 @@ integers refused)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 BaseLoader: Any
 try:  # pragma: no cover - the C loader ships with PyYAML wheels

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from kartalint.load.yaml_rules import YAML_ALIAS_BOMB, YAML_DUPLICATE_KEY, YAML_NON_STRING_KEY, YAML_TOO_DEEP
 from kartalint.model import Finding
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from kartalint.load.documents import SourceFile
 
 MAX_EXPANDED_NODES = 500_000  # nodes added by alias expansion (billion laughs)

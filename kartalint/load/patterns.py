@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from kartalint.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # (the patterns of this module are compiled when first used, by re's cache: most runs have no configuration)
 _WILD = r"[*?/\\!\[\]]+"

@@ -16,7 +16,6 @@ List), is handed out as soon as it is built, so a cluster dump is never held who
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO, Any
 
 import yaml
 from yaml import events, nodes
@@ -24,6 +23,10 @@ from yaml import events, nodes
 from kartalint.load.loader import Loader
 from kartalint.load.nodes import MAX_DEPTH
 from kartalint.model import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 _STR = "tag:yaml.org,2002:str"
 _SCALAR, _ALIAS = events.ScalarEvent, events.AliasEvent

@@ -15,9 +15,12 @@ from __future__ import annotations
 import importlib
 import io
 import os
-from typing import IO, Any
 
 from kartalint.report.base import DocumentReporter, Lifecycle, Reporter, TestReporter
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 # The lint formats: name -> "module:class", loaded when used (SARIF's imports are not free).
 REPORTERS: dict[str, str] = {

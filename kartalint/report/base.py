@@ -11,19 +11,21 @@ document formats of ``diff``, ``describe``, ``catalog``, ``rules``, ``explore`` 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar
 
-from kartalint.model import Finding
+from kartalint.model import Finding, Generic
 from kartalint.report.escape import visible
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # what the reporters are given, imported only for the type checker
+    from typing import IO, Any, TypeVar
+
     from kartalint.lint.result import LintResult
     from kartalint.testing.run import TestRun
 
-Whole = TypeVar("Whole")
+    Whole = TypeVar("Whole")
 
 
-class Lifecycle(Generic[Whole]):
+class Lifecycle(Generic["Whole"]):
     """``start`` -> ``item`` for each of ``items(whole)`` -> ``finish(whole)``; ``report`` runs it."""
 
     name = ""
@@ -75,7 +77,7 @@ class Reporter(Lifecycle["LintResult"]):
         self.stream.write(text)
 
 
-class DocumentReporter(Lifecycle[Any]):
+class DocumentReporter(Lifecycle["Any"]):
     """A document rendered whole at ``finish`` (a diff report, described workloads, the catalog
     table, the rules reference, what explore found, new --crd's review) by the render function of
     its format."""

@@ -19,11 +19,14 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
-from typing import IO, Any, cast
 
 from kartalint.errors import KartalintError
 from kartalint.load.confinement import git_toplevel, nearest_folder_above
 from kartalint.report.escape import guard_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 STDOUT = "standard output"
 
@@ -281,7 +284,8 @@ def _new_temporary(folder: str, name: str) -> tuple[int, str]:
 
 def _text_io(stream: GuardedStream) -> IO[str]:
     """A guarded stream as what reporters write to (a text stream: ``io.TextIOBase``)."""
-    return cast("IO[str]", stream)
+    text: Any = stream  # (the type checker does not take a TextIOBase for an IO[str])
+    return text
 
 
 def _umask() -> int:

@@ -6,13 +6,15 @@ describe's tree notes it (the evaluation engine hands the pairs to the view). Im
 
 from __future__ import annotations
 
-from typing import Any
-
 from kartalint import karta
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.paths import path_facts, path_text
 from kartalint.karta import as_dict
 from kartalint.model import Frozen, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Unmultiplied(Frozen):

@@ -5,13 +5,16 @@ children ignore), pod spec, kind and status definitions, and the workload's addi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from kartalint import karta
 from kartalint.karta import as_dict
 from kartalint.model import Rule, Severity
 from kartalint.rules._copies import unmultiplied
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 EMPTY_SCALE_DEFINITION = "empty-scale-definition"

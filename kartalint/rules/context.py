@@ -6,12 +6,14 @@ definition built in Python without going through YAML text."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from kartalint.load.documents import Document
 from kartalint.model import Finding, Frozen, Path, Rule, set_field
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
+    from typing import Any
+
     from kartalint.load.crds import CrdIndex
 
 

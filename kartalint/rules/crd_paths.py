@@ -14,8 +14,6 @@ finding replaces it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kartalint import karta
 from kartalint.jqlang import parse_cached, paths
 from kartalint.jqlang.analysis import OBJECT_KEY_NOT_STRING
@@ -24,6 +22,10 @@ from kartalint.karta import as_list
 from kartalint.model import Rule, Severity
 from kartalint.rules import crd_shapes
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 PATH_NOT_IN_CRD = "path-not-in-crd"

@@ -10,13 +10,16 @@ leaves free-form gives no finding.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from kartalint import karta
 from kartalint.jqlang import parse_cached, paths
 from kartalint.karta import as_dict, as_list
 from kartalint.model import Rule, Severity
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 POD_TEMPLATE_WRONG_LEVEL = "pod-template-wrong-level"

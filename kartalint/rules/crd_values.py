@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from kartalint import karta
 from kartalint.jqlang import parse_cached, paths
@@ -22,6 +21,10 @@ from kartalint.karta import as_list
 from kartalint.model import Rule, Severity
 from kartalint.rules import crd_shapes
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 DEFAULT_DIFFERS_FROM_CRD = "default-differs-from-crd"

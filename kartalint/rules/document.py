@@ -8,14 +8,16 @@ path and a message into a positioned ``Finding``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kartalint.load.documents import Document
 from kartalint.model import Finding
 from kartalint.rules import karta_schema as schema
 from kartalint.rules import registry, structure
 from kartalint.rules.context import Context
 from kartalint.rules.karta_schema import WRONG_TYPE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def check_document(document: Document, crds: Any | None = None) -> list[Finding]:

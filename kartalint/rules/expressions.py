@@ -4,7 +4,6 @@ assignable write-back paths and null-safe scale arithmetic."""
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from kartalint import karta
 from kartalint.jqlang import analysis, parse_cached, paths
@@ -21,6 +20,10 @@ from kartalint.jqlang.builtins import statically_compiles
 from kartalint.jqlang.compile import compile_problems
 from kartalint.model import Rule, Severity
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 JQ_SYNTAX_ERROR = "jq-syntax-error"

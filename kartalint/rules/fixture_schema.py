@@ -9,12 +9,15 @@ from __future__ import annotations
 import functools
 import json
 import os
-from typing import Any
 
 from kartalint.load.documents import Document
 from kartalint.model import Finding, Rule, Severity, format_path
 from kartalint.rules.context import Context
 from kartalint.schema import refs, structural
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 FIXTURE_INVALID = "fixture-invalid"

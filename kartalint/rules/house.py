@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from kartalint import karta
 from kartalint.load.documents import Document, display_path
 from kartalint.model import Finding, Path, Rule, Severity, Span, format_path
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported when house rules run
     from kartalint.load.house_rules import Failure, HouseRule
     from kartalint.rules._house_jq import HouseEngine, Outcome, Pending, Queued

@@ -6,12 +6,14 @@ MinAvailable=1 on the problems below (spec §3.8, toolkit notes §3).
 
 from __future__ import annotations
 
-from typing import Any
-
 from kartalint import karta
 from kartalint.karta import as_dict
 from kartalint.model import Rule, Severity
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 GANG_UNKNOWN_SUBGROUP_COMPONENT = "gang-unknown-subgroup-component"

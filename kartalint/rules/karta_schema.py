@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kartalint import schema as karta_schema
 from kartalint.load.kinds import KARTA_KIND
 from kartalint.model import Rule, Severity, format_path
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 KARTA_API_VERSION_RULE = "karta-api-version"

@@ -24,11 +24,14 @@ import os
 import re
 import sys
 from collections.abc import Callable, Collection
-from typing import Any
 
 from kartalint.model import Finding, Frozen, Rule, Severity, set_field
 from kartalint.rules.context import Check, Context
 from kartalint.rules.house import HOUSE_RULE_FAILED, RULES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GROUP = "kartalint.rules"
 _ID = r"^[a-z0-9][a-z0-9-]*$"  # (compiled when first used: re's cache; most runs load no plugin)

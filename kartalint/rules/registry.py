@@ -33,12 +33,15 @@ import importlib
 import os
 from collections.abc import Iterable
 from types import ModuleType
-from typing import Any
 
 from kartalint.load import configfile, yaml_rules
 from kartalint.model import Frozen, Rule, set_field
 from kartalint.rules import plugins
 from kartalint.rules.context import Check
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "CATEGORIES",

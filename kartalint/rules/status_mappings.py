@@ -14,13 +14,16 @@ byExpression is unset or the same text with the same expectedResult.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from kartalint import karta
 from kartalint.karta import as_dict, as_list
 from kartalint.model import Frozen, Rule, Severity, set_field
 from kartalint.rules.context import Check, Context
 from kartalint.rules.test_time import CONTRADICTORY
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 CONTRADICTORY_MATCHERS = "contradictory-matchers"

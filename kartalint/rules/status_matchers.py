@@ -5,7 +5,6 @@ upstream accepts but that misbehave (spec §2.1 "NOT checked")."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from kartalint import karta
 from kartalint.jqlang import parse_cached
@@ -13,6 +12,10 @@ from kartalint.jqlang.types import static_type
 from kartalint.karta import as_dict, as_list
 from kartalint.model import Rule, Severity
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 CONDITIONS_WITHOUT_DEFINITION = "conditions-without-definition"

@@ -7,12 +7,15 @@ Messages follow upstream's wording so that they can be matched with ``kli valida
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from kartalint import karta
 from kartalint.karta import as_dict
 from kartalint.model import Rule, Severity
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 DUPLICATE_COMPONENT_NAME = "duplicate-component-name"

@@ -22,7 +22,6 @@ whose rule no longer fires there stays forever (``unused-suppression``, as ruff'
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 
 from kartalint.model import Finding, Record, Rule, Severity
@@ -134,8 +133,7 @@ def parse(text: str) -> list[Directive]:
 def scan(text: str) -> tuple[list[Directive], list[Malformed]]:
     """(the directives of a file, with the lines they apply to; the comments that read as
     directives but are not, ``invalid-suppression``)."""
-    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    if not _MENTION.search(folded):  # (no line to look at: `apiVersion: kartalint/v1` is none)
+    if not _MENTION.search(_folded(text)):  # (no line to look at: `apiVersion: kartalint/v1` is none)
         return [], []
     lines = text.splitlines()
     out: list[Directive] = []
@@ -162,17 +160,24 @@ def scan(text: str) -> tuple[list[Directive], list[Malformed]]:
     return out, bad
 
 
+def _folded(text: str) -> str:
+    """``text`` NFKC-normalized and case-folded (lower-cased, when ASCII: the same, faster)."""
+    if text.isascii():
+        return text.lower()
+    import unicodedata  # lazy: only text that is not ASCII needs it (start-up of lint)
+
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
 def _attempts(line: str) -> list[tuple[int, str]]:
     """(column from 0 of the '#', the word after ``kartalint:``) of each place in ``line`` that
     reads as ``# kartalint:`` once folded (NFKC, case)."""
-    folded_line = line.lower() if line.isascii() else unicodedata.normalize("NFKC", line).casefold()
-    if not _MENTION.search(folded_line):  # (most comments: no character is looked at one by one)
+    if not _MENTION.search(_folded(line)):  # (most comments: no character is looked at one by one)
         return []
     found = []
     for index, char in enumerate(line):
         if char in _HASHES:
-            folded = unicodedata.normalize("NFKC", line[index : index + 64]).casefold()
-            match = re.match(_ATTEMPT, folded)
+            match = re.match(_ATTEMPT, _folded(line[index : index + 64]))
             if match:
                 found.append((index, match.group(1)))
     return found

@@ -6,11 +6,10 @@ this rule layer does not import the evaluation stage) and reports at the case's 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kartalint.karta import COUNT_MISMATCH
 from kartalint.model import Finding, Rule, Severity
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from kartalint.evaluation.view import WorkloadView
 

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from kartalint import karta
 from kartalint.karta import as_dict
 from kartalint.model import Finding, Rule, Severity
 from kartalint.rules.context import Check, Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The ids of the rules this module reports (constants: a misspelt id is an import error).
 NO_POD_COMPONENT = "no-pod-component"

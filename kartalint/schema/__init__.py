@@ -13,11 +13,14 @@ import functools
 import json
 import os
 from collections.abc import Iterator
-from typing import Any
 
 import yaml
 
 from kartalint.schema import structural
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 CRD_FILE = os.path.join(DATA_DIR, "run.ai_kartas.yaml")

@@ -12,10 +12,13 @@ gitignore patterns).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
 
 import kartalint
 from kartalint.schema import structural
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _OFF = ("off", "disable", "disabled", "false", "no")
 _SEVERITIES = ("error", "warning", "info")

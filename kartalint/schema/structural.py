@@ -25,9 +25,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from kartalint.model import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Keywords that only annotate (format is not asserted without a format checker, as in jsonschema).
 _ANNOTATIONS = frozenset(
@@ -112,11 +115,9 @@ def supports(schema: Any) -> bool:
             continue
         if keyword == "properties" and not all(supports(sub) for sub in value.values()):
             return False
-        if keyword in ("items", "propertyNames", "if", "then", "else") and not supports(value):
+        if keyword in ("items", "propertyNames", "if", "then", "else", "not") and not supports(value):
             return False
         if keyword in ("anyOf", "oneOf") and not all(supports(sub) for sub in value):
-            return False
-        if keyword == "not" and not supports(value):
             return False
         if keyword == "additionalProperties" and not isinstance(value, bool) and not supports(value):
             return False
