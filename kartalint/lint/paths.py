@@ -163,6 +163,11 @@ def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -
                     for outcomes in pool.imap(_lint_chunk, [(c, config, strict_files) for c in chunks])
                     for o in outcomes
                 )
+                # every chunk done: the workers leave on their own. The terminate() of leaving the
+                # block, alone, can wait for ever on a queue lock an idle worker holds (CPython
+                # #78178, seen once in the suite); after join() it has nothing left to stop
+                pool.close()
+                pool.join()
             return
         except OSError:  # no worker processes here: lint in this one
             pass
