@@ -300,6 +300,8 @@ class HouseEngine:
     def _read_joined(self, outcome: Outcome, chunk: tuple[HouseRule, ...], result: RunResult, text: str) -> None:
         """The results of a joined run into ``outcome``; when it cannot be read as one, each rule
         alone says which one failed (the engine is held)."""
+        if result.error is None and result.results == [[]]:  # (the common case: nothing found, nothing failed)
+            return
         parts = _parts(chunk, result)
         for index, rule in enumerate(chunk):
             _read(outcome, rule, parts[index] if parts is not None else self._alone(rule, text))

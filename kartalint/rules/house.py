@@ -49,13 +49,18 @@ RULES = (
 _FAILED = RULES[0]
 
 
-def units(data: object, kind: str, components: list[karta.ComponentRef] | None = None) -> list[Path]:
-    """The paths of the units of ``kind`` in a definition, in document order (``components``: the
-    definition's, when in hand)."""
+def units(
+    data: object,
+    kind: str,
+    components: list[karta.ComponentRef] | None = None,
+    fields: list[karta.JqField] | None = None,
+) -> list[Path]:
+    """The paths of the units of ``kind`` in a definition, in document order (``components`` and
+    ``fields``: the definition's components and jq expressions, when in hand)."""
     if kind == "definition":
         return [()]
     if kind == "expression":
-        return [field.path for field in karta.jq_fields(data)]
+        return [field.path for field in (karta.jq_fields(data) if fields is None else fields)]
     found = karta.components(data) if components is None else components
     if kind == "component":
         return [component.path for component in found]
@@ -135,15 +140,18 @@ def _engine() -> HouseEngine:
     return engine()
 
 
-def _input(document: Document, rules: Sequence[HouseRule]) -> tuple[list[HouseRule], dict[str, list[Path]], str] | None:
+def _input(
+    document: Document, rules: Sequence[HouseRule], fields: list[karta.JqField] | None = None
+) -> tuple[list[HouseRule], dict[str, list[Path]], str] | None:
     """The rules of ``rules`` that can run on a Karta document, its units' paths by kind, and the
-    program's input (None: no rule can run, or the document is no JSON)."""
+    program's input (None: no rule can run, or the document is no JSON). ``fields``: the
+    document's jq expressions, when lint has listed them (``Context.jq_fields``)."""
     runnable = _engine().runnable(rules)
     if not runnable:
         return None
     kinds = {rule.for_each for rule in runnable}
     components = karta.components(document.data) if kinds & {"component", "status-mapping"} else None
-    paths = {kind: units(document.data, kind, components) for kind in kinds}
+    paths = {kind: units(document.data, kind, components, fields) for kind in kinds}
     try:
         text = json.dumps({"d": document.data, "u": paths}, allow_nan=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
@@ -161,19 +169,22 @@ def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | No
     return HouseRun(document, paths, _engine().start(runnable, text))
 
 
-def queue_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
+def queue_house(
+    document: Document, rules: Sequence[HouseRule], fields: list[karta.JqField] | None = None
+) -> HouseRun | None:
     """Queue one Karta document for the house rules of ``rules`` that can run (``start_house``'s
-    None), to be read with a batch of others (``HouseRun.done``, ``drain_house``)."""
+    None), to be read with a batch of others (``HouseRun.done``, ``drain_house``). ``fields``: its
+    jq expressions, when lint has listed them (``Context.jq_fields``)."""
     from kartalint.rules._house_jq import Queued  # lazy: only when house rules run
 
-    found = _input(document, rules)
+    found = _input(document, rules, fields)
     if found is None:
         return None
     runnable, paths, text = found
-    label = display_path(document.source.path)
 
-    def locate(rule: HouseRule, failure: Failure) -> Failure:
-        return _located(failure, label, paths[rule.for_each][failure.unit] if failure.unit is not None else None)
+    def locate(rule: HouseRule, failure: Failure) -> Failure:  # (rare: the file's label made only then)
+        where = paths[rule.for_each][failure.unit] if failure.unit is not None else None
+        return _located(failure, display_path(document.source.path), where)
 
     queued = Queued(runnable, text, locate)
     run = HouseRun(document, paths, None, queued)
