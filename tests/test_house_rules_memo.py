@@ -66,7 +66,9 @@ def corpus(folder) -> list[str]:
             target = folder / "defs" / f"{round_}-{os.path.basename(source)}"
             shutil.copy(source, target)
             files.append(str(target))
-    extra_child = "    - name: launcher\n      kind:\n        group: example.com\n        version: v1\n        kind: Launcher\n"
+    extra_child = (
+        "    - name: launcher\n      kind:\n        group: example.com\n        version: v1\n        kind: Launcher\n"
+    )
     for i in range(20):
         text = BASE_DEFINITION.replace("example-com-trainer-v1", f"example-com-trainer-v{i}")
         if i % 3 == 1:  # the worker is the second child here: its expressions at other paths
@@ -103,9 +105,7 @@ def _run(tmp_path, monkeypatch, rules: str):
 
 def _expression_units(texts: list[str]) -> tuple[int, int]:
     """(expression units sent, of them as null: remembered) in the batches' texts."""
-    units = [
-        path for text in texts for item in json.loads(text) for path in item["x"]["u"].get("expression", [])
-    ]
+    units = [path for text in texts for item in json.loads(text) for path in item["x"]["u"].get("expression", [])]
     return len(units), sum(path is None for path in units)
 
 
