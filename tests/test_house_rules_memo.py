@@ -97,6 +97,9 @@ def _run(tmp_path, monkeypatch, rules: str):
         BoundedRunner, "submit", lambda self, program, text: sent.append(text) or submit(self, program, text)
     )
     remembered = lint_paths(["defs"], config, jobs=1)
+    # worker processes: each reads a copy of the rules with each chunk of files (equal, not the same)
+    shared = lint_paths(["defs"], config, jobs=2)
+    assert [dataclasses.astuple(f) for f in shared.findings] == [dataclasses.astuple(f) for f in remembered.findings]
     with monkeypatch.context() as patch:
         patch.setattr(lint_paths_module, "lint_files", one_by_one)
         alone = lint_paths(["defs"], config, jobs=1)

@@ -35,7 +35,9 @@ _IMPURE_CALLS = frozenset(
     ["now", "input", "inputs", "input_filename", "input_line_number", "debug", "stderr", "halt", "halt_error"]
 )
 
-Hits = tuple[tuple["HouseRule", str], ...]  # (rule, message) of the rules that found something on a unit
+# (index in the group, message) of the rules that found something on a unit: by index, as equal
+# groups share a table (a `lint -j` worker reads a copy of the rules with each chunk of files)
+Hits = tuple[tuple[int, str], ...]
 
 
 def pure(rule: HouseRule) -> bool:
@@ -119,7 +121,8 @@ def settle(outcome: Outcome, memo: Recall, rules: Sequence[HouseRule]) -> None:
         return
     extra: dict[HouseRule, list[tuple[int, str]]] = {}
     for index, hits in memo.kept.items():
-        for rule, message in hits:
+        for number, message in hits:
+            rule = memo.group[number]
             if id(rule) in running and rule not in outcome.failed:
                 extra.setdefault(rule, []).append((index, message))
     if not extra:
@@ -137,10 +140,10 @@ def settle(outcome: Outcome, memo: Recall, rules: Sequence[HouseRule]) -> None:
 
 def _keep(outcome: Outcome, memo: Recall) -> None:
     """What the group found on each unit sent, kept."""
-    found: dict[int, list[tuple[HouseRule, str]]] = {}
-    for rule in memo.group:
+    found: dict[int, list[tuple[int, str]]] = {}
+    for number, rule in enumerate(memo.group):
         for index, message in outcome.hits.get(rule, ()):
-            found.setdefault(index, []).append((rule, message))
+            found.setdefault(index, []).append((number, message))
     if len(memo.table) + len(memo.sent) > MAX_KEPT:
         memo.table.clear()
     for index, key in memo.sent:
