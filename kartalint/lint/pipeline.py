@@ -19,7 +19,8 @@ from kartalint.load.yaml_rules import YAML_TEMPLATE
 from kartalint.model import Finding, Frozen, Record, Rule, Severity, Span, set_field
 from kartalint.project import Config
 from kartalint.rules import registry, suppress
-from kartalint.rules.document import check_document
+from kartalint.rules.context import Context
+from kartalint.rules.document import check_context, check_document
 from kartalint.rules.fixture_schema import check_fixture
 from kartalint.rules.house import failures
 
@@ -216,9 +217,10 @@ def _read(source: SourceFile, config: Config, strict_files: bool, queue: bool) -
         if document.is_karta:
             if not house:
                 waiting.parts.append(check_document(document, crds))
-            elif queue:
-                run = house_rules.queue_house(document, house)
-                waiting.parts.append(check_document(document, crds))
+            elif queue:  # (checked first: the house rules' units reuse the jq expressions it listed)
+                context = Context(document, rules=registry.RULES, crds=crds)
+                waiting.parts.append(check_context(context))
+                run = house_rules.queue_house(document, house, context.jq_fields)
                 if run is not None:
                     waiting.parts.append(run)
             else:

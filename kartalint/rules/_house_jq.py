@@ -43,6 +43,7 @@ from typing import Any
 
 from kartalint.jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner, RunResult
 from kartalint.load.house_rules import MESSAGE_CAP, Failure, HouseRule, StaticProblem, message_program, static_problem
+from kartalint.rules._house_memo import Hits, Recall, by_path, pure, settle
 
 HOUSE_TIMEOUT = DEFAULT_TIMEOUT  # seconds for one definition's house rules (upstream's limit of one query)
 RULES_PER_PROGRAM = 64  # libjq's compile time grows faster than the program
@@ -80,9 +81,9 @@ def program(rules: Sequence[HouseRule]) -> str:
     kinds: dict[str, list[str]] = {}
     for index, rule in enumerate(rules):
         kinds.setdefault(rule.for_each, []).append(f"({rule_part(index, rule, safe=len(rules) == 1)})")
-    blocks = [
-        f"($__kl_u[{json.dumps(kind)}] | range(0; length) as $__kl_i | .[$__kl_i] as $path"
-        f" | $definition | getpath($path) | {', '.join(parts)})"
+    blocks = [  # (an expression unit whose findings are remembered comes as null: skipped, ``_house_memo``)
+        f"($__kl_u[{json.dumps(kind)}] | range(0; length) as $__kl_i | .[$__kl_i]"
+        f"{' | values' if kind == 'expression' else ''} as $path | $definition | getpath($path) | {', '.join(parts)})"
         for kind, parts in kinds.items()
     ]
     return ".d as $definition | .u as $__kl_u | [" + ",\n".join(blocks) + "]"
@@ -124,6 +125,7 @@ class Queued:
     rules: list[HouseRule]
     text: str | None
     locate: Callable[[HouseRule, Failure], Failure] | None = None
+    memo: Recall | None = None  # its expressions' findings remembered (``_house_memo``)
     outcome: Outcome | None = None  # set once run
     failed: dict[HouseRule, Failure] = field(default_factory=dict)
 
@@ -148,6 +150,9 @@ class HouseEngine:
         self._queued: list[Queued] = []  # not sent yet
         self._count = self._chars = 0  # the definitions queued, their JSON's length
         self._flying: list[Queued] | None = None  # the batch the worker computes (the engine is held)
+        self._memo: dict[tuple[HouseRule, ...], dict[object, Hits]] = {}  # by group of expression rules
+        self._last_memo: tuple[Sequence[HouseRule], tuple[tuple[HouseRule, ...], dict[object, Hits], bool] | None]
+        self._last_memo = ((), None)
 
     def new_run(self) -> None:
         """Forget which rules failed: a new run (``lint_paths``, one lint in the editor) tries them
@@ -156,6 +161,22 @@ class HouseEngine:
             self.failed.clear()
             self._sound.clear()
             self._last_runnable = None
+            self._memo.clear()
+            self._last_memo = ((), None)
+
+    def memo_for(self, rules: Sequence[HouseRule]) -> tuple[tuple[HouseRule, ...], dict[object, Hits], bool] | None:
+        """For a definition's runnable ``rules``: its expression rules, the findings remembered for
+        them and whether a unit's path is part of its key; None when they cannot be remembered
+        (``_house_memo``: a rule not pure, or rules for more than one program)."""
+        last = self._last_memo
+        if last[0] is rules:
+            return last[1]
+        group = tuple(rule for rule in rules if rule.for_each == "expression")
+        found = None
+        if group and len(rules) <= RULES_PER_PROGRAM and all(pure(rule) for rule in group):
+            found = (group, self._memo.setdefault(group, {}), by_path(group))
+        self._last_memo = (rules, found)
+        return found
 
     def runnable(self, rules: Sequence[HouseRule]) -> list[HouseRule]:
         """The rules of ``rules`` that can run (the others are marked failed, once)."""
@@ -293,6 +314,8 @@ class HouseEngine:
             self._read_joined(outcome, tuple(rules), RunResult(results=[result]), item.text)
         else:
             outcome = self._run_here(rules, item.text) if rules else Outcome()
+        if item.memo is not None:
+            settle(outcome, item.memo, rules)
         for rule, failure in outcome.failed.items():
             self.failed[rule] = item.locate(rule, failure) if item.locate is not None else failure
         item.outcome = outcome
@@ -300,6 +323,8 @@ class HouseEngine:
     def _read_joined(self, outcome: Outcome, chunk: tuple[HouseRule, ...], result: RunResult, text: str) -> None:
         """The results of a joined run into ``outcome``; when it cannot be read as one, each rule
         alone says which one failed (the engine is held)."""
+        if result.error is None and result.results == [[]]:  # (the common case: nothing found, nothing failed)
+            return
         parts = _parts(chunk, result)
         for index, rule in enumerate(chunk):
             _read(outcome, rule, parts[index] if parts is not None else self._alone(rule, text))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from kartalint import karta
 from kartalint.load.documents import Document
 from kartalint.model import Finding, Frozen, Path, Rule, set_field
 
@@ -33,6 +34,15 @@ class Context:
         self.crds = crds
         self.findings: list[Finding] = []
         self.superseded: set = set()  # (field path, offset): null-safety settled by the CRD
+        self._jq_fields: list[karta.JqField] | None = None
+
+    @property
+    def jq_fields(self) -> list[karta.JqField]:
+        """The definition's jq expressions (``karta.jq_fields``), listed once per document: the jq
+        rules and the house rules' expression units read the same list."""
+        if self._jq_fields is None:
+            self._jq_fields = list(karta.jq_fields(self.data))
+        return self._jq_fields
 
     def report(
         self,

@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
 def check_document(document: Document, crds: Any | None = None) -> list[Finding]:
     """All findings of one Karta document; ``crds`` (a ``CrdIndex``) enables the CRD-aware rules."""
-    return _check(Context(document, rules=registry.RULES, crds=crds))
+    return check_context(Context(document, rules=registry.RULES, crds=crds))
 
 
-def _check(ctx: Context) -> list[Finding]:
+def check_context(ctx: Context) -> list[Finding]:
+    """All findings of the document of ``ctx`` (``check_document``, for a caller that reads what
+    the checks listed of it afterwards: ``Context.jq_fields``)."""
     for check in registry.CHECKS:
         check.run(ctx)
     return _dedupe(ctx.findings)

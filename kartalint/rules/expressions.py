@@ -181,7 +181,7 @@ def compile_unproven(expressions: list[str]) -> list[tuple[Any, ...]]:
 
 def check(ctx: Context) -> None:
     """The jq rules on every expression of the definition (parsing, compiling, restrictions, portability, safety)."""
-    fields = list(karta.jq_fields(ctx.data))
+    fields = ctx.jq_fields
     if not fields:
         return
     compiled = compile_unproven([f.expression for f in fields])

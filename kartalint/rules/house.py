@@ -30,6 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported when house rules run
     from kartalint.load.house_rules import Failure, HouseRule
     from kartalint.rules._house_jq import HouseEngine, Outcome, Pending, Queued
+    from kartalint.rules._house_memo import Recall
 
 # The id of the rule this module reports (a constant: a misspelt id is an import error).
 HOUSE_RULE_FAILED = "house-rule-failed"
@@ -49,13 +50,18 @@ RULES = (
 _FAILED = RULES[0]
 
 
-def units(data: object, kind: str, components: list[karta.ComponentRef] | None = None) -> list[Path]:
-    """The paths of the units of ``kind`` in a definition, in document order (``components``: the
-    definition's, when in hand)."""
+def units(
+    data: object,
+    kind: str,
+    components: list[karta.ComponentRef] | None = None,
+    fields: list[karta.JqField] | None = None,
+) -> list[Path]:
+    """The paths of the units of ``kind`` in a definition, in document order (``components`` and
+    ``fields``: the definition's components and jq expressions, when in hand)."""
     if kind == "definition":
         return [()]
     if kind == "expression":
-        return [field.path for field in karta.jq_fields(data)]
+        return [field.path for field in (karta.jq_fields(data) if fields is None else fields)]
     found = karta.components(data) if components is None else components
     if kind == "component":
         return [component.path for component in found]
@@ -135,20 +141,35 @@ def _engine() -> HouseEngine:
     return engine()
 
 
-def _input(document: Document, rules: Sequence[HouseRule]) -> tuple[list[HouseRule], dict[str, list[Path]], str] | None:
-    """The rules of ``rules`` that can run on a Karta document, its units' paths by kind, and the
-    program's input (None: no rule can run, or the document is no JSON)."""
-    runnable = _engine().runnable(rules)
+def _input(
+    document: Document, rules: Sequence[HouseRule], fields: list[karta.JqField] | None = None, memo: bool = False
+) -> tuple[list[HouseRule], dict[str, list[Path]], str, Recall | None] | None:
+    """The rules of ``rules`` that can run on a Karta document, its units' paths by kind, the
+    program's input and, with ``memo``, the findings remembered on its expressions (None: no rule
+    can run, or the document is no JSON). ``fields``: the document's jq expressions, when lint has
+    listed them (``Context.jq_fields``)."""
+    house = _engine()
+    runnable = house.runnable(rules)
     if not runnable:
         return None
     kinds = {rule.for_each for rule in runnable}
     components = karta.components(document.data) if kinds & {"component", "status-mapping"} else None
-    paths = {kind: units(document.data, kind, components) for kind in kinds}
+    if "expression" in kinds and fields is None:
+        fields = list(karta.jq_fields(document.data))
+    paths = {kind: units(document.data, kind, components, fields) for kind in kinds}
+    sent: dict[str, Sequence[Path | None]] = paths  # type: ignore[assignment]
+    recalled = None
+    found = house.memo_for(runnable) if memo and fields else None
+    if found is not None and fields is not None:
+        from kartalint.rules._house_memo import recall  # lazy: only when house rules run
+
+        expressions, recalled = recall(*found, fields)
+        sent = {**paths, "expression": expressions}
     try:
-        text = json.dumps({"d": document.data, "u": paths}, allow_nan=False, separators=(",", ":"))
+        text = json.dumps({"d": document.data, "u": sent}, allow_nan=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
         return None
-    return runnable, paths, text
+    return runnable, paths, text, recalled
 
 
 def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
@@ -157,25 +178,28 @@ def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | No
     found = _input(document, rules)
     if found is None:
         return None
-    runnable, paths, text = found
+    runnable, paths, text, _ = found
     return HouseRun(document, paths, _engine().start(runnable, text))
 
 
-def queue_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
+def queue_house(
+    document: Document, rules: Sequence[HouseRule], fields: list[karta.JqField] | None = None
+) -> HouseRun | None:
     """Queue one Karta document for the house rules of ``rules`` that can run (``start_house``'s
-    None), to be read with a batch of others (``HouseRun.done``, ``drain_house``)."""
+    None), to be read with a batch of others (``HouseRun.done``, ``drain_house``). ``fields``: its
+    jq expressions, when lint has listed them (``Context.jq_fields``)."""
     from kartalint.rules._house_jq import Queued  # lazy: only when house rules run
 
-    found = _input(document, rules)
+    found = _input(document, rules, fields, memo=True)
     if found is None:
         return None
-    runnable, paths, text = found
-    label = display_path(document.source.path)
+    runnable, paths, text, recalled = found
 
-    def locate(rule: HouseRule, failure: Failure) -> Failure:
-        return _located(failure, label, paths[rule.for_each][failure.unit] if failure.unit is not None else None)
+    def locate(rule: HouseRule, failure: Failure) -> Failure:  # (rare: the file's label made only then)
+        where = paths[rule.for_each][failure.unit] if failure.unit is not None else None
+        return _located(failure, display_path(document.source.path), where)
 
-    queued = Queued(runnable, text, locate)
+    queued = Queued(runnable, text, locate, recalled)
     run = HouseRun(document, paths, None, queued)
     _engine().queue(queued)
     return run

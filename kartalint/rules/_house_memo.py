@@ -1,0 +1,150 @@
+"""What the house rules found on jq expressions, remembered for a run (``lint_paths``): the
+expressions of a fleet repeat (``.metadata.labels``, ``.spec.replicas`` at the same place of many
+definitions), and a rule that reads nothing but its unit gives the same findings on the same
+expression at the same place.
+
+An expression unit is a string at a path. When every ``for-each: expression`` rule of a definition
+is pure (``pure``: it names neither ``$definition`` nor a builtin whose result is not a function of
+its input or that reads or writes elsewhere: ``now``, ``input``, ``debug``, ...), what they gave on an expression is kept, keyed
+by the expression and its path (by the expression alone when none of them names ``$path``): the
+next definition with the same expression there is not sent it (its path goes as ``null``, which the
+program skips: the units keep their indexes) and gets the findings kept. Only what a definition's
+rules gave without any of them failing is kept; a rule that fails on a definition reports that
+failure, as without the memo, and nothing kept is added to it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kartalint.jqlang.lexer import Interpolation, JqSyntaxError, tokenize
+from kartalint.model import Path
+
+if TYPE_CHECKING:  # imported when house rules run
+    from kartalint.karta import JqField
+    from kartalint.load.house_rules import HouseRule
+    from kartalint.rules._house_jq import Outcome
+
+MAX_KEPT = 100_000  # expressions kept per group of rules (then forgotten, and kept again)
+
+# The builtins whose result is not a function of their input (or that read or write elsewhere)
+_IMPURE_CALLS = frozenset(
+    ["now", "input", "inputs", "input_filename", "input_line_number", "debug", "stderr", "halt", "halt_error"]
+)
+
+# (index in the group, message) of the rules that found something on a unit: by index, as equal
+# groups share a table (a `lint -j` worker reads a copy of the rules with each chunk of files)
+Hits = tuple[tuple[int, str], ...]
+
+
+def pure(rule: HouseRule) -> bool:
+    """Whether ``rule`` gives on a unit what it gave on the same unit at the same path before: its
+    ``when`` and ``message`` name no ``$definition`` (nor the program's own ``$__`` variables) and
+    call none of ``_IMPURE_CALLS`` (a name anywhere outside a string's text counts: a field or
+    object key of that name too)."""
+    names = _names(rule.when) | _names(f'"{rule.message}"')
+    return (
+        "$definition" not in names and not any(name.startswith("$__") for name in names) and not (names & _IMPURE_CALLS)
+    )
+
+
+def by_path(rules: Sequence[HouseRule]) -> bool:
+    """Whether a unit's path is part of its key (a rule of ``rules`` names ``$path``)."""
+    return any("$path" in _names(rule.when) | _names(f'"{rule.message}"') for rule in rules)
+
+
+@functools.lru_cache(maxsize=512)
+def _names(program: str) -> frozenset[str]:
+    """The names a jq program uses (identifiers as they are, variables with their ``$``), those of
+    its strings' interpolations included; ``$__`` when it cannot be read (never pure)."""
+    try:
+        tokens = tokenize(program)
+    except JqSyntaxError:
+        return frozenset(["$__"])
+    found: set[str] = set()
+    stack = [tokens]
+    while stack:
+        for token in stack.pop():
+            if token.kind in ("IDENT", "KEYWORD"):
+                found.add(token.value)
+            elif token.kind == "VAR":
+                found.add("$" + token.value)
+            elif token.kind == "STRING":
+                stack.extend(part.tokens for part in token.parts if isinstance(part, Interpolation))
+    return frozenset(found)
+
+
+@dataclass
+class Recall:
+    """One definition's expressions as the memo found them: the expression rules (in the program's
+    order), the group's table, the findings kept per unit index, the units sent (index, key)."""
+
+    group: tuple[HouseRule, ...]
+    table: dict[object, Hits]
+    kept: dict[int, Hits]
+    sent: list[tuple[int, object]]
+
+
+def recall(
+    group: tuple[HouseRule, ...], table: dict[object, Hits], keyed_by_path: bool, fields: Sequence[JqField]
+) -> tuple[list[Path | None], Recall]:
+    """The expression units' paths to send (``None`` for a unit whose findings are kept) and what
+    was kept."""
+    paths: list[Path | None] = []
+    kept: dict[int, Hits] = {}
+    sent: list[tuple[int, object]] = []
+    get = table.get
+    for index, field in enumerate(fields):
+        key: object = (field.path, field.expression) if keyed_by_path else field.expression
+        found = get(key)
+        if found is None:
+            paths.append(field.path)
+            sent.append((index, key))
+        else:
+            paths.append(None)
+            if found:
+                kept[index] = found
+    return paths, Recall(group, table, kept, sent)
+
+
+def settle(outcome: Outcome, memo: Recall, rules: Sequence[HouseRule]) -> None:
+    """The findings kept joined to what ``rules`` (the rules run on the definition) gave on the
+    units sent, in unit order, as if every unit had been sent; what they gave kept, when none failed
+    and every rule of the group ran."""
+    running = {id(rule) for rule in rules}  # (by identity: comparing two rules compares every field)
+    if not outcome.failed and all(id(rule) in running for rule in memo.group):
+        _keep(outcome, memo)
+    if not memo.kept:
+        return
+    extra: dict[HouseRule, list[tuple[int, str]]] = {}
+    for index, hits in memo.kept.items():
+        for number, message in hits:
+            rule = memo.group[number]
+            if id(rule) in running and rule not in outcome.failed:
+                extra.setdefault(rule, []).append((index, message))
+    if not extra:
+        return
+    merged = {}
+    for rule in rules:  # (the order the rules are read in: the program's)
+        found = outcome.hits.get(rule)
+        more = extra.get(rule)
+        if more is not None:
+            found = sorted([*(found or []), *more])
+        if found:
+            merged[rule] = found
+    outcome.hits = merged
+
+
+def _keep(outcome: Outcome, memo: Recall) -> None:
+    """What the group found on each unit sent, kept."""
+    found: dict[int, list[tuple[int, str]]] = {}
+    for number, rule in enumerate(memo.group):
+        for index, message in outcome.hits.get(rule, ()):
+            found.setdefault(index, []).append((number, message))
+    if len(memo.table) + len(memo.sent) > MAX_KEPT:
+        memo.table.clear()
+    for index, key in memo.sent:
+        memo.table[key] = tuple(found.get(index, ()))
