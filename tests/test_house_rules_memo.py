@@ -6,7 +6,6 @@ once where it first fails; a rule that reads more than its unit is never remembe
 
 from __future__ import annotations
 
-import dataclasses
 import glob
 import json
 import os
@@ -99,7 +98,7 @@ def _run(tmp_path, monkeypatch, rules: str):
     remembered = lint_paths(["defs"], config, jobs=1)
     # worker processes: each reads a copy of the rules with each chunk of files (equal, not the same)
     shared = lint_paths(["defs"], config, jobs=2)
-    assert [dataclasses.astuple(f) for f in shared.findings] == [dataclasses.astuple(f) for f in remembered.findings]
+    assert list(shared.findings) == list(remembered.findings)
     with monkeypatch.context() as patch:
         patch.setattr(lint_paths_module, "lint_files", one_by_one)
         alone = lint_paths(["defs"], config, jobs=1)
@@ -114,7 +113,7 @@ def _expression_units(texts: list[str]) -> tuple[int, int]:
 
 def test_a_run_that_remembers_reports_what_linting_the_files_one_by_one_reports(tmp_path, monkeypatch):
     remembered, alone, sent = _run(tmp_path, monkeypatch, RULES)
-    assert [dataclasses.astuple(f) for f in remembered.findings] == [dataclasses.astuple(f) for f in alone.findings]
+    assert list(remembered.findings) == list(alone.findings)
     units, skipped = _expression_units([t for t in sent if t.startswith("[")])  # (the batches: what remembers)
     assert units and skipped > units / 3  # the second copy of the catalog was not sent again
     rules = [f.rule for f in remembered.findings]
@@ -130,7 +129,7 @@ def test_a_run_that_remembers_reports_what_linting_the_files_one_by_one_reports(
 def test_a_rule_that_reads_more_than_its_unit_is_not_remembered(tmp_path, monkeypatch):
     rules = RULES.replace("when: 'length > 0'", "when: 'length > 0 and ($definition.metadata.name | length > 0)'")
     remembered, alone, sent = _run(tmp_path, monkeypatch, rules)
-    assert [dataclasses.astuple(f) for f in remembered.findings] == [dataclasses.astuple(f) for f in alone.findings]
+    assert list(remembered.findings) == list(alone.findings)
     units, skipped = _expression_units([t for t in sent if t.startswith("[")])
     assert units and skipped == 0
 
