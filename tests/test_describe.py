@@ -405,55 +405,94 @@ JOBSET_FIXTURE = os.path.join(
 )
 
 
-def _jobset_pod(jobset: dict, job_uid: str, ready: bool) -> dict:
-    """A pod as the JobSet controller's Job writes it (jobset pkg/controllers/jobset_controller.go
-    names a Job <jobset>-<replicatedJob>-<jobIndex> and labels its pod template; the Job controller
-    owns the pod: controller and blockOwnerDeletion, the Job's uid)."""
+def _jobset_pod_and_job(jobset: dict, ready: bool) -> tuple[dict, dict]:
+    """A worker pod and its Job as the JobSet controller and the Job controller write them (jobset
+    pkg/controllers/jobset_controller.go names a Job <jobset>-<replicatedJob>-<jobIndex>, owned by
+    the JobSet, and labels its pod template; the Job owns the pod: controller, blockOwnerDeletion)."""
     name, namespace = jobset["metadata"]["name"], jobset["metadata"]["namespace"]
-    job = f"{name}-workers-0"
-    return {
+    job_name, job_uid = f"{name}-workers-0", f"uid-job-{name}"
+    labels = {
+        "jobset.sigs.k8s.io/jobset-name": name,
+        "jobset.sigs.k8s.io/replicatedjob-name": "workers",
+        "jobset.sigs.k8s.io/job-index": "0",
+    }
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": job_name,
+            "namespace": namespace,
+            "uid": job_uid,
+            "labels": labels,
+            "ownerReferences": [
+                {
+                    "apiVersion": "jobset.x-k8s.io/v1alpha2",
+                    "kind": "JobSet",
+                    "name": name,
+                    "uid": jobset["metadata"]["uid"],
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+    }
+    pod = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
-            "name": f"{job}-0-x7k2p",
+            "name": f"{job_name}-0-x7k2p",
             "namespace": namespace,
-            "labels": {
-                "jobset.sigs.k8s.io/jobset-name": name,
-                "jobset.sigs.k8s.io/replicatedjob-name": "workers",
-                "jobset.sigs.k8s.io/job-index": "0",
-                "batch.kubernetes.io/job-name": job,
-            },
+            "labels": {**labels, "batch.kubernetes.io/job-name": job_name},
             "ownerReferences": [
-                {"apiVersion": "batch/v1", "kind": "Job", "name": job, "uid": job_uid, "controller": True,
-                 "blockOwnerDeletion": True},
+                {
+                    "apiVersion": "batch/v1",
+                    "kind": "Job",
+                    "name": job_name,
+                    "uid": job_uid,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
             ],
         },
         "spec": {"nodeName": "node-1", "containers": [{"name": "worker", "image": "busybox:1.36"}]},
         "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
-    }  # fmt: skip
+    }
+    return pod, job  # fmt: skip
 
 
 def test_pods_given_are_each_objects_own_not_every_pod_of_the_file(tmp_path, monkeypatch, capsys):
-    """`describe OBJECT --pods ALL-PODS` (a namespace's pods, `kubectl get pods -o yaml`, without
-    the Jobs in between): the object gets the pods whose owners lead to it (here a Job named after
-    it), not its neighbour's; each object of a List its own."""
+    """`describe OBJECT --pods ALL` where ALL is `kubectl get pods,jobs -o yaml` of a namespace with
+    two JobSets, one named with the other's name as a prefix (`train`, `train-big`): each object
+    gets the pods whose owners lead to it through the Jobs given, not its neighbour's; each object
+    of a List its own. Without the Jobs the pods lead nowhere: left out, and a note says what to give."""
     with open(JOBSET_FIXTURE, encoding="utf-8") as handle:
-        mine = yaml.safe_load(handle)["object"]
-    other = json.loads(json.dumps(mine))
-    other["metadata"].update(name="karta-e2e-jobset-other", uid="0b7d7e43-0b1f-4d4c-9a43-1f0f1a3b5c11")
-    pods = [_jobset_pod(mine, "4f0c", ready=True), _jobset_pod(other, "9a1e", ready=False)]
+        train = yaml.safe_load(handle)["object"]
+    train["metadata"].update(name="train")
+    big = json.loads(json.dumps(train))
+    big["metadata"].update(name="train-big", uid="0b7d7e43-0b1f-4d4c-9a43-1f0f1a3b5c11")
+    (pod, job), (big_pod, big_job) = _jobset_pod_and_job(train, ready=True), _jobset_pod_and_job(big, ready=False)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "mine.yaml").write_text(yaml.safe_dump(mine))
-    (tmp_path / "both.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [mine, other]}))
-    (tmp_path / "pods.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "PodList", "items": pods}))
+    (tmp_path / "train.yaml").write_text(yaml.safe_dump(train))
+    (tmp_path / "both.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [train, big]}))
+    everything = {"apiVersion": "v1", "kind": "List", "items": [big_pod, pod, job, big_job]}
+    (tmp_path / "all.yaml").write_text(yaml.safe_dump(everything))
+    (tmp_path / "pods.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "kind": "PodList", "items": [big_pod, pod]})
+    )
 
-    def workers(view: dict) -> dict:
-        return next(c for c in view["components"] if c["name"] == "replicatedjob")["pods"]
+    def workers(view: dict) -> tuple[int, int]:
+        pods = next(c for c in view["components"] if c["name"] == "replicatedjob")["pods"]
+        return pods["current"], pods["ready"]
 
-    code, out, err = run(capsys, "describe", "mine.yaml", "--pods", "pods.yaml", "-f", "json")
-    assert code == 0, err
-    assert (workers(json.loads(out))["current"], workers(json.loads(out))["ready"]) == (1, 1)
+    code, out, err = run(capsys, "describe", "train.yaml", "--pods", "all.yaml", "-f", "json")
+    assert code == 0 and workers(json.loads(out)) == (1, 1), err
+    assert "1 of the pods given lead to none of the objects described (owned by Job train-big-workers-0)" in err
+    code, out, err = run(capsys, "describe", "both.yaml", "--pods", "all.yaml", "-f", "json")
+    assert code == 0 and [workers(v) for v in json.loads(out)] == [(1, 1), (1, 0)] and "note" not in err, err
     code, out, err = run(capsys, "describe", "both.yaml", "--pods", "pods.yaml", "-f", "json")
-    views = json.loads(out)  # one view per object, in order
-    assert code == 0, err
-    assert [(workers(v)["current"], workers(v)["ready"]) for v in views] == [(1, 1), (1, 0)]
+    assert code == 0 and [workers(v) for v in json.loads(out)] == [(0, 0), (0, 0)]
+    assert (
+        "2 of the pods given lead to none of the objects described (owned by Job train-big-workers-0, Job "
+        "train-workers-0): left out; a pod counts when its owners lead to the object: give the owners in between "
+        "with the pods (kubectl get pods,jobs -o yaml)"
+    ) in err

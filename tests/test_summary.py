@@ -1391,3 +1391,25 @@ def test_an_object_met_again_in_the_same_state_is_counted_once(tmp_path, monkeyp
     code, doc, err = summary_json(capsys, "all.yaml", "later.yaml")
     assert code == 0 and len(doc["rows"]) == 3
     assert f"(uid {first['metadata']['uid']}) at another resourceVersion" in err and "counted twice" in err
+
+
+def test_totals_by_kind_keep_two_api_groups_apart(tmp_path, monkeypatch, capsys):
+    """A Volcano `Job` (batch.volcano.sh) and a batch/v1 Job in one namespace are two kinds in the
+    totals, each shown with its group (`Job (batch.volcano.sh)`), never one `Job` of both; a kind
+    that one group serves keeps its plain name."""
+    monkeypatch.chdir(tmp_path)
+    volcano = fixture_object(os.path.join(FIXTURES, "batch-volcano-sh-job-v1alpha1", "running.yaml"))
+    batch = fixture_object(os.path.join(FIXTURES, "batch-job-v1", "running.yaml"))
+    jobset = fixture_object(os.path.join(FIXTURES, "jobset-x-k8s-io-jobset-v1alpha2", "running-running-v0_12_0.yaml"))
+    for obj, name in ((volcano, "train"), (batch, "train"), (jobset, "demo")):
+        obj["metadata"].update(name=name, namespace="team-c", uid=f"uid-{obj['kind']}-{obj['apiVersion']}")
+    (tmp_path / "dump.yaml").write_text(as_list([volcano, batch, jobset]))
+    code, doc, err = summary_json(capsys, "dump.yaml")
+    assert code == 0, err
+    groups = {group["key"]["kind"]: group["workloads"] for group in doc["totals"]["groups"]}
+    assert groups == {"Job (batch)": 1, "Job (batch.volcano.sh)": 1, "JobSet": 1}, groups
+    code, out, _ = run(capsys, "describe", "dump.yaml", "--summary", "--group-by", "kind")
+    assert "Job (batch.volcano.sh)" in out and "Job (batch)" in out
+    (tmp_path / "batch.yaml").write_text(as_list([batch, jobset]))
+    code, doc, _ = summary_json(capsys, "batch.yaml")
+    assert sorted(group["key"]["kind"] for group in doc["totals"]["groups"]) == ["Job", "JobSet"]

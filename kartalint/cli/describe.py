@@ -29,7 +29,7 @@ from kartalint.evaluation import Evaluator
 from kartalint.evaluation.described import Description, Subject, describe, live_subject
 from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
 from kartalint.load.kubectl import Cluster
-from kartalint.load.objects import load_objects, read_pods
+from kartalint.load.objects import load_objects, read_pods_and_owners
 from kartalint.report import format_choices, render_document
 from kartalint.report.describe import Described
 from kartalint.testing.run import LintCache, invalid_definition_problems
@@ -61,8 +61,8 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pods",
-        help="pods (a PodList, several documents, or one Pod); each object gets those whose owner references lead "
-        "to it or to an absent owner named after it (NAME-...), and those without owner references",
+        help="pods (a PodList, several documents, or one Pod), and their owners (kubectl get pods,jobs -o yaml): "
+        "with several objects or with owners, each object gets the pods whose owner references lead to it",
     )
     parser.add_argument(
         "--catalog",
@@ -200,6 +200,9 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         description = describe(subject, *definitions, evaluator)
     _say_left_out(request, project, description, definitions[0])
+    note = description.pods_note()
+    if note is not None:
+        sys.stderr.write(f"kartalint: note: {note}\n")
     _write(description, fmt, request.output)
     return description.exit_code()
 
@@ -213,7 +216,9 @@ def _write(description: Description, fmt: str, output: str | None) -> None:
 
 def _from_file(request: DescribeRequest, project: Project) -> Subject:
     objects, errors = load_objects(request.objects[0], max_bytes=project.config.max_file_size)
-    return Subject(request.objects[0], objects, errors, read_pods(request.pods))
+    given = read_pods_and_owners(request.pods)
+    pods, owners = given if given is not None else (None, [])
+    return Subject(request.objects[0], objects, errors, pods, owners)
 
 
 def _live(cluster: Cluster, words: tuple[str, ...], project: Project) -> Subject:

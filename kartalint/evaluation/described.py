@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from kartalint.evaluation.owners import PodIndex, pods_of_each
-from kartalint.karta import as_dict
+from kartalint.karta import as_dict, as_list
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, object_gvk
 from kartalint.load.kubectl import pods_and_owners
 from kartalint.load.objects import LoadedObject
@@ -30,6 +30,7 @@ class Subject:
     objects: list[LoadedObject]
     errors: list[str]
     pods: list[dict[str, object]] | None
+    owners: list[dict[str, object]] = field(default_factory=list)  # given with the pods (file mode)
 
 
 def live_subject(cluster: Cluster, words: Sequence[str], limit: int) -> tuple[Subject, list[ClusterProblem]]:
@@ -41,7 +42,7 @@ def live_subject(cluster: Cluster, words: Sequence[str], limit: int) -> tuple[Su
     problems: list[ClusterProblem] = []
     pods, owners = pods_and_owners(cluster, limit, problems, namespace if isinstance(namespace, str) else None)
     source = f"kubectl:{'/'.join(words)}"
-    return Subject(source, [LoadedObject(source, obj)], [], PodIndex(pods + owners).of(obj)), problems
+    return Subject(source, [LoadedObject(source, obj)], [], PodIndex(pods + owners).of(obj), owners), problems
 
 
 Outcome = Literal["chosen", "uncovered", "refused"]  # what became of one object
@@ -65,6 +66,25 @@ class Description:
     subject: Subject
     choices: list[Choice]
     views: list[tuple[DefinitionFile, WorkloadView]] = field(default_factory=list)
+    pods_left_out: list[dict[str, object]] = field(default_factory=list)  # pods given of no object described
+
+    def pods_note(self) -> str | None:
+        """What to say of the pods given that no object described got (None: none left out)."""
+        if not self.pods_left_out:
+            return None
+        owners = sorted(
+            {
+                f"{as_dict(ref).get('kind')} {as_dict(ref).get('name')}"
+                for pod in self.pods_left_out
+                for ref in as_list(as_dict(as_dict(pod).get("metadata")).get("ownerReferences"))
+            }
+        )
+        named = f" (owned by {', '.join(owners[:3])}{' and more' if len(owners) > 3 else ''})" if owners else ""
+        return (
+            f"{len(self.pods_left_out)} of the pods given lead to none of the objects described{named}: "
+            "left out; a pod counts when its owners lead to the object: give the owners in between with the pods "
+            "(kubectl get pods,jobs -o yaml)"
+        )
 
     def exit_code(self) -> int:
         """The exit code of ``kartalint describe``: what the last object left out says (2: no
@@ -96,9 +116,12 @@ def describe(
             choices.append(Choice(item, entry, "chosen"))
     chosen = [(c.item, c.definition) for c in choices if c.definition is not None and c.outcome == "chosen"]
     pods: list[list[dict[str, object]] | None] = [subject.pods] * len(chosen)
+    left_out: list[dict[str, object]] = []
     if subject.pods is not None:  # each object its own pods, not every pod given
-        pods = list(pods_of_each([item.data for item, _ in chosen], subject.pods))
+        found, left_out = pods_of_each([item.data for item, _ in chosen], subject.pods, subject.owners)
+        pods = list(found)
     views = evaluator.evaluate_all(
         [(entry.data, item.data, mine) for (item, entry), mine in zip(chosen, pods, strict=True)]
     )
-    return Description(subject, choices, [(entry, view) for (_, entry), view in zip(chosen, views, strict=True)])
+    described = [(entry, view) for (_, entry), view in zip(chosen, views, strict=True)]
+    return Description(subject, choices, described, left_out if chosen else [])

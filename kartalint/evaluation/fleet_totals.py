@@ -20,6 +20,7 @@ from kartalint.karta import STATUS_ORDER
 
 GROUP_KEYS = ("namespace", "kind", "definition", "status")
 DEFAULT_GROUP_BY = ("namespace", "kind")
+_GROUP = "\0"  # between a kind and its API group in a group's key (shown by ``Totals.sorted_groups``)
 ROW_KINDS = ("workload", "role")
 STATUSES = (*STATUS_ORDER, "Undefined")  # what --status takes (kli get's --phase values)
 KEPT = 100  # failed entries and unreadable places kept with their errors; the rest are counted
@@ -121,7 +122,9 @@ class Totals:
             return
         self.objects += 1
         if entry.outcome == "counted":
-            key = tuple([entry.value(k) for k in self.group_by])
+            key = tuple(
+                [entry.value(k) if k != "kind" else f"{entry.kind}{_GROUP}{entry.group}" for k in self.group_by]
+            )
             group = self.groups.get(key)
             if group is None:
                 group = self.groups[key] = Total()
@@ -147,8 +150,22 @@ class Totals:
         return sum(self.uncovered.values())
 
     def sorted_groups(self) -> list[tuple[tuple[str, ...], Total]]:
-        """The groups as (key values in ``group_by`` order, total) pairs, sorted by the key values."""
-        return sorted(self.groups.items())
+        """The groups as (key values in ``group_by`` order, total) pairs, sorted by the key values. A
+        kind is grouped with its API group: a kind that two groups serve (a Volcano ``Job`` and a
+        ``batch/v1`` Job) is shown with its group, ``Job (batch.volcano.sh)``, so the two never merge."""
+        if "kind" not in self.group_by:
+            return sorted(self.groups.items())
+        at = self.group_by.index("kind")
+        groups: dict[str, set[str]] = {}
+        for key in self.groups:
+            kind, _, group = key[at].partition(_GROUP)
+            groups.setdefault(kind, set()).add(group)
+
+        def shown(value: str) -> str:
+            kind, _, group = value.partition(_GROUP)
+            return kind if len(groups[kind]) == 1 else f"{kind} ({group or 'core'})"
+
+        return sorted(((*key[:at], shown(key[at]), *key[at + 1 :]), total) for key, total in self.groups.items())
 
 
 def status_filter(values: Iterable[str]) -> frozenset[str]:

@@ -104,40 +104,47 @@ class PodIndex:
         return [p for p in self.by_owner.get(uid, []) if as_dict(p.get("metadata")).get("namespace") == namespace]
 
 
-def pods_of_each(objects: Sequence[Any], pods: Sequence[Any]) -> list[list[dict[str, Any]]]:
-    """The pods of each of ``objects`` among ``pods`` given in a file (``describe --pods``), where
-    the owners in between may be missing (``kubectl get pods -o yaml`` holds no Job of a JobSet):
-    a pod is an object's when its owner references reach the object's uid (as kli's live mode
-    follows them), or when an owner it names is the object itself by kind and name, or is absent
-    and named after it (``<name>-...``: the Jobs of a JobSet, the ReplicaSets of a Deployment).
-    A pod without owner references is every object's of its namespace (pods written by hand, the
-    way a fixture gives them). Other pods are left out: they belong to something else."""
-    index = PodIndex(pods)
+def pods_of_each(
+    objects: Sequence[Any], pods: Sequence[Any], owners: Sequence[Any] = ()
+) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]:
+    """The pods of each of ``objects`` among ``pods`` given in a file with their ``owners``
+    (``describe --pods``: `kubectl get pods,jobs -o yaml`), and the pods left out.
+
+    One object and pods alone (`kubectl get pods -l ... -o yaml`): the pods of its namespace are
+    its pods, as given. Several objects, or owners given with the pods: a pod is an object's when
+    its owner references, followed through the owners given, reach the object's uid (as kli's live
+    mode follows them), or when an owner reference names the object by kind and name (an object
+    written without a uid); a pod without owner references (written by hand) is the object's when
+    it is the only object described in its namespace. The others are left out: they belong to
+    something else, or to owners not in the file."""
+    if len(objects) == 1 and not owners:
+        namespace = as_dict(as_dict(objects[0]).get("metadata")).get("namespace")
+        given = [p for p in pods if as_dict(as_dict(p).get("metadata")).get("namespace", namespace) == namespace]
+        return [given], [p for p in pods if not any(p is g for g in given)]
+    index = PodIndex([*pods, *owners])
     traced = [index.of(obj) for obj in objects]
-    claimed = {id(pod) for found in traced for pod in found}
-    out = []
-    for obj, found in zip(objects, traced, strict=True):
+    namespaces = [as_dict(as_dict(obj).get("metadata")).get("namespace") for obj in objects]
+    out: list[list[dict[str, Any]]] = []
+    for obj, found, namespace in zip(objects, traced, namespaces, strict=True):
         meta = as_dict(as_dict(obj).get("metadata"))
-        name, namespace, kind = meta.get("name"), meta.get("namespace"), as_dict(obj).get("kind")
         mine = {id(pod) for pod in found}
+        alone = namespaces.count(namespace) == 1
         for pod in pods:
             pod_meta = as_dict(as_dict(pod).get("metadata"))
-            if id(pod) in claimed or pod_meta.get("namespace", namespace) != namespace:
+            if pod_meta.get("namespace", namespace) != namespace:
                 continue
             refs = [as_dict(r) for r in as_list(pod_meta.get("ownerReferences"))]
-            if not refs or any(_names(ref, kind, name, index.owners) for ref in refs):
+            if (not refs and alone) or any(_names(ref, as_dict(obj).get("kind"), meta) for ref in refs):
                 mine.add(id(pod))
         out.append([pod for pod in pods if id(pod) in mine])
-    return out
+    placed = {id(pod) for found in out for pod in found}
+    return out, [pod for pod in pods if id(pod) not in placed]
 
 
-def _names(ref: dict[str, Any], kind: Any, name: Any, owners: OwnerIndex) -> bool:
-    """Whether the owner reference ``ref`` names the object of ``kind`` and ``name``, or an owner
-    not among the objects given whose name starts with ``name-``."""
-    if not isinstance(name, str) or not name:
+def _names(ref: dict[str, Any], kind: Any, meta: dict[str, Any]) -> bool:
+    """Whether the owner reference ``ref`` names the object of ``kind`` and ``meta`` by kind and
+    name, neither side holding a uid that says otherwise."""
+    name, uid = meta.get("name"), meta.get("uid")
+    if not isinstance(name, str) or ref.get("kind") != kind or ref.get("name") != name:
         return False
-    owner = ref.get("name")
-    if ref.get("kind") == kind and owner == name:
-        return True
-    known = isinstance(ref.get("uid"), str) and ref["uid"] in owners.refs
-    return not known and isinstance(owner, str) and owner.startswith(name + "-")
+    return not (isinstance(uid, str) and isinstance(ref.get("uid"), str) and ref["uid"] != uid)

@@ -18,6 +18,7 @@ import yaml
 from kartalint.errors import UsageError
 from kartalint.load.discovery import is_regular_file, missing_reason
 from kartalint.load.documents import MAX_FILE_BYTES, load_file, load_text, read_text
+from kartalint.load.kinds import FIXTURE_KIND, KARTA_KIND
 from kartalint.load.pipe import NoObjectEnds, Replayable
 from kartalint.load.plain import TOO_LARGE, NotPlain, Piece, iter_plain, load_plain
 from kartalint.load.plain_json import iter_json
@@ -83,18 +84,32 @@ def _objects(
 def read_pods(path: str | None) -> list[dict[str, Any]] | None:
     """Pods from a file (a PodList such as `kubectl get pods -o yaml` prints, several documents, or
     one Pod; None without a file); a problem is a usage error (``--pods`` names the file)."""
+    found = read_pods_and_owners(path, owners=False)
+    return None if found is None else found[0]
+
+
+def read_pods_and_owners(path: str | None, owners: bool = True) -> tuple[list[dict[str, Any]], list[Any]] | None:
+    """(the pods, the other objects: their owners) of a file such as `kubectl get pods,jobs -o yaml`
+    prints (None without a file). A problem is a usage error naming the document: a definition or
+    fixture, an object of another kind where ``owners`` is False, a file without a pod."""
     if not path:
         return None
     pod_objects, pod_errors = load_objects(path)
     if pod_errors:
         raise UsageError("; ".join(pod_errors))
+    pods, others = [], []
     for pod in pod_objects:
         kind = pod.data.get("kind")
-        if kind is not None and kind != "Pod":
-            raise UsageError(
-                f"{pod.origin}: a {str(kind)[:80]!r} is not a Pod (--pods reads a PodList, Pods or one Pod)"
-            )
-    return [p.data for p in pod_objects]
+        if kind is None or kind == "Pod":
+            pods.append(pod.data)
+        elif owners and kind not in (KARTA_KIND, FIXTURE_KIND):
+            others.append(pod.data)
+        else:
+            what = "PodList, Pods or one Pod" + (" and their owners" if owners else "")
+            raise UsageError(f"{pod.origin}: a {str(kind)[:80]!r} is not a Pod (--pods reads a {what})")
+    if pod_objects and not pods:
+        raise UsageError(f"{path}: no Pod in it (--pods reads a PodList, Pods or one Pod and their owners)")
+    return pods, others
 
 
 @dataclass
