@@ -290,6 +290,16 @@ def test_a_folder_where_a_file_is_wanted_is_called_a_folder(tmp_path, capsys, mo
     (tmp_path / "good.yaml").write_text(BASE_DEFINITION)
     code, _, err = run(capsys, "lint", "good.yaml")
     assert code == 2 and "'extends' base: a folder, not a file" in err, err
+    (tmp_path / ".kartalint.yaml").unlink()
+    (tmp_path / "dir.yaml").mkdir()  # an object file, pods, figures to compare, a configuration
+    for argv in (
+        ["describe", "dir.yaml"],
+        ["describe", "good.yaml", "--pods", "dir.yaml"],
+        ["describe", "good.yaml", "--summary", "--compare", "dir.yaml"],
+        ["lint", "--config", "dir.yaml", "good.yaml"],
+    ):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "dir.yaml" in err and "a folder, not a file" in err and "FIFO" not in err, (argv, err)
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 0.0, -1.0, 3600.5])

@@ -1359,7 +1359,8 @@ def test_compare_never_waits_on_a_fifo_nor_reads_a_device(dump, place):
         timeout=120,  # (the hang this guards against never ends: a pass ends in about a second)
     )
     assert done.returncode == 2 and done.stdout == "", done.stderr
-    assert done.stderr.count("\n") == 1 and f"{figures}: file is not a regular file" in done.stderr, done.stderr
+    says = "a folder, not a file" if place == "folder" else "file is not a regular file"
+    assert done.stderr.count("\n") == 1 and f"{figures}: {says}" in done.stderr, done.stderr
 
 
 def test_an_object_met_again_in_the_same_state_is_counted_once(tmp_path, monkeypatch, capsys):

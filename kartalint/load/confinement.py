@@ -94,6 +94,8 @@ def read_regular(path: str, max_bytes: int, what: str = "the file", shown: str |
         raise ReadRefused(name, f"cannot read {what}: {exc.strerror or exc}") from None
     try:
         status = os.fstat(descriptor)
+        if stat.S_ISDIR(status.st_mode):
+            raise ReadRefused(name, "a folder, not a file")
         if not stat.S_ISREG(status.st_mode):
             raise ReadRefused(name, f"{what} is not a regular file (a device, FIFO or socket is never read)")
         if status.st_size > max_bytes:

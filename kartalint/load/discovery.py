@@ -72,6 +72,8 @@ def missing_reason(path: str) -> str:
         return f"{path}: no such file or directory"
     except OSError as exc:
         return f"{path}: cannot read ({exc.strerror})"
+    if os.path.isdir(path):  # (where a folder is not taken: one object file, --pods)
+        return f"{path}: a folder, not a file"
     return f"{path}: not a regular file or folder (a FIFO or device is never read)"
 
 
