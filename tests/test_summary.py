@@ -1392,6 +1392,22 @@ def test_an_object_met_again_in_the_same_state_is_counted_once(tmp_path, monkeyp
     code, doc, err = summary_json(capsys, "all.yaml", "later.yaml")
     assert code == 0 and len(doc["rows"]) == 3
     assert f"(uid {first['metadata']['uid']}) at another resourceVersion" in err and "counted twice" in err
+    # many of each: the first three of each said, and how many more of each, never mixed
+    copies = [copy.deepcopy(o) for o in objects[:8]]
+    for i, obj in enumerate(copies):
+        obj["metadata"].update(uid=f"uid-copy-{i}", resourceVersion="1")
+    moved = [copy.deepcopy(o) for o in copies[4:]]
+    for obj in moved:
+        obj["metadata"]["resourceVersion"] = "2"
+    (tmp_path / "one.yaml").write_text(as_list(copies))
+    (tmp_path / "two.yaml").write_text(as_list(copies[:4] + moved))
+    code, doc, err = summary_json(capsys, "one.yaml", "two.yaml")
+    notes = [line for line in err.splitlines() if line.startswith("kartalint: note:")]
+    assert code == 0 and len(doc["rows"]) == 12
+    assert [n.endswith("counted once") for n in notes[:3]] == [True] * 3 and "at another" not in "".join(notes[:3])
+    assert notes[3] == "kartalint: note: and 1 more object(s) met again: read once"
+    assert [n.endswith("(dumps of two moments?)") for n in notes[4:7]] == [True] * 3
+    assert notes[7] == "kartalint: note: and 1 more object(s) met again: counted twice"
 
 
 def test_totals_by_kind_keep_two_api_groups_apart(tmp_path, monkeypatch, capsys):

@@ -442,7 +442,7 @@ def test_the_baseline_from_the_configuration_the_environment_or_the_flag(team, c
         ),
         (
             "baseline: fixtures\n",
-            "baseline: {team}/fixtures (configured in {team}/.kartalint.yaml): the baseline is not a regular file",
+            "baseline: {team}/fixtures (configured in {team}/.kartalint.yaml): a folder, not a file",
         ),
         (
             "baseline: .kartalint.yaml\n",

@@ -286,3 +286,4 @@ def test_a_build_without_git_knows_its_revision_from_the_sdist_or_the_actions_re
         version, _, head, pinned, _ = _built(downloaded, tmp_path / f"ref-{number}", env)
         assert version == expected and head.startswith(f"kartalint {expected}"), (env, version, head)
         assert pinned == expected_pin, env
+    assert head == f"kartalint {RELEASE}.dev0 (commit unknown: built without git)"  # the last: no commit known

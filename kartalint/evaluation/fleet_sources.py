@@ -41,7 +41,8 @@ class FileSource:
         self.pods: PodIndex | None = PodIndex(self._pods(pods)) if pods else None
         self.owned: Owned | None = None
         self.failed = 0  # places kubectl could not read (none here)
-        self.again: list[str] = []  # files given twice, objects met again (the same uid): counted once
+        self.again: list[str] = []  # files given twice, objects met again in the same state: read once
+        self.twice: list[str] = []  # objects met again at another resourceVersion: counted twice
 
     def _pods(self, path: str) -> list[dict[str, object]]:
         """The pods (and their owners) of a pods file of any size; a problem is a usage error."""
@@ -89,7 +90,7 @@ class FileSource:
         if first_version == version:
             self.again.append(f"{item.origin}: the object of {first} again (uid {uid}): counted once")
             return False
-        self.again.append(
+        self.twice.append(
             f"{item.origin}: the object of {first} (uid {uid}) at another resourceVersion ({version}, there "
             f"{first_version}): counted twice (dumps of two moments?)"
         )
@@ -100,10 +101,12 @@ class FileSource:
         return ", ".join(self.paths)
 
     def refusals(self) -> tuple[list[str], list[str]]:
-        """(notes, errors) after the run: what was met twice and counted once (the first three, and
-        how many more); nothing files refuse."""
-        more = [f"and {len(self.again) - 3} more object(s) or file(s) met again"] if len(self.again) > 3 else []
-        return self.again[:3] + more, []
+        """(notes, errors) after the run: what was met again and read once, and what was counted
+        twice (the first three of each, and how many more); nothing files refuse."""
+        notes = []
+        for said, outcome in ((self.again, "read once"), (self.twice, "counted twice")):
+            notes += said[:3] + ([f"and {len(said) - 3} more object(s) met again: {outcome}"] if len(said) > 3 else [])
+        return notes, []
 
 
 class ClusterSource(FileSource):

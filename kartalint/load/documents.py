@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 _SEVERITY = {rule.id: rule.severity for rule in RULES}
+_HINT = {rule.id: rule.hint for rule in RULES}  # a finding's fix hint, when its place says none of its own
 MAX_FILE_BYTES = 5 * 1024 * 1024
 
 
@@ -273,7 +274,7 @@ class SourceFile(Record):
             _SEVERITY[rule],
             message,
             tuple(path),
-            hint,
+            hint or _HINT[rule],
         )
 
 

@@ -141,10 +141,9 @@ def version_report() -> str:
 
     info = build_info()
     head = f"kartalint {info['version']}"
-    known = [f"commit {str(info['commit'])[:12]}"] if info.get("commit") else []
+    known = [f"commit {str(info['commit'])[:12]}" if info.get("commit") else "commit unknown: built without git"]
     known += [f"tag {info['tag']}"] if info.get("tag") else []
-    if known:
-        head += f" ({', '.join(known)})"
+    head += f" ({', '.join(known)})"
     lines = [head, f"Python {platform.python_version()} ({platform.python_implementation()})"]
     try:
         bindings = metadata.version("jq")
