@@ -486,13 +486,20 @@ def test_pods_given_are_each_objects_own_not_every_pod_of_the_file(tmp_path, mon
 
     code, out, err = run(capsys, "describe", "train.yaml", "--pods", "all.yaml", "-f", "json")
     assert code == 0 and workers(json.loads(out)) == (1, 1), err
-    assert "1 of the pods given lead to none of the objects described (owned by Job train-big-workers-0)" in err
+    assert "1 pod(s) given belong to JobSet train-big (through the owners given), which is not described" in err
     code, out, err = run(capsys, "describe", "both.yaml", "--pods", "all.yaml", "-f", "json")
     assert code == 0 and [workers(v) for v in json.loads(out)] == [(1, 1), (1, 0)] and "note" not in err, err
+    unnamed = json.loads(json.dumps(train))  # written by hand, without a uid: its Job names it
+    del unnamed["metadata"]["uid"]
+    (tmp_path / "unnamed.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [unnamed, big]})
+    )
+    code, out, err = run(capsys, "describe", "unnamed.yaml", "--pods", "all.yaml", "-f", "json")
+    assert code == 0 and [workers(v) for v in json.loads(out)] == [(1, 1), (1, 0)], err
     code, out, err = run(capsys, "describe", "both.yaml", "--pods", "pods.yaml", "-f", "json")
     assert code == 0 and [workers(v) for v in json.loads(out)] == [(0, 0), (0, 0)]
     assert (
-        "2 of the pods given lead to none of the objects described (owned by Job train-big-workers-0, Job "
-        "train-workers-0): left out; a pod counts when its owners lead to the object: give the owners in between "
-        "with the pods (kubectl get pods,jobs -o yaml)"
+        "2 pod(s) given are owned by Job train-big-workers-0, Job train-workers-0, not in the file: left out; a pod "
+        "counts when its owners lead to the object described: give the owners in between with the pods (kubectl get "
+        "pods,jobs -o yaml)"
     ) in err

@@ -716,8 +716,11 @@ def test_two_workloads_of_different_groups_with_one_name_are_never_merged(tmp_pa
     (tmp_path / "names.csv").write_text(f"namespace,kind,name,gpus\nml,Job,train,{sum(gpus.values())}\n")
     code, out, _ = run(capsys, "describe", "fleet.yaml", "--summary", "--compare", "names.csv")
     assert code == 1, out
-    assert ("workloads of 2 API groups have this key (Job (batch), Job (batch.volcano.sh)): they are not "
-            "added together; add an apiVersion or group column") in out  # fmt: skip
+    assert (f"workloads of 2 API groups have this key (Job (batch): gpus {gpus['batch/v1']}, Job (batch.volcano.sh): "
+            f"gpus {gpus['batch.volcano.sh/v1alpha1']}): they are not added together; add an apiVersion or group "
+            "column") in out  # fmt: skip
+    row = next(line for line in out.splitlines() if line.startswith("ml "))
+    assert row.split()[:6] == ["ml", "Job", "train", "gpus", "-", str(sum(gpus.values()))], row  # never their sum
 
 
 def test_a_per_namespace_difference_is_explained_by_the_workloads_behind_it(tmp_path, monkeypatch, capsys):
@@ -1385,9 +1388,9 @@ def test_an_object_met_again_in_the_same_state_is_counted_once(tmp_path, monkeyp
     assert code == 0 and doc["totals"]["all"] == alone["totals"]["all"] and len(doc["rows"]) == 2, err
     notes = [line for line in err.splitlines() if line.startswith("kartalint: note:")]
     assert notes == [
-        f"kartalint: note: team.yaml:3: the object of all.yaml:{notes[0].split('all.yaml:')[1].split(' ')[0]} "
-        f"again (uid {second['metadata']['uid']}): counted once",
         "kartalint: note: all.yaml is given twice: read once",
+        f"kartalint: note: team.yaml:3: the object of all.yaml:{notes[1].split('all.yaml:')[1].split(' ')[0]} "
+        f"again (uid {second['metadata']['uid']}): counted once",
     ]
     code, doc, err = summary_json(capsys, "all.yaml", "later.yaml")
     assert code == 0 and len(doc["rows"]) == 3
@@ -1405,9 +1408,9 @@ def test_an_object_met_again_in_the_same_state_is_counted_once(tmp_path, monkeyp
     notes = [line for line in err.splitlines() if line.startswith("kartalint: note:")]
     assert code == 0 and len(doc["rows"]) == 12
     assert [n.endswith("counted once") for n in notes[:3]] == [True] * 3 and "at another" not in "".join(notes[:3])
-    assert notes[3] == "kartalint: note: and 1 more object(s) met again: read once"
+    assert notes[3] == "kartalint: note: and 1 more object(s) met again in the same state: counted once"
     assert [n.endswith("(dumps of two moments?)") for n in notes[4:7]] == [True] * 3
-    assert notes[7] == "kartalint: note: and 1 more object(s) met again: counted twice"
+    assert notes[7] == "kartalint: note: and 1 more object(s) met again at another resourceVersion: counted twice"
 
 
 def test_totals_by_kind_keep_two_api_groups_apart(tmp_path, monkeypatch, capsys):

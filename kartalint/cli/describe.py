@@ -200,8 +200,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         description = describe(subject, *definitions, evaluator)
     _say_left_out(request, project, description, definitions[0])
-    note = description.pods_note()
-    if note is not None:
+    for note in description.pods_notes():
         sys.stderr.write(f"kartalint: note: {note}\n")
     _write(description, fmt, request.output)
     return description.exit_code()

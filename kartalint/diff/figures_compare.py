@@ -212,7 +212,9 @@ class Comparison:
                     continue  # the file leaves it empty: not compared
                 here = mine[column] if mine is not None else 0
                 there = theirs[column] if theirs is not None else Fraction(0)
-                if here != there or ambiguous:
+                if ambiguous:  # never their sum: each group's figure is in the note
+                    values[column] = (None, there if theirs is not None else None)
+                elif here != there:
                     values[column] = (here if mine is not None else None, there if theirs is not None else None)
             if values:  # an object not counted where the figures agree is said by the summary's own lines
                 out.append(self._explained(key, values, mine is None, ambiguous))
@@ -227,7 +229,11 @@ class Comparison:
     ) -> Difference:
         difference = Difference(key, values)
         if ambiguous:
-            parts = ", ".join(self._kind_of(key, full) for full in sorted(self.full_keys[key]))
+            parts = ", ".join(
+                f"{self._kind_of(key, full)}: "
+                + " ".join(f"{c} {self.found[full][c]}{' ' + UNITS[c] if c in UNITS else ''}" for c in values)
+                for full in sorted(self.full_keys[key])
+            )
             difference.note = (
                 f"workloads of {len(self.full_keys[key])} API groups have this key ({parts}): they are not added "
                 "together; add an apiVersion or group column to the file to compare each"

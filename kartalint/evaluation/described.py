@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from kartalint.evaluation.owners import PodIndex, pods_of_each
-from kartalint.karta import as_dict, as_list
+from kartalint.evaluation.owners import OwnerIndex, PodIndex, pods_of_each, why_left_out
+from kartalint.karta import as_dict
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, object_gvk
 from kartalint.load.kubectl import pods_and_owners
 from kartalint.load.objects import LoadedObject
@@ -47,6 +47,14 @@ def live_subject(cluster: Cluster, words: Sequence[str], limit: int) -> tuple[Su
 
 Outcome = Literal["chosen", "uncovered", "refused"]  # what became of one object
 
+_LEFT_OUT = {  # why pods given went to no object described (owners.why_left_out), said after "N pod(s) given"
+    "elsewhere": "are in {}, where no object is described: left out",
+    "unowned": "have no owner and several objects are described in their namespace: left out",
+    "other": "belong to {} (through the owners given), which is not described: left out",
+    "absent": "are owned by {}, not in the file: left out; a pod counts when its owners lead to the object "
+    "described: give the owners in between with the pods (kubectl get pods,jobs -o yaml)",
+}
+
 
 @dataclass
 class Choice:
@@ -68,23 +76,20 @@ class Description:
     views: list[tuple[DefinitionFile, WorkloadView]] = field(default_factory=list)
     pods_left_out: list[dict[str, object]] = field(default_factory=list)  # pods given of no object described
 
-    def pods_note(self) -> str | None:
-        """What to say of the pods given that no object described got (None: none left out)."""
-        if not self.pods_left_out:
-            return None
-        owners = sorted(
-            {
-                f"{as_dict(ref).get('kind')} {as_dict(ref).get('name')}"
-                for pod in self.pods_left_out
-                for ref in as_list(as_dict(as_dict(pod).get("metadata")).get("ownerReferences"))
-            }
-        )
-        named = f" (owned by {', '.join(owners[:3])}{' and more' if len(owners) > 3 else ''})" if owners else ""
-        return (
-            f"{len(self.pods_left_out)} of the pods given lead to none of the objects described{named}: "
-            "left out; a pod counts when its owners lead to the object: give the owners in between with the pods "
-            "(kubectl get pods,jobs -o yaml)"
-        )
+    def pods_notes(self) -> list[str]:
+        """What to say of the pods given that no object described got, by why (none left out: [])."""
+        owners = OwnerIndex([*(self.subject.pods or []), *self.subject.owners])
+        namespaces = {as_dict(as_dict(c.item.data).get("metadata")).get("namespace") for c in self.choices}
+        why: dict[str, list[str]] = {}
+        for pod in self.pods_left_out:
+            reason, label = why_left_out(pod, owners, namespaces)
+            why.setdefault(reason, []).append(label)
+        notes = []
+        for reason, said in why.items():
+            labels = sorted(set(said))
+            listed = ", ".join(labels[:3]) + (" and more" if len(labels) > 3 else "")
+            notes.append(f"{len(said)} pod(s) given " + _LEFT_OUT[reason].format(listed))
+        return notes
 
     def exit_code(self) -> int:
         """The exit code of ``kartalint describe``: what the last object left out says (2: no

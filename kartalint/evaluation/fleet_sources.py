@@ -41,8 +41,9 @@ class FileSource:
         self.pods: PodIndex | None = PodIndex(self._pods(pods)) if pods else None
         self.owned: Owned | None = None
         self.failed = 0  # places kubectl could not read (none here)
-        self.again: list[str] = []  # files given twice, objects met again in the same state: read once
+        self.again: list[str] = []  # objects met again in the same state: counted once
         self.twice: list[str] = []  # objects met again at another resourceVersion: counted twice
+        self.files_again: list[str] = []  # files given twice: read once
 
     def _pods(self, path: str) -> list[dict[str, object]]:
         """The pods (and their owners) of a pods file of any size; a problem is a usage error."""
@@ -68,7 +69,7 @@ class FileSource:
         for path in self.paths:
             real = os.path.realpath(path) if path != "-" else path
             if real in files:
-                self.again.append(f"{path} is given twice: read once")
+                self.files_again.append(f"{path} is given twice: read once")
                 continue
             files.add(real)
             for item in stream_objects(path, self.limit):
@@ -104,8 +105,12 @@ class FileSource:
         """(notes, errors) after the run: what was met again and read once, and what was counted
         twice (the first three of each, and how many more); nothing files refuse."""
         notes = []
-        for said, outcome in ((self.again, "read once"), (self.twice, "counted twice")):
-            notes += said[:3] + ([f"and {len(said) - 3} more object(s) met again: {outcome}"] if len(said) > 3 else [])
+        for said, more in (
+            (self.files_again, "file(s) given twice: read once"),
+            (self.again, "object(s) met again in the same state: counted once"),
+            (self.twice, "object(s) met again at another resourceVersion: counted twice"),
+        ):
+            notes += said[:3] + ([f"and {len(said) - 3} more {more}"] if len(said) > 3 else [])
         return notes, []
 
 

@@ -134,11 +134,26 @@ def pods_of_each(
             if pod_meta.get("namespace", namespace) != namespace:
                 continue
             refs = [as_dict(r) for r in as_list(pod_meta.get("ownerReferences"))]
-            if (not refs and alone) or any(_names(ref, as_dict(obj).get("kind"), meta) for ref in refs):
+            if (not refs and alone) or _chain_names(refs, as_dict(obj).get("kind"), meta, index.owners):
                 mine.add(id(pod))
         out.append([pod for pod in pods if id(pod) in mine])
     placed = {id(pod) for found in out for pod in found}
     return out, [pod for pod in pods if id(pod) not in placed]
+
+
+def _chain_names(refs: list[dict[str, Any]], kind: Any, meta: dict[str, Any], owners: OwnerIndex) -> bool:
+    """Whether an owner reference of ``refs``, or of an owner given up the chain (``OWNER_LEVELS``
+    levels), names the object of ``kind`` and ``meta`` by kind and name."""
+    seen: set[str] = set()
+    for _ in range(OWNER_LEVELS):
+        if any(_names(ref, kind, meta) for ref in refs):
+            return True
+        uids = [r["uid"] for r in refs if isinstance(r.get("uid"), str) and r["uid"] not in seen]
+        seen.update(uids)
+        refs = [as_dict(r) for uid in uids for r in owners.refs.get(uid, [])]
+        if not refs:
+            return False
+    return False
 
 
 def _names(ref: dict[str, Any], kind: Any, meta: dict[str, Any]) -> bool:
@@ -148,3 +163,25 @@ def _names(ref: dict[str, Any], kind: Any, meta: dict[str, Any]) -> bool:
     if not isinstance(name, str) or ref.get("kind") != kind or ref.get("name") != name:
         return False
     return not (isinstance(uid, str) and isinstance(ref.get("uid"), str) and ref["uid"] != uid)
+
+
+def why_left_out(pod: Any, owners: OwnerIndex, namespaces: set[Any]) -> tuple[str, str]:
+    """Why ``pod`` went to none of the objects described (``pods_of_each``): ("elsewhere", its
+    namespace) when no object is described there, ("unowned", "") without owner references,
+    ("other", the owner its chain reaches) when its owners, followed through those given, lead to
+    an object not described, else ("absent", its owner, which is not among those given)."""
+    meta = as_dict(as_dict(pod).get("metadata"))
+    if meta.get("namespace", next(iter(namespaces), None)) not in namespaces:
+        return "elsewhere", f"namespace {meta.get('namespace')}"
+    refs = [as_dict(r) for r in as_list(meta.get("ownerReferences"))]
+    if not refs:
+        return "unowned", ""
+    up = False
+    for _ in range(OWNER_LEVELS):
+        ref = refs[0]
+        uid = ref.get("uid")
+        following = owners.refs.get(uid) if isinstance(uid, str) else None
+        if not following:
+            return ("other" if up else "absent"), f"{ref.get('kind')} {ref.get('name')}"
+        refs, up = [as_dict(r) for r in following], True
+    return "other", f"{refs[0].get('kind')} {refs[0].get('name')}"
