@@ -496,6 +496,9 @@ def test_pods_given_are_each_objects_own_not_every_pod_of_the_file(tmp_path, mon
     )
     code, out, err = run(capsys, "describe", "unnamed.yaml", "--pods", "all.yaml", "-f", "json")
     assert code == 0 and [workers(v) for v in json.loads(out)] == [(1, 1), (1, 0)], err
+    (tmp_path / "none.yaml").write_text("apiVersion: v1\nkind: List\nitems: []\n")  # kubectl: no pod matched
+    code, out, err = run(capsys, "describe", "train.yaml", "--pods", "none.yaml", "-f", "json")
+    assert code == 0 and "note: none.yaml: no pod in it: every object is shown without pods" in err, err
     code, out, err = run(capsys, "describe", "both.yaml", "--pods", "pods.yaml", "-f", "json")
     assert code == 0 and [workers(v) for v in json.loads(out)] == [(0, 0), (0, 0)]
     assert (

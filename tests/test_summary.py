@@ -1433,3 +1433,21 @@ def test_totals_by_kind_keep_two_api_groups_apart(tmp_path, monkeypatch, capsys)
     (tmp_path / "batch.yaml").write_text(as_list([batch, jobset]))
     code, doc, _ = summary_json(capsys, "batch.yaml")
     assert sorted(group["key"]["kind"] for group in doc["totals"]["groups"]) == ["Job", "JobSet"]
+
+
+def test_pods_given_that_no_workload_gets_are_said(tmp_path, monkeypatch, capsys):
+    """`--summary --pods` with the pods of a JobSet but not their Jobs: READY 0, and a note says the
+    pods' owners are not in the file and what to give; with the Jobs, every pod is placed and
+    nothing is said."""
+    monkeypatch.chdir(tmp_path)
+    jobset, *rest = demo_jobset_with_jobs_and_pods()
+    (tmp_path / "demo.yaml").write_text(as_list([jobset]))
+    (tmp_path / "pods.yaml").write_text(as_list([p for p in rest if p["kind"] == "Pod"]))
+    (tmp_path / "pods-and-jobs.yaml").write_text(as_list(rest))
+    code, doc, err = summary_json(capsys, "demo.yaml", "--pods", "pods.yaml")
+    pods = len([p for p in rest if p["kind"] == "Pod"])
+    assert code == 0 and doc["rows"][0]["ready"] == 0, err
+    assert f"kartalint: note: {pods} pod(s) given are owned by Job " in err
+    assert "not in the pods file: counted under no workload; give the owners in between" in err
+    code, doc, err = summary_json(capsys, "demo.yaml", "--pods", "pods-and-jobs.yaml")
+    assert code == 0 and doc["rows"][0]["ready"] > 0 and "pod(s) given" not in err, err

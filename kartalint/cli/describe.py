@@ -217,6 +217,8 @@ def _from_file(request: DescribeRequest, project: Project) -> Subject:
     objects, errors = load_objects(request.objects[0], max_bytes=project.config.max_file_size)
     given = read_pods_and_owners(request.pods)
     pods, owners = given if given is not None else (None, [])
+    if pods == [] and not owners:  # an empty List: what kubectl prints when no pod matches
+        sys.stderr.write(f"kartalint: note: {request.pods}: no pod in it: every object is shown without pods\n")
     return Subject(request.objects[0], objects, errors, pods, owners)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from kartalint.errors import ConfigError
-from kartalint.evaluation.owners import PodIndex
+from kartalint.evaluation.owners import PodIndex, why_left_out
 from kartalint.karta import as_dict
 from kartalint.load.definitions import object_gvk
 from kartalint.load.kubectl import pods_and_owners, workloads
@@ -111,7 +111,37 @@ class FileSource:
             (self.twice, "object(s) met again at another resourceVersion: counted twice"),
         ):
             notes += said[:3] + ([f"and {len(said) - 3} more {more}"] if len(said) > 3 else [])
+        if self.pods is not None:
+            notes += pods_not_placed(self.pods)
         return notes, []
+
+
+def pods_not_placed(pods: PodIndex) -> list[str]:
+    """What to say of the pods given (``--pods``) that no workload of the summary got, by why: in
+    a namespace without a workload, belonging to something not summarised, or owned by owners not
+    in the file (then the owners in between should be given)."""
+    left = pods.not_placed()
+    if not left:
+        return []
+    why: dict[str, list[str]] = {}
+    for pod in left:
+        reason, label = why_left_out(pod, pods.owners, {as_dict(as_dict(pod).get("metadata")).get("namespace")})
+        why.setdefault(reason, []).append(label)
+    out = []
+    for reason, said in why.items():
+        labels = sorted(set(said))
+        listed = ", ".join(labels[:3]) + (" and more" if len(labels) > 3 else "")
+        out.append(f"{len(said)} pod(s) given " + _NOT_PLACED[reason].format(listed))
+    return out
+
+
+_NOT_PLACED = {  # after "N pod(s) given" (owners.why_left_out; every pod's namespace is taken as covered)
+    "elsewhere": "are in {}: counted under no workload",
+    "unowned": "have no owner reference: counted under no workload (a pod counts when its owners lead to it)",
+    "other": "belong to {}, which is not a workload of this summary: counted under none",
+    "absent": "are owned by {}, not in the pods file: counted under no workload; give the owners in between "
+    "with the pods (kubectl get pods,jobs -A -o yaml)",
+}
 
 
 class ClusterSource(FileSource):

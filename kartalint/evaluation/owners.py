@@ -82,9 +82,12 @@ class PodIndex:
         references reach, following the owners found in ``objects`` up to ``OWNER_LEVELS`` levels."""
         self.owners = OwnerIndex(objects)
         self.by_owner: dict[str, list[dict[str, Any]]] = {}
+        self.pods: list[dict[str, Any]] = []  # every pod indexed
+        self.placed: set[int] = set()  # the ids of the pods ``of`` gave to a workload
         for obj in objects:
             if as_dict(obj).get("kind") not in ("Pod", None):
                 continue
+            self.pods.append(obj)
             reached: set[str] = set()
             level = [r["uid"] for r in _refs(as_dict(as_dict(obj).get("metadata")))]
             for _ in range(OWNER_LEVELS):
@@ -101,7 +104,13 @@ class PodIndex:
         uid, namespace = meta.get("uid"), meta.get("namespace")
         if not isinstance(uid, str):
             return []
-        return [p for p in self.by_owner.get(uid, []) if as_dict(p.get("metadata")).get("namespace") == namespace]
+        found = [p for p in self.by_owner.get(uid, []) if as_dict(p.get("metadata")).get("namespace") == namespace]
+        self.placed.update(id(p) for p in found)
+        return found
+
+    def not_placed(self) -> list[dict[str, Any]]:
+        """The pods indexed that ``of`` gave to no workload (so far)."""
+        return [p for p in self.pods if id(p) not in self.placed]
 
 
 def pods_of_each(
