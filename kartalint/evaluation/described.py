@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from kartalint.evaluation.owners import OwnerIndex, PodIndex, pods_of_each, why_left_out
+from kartalint.evaluation.owners import OwnerIndex, PodIndex, left_out_notes, pods_of_each
 from kartalint.karta import as_dict
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, object_gvk
 from kartalint.load.kubectl import pods_and_owners
@@ -80,16 +80,7 @@ class Description:
         """What to say of the pods given that no object described got, by why (none left out: [])."""
         owners = OwnerIndex([*(self.subject.pods or []), *self.subject.owners])
         namespaces = {as_dict(as_dict(c.item.data).get("metadata")).get("namespace") for c in self.choices}
-        why: dict[str, list[str]] = {}
-        for pod in self.pods_left_out:
-            reason, label = why_left_out(pod, owners, namespaces)
-            why.setdefault(reason, []).append(label)
-        notes = []
-        for reason, said in why.items():
-            labels = sorted(set(said))
-            listed = ", ".join(labels[:3]) + (" and more" if len(labels) > 3 else "")
-            notes.append(f"{len(said)} pod(s) given " + _LEFT_OUT[reason].format(listed))
-        return notes
+        return left_out_notes(self.pods_left_out, owners, _LEFT_OUT, namespaces)
 
     def exit_code(self) -> int:
         """The exit code of ``kartalint describe``: what the last object left out says (2: no

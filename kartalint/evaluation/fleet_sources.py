@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from kartalint.errors import ConfigError
-from kartalint.evaluation.owners import PodIndex, why_left_out
+from kartalint.evaluation.owners import PodIndex, left_out_notes
 from kartalint.karta import as_dict
 from kartalint.load.definitions import object_gvk
 from kartalint.load.kubectl import pods_and_owners, workloads
@@ -120,19 +120,7 @@ def pods_not_placed(pods: PodIndex) -> list[str]:
     """What to say of the pods given (``--pods``) that no workload of the summary got, by why: in
     a namespace without a workload, belonging to something not summarised, or owned by owners not
     in the file (then the owners in between should be given)."""
-    left = pods.not_placed()
-    if not left:
-        return []
-    why: dict[str, list[str]] = {}
-    for pod in left:
-        reason, label = why_left_out(pod, pods.owners, {as_dict(as_dict(pod).get("metadata")).get("namespace")})
-        why.setdefault(reason, []).append(label)
-    out = []
-    for reason, said in why.items():
-        labels = sorted(set(said))
-        listed = ", ".join(labels[:3]) + (" and more" if len(labels) > 3 else "")
-        out.append(f"{len(said)} pod(s) given " + _NOT_PLACED[reason].format(listed))
-    return out
+    return left_out_notes(pods.not_placed(), pods.owners, _NOT_PLACED)
 
 
 _NOT_PLACED = {  # after "N pod(s) given" (owners.why_left_out; every pod's namespace is taken as covered)

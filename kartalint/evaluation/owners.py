@@ -194,3 +194,22 @@ def why_left_out(pod: Any, owners: OwnerIndex, namespaces: set[Any]) -> tuple[st
             return ("other" if up else "absent"), f"{ref.get('kind')} {ref.get('name')}"
         refs, up = [as_dict(r) for r in following], True
     return "other", f"{refs[0].get('kind')} {refs[0].get('name')}"
+
+
+def left_out_notes(
+    pods: Sequence[Any], owners: OwnerIndex, phrases: dict[str, str], namespaces: set[Any] | None = None
+) -> list[str]:
+    """One note per reason (``why_left_out``) for ``pods`` that went to no object: "N pod(s) given"
+    and the reason's phrase of ``phrases``, its ``{}`` the owners or namespaces (the first three).
+    ``namespaces``: where objects were described (None: each pod's own, as a summary takes them)."""
+    why: dict[str, list[str]] = {}
+    for pod in pods:
+        here = namespaces if namespaces is not None else {as_dict(as_dict(pod).get("metadata")).get("namespace")}
+        reason, label = why_left_out(pod, owners, here)
+        why.setdefault(reason, []).append(label)
+    notes = []
+    for reason, said in why.items():
+        labels = sorted(set(said))
+        listed = ", ".join(labels[:3]) + (" and more" if len(labels) > 3 else "")
+        notes.append(f"{len(said)} pod(s) given " + phrases[reason].format(listed))
+    return notes
