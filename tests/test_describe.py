@@ -506,3 +506,25 @@ def test_pods_given_are_each_objects_own_not_every_pod_of_the_file(tmp_path, mon
         "counts when its owners lead to the object described: give the owners in between with the pods (kubectl get "
         "pods,jobs -o yaml)"
     ) in err
+
+
+def test_one_object_with_a_namespaces_pods_keeps_those_owned_by_what_is_named_after_it(tmp_path, monkeypatch, capsys):
+    """`describe SERVER --pods PODS` where PODS is `kubectl get pods -o yaml` of a namespace of four
+    Seldon Servers (tests/data/from-objects/seldon-server, as the operator writes them: each Server's
+    pods owned by a StatefulSet named after it, which the file does not hold): the Server gets its
+    own two pods, not all eight, and a note says the others' owners are not in the file."""
+    data = os.path.join(os.path.dirname(__file__), "data", "from-objects", "seldon-server")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    pods = os.path.join(data, "pods.yaml")
+    code, _, err = run(capsys, "new", "--crd", os.path.join(data, "crd.yaml"), "--from", os.path.join(data, "objects.yaml"),
+                       "--from", pods, "-o", "draft.yaml")  # fmt: skip
+    assert code == 0, err
+    with open(os.path.join(data, "objects.yaml"), encoding="utf-8") as handle:
+        servers = next(d for d in yaml.safe_load_all(handle) if d)["items"]
+    (tmp_path / "one.yaml").write_text(yaml.safe_dump(servers[0]))
+    code, out, err = run(capsys, "describe", "one.yaml", "--pods", pods, "--definition", "draft.yaml", "-f", "json")
+    assert code == 0, err
+    (component,) = [c for c in json.loads(out)["components"] if c["hasPodDefinition"]]
+    assert (component["pods"]["current"], component["pods"]["ready"]) == (2, 2), component["pods"]
+    assert "6 pod(s) given are owned by StatefulSet mlserver-134, StatefulSet mlserver-gpu" in err, err

@@ -120,7 +120,9 @@ def pods_of_each(
     (``describe --pods``: `kubectl get pods,jobs -o yaml`), and the pods left out.
 
     One object and pods alone (`kubectl get pods -l ... -o yaml`): the pods of its namespace are
-    its pods, as given. Several objects, or owners given with the pods: a pod is an object's when
+    its pods, as given, unless some of them are owned by something named after it (its name, or
+    ``NAME-...`` as controllers name what they make): then the pods owned by something else are
+    another workload's (`kubectl get pods -o yaml` of a namespace of several). Several objects, or owners given with the pods: a pod is an object's when
     its owner references, followed through the owners given, reach the object's uid (as kli's live
     mode follows them), or when an owner reference names the object by kind and name (an object
     written without a uid); a pod without owner references (written by hand) is the object's when
@@ -129,6 +131,10 @@ def pods_of_each(
     if len(objects) == 1 and not owners:
         namespace = as_dict(as_dict(objects[0]).get("metadata")).get("namespace")
         given = [p for p in pods if as_dict(as_dict(p).get("metadata")).get("namespace", namespace) == namespace]
+        name = as_dict(as_dict(objects[0]).get("metadata")).get("name")
+        named = [p for p in given if _owner_named_after(p, name)]
+        if named:  # the others, owned by something else, are another workload's
+            given = [p for p in given if not _refs(as_dict(p.get("metadata"))) or any(p is n for n in named)]
         return [given], [p for p in pods if not any(p is g for g in given)]
     index = PodIndex([*pods, *owners])
     traced = [index.of(obj) for obj in objects]
@@ -148,6 +154,14 @@ def pods_of_each(
         out.append([pod for pod in pods if id(pod) in mine])
     placed = {id(pod) for found in out for pod in found}
     return out, [pod for pod in pods if id(pod) not in placed]
+
+
+def _owner_named_after(pod: dict[str, Any], name: Any) -> bool:
+    """Whether an owner reference of ``pod`` names ``name``, or something named ``name-...``."""
+    if not isinstance(name, str) or not name:
+        return False
+    owners = [as_dict(r).get("name") for r in as_list(as_dict(pod.get("metadata")).get("ownerReferences"))]
+    return any(isinstance(o, str) and (o == name or o.startswith(name + "-")) for o in owners)
 
 
 def _chain_names(refs: list[dict[str, Any]], kind: Any, meta: dict[str, Any], owners: OwnerIndex) -> bool:
