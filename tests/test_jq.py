@@ -150,6 +150,16 @@ def test_runner_reports_errors(runner):
     assert runner.run("nosuch", {}).error.startswith("failed to compile JQ expression")
 
 
+def test_a_compile_error_quotes_the_expression_as_written(runner):
+    """libjq quotes the program it compiled; the sandbox's prelude is not the author's and is never
+    shown: the line quoted is the expression, the caret under the place (column 23 of it)."""
+    error = runner.run("(.spec.parallelism // 1", {}).error
+    assert "def env" not in error and "$ENV" not in error, error
+    quoted, caret = error.split("\n")[1:3]
+    assert quoted == "    (.spec.parallelism // 1" and caret.index("^") == len(quoted) - 1, error
+    assert "line 1, column 23:" in error
+
+
 def test_runner_stops_never_ending_expressions_and_recovers(runner):
     for source in ("def f: f; f", "[limit(1e9; repeat(1))]", "last(repeat(1))"):
         start = time.perf_counter()

@@ -170,12 +170,22 @@ def _picklable(reply: tuple[str, Any]) -> tuple[str, Any]:  # pragma: no cover -
 
 
 def _unprelude(message: str) -> str:
-    """A compile message as if the prelude were not there (columns of line 1 shift back)."""
+    """A compile message as if the prelude were not there: columns of line 1 shift back, and the
+    line libjq quotes, with its caret line under it, loses the prelude (never shown to a user)."""
     import re  # lazy: only for a compile error's message
 
-    return re.sub(
+    message = re.sub(
         r"line 1, column (\d+)", lambda m: f"line 1, column {max(1, int(m.group(1)) - len(SANDBOX_PRELUDE))}", message
     )
+    lines = message.split("\n")
+    for i, line in enumerate(lines[:-1]):
+        if line.strip().startswith(SANDBOX_PRELUDE.strip()):
+            at = line.index(SANDBOX_PRELUDE.strip())
+            lines[i] = line[:at] + line[at + len(SANDBOX_PRELUDE) :]
+            caret = lines[i + 1]
+            if caret.strip().startswith("^") and caret[: at + len(SANDBOX_PRELUDE)].strip() == "":
+                lines[i + 1] = caret[:at] + caret[at + len(SANDBOX_PRELUDE) :]
+    return "\n".join(lines)
 
 
 def _result(kind: str, payload: Any) -> RunResult:
