@@ -132,13 +132,14 @@ def hook(rounds: int = 9, cpu: dict[str, float] | None = None) -> dict[str, floa
     import importlib.util
 
     from lint_vs_check_jsonschema import make_corpus
+    from startup import console_script
 
     with tempfile.TemporaryDirectory() as folder:
         subprocess.run(["git", "init", "-q", folder], check=True, env=ENV)
         name = os.path.basename(make_corpus(folder, 1)[0])
         commands = {
             "floor": [sys.executable, "-c", "import yaml"],
-            "kartalint": [sys.executable, "-m", "kartalint", "lint", "-q", name],
+            "kartalint": [*console_script(), "lint", "-q", name],  # (what the hook runs)
         }
         if importlib.util.find_spec("yamllint"):
             commands["yamllint"] = [sys.executable, "-m", "yamllint", "-d", "relaxed", name]

@@ -11,7 +11,8 @@ bundled catalog, with byte-code caches written by a warm-up run, each of these r
 
 - the floor: ``python -c "import yaml"`` (the interpreter and the YAML import, which any YAML
   linter pays);
-- ``python -m kartalint lint --allow-empty FILE`` (target: at most 1.5x the floor);
+- ``kartalint lint --allow-empty FILE``, the console script the hook runs (``python -m kartalint``
+  where there is none) (target: at most 1.5x the floor);
 - ``python -m yamllint -d relaxed FILE`` on the same file, when installed.
 
 Then what the lint imports: the same call under ``-X importtime`` (``imports``), with the
@@ -48,15 +49,18 @@ ENV = {
 ARGUMENTS = ["lint", "--allow-empty", NAME]  # the pre-commit hook's entry, on one file
 
 # Runs the lint as the console script does, its report to /dev/null, then says which modules it
-# left loaded (the last line of stdout: JSON).
+# left loaded and which the interpreter had loaded before (``site``'s: an editable install's import
+# finder brings importlib) (the last line of stdout: JSON).
 _IMPORTS = """
-import json, os, sys
+import sys
+start = sorted(sys.modules)
+import json, os
 from kartalint.cli import main
 with open(os.devnull, "w", encoding="utf-8") as report:
     sys.stdout = report
     code = main(sys.argv[1:])
     sys.stdout = sys.__stdout__
-print(json.dumps({"exit": code, "modules": sorted(sys.modules)}))
+print(json.dumps({"exit": code, "modules": sorted(sys.modules), "start": start}))
 """
 
 
@@ -67,12 +71,20 @@ def make_repository(folder: str) -> str:
     return NAME
 
 
+def console_script() -> list[str]:
+    """The command the pre-commit hook runs: the ``kartalint`` console script beside this
+    interpreter (its entry point imports ``kartalint.cli`` and calls ``main``), else
+    ``python -m kartalint`` (which also imports ``runpy``, and with it ``importlib``)."""
+    script = os.path.join(os.path.dirname(sys.executable), "kartalint")
+    return [script] if os.access(script, os.X_OK) else [sys.executable, "-m", "kartalint"]
+
+
 def commands() -> dict[str, list[str]]:
     """The commands timed in turn: the floor, the lint, and yamllint when installed."""
     python = sys.executable
     out = {
         "floor": [python, "-c", "import yaml"],
-        "kartalint": [python, "-m", "kartalint", *ARGUMENTS],
+        "kartalint": [*console_script(), *ARGUMENTS],
     }
     probe = subprocess.run([python, "-c", "import yamllint"], capture_output=True)
     if probe.returncode == 0:
@@ -123,7 +135,8 @@ def parse_importtime(text: str) -> dict[str, int]:
 def imports(repeat: int = 5, arguments: list[str] | None = None, folder: str | None = None, warm: bool = True) -> dict:
     """What a one-file lint imports: ``modules`` (sorted, every module it leaves loaded),
     ``selves`` ({module: median self time in microseconds over ``repeat`` runs, as
-    ``-X importtime`` logs it}), ``exit`` (its exit code). ``arguments``: the command line
+    ``-X importtime`` logs it}), ``exit`` (its exit code), ``start`` (the modules the interpreter
+    had loaded before kartalint's: ``site``'s). ``arguments``: the command line
     (default: the hook's on one file), run in ``folder`` (default: a fresh repository);
     ``warm``: a first run writes the byte code (the modules do not depend on it)."""
     if folder is None:
@@ -135,15 +148,16 @@ def imports(repeat: int = 5, arguments: list[str] | None = None, folder: str | N
         subprocess.run(command, cwd=folder, env=ENV, capture_output=True, check=True)  # byte code, file caches
     runs: list[dict[str, int]] = []
     modules: list[str] = []
+    start: list[str] = []
     code = 0
     for _ in range(max(1, repeat)):
         proc = subprocess.run(command, cwd=folder, env=ENV, capture_output=True, text=True, check=True)
         result = json.loads(proc.stdout.splitlines()[-1])
-        modules, code = result["modules"], result["exit"]
+        modules, code, start = result["modules"], result["exit"], result["start"]
         runs.append(parse_importtime(proc.stderr))
     names = set().union(*runs)
     selves = {name: int(statistics.median(run.get(name, 0) for run in runs)) for name in names}
-    return {"modules": modules, "selves": selves, "exit": code}
+    return {"modules": modules, "selves": selves, "exit": code, "start": start}
 
 
 def main() -> int:

@@ -11,9 +11,10 @@ import shlex
 import pytest
 from conftest import ROOT
 
-from kartalint.cli import COMMAND_NAMES, build_parser, main, manual
+from kartalint.cli import COMMAND_NAMES, main, manual
 from kartalint.cli.kubectl import main as kubectl_main
 from kartalint.cli.kubectl import translate
+from kartalint.cli.parser import build_parser
 
 
 def help_of(capsys, command, run=main):
@@ -114,7 +115,7 @@ def test_help_is_as_wide_as_argparse_makes_it(monkeypatch, columns):
     import argparse
     import shutil
 
-    from kartalint.cli import Parser, command_parser, help_width
+    from kartalint.cli.parser import Parser, command_parser, help_width
 
     monkeypatch.setenv("COLUMNS", columns)
     assert help_width() == shutil.get_terminal_size().columns - 2

@@ -13,8 +13,8 @@ import pytest
 from conftest import git, run_cli
 from team_repo import CONFIG, fixture, make_team_repo
 
-from kartalint.cli import build_parser
 from kartalint.cli.common import use_color
+from kartalint.cli.parser import build_parser
 
 ESC = "\x1b["
 

@@ -1,9 +1,11 @@
 """Command line: parse options, build the pipeline, run it, return an exit code.
 
 The dispatch: one module per command, each with ``add_arguments(parser)`` and ``run(args) -> int``
-(its one-line help is ``COMMANDS``'), imported when that command is run (the one lazy import of
+(its one-line help is ``COMMANDS``'), imported when that command is run (the lazy boundary of
 ``cli/``: a one-file lint imports no other command; ``--help`` and ``--version`` import none);
-what the commands share is in ``common``.
+what the commands share is in ``common``. The parser (``cli.parser``, with ``argparse``) is
+imported there too, for every command line but a plain one its command reads itself
+(``plain_arguments``: the pre-commit hook's ``kartalint lint --allow-empty FILE...``).
 
 Exit codes (all commands): 0 success; 1 findings at error level (or warnings with ``--strict``)
 or failures; 2 usage or configuration error, missing path, or nothing to check.
@@ -11,22 +13,20 @@ or failures; 2 usage or configuration error, missing path, or nothing to check.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import gc
-import importlib
 import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from types import FrameType, ModuleType
+from types import FrameType, ModuleType, SimpleNamespace
 
 from kartalint.errors import UsageError
 from kartalint.report.output import STDOUT, GuardedStream, MessageStream, OutputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NoReturn, TextIO
+    from argparse import Namespace
+    from typing import TextIO
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 CLOSED_PIPE = 128 + 13  # the status of a process SIGPIPE ends (`cmd | head` under `set -o pipefail`)
@@ -51,56 +51,17 @@ COMMAND_NAMES = tuple(COMMANDS)
 
 
 def command(name: str) -> ModuleType:
-    """The module of a command (imported when used: a one-file lint imports no other command)."""
-    return importlib.import_module(f"kartalint.cli.{name}")
+    """The module of a command (imported when used: a one-file lint imports no other command), or
+    the parser's (``parser``: imported when a command line needs it)."""
+    module = f"kartalint.cli.{name}"
+    __import__(module)  # (not importlib's import_module: importlib is not on a one-file lint's path)
+    return sys.modules[module]
 
 
-class Parser(argparse.ArgumentParser):
-    """kartalint's argument parser: a usage error is its usage and one line naming the program, exit 2."""
-
-    program = "kartalint"  # what errors call the program (``kubectl karta`` under kubectl)
-    page: tuple[str, str] | None = None  # (command, program) of the manual page not read yet (_read_page)
-
-    def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a one-line message
-        """Print the usage and ``message`` on one line naming the program; exit 2."""
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.program}: error: {message}\n")
-
-    def format_help(self) -> str:
-        """``--help``: what the command does first, then its usage and options, then its exit codes
-        and examples (the description and the epilog: ``cli.manual``)."""
-        _read_page(self)
-        formatter = self._get_formatter()
-        formatter.add_text(self.description)
-        formatter.add_usage(self.usage, self._actions, self._mutually_exclusive_groups)
-        for group in self._action_groups:
-            formatter.start_section(group.title)
-            formatter.add_text(group.description)
-            formatter.add_arguments(group._group_actions)
-            formatter.end_section()
-        formatter.add_text(self.epilog)
-        return formatter.format_help()
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        """argparse's formatter at the width it would take, without the ``shutil`` import it
-        makes for it (with ``bz2``, ``lzma``, ``zlib`` and ``fnmatch``): ``add_argument`` makes a
-        formatter for each option, so every command paid it."""
-        return self.formatter_class(prog=self.prog, width=help_width())  # type: ignore[call-arg]  # (every HelpFormatter takes it)
-
-
-def help_width() -> int:
-    """The width argparse formats help at: ``shutil.get_terminal_size().columns - 2`` (``COLUMNS``
-    when set above 0, else the width of the terminal of standard output, else 80)."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return (columns or 80) - 2
+# The commands whose module reads a plain command line itself (``plain_arguments(argv) -> dict |
+# None``: the values of its options, None when the parser must read it), without the parser;
+# tests/test_plain_arguments.py holds what they read equal to what the parser reads.
+PLAIN = ("lint",)
 
 
 # What CI sets once for every run (docs/configuration.md): flag > environment > configuration > default.
@@ -109,90 +70,6 @@ ENVIRONMENT = {
     "KARTALINT_FORMAT": ("format", ("lint", "test")),
     "KARTALINT_JOBS": ("jobs", ("lint",)),
 }
-
-
-def environment_defaults(parser: argparse.ArgumentParser, command: str) -> None:
-    """Make the ``KARTALINT_*`` variables the defaults of ``command``'s options: a flag on the
-    command line still wins. A value the option refuses is a usage error naming the variable."""
-    actions = {action.dest: action for action in parser._actions}
-    for variable, (dest, commands) in ENVIRONMENT.items():
-        value = os.environ.get(variable, "")
-        action = actions.get(dest)
-        if not value or action is None or (commands and command not in commands):
-            continue
-        if action.choices is not None and value not in action.choices:
-            raise UsageError(f"{variable}={value}: kartalint {command} takes {', '.join(map(str, action.choices))}")
-        if action.type is int:
-            try:
-                action.default = int(value)
-            except ValueError:
-                raise UsageError(f"{variable}={value}: give a whole number") from None
-        else:
-            action.default = value
-
-
-class _Version(argparse.Action):
-    """``--version``: computed when asked (the commit and libjq lookups cost a few milliseconds)."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        _namespace: argparse.Namespace,
-        _values: str | Sequence[object] | None,
-        _option_string: str | None = None,
-    ) -> None:
-        from kartalint.cli.common import say_plugin_problems
-        from kartalint.scaffold.release import version_report
-
-        sys.stdout.write(version_report())
-        say_plugin_problems()
-        parser.exit(EXIT_OK)
-
-
-def build_parser(only: str | None = None, prog: str = "kartalint", overview: bool = False) -> argparse.ArgumentParser:
-    """The parser of every command, or of ``only`` alone (``main`` passes the command being run:
-    building the others' parsers is most of a one-file lint's time after imports); each command's
-    ``--help`` starts with what it does and ends with its exit codes and examples (``cli.manual``).
-    ``overview``: the commands without their options (``kartalint --help``, ``--version``: no
-    command's module is imported). ``prog``: what the help calls the program (``kubectl karta``
-    under kubectl)."""
-    parser = Parser(prog=prog, description="Lint, evaluate and test Karta (Workload-Map) definitions.")
-    parser.program = prog
-    parser.add_argument(
-        "--version", action=_Version, nargs=0, help="show the version, commit, Python and libjq versions and exit"
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name in COMMAND_NAMES if only is None else (only,):
-        subparser = sub.add_parser(name, help=COMMANDS[name], formatter_class=argparse.RawDescriptionHelpFormatter)
-        subparser.program = prog
-        subparser.page = (name, prog)
-        if only is None and not overview:  # every command (completion reads them all): their pages now
-            _read_page(subparser)
-        if not overview:
-            command(name).add_arguments(subparser)
-        if only is not None:  # the command being run: KARTALINT_* variables are its defaults
-            environment_defaults(subparser, name)
-    return parser
-
-
-def _read_page(parser: Parser) -> None:
-    """A command's description and epilog (``cli.manual``), read when its help is shown (the
-    command being run) or when every command's parser is built."""
-    if parser.page is None:
-        return
-    from kartalint.cli import manual
-
-    name, prog = parser.page
-    parser.description, parser.epilog = manual.description(name, prog), manual.epilog(name, prog)
-    parser.page = None
-
-
-def command_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    """The parser of the command ``name`` (``parser`` itself when there is none)."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
-            return action.choices[name]
-    return parser
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "kartalint") -> int:
@@ -224,8 +101,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "kartalint") -> int:
     finally:
         for stream in (sys.stdout, sys.stderr):
             if isinstance(stream, GuardedStream):
-                with contextlib.suppress(OutputError):
+                try:
                     stream.flush()
+                except OutputError:
+                    pass
         sys.stdout, sys.stderr = stdout, stderr
 
 
@@ -233,13 +112,10 @@ def _run(argv: list[str], prog: str = "kartalint") -> int:
     """Parse the command line and run the command, SIGTERM unwinding it (``_stop_on_sigterm``)."""
     paused = _pause_collector()
     try:
-        name = argv[0] if argv and argv[0] in COMMAND_NAMES else None
-        parser = build_parser(name, prog, overview=name is None)
-        args, unknown = parser.parse_known_args(argv)
-        if unknown:  # said by the command's parser, with the command's usage
-            command_parser(parser, args.command or "").error(f"unrecognized arguments: {' '.join(unknown)}")
-        if args.command is None:
-            parser.print_help(sys.stderr)
+        args: Arguments | Namespace | None = plain_arguments(argv)
+        if args is None:  # every other command line: the parser, with argparse, imported now
+            args = command("parser").parse(argv, prog)
+        if args is None:  # no command: the overview was printed
             return EXIT_USAGE
         if getattr(args, "quiet", False) and isinstance(sys.stderr, MessageStream):
             sys.stderr.quiet = True  # -q: no notes, from any stage
@@ -255,6 +131,22 @@ def _run(argv: list[str], prog: str = "kartalint") -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def plain_arguments(argv: Sequence[str]) -> Arguments | None:
+    """The arguments of a plain command line (``PLAIN``), read by its command without the parser;
+    None for every other command line, and when a ``KARTALINT_*`` variable sets a default."""
+    if not argv or argv[0] not in PLAIN or any(os.environ.get(variable) for variable in ENVIRONMENT):
+        return None
+    values: dict[str, object] | None = command(argv[0]).plain_arguments(argv[1:])
+    if values is None:
+        return None
+    return Arguments(version=None, command=argv[0], **values)  # (``--version``: the parser's own option)
+
+
+class Arguments(SimpleNamespace):
+    """What a command reads from a plain command line: the attributes the parser would have set
+    (an ``argparse.Namespace`` without ``argparse``)."""
 
 
 _FROZEN: list[bool] = []

@@ -3,7 +3,6 @@ codes, the parser and the ``KARTALINT_*`` defaults are the dispatch's: ``kartali
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -14,6 +13,8 @@ from kartalint.rules import registry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+
     from kartalint.load.definitions import DefinitionIndex
     from kartalint.project import Project
 

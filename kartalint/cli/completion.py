@@ -15,7 +15,8 @@ import sys
 
 import shtab
 
-from kartalint.cli import EXIT_OK, build_parser
+from kartalint.cli import EXIT_OK
+from kartalint.cli.parser import build_parser
 from kartalint.rules import registry
 
 SHELLS = ("bash", "zsh", "fish")

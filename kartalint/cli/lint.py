@@ -3,7 +3,6 @@ the report; the summary line and the exit code are the ``LintResult``'s."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -20,9 +19,58 @@ from kartalint.report.output import report_output, write_report
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+
     from kartalint.lint.baseline import Baseline
     from kartalint.lint.result import LintResult
     from kartalint.project import Config, Project
+
+
+# What the parser gives each option of ``kartalint lint`` when the command line leaves it out, and
+# the switches a plain command line may hold (``plain_arguments``); tests/test_plain_arguments.py
+# holds both equal to the parser's.
+DEFAULTS = {
+    "paths": [],
+    "format": "auto",
+    "strict": False,
+    "config": None,
+    "disable": [],
+    "output": None,
+    "color": "auto",
+    "quiet": False,
+    "crd": [],
+    "jobs": None,
+    "allow_empty": False,
+    "strict_files": False,
+    "baseline": None,
+    "no_baseline": False,
+    "write_baseline": None,
+}
+SWITCHES = {
+    "--strict": "strict",
+    "-q": "quiet",
+    "--quiet": "quiet",
+    "--allow-empty": "allow_empty",
+    "--strict-files": "strict_files",
+    "--no-baseline": "no_baseline",
+}
+
+
+def plain_arguments(argv: list[str]) -> dict[str, object] | None:
+    """The arguments of a plain ``kartalint lint`` command line (after ``lint``), as the parser
+    reads them, without the parser: switches (``SWITCHES``), then paths (none starting with ``-``
+    but ``-`` itself). None for any other (an option with a value, ``--help``, a path before a
+    switch, ``--``): the parser reads it, and says what is wrong with it."""
+    values = {name: list(value) if isinstance(value, list) else value for name, value in DEFAULTS.items()}
+    index = 0
+    while index < len(argv) and argv[index] in SWITCHES:
+        values[SWITCHES[argv[index]]] = True
+        index += 1
+    paths = argv[index:]
+    if any(path.startswith("-") and path != "-" for path in paths):
+        return None
+    values["paths"] = list(paths)
+    return values
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

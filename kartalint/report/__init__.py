@@ -12,9 +12,9 @@ others).
 
 from __future__ import annotations
 
-import importlib
 import io
 import os
+import sys
 
 from kartalint.report.base import DocumentReporter, Lifecycle, Reporter, TestReporter
 
@@ -43,7 +43,8 @@ TEST_REPORTERS: dict[str, str] = {
 
 def _load(spec: str) -> Any:
     module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name)
+    __import__(module)  # (importlib is not on a one-file lint's path)
+    return getattr(sys.modules[module], name)
 
 
 def reporter_class(name: str) -> type[Reporter]:

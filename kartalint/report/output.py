@@ -12,13 +12,11 @@ refused before anything is made (``checked_target``). Any error opening or writi
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import io
 import os
 import stat
 import sys
-from collections.abc import Iterator
 
 from kartalint.errors import KartalintError
 from kartalint.load.confinement import git_toplevel, nearest_folder_above
@@ -136,8 +134,10 @@ class MessageStream(GuardedStream):
     def _send(self, text: str) -> None:
         if self.quiet:
             text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith(NOTE))
-        with contextlib.suppress(OutputError):
+        try:
             super()._send(text)
+        except OutputError:
+            pass
 
     def write(self, text: str) -> int:
         """As ``GuardedStream.write``; without a stream the text is dropped."""
@@ -147,8 +147,10 @@ class MessageStream(GuardedStream):
 
     def flush(self) -> None:
         """As ``GuardedStream.flush``, a failure ignored."""
-        with contextlib.suppress(OutputError):
+        try:
             super().flush()
+        except OutputError:
+            pass
 
 
 _PROJECT_FILES = (".kartalint.yaml", ".kartalint.yml")
@@ -259,11 +261,15 @@ class ReportFile:
 
     def abandon(self) -> None:
         """Close and remove the temporary file: the target stays as it was."""
-        with contextlib.suppress(OSError, ValueError):
+        try:
             self.handle.close()
+        except (OSError, ValueError):
+            pass
         if self.temporary is not None:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(self.temporary)
+            except OSError:
+                pass
             self.temporary = None
 
 
@@ -324,17 +330,32 @@ def open_report(path: str | None, commands: bool = False, colour: bool = False) 
     return ReportFile(path, commands, colour)
 
 
-@contextlib.contextmanager
-def report_output(path: str | None, commands: bool = False, colour: bool = False) -> Iterator[IO[str]]:
-    """The stream of a report (``open_report``), committed when the block ends without an
-    exception, abandoned otherwise."""
-    report = open_report(path, commands, colour)
-    try:
-        yield report.stream
-    except BaseException:
-        report.abandon()
-        raise
-    report.commit()
+def report_output(path: str | None, commands: bool = False, colour: bool = False) -> ReportBlock:
+    """``with report_output(...) as stream``: the stream of a report (``open_report``), committed
+    when the block ends without an exception, abandoned otherwise."""
+    return ReportBlock(open_report(path, commands, colour))
+
+
+class ReportBlock:
+    """A report for a ``with`` block: its stream in, committed or abandoned out. (Not a
+    ``contextlib.contextmanager``: contextlib is not on a one-file lint's path.)"""
+
+    __slots__ = ("report",)
+
+    def __init__(self, report: StdoutReport | ReportFile) -> None:
+        """The block of ``report``."""
+        self.report = report
+
+    def __enter__(self) -> IO[str]:
+        """The report's stream."""
+        return self.report.stream
+
+    def __exit__(self, kind: type[BaseException] | None, _exc: BaseException | None, _trace: object) -> None:
+        """Commit the report, or abandon it when the block raised (the exception goes on)."""
+        if kind is None:
+            self.report.commit()
+        else:
+            self.report.abandon()
 
 
 def write_report(path: str | None, text: str, colour: bool = False) -> None:

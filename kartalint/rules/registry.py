@@ -29,8 +29,8 @@ Categories:
 
 from __future__ import annotations
 
-import importlib
 import os
+import sys
 from collections.abc import Iterable
 from types import ModuleType
 
@@ -77,7 +77,9 @@ def find_families(folder: str, package: str) -> tuple[ModuleType, ...]:
         for name in os.listdir(folder)
         if name.endswith(".py") and not name.startswith("_") and name[:-3] not in MACHINERY
     )
-    modules = {name: importlib.import_module(f"{package}.{name}") for name in names}
+    for name in names:  # (``__import__``: importlib is not on a one-file lint's path)
+        __import__(f"{package}.{name}")
+    modules = {name: sys.modules[f"{package}.{name}"] for name in names}
     ordered: list[str] = []
     while len(ordered) < len(names):
         ready = [n for n in names if n not in ordered and set(getattr(modules[n], "AFTER", ())) <= set(ordered)]
