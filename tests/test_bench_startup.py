@@ -68,6 +68,7 @@ NOT_ON_THE_LINT_PATH = {
     "kartalint.cli.parser": "the parser, for every command line but a plain one (kartalint.cli.PLAIN)",
     "contextlib": "try/except where a suppress() was (its import is more than the lint of a small file's statements)",
     "importlib": "the dispatch and the rule registry import with __import__ (importlib imports warnings)",
+    "signal": "SIGTERM's handler is set through _signal, the C module signal wraps in enums made at import",
     "typing": "annotations only, imported under TYPE_CHECKING; a generic class's base is kartalint.model.Generic",
 }
 

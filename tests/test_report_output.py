@@ -286,3 +286,20 @@ def test_a_fixture_new_fixture_writes_passes_whatever_its_names_start_with(work,
     assert name in written["expect"]["components"] and written["object"]["status"]["phase"] == name
     capsys.readouterr()
     assert main(["test", "named-fixture.yaml", "--definition", "named.yaml"]) == 0, capsys.readouterr().out
+
+
+def test_a_printable_line_or_value_has_nothing_to_escape() -> None:
+    """``guard_line`` and ``visible`` skip their pattern when the text is printable: sound only if
+    every character a pattern escapes is not printable (Python's ``str.isprintable``), and checked
+    here for every code point, so a pattern that grows a printable character fails."""
+    import re
+    import sys
+
+    from kartalint.report import escape
+
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    for pattern in (escape._IN_VALUE, escape._IN_LINE, escape._IN_COLOURED_LINE):
+        escaped = re.findall(pattern, every)
+        assert escaped and not [c for c in escaped if c.isprintable()], pattern
+    assert escape.visible("a\u202eb") == "a\\u202eb" and escape.visible("ok: é") == "ok: é"
+    assert escape.guard_line("x\x1b[31m") == "x\\u001b[31m" and escape.guard_line("tab\there") == "tab\there"

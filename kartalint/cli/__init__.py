@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from types import FrameType, ModuleType, SimpleNamespace
@@ -27,6 +26,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from argparse import Namespace
     from typing import TextIO
+
+# SIGTERM's handler: the C module ``signal`` wraps (``signal`` itself makes its enums at import:
+# half a millisecond of a one-file lint)
+signal: ModuleType = sys.modules.get("signal") or __import__("_signal")
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 CLOSED_PIPE = 128 + 13  # the status of a process SIGPIPE ends (`cmd | head` under `set -o pipefail`)

@@ -40,7 +40,10 @@ def _escape(match: re.Match[str]) -> str:
 def visible(value: object) -> str:
     """``value`` as text with every control character escaped (LF included: a value stays on
     its line)."""
-    return re.sub(_IN_VALUE, _escape, str(value))
+    text = str(value)
+    if text.isprintable():  # (nearly every value: no character to escape, no pattern compiled)
+        return text
+    return re.sub(_IN_VALUE, _escape, text)
 
 
 def _escape_in_line(match: re.Match[str]) -> str:
@@ -56,7 +59,8 @@ def guard_line(line: str, commands: bool = False, colour: bool = False) -> str:
     whitespace, as the Actions runner reads it) and any ``##[`` are broken by an escape. The
     escapes inside a line are JSON's (``##[`` becomes ``#\\u0023[``): inside a string of a JSON
     report they read back as what they replace."""
-    line = re.sub(_IN_COLOURED_LINE if colour else _IN_LINE, _escape_in_line, line)
+    if not line.isprintable():  # (every character the patterns escape is not printable: Cc, Cf, Zl, Zp)
+        line = re.sub(_IN_COLOURED_LINE if colour else _IN_LINE, _escape_in_line, line)
     if commands:
         return line
     if _OLD_COMMAND in line:
