@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 GROUP = "kartalint.rules"
+_GROUP_BYTES = GROUP.encode()
 _ID = r"^[a-z0-9][a-z0-9-]*$"  # (compiled when first used: re's cache; most runs load no plugin)
 
 
@@ -77,23 +78,23 @@ def entry_points(paths: Collection[str] | None = None) -> list[tuple[str, str, s
     seen: set[str] = set()
     for folder in sys.path if paths is None else paths:
         try:
-            names = sorted(os.listdir(folder or "."))
+            names = sorted(name for name in os.listdir(folder or ".") if name.endswith((".dist-info", ".egg-info")))
         except OSError:
             continue
         for name in names:
-            if not name.endswith((".dist-info", ".egg-info")):
-                continue
             distribution, _, version = name.rsplit(".", 1)[0].partition("-")
             key = distribution.lower().replace("_", "-")
             if key in seen:
                 continue
             seen.add(key)
-            try:
-                with open(os.path.join(folder, name, "entry_points.txt"), encoding="utf-8") as handle:
-                    text = handle.read()
+            try:  # (bytes: most distributions have no kartalint.rules entry point, nothing to decode)
+                with open(os.path.join(folder, name, "entry_points.txt"), "rb") as handle:
+                    data = handle.read()
             except OSError:
                 continue
-            found.extend((distribution, version, entry, value) for entry, value in _group(text))
+            if _GROUP_BYTES in data:
+                text = data.decode("utf-8", "replace")
+                found.extend((distribution, version, entry, value) for entry, value in _group(text))
     return found
 
 
