@@ -1451,3 +1451,39 @@ def test_pods_given_that_no_workload_gets_are_said(tmp_path, monkeypatch, capsys
     assert "not in the pods file: counted under no workload; give the owners in between" in err
     code, doc, err = summary_json(capsys, "demo.yaml", "--pods", "pods-and-jobs.yaml")
     assert code == 0 and doc["rows"][0]["ready"] > 0 and "pod(s) given" not in err, err
+
+
+@pytest.mark.parametrize("unreadable", ["missing", "folder", "not-utf8", "malformed", "empty"])
+def test_no_report_but_json_when_no_input_could_be_read(dump, capsys, unreadable):
+    """An input that cannot be read (missing, a folder, not UTF-8, malformed YAML) or holds no object,
+    and nothing else given: exit 2 with the error on stderr, and no table, CSV or Markdown on stdout
+    (an empty fleet was written, which a script took for a fleet of nothing); an ``-o`` file is left
+    as it was. The JSON document is written: its ``unreadable`` says what could not be read. The
+    same with --compare. With one readable input the others' errors go with a report (exit 1)."""
+    path = dump.parent / "input.yaml"
+    if unreadable == "folder":
+        path.mkdir()
+    elif unreadable == "not-utf8":
+        path.write_bytes(b"apiVersion: v1\nkind: Pod\nmetadata: {name: caf\xe9}\n")
+    elif unreadable == "malformed":
+        path.write_text("apiVersion: [v1\n")
+    elif unreadable == "empty":
+        path.write_text("# nothing yet\n")
+    (dump.parent / "figures.csv").write_text("namespace,gpus\nteam-0,4\n")
+    for compare in ((), ("--compare", "figures.csv")):
+        for fmt in ("table", "csv", "markdown"):
+            code, out, err = run(capsys, "describe", "input.yaml", "--summary", "-f", fmt, *compare)
+            assert (code, out) == (2, ""), (fmt, compare, out)
+            assert err.startswith("kartalint: error: input.yaml") and err.count("\n") == 1, err
+            (dump.parent / "report.txt").write_text("the last report\n")
+            code, out, err = run(capsys, "describe", "input.yaml", "--summary", "-f", fmt, *compare, "-o", "report.txt")
+            assert (code, out) == (2, "") and (dump.parent / "report.txt").read_text() == "the last report\n", err
+            assert not [name for name in os.listdir(dump.parent) if name.endswith(".tmp")]
+        code, doc, err = summary_json(capsys, "input.yaml", *compare)
+        assert code == 2 and doc["document"] == ("comparison" if compare else "summary")
+        if unreadable == "empty":
+            assert doc["unreadableCount"] == 0 and "input.yaml: no Kubernetes object found" in err
+        else:
+            assert doc["unreadableCount"] == 1 and doc["unreadable"][0]["origin"].startswith("input.yaml"), doc
+    code, out, err = run(capsys, "describe", "fleet.yaml", "input.yaml", "--summary", "-f", "csv")
+    assert code == (0 if unreadable == "empty" else 1) and out.count("\n") > 10 and out.startswith("namespace,"), err

@@ -240,6 +240,12 @@ class FleetSummary:
             return "nothing covered"
         return None
 
+    def nothing_read(self, refused: int) -> bool:
+        """Whether no object could be read (every input missing, unreadable or empty; ``refused``: the
+        lists kubectl refused, when it refused any the summary is partial, not empty): the run exits 2
+        and the command writes no report but the JSON document, which says what could not be read."""
+        return self._empty(refused) == "nothing read"
+
     def empty_problem(self, what: str, refused: int) -> str | None:
         """Why a summary that has nothing to say is an error (once walked): no object in ``what``
         (None when its places could not be read: said already), or no object covered by a
