@@ -200,7 +200,8 @@ def _chooser(request: DescribeRequest, project: Project) -> tuple[Choose, Covere
             raise UsageError(f"{request.definition}: no Karta definition with a root kind found")
         indexes.append(fixed)
     index = project.index(request.catalogs)
-    say_index(index, project=project)
+    # a project definition that shadows a bundled one is said: the DEFINITION column names no file
+    say_index(index, project=project, verbose=request.verbose)
     return chooser([*indexes, index])
 
 
