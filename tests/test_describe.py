@@ -549,3 +549,21 @@ def test_a_project_definition_shadowing_a_bundled_one_is_noted_only_with_verbose
     code, out, err = run(capsys, "describe", "-v", jobset)
     assert code == 0 and err.count("\n") == 1
     assert "project definition karta/my-jobset.yaml shadows the bundled" in err and "Kind=JobSet" in err
+
+
+@pytest.mark.parametrize("option", ["OBJECT", "--pods"])
+def test_standard_input_that_is_not_utf8_says_so_as_the_file_does(workdir, capsys, monkeypatch, option):
+    """`describe - < binary` said "no Kubernetes object found" (the problem was read, then standard
+    input read again, empty), `--pods - < binary` took it for no pod: both say what the same file
+    given by name says, at the same place, naming <stdin>."""
+    binary = b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 4  # (the head of an executable)
+    (workdir / "binary.yaml").write_bytes(binary)
+    as_file = ("binary.yaml",) if option == "OBJECT" else ("obj.yaml", "--pods", "binary.yaml")
+    code, out, err = run(capsys, "describe", *as_file, "--catalog", "defs")
+    assert (code, out) == (2, "") and err.startswith("kartalint: error: binary.yaml:2:118: "), err
+    said = err.split("binary.yaml", 1)[1]
+    assert "not valid UTF-8: byte 0x80 at offset 135" in said and err.count("\n") == 1, err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(binary)))
+    from_stdin = ("-",) if option == "OBJECT" else ("obj.yaml", "--pods", "-")
+    code, out, err = run(capsys, "describe", *from_stdin, "--catalog", "defs")
+    assert (code, out, err) == (2, "", f"kartalint: error: <stdin>{said}")

@@ -1487,3 +1487,25 @@ def test_no_report_but_json_when_no_input_could_be_read(dump, capsys, unreadable
             assert doc["unreadableCount"] == 1 and doc["unreadable"][0]["origin"].startswith("input.yaml"), doc
     code, out, err = run(capsys, "describe", "fleet.yaml", "input.yaml", "--summary", "-f", "csv")
     assert code == (0 if unreadable == "empty" else 1) and out.count("\n") > 10 and out.startswith("namespace,"), err
+
+
+def test_summary_of_standard_input_that_is_not_utf8_says_so_as_the_file_does(dump, capsys, monkeypatch):
+    """`describe --summary - < binary`: the full loader read again only the bytes standard input
+    had handed over so far (a short read), so it said a YAML error at a control character where the
+    same file by name says it is not UTF-8 at its first bad byte: now both say the same."""
+    binary = b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 4  # (the head of an executable)
+    (dump.parent / "binary.yaml").write_bytes(binary)
+    code, out, err = run(capsys, "describe", "binary.yaml", "--summary")
+    assert (code, out, err) == (
+        2,
+        "",
+        "kartalint: error: binary.yaml:2: file is not valid UTF-8: byte 0x80 at offset 135\n",
+    )
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(binary)))
+    code, out, err = run(capsys, "describe", "-", "--summary")
+    assert (code, out, err) == (
+        2,
+        "",
+        "kartalint: error: <stdin>:2: file is not valid UTF-8: byte 0x80 at offset 135\n",
+    )
+
