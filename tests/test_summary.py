@@ -1509,3 +1509,42 @@ def test_summary_of_standard_input_that_is_not_utf8_says_so_as_the_file_does(dum
         "kartalint: error: <stdin>:2: file is not valid UTF-8: byte 0x80 at offset 135\n",
     )
 
+
+def test_totals_by_kind_carry_the_api_group_of_their_kind(tmp_path, monkeypatch, capsys):
+    """Each by-kind total of the JSON has the kind's API group in `group` ("" for the core group),
+    whether or not the key's kind names it (it does only where two groups serve the kind), so a
+    script keyed by (kind, group) gets the same keys from any dump; without kind in --group-by
+    there is no `group`. The keys and strings are as before."""
+    monkeypatch.chdir(tmp_path)
+    volcano = fixture_object(os.path.join(FIXTURES, "batch-volcano-sh-job-v1alpha1", "running.yaml"))
+    batch = fixture_object(os.path.join(FIXTURES, "batch-job-v1", "running.yaml"))
+    jobset = fixture_object(os.path.join(FIXTURES, "jobset-x-k8s-io-jobset-v1alpha2", "running-running-v0_12_0.yaml"))
+    pod = fixture_object(os.path.join(FIXTURES, "core-pod-v1", "running.yaml"))
+    for obj, name in ((volcano, "train"), (batch, "train"), (jobset, "demo"), (pod, "solo")):
+        obj["metadata"].update(name=name, namespace="team-c", uid=f"uid-{obj['kind']}-{obj['apiVersion']}")
+    (tmp_path / "dump.yaml").write_text(as_list([volcano, batch, jobset, pod]))
+    (tmp_path / "batch.yaml").write_text(as_list([batch, jobset]))
+    code, doc, err = summary_json(capsys, "dump.yaml")
+    assert code == 0, err
+    validate(doc)
+    assert [(g["key"], g["group"], g["workloads"]) for g in doc["totals"]["groups"]] == [
+        ({"namespace": "team-c", "kind": "Job (batch)"}, "batch", 1),
+        ({"namespace": "team-c", "kind": "Job (batch.volcano.sh)"}, "batch.volcano.sh", 1),
+        ({"namespace": "team-c", "kind": "JobSet"}, "jobset.x-k8s.io", 1),
+        ({"namespace": "team-c", "kind": "Pod"}, "", 1),
+    ]
+    code, doc, err = summary_json(capsys, "batch.yaml", "--group-by", "kind", "--group-by", "status")
+    assert code == 0, err
+    validate(doc)
+    assert [(g["key"]["kind"], g["group"]) for g in doc["totals"]["groups"]] == [
+        ("Job", "batch"),
+        ("JobSet", "jobset.x-k8s.io"),
+    ]
+    code, doc, err = summary_json(capsys, "dump.yaml", "--group-by", "namespace")
+    assert code == 0 and [sorted(g) for g in doc["totals"]["groups"]] == [
+        ["key", "ready", "replicas", "resources", "workloads"]
+    ]
+    validate(doc)
+    doc["totals"]["groups"][0]["group"] = "batch"
+    with pytest.raises(AssertionError):
+        validate(doc)  # no group without kind in groupBy

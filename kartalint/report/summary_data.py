@@ -166,8 +166,12 @@ class JsonSummary(SummaryReporter):
         tail = {
             "totals": {
                 "groups": [
-                    {"key": dict(zip(totals.group_by, key, strict=True)), **total_dict(total, pods)}
-                    for key, total in totals.sorted_groups()
+                    {
+                        "key": dict(zip(totals.group_by, key, strict=True)),
+                        **({"group": group} if group is not None else {}),  # the kind's API group
+                        **total_dict(total, pods),
+                    }
+                    for key, group, total in totals.sorted_groups_with_api_group()
                 ],
                 "all": total_dict(totals.all, pods),
             },
