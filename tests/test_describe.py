@@ -9,7 +9,7 @@ import re
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, REFERENCE
+from conftest import BASE_DEFINITION, REFERENCE, ROOT
 
 from kartalint.cli import main
 
@@ -528,3 +528,42 @@ def test_one_object_with_a_namespaces_pods_keeps_those_owned_by_what_is_named_af
     (component,) = [c for c in json.loads(out)["components"] if c["hasPodDefinition"]]
     assert (component["pods"]["current"], component["pods"]["ready"]) == (2, 2), component["pods"]
     assert "6 pod(s) given are owned by StatefulSet mlserver-134, StatefulSet mlserver-gpu" in err, err
+
+
+def test_a_project_definition_shadowing_a_bundled_one_is_noted_only_with_verbose(tmp_path, monkeypatch, capsys):
+    """A project holding its own JobSet definition (a copy of the bundled one): describe of a JobSet
+    uses it and its tree names the file, so the note that it shadows the bundled one is said only
+    with -v (it was said on every describe in the project, of a PyTorchJob too)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "karta").mkdir()
+    with open(os.path.join(ROOT, "catalog", "jobset-x-k8s-io-jobset-v1alpha2.yaml"), encoding="utf-8") as handle:
+        (tmp_path / "karta" / "my-jobset.yaml").write_text(handle.read())
+    jobset = os.path.join(REFERENCE, "objects", "karta-docs-quickstart--jobset.yaml")
+    pytorchjob = os.path.join(REFERENCE, "objects", "cli-workload-testdata--pytorchjob.yaml")
+    code, out, err = run(capsys, "describe", jobset)
+    assert code == 0 and "definition: jobset-x-k8s-io-jobset-v1alpha2 (karta/my-jobset.yaml)" in out, err
+    assert err == ""
+    code, out, err = run(capsys, "describe", pytorchjob)
+    assert code == 0 and err == "", err
+    code, out, err = run(capsys, "describe", "-v", jobset)
+    assert code == 0 and err.count("\n") == 1
+    assert "project definition karta/my-jobset.yaml shadows the bundled" in err and "Kind=JobSet" in err
+
+
+@pytest.mark.parametrize("option", ["OBJECT", "--pods"])
+def test_standard_input_that_is_not_utf8_says_so_as_the_file_does(workdir, capsys, monkeypatch, option):
+    """`describe - < binary` said "no Kubernetes object found" (the problem was read, then standard
+    input read again, empty), `--pods - < binary` took it for no pod: both say what the same file
+    given by name says, at the same place, naming <stdin>."""
+    binary = b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 4  # (the head of an executable)
+    (workdir / "binary.yaml").write_bytes(binary)
+    as_file = ("binary.yaml",) if option == "OBJECT" else ("obj.yaml", "--pods", "binary.yaml")
+    code, out, err = run(capsys, "describe", *as_file, "--catalog", "defs")
+    assert (code, out) == (2, "") and err.startswith("kartalint: error: binary.yaml:2:118: "), err
+    said = err.split("binary.yaml", 1)[1]
+    assert "not valid UTF-8: byte 0x80 at offset 135" in said and err.count("\n") == 1, err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(binary)))
+    from_stdin = ("-",) if option == "OBJECT" else ("obj.yaml", "--pods", "-")
+    code, out, err = run(capsys, "describe", *from_stdin, "--catalog", "defs")
+    assert (code, out, err) == (2, "", f"kartalint: error: <stdin>{said}")

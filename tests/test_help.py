@@ -37,7 +37,7 @@ def test_every_command_has_a_page():
 def test_help_starts_with_what_the_command_does_and_ends_with_exit_codes_and_examples(capsys, monkeypatch, command):
     monkeypatch.setenv("COLUMNS", "100")
     text = help_of(capsys, command)
-    description, epilog = manual.description(command), manual.epilog(command)
+    description, epilog = manual.description(command, width=98), manual.epilog(command, width=98)
     assert text.startswith(description + "\n\nusage: kartalint " + command), text[:400]
     assert text.rstrip("\n").endswith(epilog), text[-600:]
     assert "\nexit codes:\n  0  " in text and "\nexamples:\n  kartalint " + command in text
@@ -64,6 +64,29 @@ def test_each_example_uses_options_its_command_has(command, example):
 def test_docs_commands_md_is_the_manual():
     with open(os.path.join(ROOT, "docs", "commands.md"), encoding="utf-8") as handle:
         assert handle.read() == manual.markdown(), "python -m kartalint.cli.manual > docs/commands.md"
+
+
+@pytest.mark.parametrize("columns", ["60", "100", ""])
+def test_the_pages_prose_follows_the_terminal_width_as_the_options_do(capsys, monkeypatch, columns):
+    """`COLUMNS=60 kartalint lint --help` wrapped the options at 60 columns but the description and
+    the exit codes at 78: the prose is wrapped at the width argparse gives the options (COLUMNS - 2,
+    78 without COLUMNS nor a terminal); only an example's command line, which a shell takes whole,
+    may be longer."""
+    monkeypatch.setenv("COLUMNS", columns)
+    width = int(columns or 80) - 2
+    for command in COMMAND_NAMES:
+        text = help_of(capsys, command)
+        examples = {f"  {line}" for line, _ in manual.PAGES[command][2]}
+        description, _, rest = text.partition("\nusage: ")
+        epilog = rest[rest.index("\nexit codes:\n") :]
+        long = [line for line in description.splitlines() + epilog.splitlines() if len(line) > width]
+        assert [line for line in long if line not in examples] == [], (command, columns)
+        words = " ".join(manual.PAGES[command][0])
+        assert "".join(description.split()) == "".join(words.split()), command  # every word, in order
+        if columns == "60":  # the paragraphs fill the width (not wrapped at 78 and cut)
+            assert max(len(line) for line in description.splitlines()) > width - 15, command
+    monkeypatch.setenv("COLUMNS", "5")  # narrower than anything: argparse's least width of text
+    assert "exit codes:" in help_of(capsys, "lint")
 
 
 def test_under_kubectl_the_help_says_kubectl_karta(capsys, monkeypatch):

@@ -309,3 +309,39 @@ def test_the_docs_example_is_what_the_command_writes(tmp_path, monkeypatch):
     assert not missing, missing
     said = err.splitlines()
     assert not [line for line in review.splitlines() if line not in said]
+
+
+def test_lint_strict_names_the_todos_left_in_a_drafts_header(tmp_path, capsys):
+    """A Seldon Server drafted from its objects and pods: its header's TODO says the pods request more
+    CPU and memory than the draft reads. `lint --strict` said only that the file is still marked as
+    a draft; its finding names each TODO left in the header, with its line. Once the TODO is dealt
+    with (its note removed), the header alone is said, as before."""
+    out = tmp_path / "server.yaml"
+    data = DATA / "seldon-server"
+    argv = [
+        "new",
+        "--crd",
+        str(data / "crd.yaml"),
+        "--from",
+        str(data / "objects.yaml"),
+        "--from",
+        str(data / "pods.yaml"),
+    ]
+    assert main([*argv, "-o", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    (todo,) = [n for n, line in enumerate(lines, 1) if line.startswith("# Evidence: TODO: pod: the pods request other")]
+    capsys.readouterr()
+    assert main(["lint", "--strict", "-f", "json", str(out)]) == 1
+    (header,) = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["line"] == 1]
+    assert header["rule"] == "draft-placeholder"
+    assert header["message"].startswith(
+        "the file is still marked as a draft of `kartalint new --crd`, whose header still has 1 TODO(s): "
+        f"line {todo}: 'Evidence: TODO: pod: the pods request other resources than the draft reads per pod from "
+        ".spec.podSpec (GPUs agree;"
+    ), header["message"]
+    assert "confirm each TODO of the header" in header["hint"]
+    end = next(n for n in range(todo, len(lines)) if not lines[n].startswith("#     "))
+    out.write_text("\n".join(lines[: todo - 1] + lines[end:]) + "\n")  # the TODO dealt with, the header kept
+    assert main(["lint", "--strict", "-f", "json", str(out)]) == 1
+    (header,) = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["line"] == 1]
+    assert header["message"] == "the file is still marked as a draft of `kartalint new --crd`", header

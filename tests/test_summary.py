@@ -1451,3 +1451,100 @@ def test_pods_given_that_no_workload_gets_are_said(tmp_path, monkeypatch, capsys
     assert "not in the pods file: counted under no workload; give the owners in between" in err
     code, doc, err = summary_json(capsys, "demo.yaml", "--pods", "pods-and-jobs.yaml")
     assert code == 0 and doc["rows"][0]["ready"] > 0 and "pod(s) given" not in err, err
+
+
+@pytest.mark.parametrize("unreadable", ["missing", "folder", "not-utf8", "malformed", "empty"])
+def test_no_report_but_json_when_no_input_could_be_read(dump, capsys, unreadable):
+    """An input that cannot be read (missing, a folder, not UTF-8, malformed YAML) or holds no object,
+    and nothing else given: exit 2 with the error on stderr, and no table, CSV or Markdown on stdout
+    (an empty fleet was written, which a script took for a fleet of nothing); an ``-o`` file is left
+    as it was. The JSON document is written: its ``unreadable`` says what could not be read. The
+    same with --compare. With one readable input the others' errors go with a report (exit 1)."""
+    path = dump.parent / "input.yaml"
+    if unreadable == "folder":
+        path.mkdir()
+    elif unreadable == "not-utf8":
+        path.write_bytes(b"apiVersion: v1\nkind: Pod\nmetadata: {name: caf\xe9}\n")
+    elif unreadable == "malformed":
+        path.write_text("apiVersion: [v1\n")
+    elif unreadable == "empty":
+        path.write_text("# nothing yet\n")
+    (dump.parent / "figures.csv").write_text("namespace,gpus\nteam-0,4\n")
+    for compare in ((), ("--compare", "figures.csv")):
+        for fmt in ("table", "csv", "markdown"):
+            code, out, err = run(capsys, "describe", "input.yaml", "--summary", "-f", fmt, *compare)
+            assert (code, out) == (2, ""), (fmt, compare, out)
+            assert err.startswith("kartalint: error: input.yaml") and err.count("\n") == 1, err
+            (dump.parent / "report.txt").write_text("the last report\n")
+            code, out, err = run(capsys, "describe", "input.yaml", "--summary", "-f", fmt, *compare, "-o", "report.txt")
+            assert (code, out) == (2, "") and (dump.parent / "report.txt").read_text() == "the last report\n", err
+            assert not [name for name in os.listdir(dump.parent) if name.endswith(".tmp")]
+        code, doc, err = summary_json(capsys, "input.yaml", *compare)
+        assert code == 2 and doc["document"] == ("comparison" if compare else "summary")
+        if unreadable == "empty":
+            assert doc["unreadableCount"] == 0 and "input.yaml: no Kubernetes object found" in err
+        else:
+            assert doc["unreadableCount"] == 1 and doc["unreadable"][0]["origin"].startswith("input.yaml"), doc
+    code, out, err = run(capsys, "describe", "fleet.yaml", "input.yaml", "--summary", "-f", "csv")
+    assert code == (0 if unreadable == "empty" else 1) and out.count("\n") > 10 and out.startswith("namespace,"), err
+
+
+def test_summary_of_standard_input_that_is_not_utf8_says_so_as_the_file_does(dump, capsys, monkeypatch):
+    """`describe --summary - < binary`: the full loader read again only the bytes standard input
+    had handed over so far (a short read), so it said a YAML error at a control character where the
+    same file by name says it is not UTF-8 at its first bad byte: now both say the same."""
+    binary = b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 4  # (the head of an executable)
+    (dump.parent / "binary.yaml").write_bytes(binary)
+    code, out, err = run(capsys, "describe", "binary.yaml", "--summary")
+    assert (code, out, err) == (
+        2,
+        "",
+        "kartalint: error: binary.yaml:2: file is not valid UTF-8: byte 0x80 at offset 135\n",
+    )
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(binary)))
+    code, out, err = run(capsys, "describe", "-", "--summary")
+    assert (code, out, err) == (
+        2,
+        "",
+        "kartalint: error: <stdin>:2: file is not valid UTF-8: byte 0x80 at offset 135\n",
+    )
+
+
+def test_totals_by_kind_carry_the_api_group_of_their_kind(tmp_path, monkeypatch, capsys):
+    """Each by-kind total of the JSON has the kind's API group in `group` ("" for the core group),
+    whether or not the key's kind names it (it does only where two groups serve the kind), so a
+    script keyed by (kind, group) gets the same keys from any dump; without kind in --group-by
+    there is no `group`. The keys and strings are as before."""
+    monkeypatch.chdir(tmp_path)
+    volcano = fixture_object(os.path.join(FIXTURES, "batch-volcano-sh-job-v1alpha1", "running.yaml"))
+    batch = fixture_object(os.path.join(FIXTURES, "batch-job-v1", "running.yaml"))
+    jobset = fixture_object(os.path.join(FIXTURES, "jobset-x-k8s-io-jobset-v1alpha2", "running-running-v0_12_0.yaml"))
+    pod = fixture_object(os.path.join(FIXTURES, "core-pod-v1", "running.yaml"))
+    for obj, name in ((volcano, "train"), (batch, "train"), (jobset, "demo"), (pod, "solo")):
+        obj["metadata"].update(name=name, namespace="team-c", uid=f"uid-{obj['kind']}-{obj['apiVersion']}")
+    (tmp_path / "dump.yaml").write_text(as_list([volcano, batch, jobset, pod]))
+    (tmp_path / "batch.yaml").write_text(as_list([batch, jobset]))
+    code, doc, err = summary_json(capsys, "dump.yaml")
+    assert code == 0, err
+    validate(doc)
+    assert [(g["key"], g["group"], g["workloads"]) for g in doc["totals"]["groups"]] == [
+        ({"namespace": "team-c", "kind": "Job (batch)"}, "batch", 1),
+        ({"namespace": "team-c", "kind": "Job (batch.volcano.sh)"}, "batch.volcano.sh", 1),
+        ({"namespace": "team-c", "kind": "JobSet"}, "jobset.x-k8s.io", 1),
+        ({"namespace": "team-c", "kind": "Pod"}, "", 1),
+    ]
+    code, doc, err = summary_json(capsys, "batch.yaml", "--group-by", "kind", "--group-by", "status")
+    assert code == 0, err
+    validate(doc)
+    assert [(g["key"]["kind"], g["group"]) for g in doc["totals"]["groups"]] == [
+        ("Job", "batch"),
+        ("JobSet", "jobset.x-k8s.io"),
+    ]
+    code, doc, err = summary_json(capsys, "dump.yaml", "--group-by", "namespace")
+    assert code == 0 and [sorted(g) for g in doc["totals"]["groups"]] == [
+        ["key", "ready", "replicas", "resources", "workloads"]
+    ]
+    validate(doc)
+    doc["totals"]["groups"][0]["group"] = "batch"
+    with pytest.raises(AssertionError):
+        validate(doc)  # no group without kind in groupBy

@@ -242,15 +242,16 @@ def test_outside_a_project_only_explicit_paths_and_the_bundled_catalog(tmp_path,
     assert code == 2 and "not inside a project" in err
 
 
-def test_inside_a_project_shadowing_is_said_once_and_unrelated_files_not_at_all(team, capsys):
+def test_inside_a_project_shadowing_is_said_only_with_verbose_and_unrelated_files_not_at_all(team, capsys):
+    """describe's tree names the definition file it used: the project definitions that shadow bundled
+    ones are listed with -v only (they were one note on every describe)."""
     for name in ("batch-job-v1", "apps-deployment-v1", "core-pod-v1"):
         shutil.copyfile(os.path.join(ROOT, "catalog", f"{name}.yaml"), team / "definitions" / f"{name}.yaml")
     (team / "definitions" / "broken.yaml").write_text("apiVersion: run.ai/v1alpha1\nkind: Karta\nspec: [\n")
     (team / "job.yaml").write_text(yaml.safe_dump(JOB))
     code, _out, err = run(capsys, "describe", "job.yaml")
     assert code == 0, err
-    assert err.count("shadow") == 1 and "3 project definitions shadow bundled ones" in err, err
-    assert "broken.yaml" not in err  # not the subject of the command
+    assert "shadow" not in err and "broken.yaml" not in err, err  # not the subject of the command
     code, _, err = run(capsys, "describe", "job.yaml", "-v")
     assert err.count("shadows the bundled") == 3 and "broken.yaml" in err
 

@@ -85,19 +85,24 @@ def say_index(
     project: Project | None = None,
     verbose: bool = False,
     problems: bool = True,
+    shadowing: bool = True,
 ) -> None:
     """The notes of a definition search, each said once: shadowed bundled definitions as one count
-    (listed with ``verbose``), files that cannot be read (with ``problems`` False only those of
-    paths given explicitly: a command whose subject is one object does not talk about the
+    (listed with ``verbose``; with ``shadowing`` False only with ``verbose``: a command whose output
+    names the definition file it used), files that cannot be read (with ``problems`` False only
+    those of paths given explicitly: a command whose subject is one object does not talk about the
     project's other files, unless ``verbose``)."""
     for note in project.notes if project is not None else ():
         sys.stderr.write(f"kartalint: note: {note}\n")
     for problem in index.problems if problems or verbose else index.explicit_problems:
         sys.stderr.write(f"kartalint: {level}: {problem}\n")
-    shadowing = [n for n in index.notes if "shadows the bundled" in n]
+    shadowed = [n for n in index.notes if "shadows the bundled" in n]
     duplicates = [n for n in index.notes if " have the same " in n]  # (DefinitionIndex._note)
     for notes, summary in (
-        (shadowing, f"{len(shadowing)} project definitions shadow bundled ones (same group/version/kind or name"),
+        (
+            shadowed if shadowing or verbose else [],
+            f"{len(shadowed)} project definitions shadow bundled ones (same group/version/kind or name",
+        ),
         (
             duplicates,
             f"{len(duplicates)} definitions repeat the group/version/kind or name of another (the first found is used",
@@ -106,7 +111,7 @@ def say_index(
         for note in [f"{summary}; -v lists them)"] if len(notes) > 1 and not verbose else notes:
             sys.stderr.write(f"kartalint: note: {note}\n")
     for note in index.notes:
-        if note not in shadowing and note not in duplicates:
+        if note not in shadowed and note not in duplicates:
             sys.stderr.write(f"kartalint: note: {note}\n")
 
 

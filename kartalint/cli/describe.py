@@ -235,7 +235,8 @@ def _definitions(request: DescribeRequest, project: Project) -> tuple[Definition
     None when ``--definition`` holds none (said)."""
     if not request.definition:
         index = project.index(request.catalogs)
-        say_index(index, project=project, verbose=request.verbose, problems=False)
+        # the tree names the definition file used: a project one shadowing a bundled one is said with -v
+        say_index(index, project=project, verbose=request.verbose, problems=False, shadowing=False)
         return index, None
     index = DefinitionIndex.from_paths([request.definition])
     say_index(index, "error")

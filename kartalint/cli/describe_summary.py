@@ -25,14 +25,18 @@ from kartalint.evaluation.fleet_sources import ClusterSource, FileSource, choose
 from kartalint.evaluation.fleet_totals import DEFAULT_GROUP_BY, FleetSummary, status_filter
 from kartalint.load.definitions import DefinitionIndex
 from kartalint.report import SUMMARIES, make_summary_reporter
-from kartalint.report.output import report_output
+from kartalint.report.output import open_report
 from kartalint.report.summary_rows import problem_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import IO
+
     from kartalint.cli.describe import DescribeRequest
     from kartalint.evaluation.fleet import Choose
     from kartalint.evaluation.fleet_sources import Covered
     from kartalint.project import Project
+    from kartalint.report.summary import SummaryReporter
 
 GROUP_KEYS = (
     "namespace",
@@ -139,9 +143,29 @@ def run_summary(request: DescribeRequest, project: Project) -> int:
         entries = summarise(source.items(), choose, evaluator, source.pods, owned=source.owned)
         fleet = FleetSummary(entries, summary.group_by, source.pods is not None, [comparison] if comparison else [],
                              summary.statuses, summary.rows)  # fmt: skip
-        with report_output(request.output) as stream:
-            make_summary_reporter(fmt, stream, comparison, summary.explain).report(fleet)
+        _report(fleet, request.output, lambda stream: make_summary_reporter(fmt, stream, comparison, summary.explain),
+                 source)  # fmt: skip
     return _finish(fleet, comparison, fmt, source)
+
+
+def _report(fleet: FleetSummary, output: str | None, reporter_on: Callable[[IO[str]], SummaryReporter],
+            source: FileSource) -> None:  # fmt: skip
+    """Walk the fleet with the reporter made on the report's stream, and write the report, unless no
+    object could be read (every input missing, unreadable or empty: exit 2, said on stderr): then
+    only a format that says so (JSON, with ``unreadable``) is written, the others are left unwritten
+    (an ``-o`` file stays as it was), so nothing reads as an empty fleet."""
+    report = open_report(output)
+    try:
+        reporter = reporter_on(report.stream)
+        reporter.walk(fleet)
+        if fleet.nothing_read(source.failed) and not reporter.written_when_nothing_read:
+            report.abandon()
+            return
+        reporter.finish(fleet)
+    except BaseException:
+        report.abandon()
+        raise
+    report.commit()
 
 
 def _summary_format(request: DescribeRequest) -> str:
@@ -176,7 +200,8 @@ def _chooser(request: DescribeRequest, project: Project) -> tuple[Choose, Covere
             raise UsageError(f"{request.definition}: no Karta definition with a root kind found")
         indexes.append(fixed)
     index = project.index(request.catalogs)
-    say_index(index, project=project)
+    # a project definition that shadows a bundled one is said: the DEFINITION column names no file
+    say_index(index, project=project, verbose=request.verbose)
     return chooser([*indexes, index])
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import textwrap
 
-WIDTH = 78  # the columns of the description and the epilog in --help
+WIDTH = 78  # the columns of the description and the epilog in --help (argparse's own without COLUMNS nor a terminal)
 
 PAGES: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]] = {
     "lint": (
@@ -241,25 +241,28 @@ KUBECTL_EXAMPLES = {
 }
 
 
-def description(command: str, prog: str = "kartalint") -> str:
-    """What ``command`` does, wrapped for ``--help`` (``prog``: ``kubectl karta`` under kubectl)."""
+def description(command: str, prog: str = "kartalint", width: int = WIDTH) -> str:
+    """What ``command`` does, wrapped for ``--help`` at ``width`` columns (``prog``: ``kubectl karta``
+    under kubectl)."""
     paragraphs = list(PAGES[command][0])
     if prog != "kartalint" and command in KUBECTL_NOTES:
         paragraphs.append(KUBECTL_NOTES[command])
-    return "\n\n".join(textwrap.fill(p, WIDTH) for p in paragraphs)
+    return "\n\n".join(textwrap.fill(p, width) for p in paragraphs)
 
 
-def epilog(command: str, prog: str = "kartalint") -> str:
-    """The exit codes and the examples of ``command``, for the end of its ``--help``."""
+def epilog(command: str, prog: str = "kartalint", width: int = WIDTH) -> str:
+    """The exit codes and the examples of ``command``, for the end of its ``--help`` (the exit codes
+    and what each example does wrapped at ``width`` columns; an example's command line is one line,
+    as a shell takes it)."""
     _, codes, examples = PAGES[command]
     if prog != "kartalint":
         examples = KUBECTL_EXAMPLES.get(command) or tuple((kubectl(line), what) for line, what in examples)
     lines = ["exit codes:"]
     for code, meaning in codes:
-        lines += textwrap.wrap(meaning, WIDTH, initial_indent=f"  {code}  ", subsequent_indent="     ")
+        lines += textwrap.wrap(meaning, width, initial_indent=f"  {code}  ", subsequent_indent="     ")
     lines += ["", "examples:"]
     for line, what in examples:
-        lines += [f"  {line}", f"      {what}"]
+        lines += [f"  {line}", *textwrap.wrap(what, width, initial_indent="      ", subsequent_indent="      ")]
     return "\n".join(lines)
 
 

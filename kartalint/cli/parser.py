@@ -26,6 +26,7 @@ class Parser(argparse.ArgumentParser):
 
     program = "kartalint"  # what errors call the program (``kubectl karta`` under kubectl)
     page: tuple[str, str] | None = None  # (command, program) of the manual page not read yet (_read_page)
+    manual: tuple[str, str] | None = None  # (command, program) of its manual page (wrapped again by --help)
 
     def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a one-line message
         """Print the usage and ``message`` on one line naming the program; exit 2."""
@@ -36,15 +37,22 @@ class Parser(argparse.ArgumentParser):
         """``--help``: what the command does first, then its usage and options, then its exit codes
         and examples (the description and the epilog: ``cli.manual``)."""
         _read_page(self)
+        description, epilog = self.description, self.epilog
+        if self.manual is not None:  # the page at the width the options are wrapped at (COLUMNS)
+            from kartalint.cli import manual
+
+            name, prog = self.manual
+            width = max(help_width(), 11)  # (argparse's least width of text)
+            description, epilog = manual.description(name, prog, width), manual.epilog(name, prog, width)
         formatter = self._get_formatter()
-        formatter.add_text(self.description)
+        formatter.add_text(description)
         formatter.add_usage(self.usage, self._actions, self._mutually_exclusive_groups)
         for group in self._action_groups:
             formatter.start_section(group.title)
             formatter.add_text(group.description)
             formatter.add_arguments(group._group_actions)
             formatter.end_section()
-        formatter.add_text(self.epilog)
+        formatter.add_text(epilog)
         return formatter.format_help()
 
     def _get_formatter(self) -> argparse.HelpFormatter:
@@ -137,7 +145,7 @@ def build_parser(only: str | None = None, prog: str = "kartalint", overview: boo
     for name in COMMAND_NAMES if only is None else (only,):
         subparser = sub.add_parser(name, help=COMMANDS[name], formatter_class=argparse.RawDescriptionHelpFormatter)
         subparser.program = prog
-        subparser.page = (name, prog)
+        subparser.page = subparser.manual = (name, prog)
         if only is None and not overview:  # every command (completion reads them all): their pages now
             _read_page(subparser)
         if not overview:

@@ -153,8 +153,13 @@ class Totals:
         """The groups as (key values in ``group_by`` order, total) pairs, sorted by the key values. A
         kind is grouped with its API group: a kind that two groups serve (a Volcano ``Job`` and a
         ``batch/v1`` Job) is shown with its group, ``Job (batch.volcano.sh)``, so the two never merge."""
+        return [(key, total) for key, _group, total in self.sorted_groups_with_api_group()]
+
+    def sorted_groups_with_api_group(self) -> list[tuple[tuple[str, ...], str | None, Total]]:
+        """``sorted_groups``, each with the API group of its kind (``""`` for the core group; None
+        when the totals are not grouped by kind), in the same order."""
         if "kind" not in self.group_by:
-            return sorted(self.groups.items())
+            return [(key, None, total) for key, total in sorted(self.groups.items())]
         at = self.group_by.index("kind")
         groups: dict[str, set[str]] = {}
         for key in self.groups:
@@ -165,7 +170,11 @@ class Totals:
             kind, _, group = value.partition(_GROUP)
             return kind if len(groups[kind]) == 1 else f"{kind} ({group or 'core'})"
 
-        return sorted(((*key[:at], shown(key[at]), *key[at + 1 :]), total) for key, total in self.groups.items())
+        return sorted(
+            (((*key[:at], shown(key[at]), *key[at + 1 :]), key[at].partition(_GROUP)[2], total)
+             for key, total in self.groups.items()),
+            key=lambda found: (found[0], found[1]),
+        )  # fmt: skip
 
 
 def status_filter(values: Iterable[str]) -> frozenset[str]:
@@ -239,6 +248,12 @@ class FleetSummary:
         if not totals.all.workloads and not totals.failed_count and not totals.filtered:
             return "nothing covered"
         return None
+
+    def nothing_read(self, refused: int) -> bool:
+        """Whether no object could be read (every input missing, unreadable or empty; ``refused``: the
+        lists kubectl refused, when it refused any the summary is partial, not empty): the run exits 2
+        and the command writes no report but the JSON document, which says what could not be read."""
+        return self._empty(refused) == "nothing read"
 
     def empty_problem(self, what: str, refused: int) -> str | None:
         """Why a summary that has nothing to say is an error (once walked): no object in ``what``

@@ -329,17 +329,23 @@ def load_file(
     name = display_name or ("<stdin>" if path == "-" else path)
     text, problem = read_text(path, max_bytes)
     if problem is not None:
-        rule, message, _byte_offset = problem
-        source = SourceFile(name, text or "")
-        if rule == YAML_ENCODING and text is not None:
-            line, col = source.position(text.find("\ufffd"))  # the first bad byte
-            span = Span.point(line, col)
-        else:
-            span = Span.point(1, 1)
-        source.findings.append(source.finding(rule, message, span))
-        source.streamed = True  # nothing to read
-        return source
+        return unreadable_source(name, text, problem)
     return load_text(text or "", name, keep)
+
+
+def unreadable_source(name: str, text: str | None, problem: tuple[str, str, int]) -> SourceFile:
+    """The ``SourceFile`` of a file ``read_text`` could not read (its ``text`` and ``problem``): no
+    document, and the problem as a finding, at the first bad byte of a file that is not UTF-8."""
+    rule, message, _byte_offset = problem
+    source = SourceFile(name, text or "")
+    if rule == YAML_ENCODING and text is not None:
+        line, col = source.position(text.find("\ufffd"))  # the first bad byte
+        span = Span.point(line, col)
+    else:
+        span = Span.point(1, 1)
+    source.findings.append(source.finding(rule, message, span))
+    source.streamed = True  # nothing to read
+    return source
 
 
 def load_text(text: str, name: str, keep: bool = True) -> SourceFile:

@@ -17,11 +17,12 @@ import yaml
 
 from kartalint.errors import UsageError
 from kartalint.load.discovery import is_regular_file, missing_reason
-from kartalint.load.documents import MAX_FILE_BYTES, load_file, load_text, read_text
+from kartalint.load.documents import MAX_FILE_BYTES, SourceFile, load_text, read_text, unreadable_source
 from kartalint.load.kinds import FIXTURE_KIND, KARTA_KIND
 from kartalint.load.pipe import NoObjectEnds, Replayable
 from kartalint.load.plain import TOO_LARGE, NotPlain, Piece, iter_plain, load_plain
 from kartalint.load.plain_json import iter_json
+from kartalint.load.yaml_rules import FILE_UNREADABLE
 from kartalint.model import Severity
 
 
@@ -43,14 +44,15 @@ def load_objects(
     ``documents`` with positions."""
     name = "<stdin>" if path == "-" else path
     if text is None:
-        text, problem = read_text(path, max_bytes)
-        if problem is not None:
-            text = None
-    plain = load_plain(text) if text is not None else None
+        read, problem = read_text(path, max_bytes)  # (standard input is read once: its problem is kept)
+        if problem is not None or read is None:
+            return [], _errors(unreadable_source(name, read, problem or (FILE_UNREADABLE, "cannot read file", 0)))
+        text = read
+    plain = load_plain(text)
     if plain is not None and all(data is None or isinstance(data, dict) for data in plain):
         return _objects(name, list(enumerate(plain)), [])
-    source = load_text(text, name) if text is not None else load_file(path, max_bytes)
-    errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR]
+    source = load_text(text, name)
+    errors = _errors(source)
     for document in source.documents:
         if document.data is not None and not isinstance(document.data, dict):
             line = document.node.start_mark.line + 1
@@ -59,6 +61,11 @@ def load_objects(
             )
     readable = [(d.index, d.data) for d in source.documents if isinstance(d.data, dict)]
     return _objects(name, readable, errors, many=len(source.documents) > 1)
+
+
+def _errors(source: SourceFile) -> list[str]:
+    """The errors of a file read, each at its place."""
+    return [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in source.findings if f.severity == Severity.ERROR]
 
 
 def _objects(
@@ -231,7 +238,7 @@ def _rest(
     """The objects after ``given`` and the problems, read by the full loader (which says where and
     what), or, in a file over ``max_bytes``, what stopped the reading."""
     handle.seek(0)
-    raw = handle.read(max_bytes + 1)
+    raw = _read_up_to(handle, max_bytes + 1)
     if len(raw) > max_bytes:
         yield LoadProblem(_stopped(name, max_bytes, exc))
         return
@@ -267,6 +274,19 @@ def _rest(
                 yield LoadedObject(f"{name}:{item_line}", item)
             else:
                 yield LoadProblem(f"{name}:{item_line}: items[{i}] is not a Kubernetes object")
+
+
+def _read_up_to(handle: IO[bytes], size: int) -> bytes:
+    """The first ``size`` bytes of ``handle`` (fewer at its end): a pipe's read gives what it holds
+    (a ``Replayable``, the bytes it kept so far), so it is read until full."""
+    chunks, got = [], 0
+    while got < size:
+        chunk = handle.read(size - got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 def _stopped(name: str, max_bytes: int, exc: Exception) -> str:

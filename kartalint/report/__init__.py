@@ -16,11 +16,13 @@ import io
 import os
 import sys
 
-from kartalint.report.base import DocumentReporter, Lifecycle, Reporter, TestReporter
+from kartalint.report.base import DocumentReporter, Reporter, TestReporter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any
+
+    from kartalint.report.summary import SummaryReporter
 
 # The lint formats: name -> "module:class", loaded when used (SARIF's imports are not free).
 REPORTERS: dict[str, str] = {
@@ -139,11 +141,11 @@ def format_choices(command: str) -> list[str]:
     return list(DOCUMENTS[command])
 
 
-def make_summary_reporter(fmt: str, stream: IO[str], comparison: Any = None, explain: bool = False) -> Lifecycle:
+def make_summary_reporter(fmt: str, stream: IO[str], comparison: Any = None, explain: bool = False) -> SummaryReporter:
     """The summary format ``fmt``, or with ``comparison`` (a ``diff.figures_compare.Comparison``) the
     format of what differs; ``explain``: say which workloads count as active (``--explain``)."""
     found = _load((COMPARISONS if comparison is not None else SUMMARIES)[fmt])
-    reporter: Lifecycle = found(stream, comparison, explain) if comparison is not None else found(stream, explain)
+    reporter: SummaryReporter = found(stream, comparison, explain) if comparison is not None else found(stream, explain)
     return reporter
 
 

@@ -26,7 +26,13 @@ FLUSH = 256  # table rows written together (their columns aligned to the widest 
 
 
 class SummaryReporter(Lifecycle[FleetSummary]):
-    """A summary format: ``report(summary)`` walks the entries as they are evaluated."""
+    """A summary format: ``report(summary)`` walks the entries as they are evaluated. ``walk`` then
+    ``finish`` is the same in two steps, for a command that decides in between whether the report is
+    written at all: a format writes nothing before the first object is read, so when none could be
+    (every input missing, unreadable or empty: exit 2) the command can leave it unwritten, as it
+    does except for JSON (``written_when_nothing_read``), whose ``unreadable`` says why."""
+
+    written_when_nothing_read = False  # JSON: the document says what could not be read
 
     def __init__(self, stream: IO[str], explain: bool = False) -> None:
         """Writes to ``stream``; ``explain``: say which workloads count as active (``--explain``); the
@@ -37,8 +43,16 @@ class SummaryReporter(Lifecycle[FleetSummary]):
 
     def report(self, whole: FleetSummary) -> None:
         """Run the lifecycle over ``whole``, kept as ``summary`` for the steps."""
+        self.walk(whole)
+        self.finish(whole)
+
+    def walk(self, whole: FleetSummary) -> None:
+        """``start``, then ``item`` for each entry of ``whole`` (kept as ``summary``); ``finish`` is left
+        to the caller."""
         self.summary = whole
-        super().report(whole)
+        self.start()
+        for item in self.items(whole):
+            self.item(item)
 
     def items(self, whole: FleetSummary) -> Iterable[Any]:
         """The summary's entries, each as soon as its batch is evaluated."""

@@ -147,6 +147,7 @@ class JsonComparison(ComparisonReporter):
     """``{"schemaVersion": 2, "document": "comparison", ...}`` (summary.schema.json)."""
 
     name = "json"
+    written_when_nothing_read = True
 
     def finish(self, whole: FleetSummary) -> None:
         """Write the document: the comparison's own fields, then the first failed objects with their

@@ -48,14 +48,24 @@ class CsvSummary(SummaryReporter):
     name = "csv"
 
     def start(self) -> None:
-        """Begin with the header record."""
+        """Begin with nothing written: the header goes before the first record, or at ``finish``."""
         self.writer = SafeCsvWriter(self.stream)
-        self.writer.writerow(ROLE_CSV_COLUMNS if self.per_role else CSV_COLUMNS)
+        self.headed = False
+
+    def _head(self) -> None:
+        if not self.headed:
+            self.writer.writerow(ROLE_CSV_COLUMNS if self.per_role else CSV_COLUMNS)
+            self.headed = True
 
     def item(self, item: Any) -> None:
         """Write the records of a counted or failed entry (the others are said on stderr by the command)."""
         if item.outcome in ("counted", "failed"):
+            self._head()
             self.writer.writerows([csv_record(row, self.per_role) for row in rows_of(item, self.per_role)])
+
+    def finish(self, whole: FleetSummary) -> None:
+        """Write the header if no record did."""
+        self._head()
 
 
 def figures_dict(row: Row | Total, pods_given: bool) -> dict[str, Any]:
@@ -122,6 +132,7 @@ class JsonSummary(SummaryReporter):
     line, then ``totals``, what was not counted and ``unreadable``."""
 
     name = "json"
+    written_when_nothing_read = True
 
     def start(self) -> None:
         """Write the head of the document and open ``rows``."""
@@ -155,8 +166,12 @@ class JsonSummary(SummaryReporter):
         tail = {
             "totals": {
                 "groups": [
-                    {"key": dict(zip(totals.group_by, key, strict=True)), **total_dict(total, pods)}
-                    for key, total in totals.sorted_groups()
+                    {
+                        "key": dict(zip(totals.group_by, key, strict=True)),
+                        **({"group": group} if group is not None else {}),  # the kind's API group
+                        **total_dict(total, pods),
+                    }
+                    for key, group, total in totals.sorted_groups_with_api_group()
                 ],
                 "all": total_dict(totals.all, pods),
             },

@@ -69,6 +69,15 @@ def draft_placeholder(ctx: Context) -> None:
 
 def _draft_finding(ctx: Context, line: int, marker: str) -> Any:
     rule = ctx.rules[DRAFT_PLACEHOLDER]
+    text = ctx.document.source.text or "" if ctx.document is not None else ""
+    todos = header_todos(text, line)
+    message = "the file is still marked as a draft of `kartalint new --crd`"
+    hint = "review every guess, then remove the draft header"
+    if todos:
+        shown = ", ".join(f"line {at}: {note[:160] + '...' if len(note) > 160 else note!r}" for at, note in todos[:3])
+        more = f", and {len(todos) - 3} more" if len(todos) > 3 else ""
+        message += f", whose header still has {len(todos)} TODO(s): {shown}{more}"
+        hint = "confirm each TODO of the header (or fix what it says), then remove the draft header"
     return Finding(
         ctx.document.source.path if ctx.document is not None else "<definition>",
         line,
@@ -77,10 +86,27 @@ def _draft_finding(ctx: Context, line: int, marker: str) -> Any:
         1 + len(marker) + 2,
         rule.id,
         rule.severity,
-        "the file is still marked as a draft of `kartalint new --crd`",
+        message,
         (),
-        "review every guess, then remove the draft header",
+        hint,
     )
+
+
+def header_todos(text: str, first: int) -> list[tuple[int, str]]:
+    """The notes of the draft header starting at line ``first`` (a ``# `` line, and the ``#     ``
+    lines that continue it, up to the first line that is no comment) that hold a TODO, each as (its
+    line, its text joined on one line); the header's own line saying what TODO marks is not one."""
+    notes: list[tuple[int, list[str]]] = []
+    for at, line in enumerate(text.splitlines()[first - 1 :], start=first):
+        if not line.startswith("#"):
+            break
+        words = line[1:].strip()
+        if line.startswith("#  ") and notes:
+            notes[-1][1].append(words)
+        elif words:
+            notes.append((at, [words]))
+    joined = [(at, " ".join(words)) for at, words in notes]
+    return [(at, note) for at, note in joined if "TODO" in note and "TODO marks" not in note]
 
 
 def _may_hold(data: Any, word: str) -> bool:
