@@ -311,7 +311,8 @@ class HouseEngine:
         rules = [rule for rule in item.rules if rule not in self.failed] if self.failed else item.rules
         if result is not None and len(rules) == len(item.rules):
             outcome = Outcome()
-            self._read_joined(outcome, tuple(rules), RunResult(results=[result]), item.text)
+            if result:  # (else the common case: nothing found, nothing failed)
+                self._read_joined(outcome, tuple(rules), RunResult(results=[result]), item.text)
         else:
             outcome = self._run_here(rules, item.text) if rules else Outcome()
         if item.memo is not None:

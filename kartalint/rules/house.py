@@ -152,24 +152,43 @@ def _input(
     runnable = house.runnable(rules)
     if not runnable:
         return None
-    kinds = {rule.for_each for rule in runnable}
-    components = karta.components(document.data) if kinds & {"component", "status-mapping"} else None
+    kinds = _kinds(runnable)
+    data = document.data
+    components = karta.components(data) if "component" in kinds or "status-mapping" in kinds else None
     if "expression" in kinds and fields is None:
-        fields = list(karta.jq_fields(document.data))
-    paths = {kind: units(document.data, kind, components, fields) for kind in kinds}
+        fields = list(karta.jq_fields(data))
+    paths = {kind: units(data, kind, components, fields) for kind in kinds}
     sent: dict[str, Sequence[Path | None]] = paths  # type: ignore[assignment]
     recalled = None
     found = house.memo_for(runnable) if memo and fields else None
     if found is not None and fields is not None:
         from kartalint.rules._house_memo import recall  # lazy: only when house rules run
 
-        expressions, recalled = recall(*found, fields)
+        expressions, recalled = recall(*found, fields, len(runnable))
         sent = {**paths, "expression": expressions}
     try:
-        text = json.dumps({"d": document.data, "u": sent}, allow_nan=False, separators=(",", ":"))
+        text = '{"d":' + _ENCODE(data) + ',"u":' + _ENCODE(sent) + "}"
     except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
         return None
     return runnable, paths, text, recalled
+
+
+# The program's input as compact JSON. A YAML alias can make a document refer to itself: the
+# encoder then recurses until Python's limit (RecursionError, the document is not run), which its
+# check for cycles would have said as a ValueError, at a fifth of the encoding's time on every
+# definition.
+_ENCODE = json.JSONEncoder(allow_nan=False, separators=(",", ":"), check_circular=False).encode
+
+_KINDS: list = [None, ()]  # (the last list of rules, the kinds of unit they run on)
+
+
+def _kinds(rules: list[HouseRule]) -> tuple[str, ...]:
+    """The kinds of unit ``rules`` run on, in their order (found once for a list: the engine gives
+    the same list of runnable rules from one definition to the next)."""
+    if _KINDS[0] is not rules:
+        _KINDS[:] = [rules, tuple(dict.fromkeys(rule.for_each for rule in rules))]
+    kinds: tuple[str, ...] = _KINDS[1]
+    return kinds
 
 
 def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
