@@ -181,7 +181,9 @@ def _input(
         expressions, recalled = recall(*found, fields, len(runnable))
         sent = {**paths, "expression": expressions}
     try:
-        text = '{"d":' + _ENCODE(data) + ',"u":' + _ENCODE(sent) + "}"
+        text = '{"d":' + _ENCODE(data) + ',"u":' + _ENCODE(sent)
+        # the indexes of the expression units sent (the rest remembered): what the program walks
+        text += (',"e":' + _ENCODE([index for index, _ in recalled.sent]) + "}") if recalled is not None else "}"
     except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
         return None
     return runnable, paths, text, recalled, named
