@@ -189,10 +189,10 @@ def _input(
     return runnable, paths, text, recalled, named
 
 
-# The program's input as compact JSON. A YAML alias can make a document refer to itself: the
-# encoder then recurses until Python's limit (RecursionError, the document is not run), which its
-# check for cycles would have said as a ValueError, at a fifth of the encoding's time on every
-# definition.
+# The program's input as compact JSON, without the encoder's check for cycles (a fifth of its time
+# on every definition): the loader refuses a recursive alias (yaml-alias-bomb), and were a document
+# to refer to itself the encoder would stop at Python's recursion limit (RecursionError: not run, as
+# the check's ValueError said).
 _ENCODE = json.JSONEncoder(allow_nan=False, separators=(",", ":"), check_circular=False).encode
 
 _KINDS: list = [None, ()]  # (the last list of rules, the kinds of unit they run on)
