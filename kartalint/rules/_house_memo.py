@@ -36,7 +36,8 @@ _IMPURE_CALLS = frozenset(
 )
 
 # (index in the group, message) of the rules that found something on a unit: by index, as equal
-# groups share a table (a `lint -j` worker reads a copy of the rules with each chunk of files)
+# groups share a table (equal rules that are not the same objects: a configuration read again, a `lint -j`
+# worker started without fork reads its own copy)
 Hits = tuple[tuple[int, str], ...]
 
 
