@@ -127,14 +127,17 @@ def worker_count(jobs: int | None, files: int) -> int:
     return max(1, min(wanted, files, 2 * (os.cpu_count() or 1)))
 
 
-def _lint_chunk(
-    args: tuple[list[str], Config, bool],
-) -> list[FileOutcome]:  # pragma: no cover - runs in a worker process
-    paths, config, strict_files = args
+_RUN: list = []  # (configuration, strict_files) of the run a worker process lints for (``_worker_started``)
+
+
+def _lint_chunk(paths: list[str]) -> list[FileOutcome]:  # pragma: no cover - runs in a worker process
+    config, strict_files = _RUN
     return list(lint_files(paths, config, strict_files=strict_files))
 
 
-def _worker_started(owner: int) -> None:  # pragma: no cover - runs in a worker process
+def _worker_started(
+    owner: int, config: Config, strict_files: bool
+) -> None:  # pragma: no cover - runs in a worker process
     import multiprocessing  # lazy: worker processes only for many files (start-up of lint)
 
     from kartalint.jqlang.lifetime import die_with_parent  # lazy: only in a worker process (start-up of lint)
@@ -143,6 +146,9 @@ def _worker_started(owner: int) -> None:  # pragma: no cover - runs in a worker 
     # a worker may start a jq worker of its own (house rules): multiprocessing refuses children to a
     # daemonic process; the jq worker dies with this one anyway (jqlang.lifetime)
     multiprocessing.current_process().daemon = False
+    # the run's configuration, once per worker (inherited by a forked one): a copy with each chunk
+    # of files cost its unpickling, and the house rules, new objects each time, were prepared again
+    _RUN[:] = [config, strict_files]
 
 
 def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -> Iterable[FileOutcome]:
@@ -157,12 +163,9 @@ def _outcomes(files: list[str], config: Config, strict_files: bool, jobs: int) -
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
         try:
-            with context.Pool(jobs, initializer=_worker_started, initargs=(os.getpid(),)) as pool:
-                yield from (
-                    o
-                    for outcomes in pool.imap(_lint_chunk, [(c, config, strict_files) for c in chunks])
-                    for o in outcomes
-                )
+            started = (os.getpid(), config, strict_files)
+            with context.Pool(jobs, initializer=_worker_started, initargs=started) as pool:
+                yield from (o for outcomes in pool.imap(_lint_chunk, chunks) for o in outcomes)
                 # every chunk done: the workers leave on their own. The terminate() of leaving the
                 # block, alone, can wait for ever on a queue lock an idle worker holds (CPython
                 # #78178, seen once in the suite); after join() it has nothing left to stop

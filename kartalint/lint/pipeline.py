@@ -79,31 +79,26 @@ def lint_source(source: SourceFile, config: Config, *, strict_files: bool = Fals
 
 
 def _house_rules(path: str, config: Config) -> list[HouseRule]:
-    """The house rules that run on the file at ``path``: those its ``paths`` select, not off (the
-    same list for every file when no rule has ``paths`` and no ``per-file-ignores`` apply)."""
-    everywhere = not config.per_file_ignores and not any(rule.paths for rule in config.house_rules.values())
-    if everywhere and _APPLICABLE[0] is config.house_rules and _APPLICABLE[1] == _settings(config):
-        applicable: list[HouseRule] = _APPLICABLE[2]
-        return applicable
+    """The house rules that run on the file at ``path``: those its ``paths`` select, not off."""
     relative = config.relative(path)
     ignored = config.ignored_rules(path) if config.per_file_ignores else set()
-    applicable = [
+    return [
         rule
         for rule in config.house_rules.values()
         if config.severities.get(rule.id, rule.severity) is not None
         and rule.id not in ignored
         and rule.applies_to(relative)
     ]
-    if everywhere:
-        _APPLICABLE[:] = [config.house_rules, _settings(config), applicable]
-    return applicable
 
 
-_APPLICABLE: list = [None, None, None]  # (house rules, their settings, the rules that run everywhere)
-
-
-def _settings(config: Config) -> tuple:
-    return tuple(config.severities.get(rule_id, 0) for rule_id in config.house_rules)
+def _house_rules_everywhere(config: Config) -> list[HouseRule] | None:
+    """The house rules that run on every file, when that is the same list for every file (no rule
+    has ``paths`` and no ``per-file-ignores`` apply); None when it is not. Found once per run: a run
+    reads many files under one configuration (and one list of rules is what the house rules'
+    engine recognises from one definition to the next)."""
+    if config.per_file_ignores or any(rule.paths for rule in config.house_rules.values()):
+        return None
+    return [rule for rule in config.house_rules.values() if config.severities.get(rule.id, rule.severity) is not None]
 
 
 _KNOWN: list = [None, None]  # (the house rules, the rules they make known): the last configuration's
@@ -137,9 +132,11 @@ def lint_files(paths: Iterable[str], config: Config, *, strict_files: bool = Fal
     from kartalint.rules.house import drain_house  # lazy: house rules' machinery, only when they run
 
     waiting: deque[_Waiting] = deque()
+    everywhere = _house_rules_everywhere(config)
     try:
         for path in paths:
-            waiting.append(_read(load_file(path, config.max_file_size, keep=False), config, strict_files, queue=True))
+            source = load_file(path, config.max_file_size, keep=False)
+            waiting.append(_read(source, config, strict_files, queue=True, house=everywhere))
             while waiting and waiting[0].done:
                 yield waiting.popleft().outcome(config)
         drain_house()
@@ -199,11 +196,15 @@ class _Waiting(Record):
         return outcome
 
 
-def _read(source: SourceFile, config: Config, strict_files: bool, queue: bool) -> _Waiting:
+def _read(
+    source: SourceFile, config: Config, strict_files: bool, queue: bool, house: list[HouseRule] | None = None
+) -> _Waiting:
     """A file's documents checked (``lint_source``), one at a time. A Karta document's house rules
     are sent to their jq worker before kartalint's checks run and read after them, or with
-    ``queue`` queued (``queue_house``: read with a batch of others, ``lint_files``)."""
-    house = _house_rules(source.path, config) if config.house_rules else []
+    ``queue`` queued (``queue_house``: read with a batch of others, ``lint_files``). ``house``: the
+    house rules that run on the file, when known (``_house_rules_everywhere``)."""
+    if house is None:
+        house = _house_rules(source.path, config) if config.house_rules else []
     if house:  # (the house rules' machinery: only when they run)
         from kartalint.rules import house as house_rules  # lazy: only when house rules run
     waiting = _Waiting(source, house)

@@ -2,14 +2,15 @@
 bounded jq worker (``jqlang.runner``: sandboxed, time-limited, memory-limited), as definitions run.
 
 The program's input is the definition and the paths of its units (``{"d": definition, "u":
-{"component": [path, ...], ...}}``). It walks the units of each kind once and runs on each unit
+{"component": [path, ...], ...}}``, and ``"e"``: the indexes of the expression units sent, when
+some are remembered, ``_house_memo``). It walks the units of each kind once and runs on each unit
 (``$path`` bound to its path) the ``when`` of every rule of that kind: a rule keeps ``true``, fails
 on anything but ``true``, ``false``, ``null`` or no output, and interpolates ``message`` where it
 holds (a rule alone catches its errors; joined, an error stops the program and each rule then runs
 alone to say which one failed). Its output is one list of entries ``[rule, unit, message]`` (a finding) and ``[rule, unit,
 null, part, error]`` (the rule failed there)::
 
-    .d as $definition | .u as $__kl_u | [
+    .d as $definition | .u as $__kl_u | .e as $__kl_e | [
       ($__kl_u["component"] | range(0; length) as $__kl_i | .[$__kl_i] as $path
        | $definition | getpath($path) | (RULE_0), (RULE_3)),
       ...]
@@ -81,12 +82,15 @@ def program(rules: Sequence[HouseRule]) -> str:
     kinds: dict[str, list[str]] = {}
     for index, rule in enumerate(rules):
         kinds.setdefault(rule.for_each, []).append(f"({rule_part(index, rule, safe=len(rules) == 1)})")
-    blocks = [  # (an expression unit whose findings are remembered comes as null: skipped, ``_house_memo``)
-        f"($__kl_u[{json.dumps(kind)}] | range(0; length) as $__kl_i | .[$__kl_i]"
-        f"{' | values' if kind == 'expression' else ''} as $path | $definition | getpath($path) | {', '.join(parts)})"
+    # (an expression unit whose findings are remembered comes as null, and the input's "e" lists
+    # the indexes of the others: only they are walked, ``_house_memo``)
+    walk = {"expression": "(if $__kl_e then $__kl_e[] else range(0; length) end) as $__kl_i | .[$__kl_i] | values"}
+    blocks = [
+        f"($__kl_u[{json.dumps(kind)}] | {walk.get(kind, 'range(0; length) as $__kl_i | .[$__kl_i]')} as $path"
+        f" | $definition | getpath($path) | {', '.join(parts)})"
         for kind, parts in kinds.items()
     ]
-    return ".d as $definition | .u as $__kl_u | [" + ",\n".join(blocks) + "]"
+    return ".d as $definition | .u as $__kl_u | .e as $__kl_e | [" + ",\n".join(blocks) + "]"
 
 
 def batch_program(programs: Sequence[str]) -> str:
@@ -311,7 +315,8 @@ class HouseEngine:
         rules = [rule for rule in item.rules if rule not in self.failed] if self.failed else item.rules
         if result is not None and len(rules) == len(item.rules):
             outcome = Outcome()
-            self._read_joined(outcome, tuple(rules), RunResult(results=[result]), item.text)
+            if result:  # (else the common case: nothing found, nothing failed)
+                self._read_joined(outcome, tuple(rules), RunResult(results=[result]), item.text)
         else:
             outcome = self._run_here(rules, item.text) if rules else Outcome()
         if item.memo is not None:

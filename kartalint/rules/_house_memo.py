@@ -36,7 +36,8 @@ _IMPURE_CALLS = frozenset(
 )
 
 # (index in the group, message) of the rules that found something on a unit: by index, as equal
-# groups share a table (a `lint -j` worker reads a copy of the rules with each chunk of files)
+# groups share a table (equal rules that are not the same objects: a configuration read again, a `lint -j`
+# worker started without fork reads its own copy)
 Hits = tuple[tuple[int, str], ...]
 
 
@@ -80,19 +81,25 @@ def _names(program: str) -> frozenset[str]:
 @dataclass
 class Recall:
     """One definition's expressions as the memo found them: the expression rules (in the program's
-    order), the group's table, the findings kept per unit index, the units sent (index, key)."""
+    order), the group's table, the findings kept per unit index, the units sent (index, key), and
+    how many rules the definition was queued for (all of them run: no fewer are read)."""
 
     group: tuple[HouseRule, ...]
     table: dict[object, Hits]
     kept: dict[int, Hits]
     sent: list[tuple[int, object]]
+    rules: int
 
 
 def recall(
-    group: tuple[HouseRule, ...], table: dict[object, Hits], keyed_by_path: bool, fields: Sequence[JqField]
+    group: tuple[HouseRule, ...],
+    table: dict[object, Hits],
+    keyed_by_path: bool,
+    fields: Sequence[JqField],
+    rules: int,
 ) -> tuple[list[Path | None], Recall]:
     """The expression units' paths to send (``None`` for a unit whose findings are kept) and what
-    was kept."""
+    was kept (``rules``: how many rules run on the definition, ``group`` among them)."""
     paths: list[Path | None] = []
     kept: dict[int, Hits] = {}
     sent: list[tuple[int, object]] = []
@@ -107,15 +114,18 @@ def recall(
             paths.append(None)
             if found:
                 kept[index] = found
-    return paths, Recall(group, table, kept, sent)
+    return paths, Recall(group, table, kept, sent, rules)
 
 
 def settle(outcome: Outcome, memo: Recall, rules: Sequence[HouseRule]) -> None:
     """The findings kept joined to what ``rules`` (the rules run on the definition) gave on the
     units sent, in unit order, as if every unit had been sent; what they gave kept, when none failed
     and every rule of the group ran."""
-    running = {id(rule) for rule in rules}  # (by identity: comparing two rules compares every field)
-    if not outcome.failed and all(id(rule) in running for rule in memo.group):
+    # every rule the definition was queued for ran (the common case: none failed since): the group
+    # among them (``rules`` is never more than what was queued)
+    every = len(rules) == memo.rules
+    running = None if every else {id(rule) for rule in rules}  # (by identity: comparing compares every field)
+    if not outcome.failed and (running is None or all(id(rule) in running for rule in memo.group)):
         _keep(outcome, memo)
     if not memo.kept:
         return
@@ -123,7 +133,7 @@ def settle(outcome: Outcome, memo: Recall, rules: Sequence[HouseRule]) -> None:
     for index, hits in memo.kept.items():
         for number, message in hits:
             rule = memo.group[number]
-            if id(rule) in running and rule not in outcome.failed:
+            if (running is None or id(rule) in running) and rule not in outcome.failed:
                 extra.setdefault(rule, []).append((index, message))
     if not extra:
         return
@@ -140,11 +150,16 @@ def settle(outcome: Outcome, memo: Recall, rules: Sequence[HouseRule]) -> None:
 
 def _keep(outcome: Outcome, memo: Recall) -> None:
     """What the group found on each unit sent, kept."""
+    table = memo.table
+    if len(table) + len(memo.sent) > MAX_KEPT:
+        table.clear()
+    if not outcome.hits:  # (the common case: nothing found)
+        for _, key in memo.sent:
+            table[key] = ()
+        return
     found: dict[int, list[tuple[int, str]]] = {}
     for number, rule in enumerate(memo.group):
         for index, message in outcome.hits.get(rule, ()):
             found.setdefault(index, []).append((number, message))
-    if len(memo.table) + len(memo.sent) > MAX_KEPT:
-        memo.table.clear()
     for index, key in memo.sent:
-        memo.table[key] = tuple(found.get(index, ()))
+        table[key] = tuple(found.get(index, ()))

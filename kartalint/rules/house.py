@@ -74,8 +74,10 @@ def units(
     return out
 
 
-def unit_span(document: Document, kind: str, path: Path) -> Span:
-    """Where a finding on a unit is placed (the module's docstring says where, per kind)."""
+def unit_span(document: Document, kind: str, path: Path, named: Sequence[Path] | None = None) -> Span:
+    """Where a finding on a unit is placed (the module's docstring says where, per kind).
+    ``named``: the paths of the components whose name is a string, when the document's data is no
+    longer at hand (``HouseRun``)."""
     if kind == "expression":
         return document.span(path)
     if kind == "status-mapping":
@@ -84,7 +86,7 @@ def unit_span(document: Document, kind: str, path: Path) -> Span:
         return _line(document.span(("metadata", "name"), key=True))
     if path and path[-1] == "rootComponent":
         return document.span(path, key=True)
-    if isinstance(karta.as_dict(_at(document.data, path)).get("name"), str):
+    if path in named if named is not None else isinstance(karta.as_dict(_at(document.data, path)).get("name"), str):
         return document.span((*path, "name"), key=True)
     return _line(document.span(path))
 
@@ -109,18 +111,26 @@ def _line(span: Span) -> Span:
 class HouseRun:
     """The house rules on one Karta document, sent to the jq worker (``start_house``) and read
     back (``finish_house``): kartalint's own checks run in between. Or queued (``queue_house``):
-    read with a batch of others, its findings ready once ``done``."""
+    read with a batch of others, its findings ready once ``done``; the document is then kept
+    without its data (``named`` says what placing a finding on a component reads of it)."""
 
-    __slots__ = ("document", "paths", "pending", "queued")
+    __slots__ = ("document", "named", "paths", "pending", "queued")
 
     def __init__(
-        self, document: Document, paths: dict[str, list[Path]], pending: Pending | None, queued: Queued | None = None
+        self,
+        document: Document,
+        paths: dict[str, list[Path]],
+        pending: Pending | None,
+        queued: Queued | None = None,
+        named: list[Path] | None = None,
     ) -> None:
-        """The document, its units' paths by kind, what the engine was sent (or queued)."""
+        """The document, its units' paths by kind, what the engine was sent (or queued), the
+        paths of its components whose name is a string (when its data is not kept)."""
         self.document = document
         self.paths = paths
         self.pending = pending
         self.queued = queued
+        self.named = named
 
     @property
     def done(self) -> bool:
@@ -130,7 +140,7 @@ class HouseRun:
     def findings(self) -> list[Finding]:
         """The findings of a queued run, once ``done``."""
         assert self.queued is not None and self.queued.outcome is not None
-        return _findings(self.document, self.paths, self.queued.outcome)
+        return _findings(self.document, self.paths, self.queued.outcome, self.named)
 
 
 def _engine() -> HouseEngine:
@@ -143,33 +153,58 @@ def _engine() -> HouseEngine:
 
 def _input(
     document: Document, rules: Sequence[HouseRule], fields: list[karta.JqField] | None = None, memo: bool = False
-) -> tuple[list[HouseRule], dict[str, list[Path]], str, Recall | None] | None:
+) -> tuple[list[HouseRule], dict[str, list[Path]], str, Recall | None, list[Path] | None] | None:
     """The rules of ``rules`` that can run on a Karta document, its units' paths by kind, the
-    program's input and, with ``memo``, the findings remembered on its expressions (None: no rule
-    can run, or the document is no JSON). ``fields``: the document's jq expressions, when lint has
-    listed them (``Context.jq_fields``)."""
+    program's input, with ``memo`` the findings remembered on its expressions, and the paths of
+    its components named by a string (``unit_span``; with component rules) (None: no rule can run,
+    or the document is no JSON). ``fields``: the document's jq expressions, when lint has listed
+    them (``Context.jq_fields``)."""
     house = _engine()
     runnable = house.runnable(rules)
     if not runnable:
         return None
-    kinds = {rule.for_each for rule in runnable}
-    components = karta.components(document.data) if kinds & {"component", "status-mapping"} else None
+    kinds = _kinds(runnable)
+    data = document.data
+    components = karta.components(data) if "component" in kinds or "status-mapping" in kinds else None
     if "expression" in kinds and fields is None:
-        fields = list(karta.jq_fields(document.data))
-    paths = {kind: units(document.data, kind, components, fields) for kind in kinds}
+        fields = list(karta.jq_fields(data))
+    paths = {kind: units(data, kind, components, fields) for kind in kinds}
+    named = None
+    if components is not None and "component" in kinds:
+        named = [component.path for component in components if isinstance(component.data.get("name"), str)]
     sent: dict[str, Sequence[Path | None]] = paths  # type: ignore[assignment]
     recalled = None
     found = house.memo_for(runnable) if memo and fields else None
     if found is not None and fields is not None:
         from kartalint.rules._house_memo import recall  # lazy: only when house rules run
 
-        expressions, recalled = recall(*found, fields)
+        expressions, recalled = recall(*found, fields, len(runnable))
         sent = {**paths, "expression": expressions}
     try:
-        text = json.dumps({"d": document.data, "u": sent}, allow_nan=False, separators=(",", ":"))
+        text = '{"d":' + _ENCODE(data) + ',"u":' + _ENCODE(sent)
+        # the indexes of the expression units sent (the rest remembered): what the program walks
+        text += (',"e":' + _ENCODE([index for index, _ in recalled.sent]) + "}") if recalled is not None else "}"
     except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
         return None
-    return runnable, paths, text, recalled
+    return runnable, paths, text, recalled, named
+
+
+# The program's input as compact JSON, without the encoder's check for cycles (a fifth of its time
+# on every definition): the loader refuses a recursive alias (yaml-alias-bomb), and were a document
+# to refer to itself the encoder would stop at Python's recursion limit (RecursionError: not run, as
+# the check's ValueError said).
+_ENCODE = json.JSONEncoder(allow_nan=False, separators=(",", ":"), check_circular=False).encode
+
+_KINDS: list = [None, ()]  # (the last list of rules, the kinds of unit they run on)
+
+
+def _kinds(rules: list[HouseRule]) -> tuple[str, ...]:
+    """The kinds of unit ``rules`` run on, in their order (found once for a list: the engine gives
+    the same list of runnable rules from one definition to the next)."""
+    if _KINDS[0] is not rules:
+        _KINDS[:] = [rules, tuple(dict.fromkeys(rule.for_each for rule in rules))]
+    kinds: tuple[str, ...] = _KINDS[1]
+    return kinds
 
 
 def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | None:
@@ -178,7 +213,7 @@ def start_house(document: Document, rules: Sequence[HouseRule]) -> HouseRun | No
     found = _input(document, rules)
     if found is None:
         return None
-    runnable, paths, text, _ = found
+    runnable, paths, text, _, _ = found
     return HouseRun(document, paths, _engine().start(runnable, text))
 
 
@@ -193,16 +228,25 @@ def queue_house(
     found = _input(document, rules, fields, memo=True)
     if found is None:
         return None
-    runnable, paths, text, recalled = found
+    runnable, paths, text, recalled, named = found
+    source = document.source  # (not the document: what waits for a batch keeps none of its data)
 
     def locate(rule: HouseRule, failure: Failure) -> Failure:  # (rare: the file's label made only then)
         where = paths[rule.for_each][failure.unit] if failure.unit is not None else None
-        return _located(failure, display_path(document.source.path), where)
+        return _located(failure, display_path(source.path), where)
 
     queued = Queued(runnable, text, locate, recalled)
-    run = HouseRun(document, paths, None, queued)
+    run = HouseRun(_without_data(document), paths, None, queued, named)
     _engine().queue(queued)
     return run
+
+
+def _without_data(document: Document) -> Document:
+    """The document as a queued run keeps it to place its findings: without its data (and its node
+    tree when not composed yet: composed again from the file's text for a finding). A batch keeps a
+    few dozen documents waiting; their data alive that long made the garbage collector walk it
+    again and again (in lint of 1,000 definitions, 0.03 s of the house rules' 0.12 s)."""
+    return Document(document.source, document.index, None, document._composed)
 
 
 def finish_house(run: HouseRun) -> list[Finding]:
@@ -233,13 +277,15 @@ def drain_house() -> None:
     _engine().drain()
 
 
-def _findings(document: Document, paths: dict[str, list[Path]], outcome: Outcome) -> list[Finding]:
-    """The findings of an outcome of the house rules on a document, placed."""
+def _findings(
+    document: Document, paths: dict[str, list[Path]], outcome: Outcome, named: list[Path] | None = None
+) -> list[Finding]:
+    """The findings of an outcome of the house rules on a document, placed (``named``: ``unit_span``'s)."""
     findings = []
     for rule, hits in outcome.hits.items():
         for index, message in hits:
             path = paths[rule.for_each][index]
-            span = unit_span(document, rule.for_each, path)
+            span = unit_span(document, rule.for_each, path, named)
             findings.append(
                 Finding(
                     document.source.path,
