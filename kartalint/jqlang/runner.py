@@ -25,8 +25,12 @@ import pickle
 import struct
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+
+from kartalint.model import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_RESULTS = 1000
 BATCH = 256  # texts sent to the worker in one message by run_many
@@ -44,13 +48,19 @@ WORKER_MEMORY_BYTES = 4 * 1024**3
 SANDBOX_PRELUDE = "def env: {}; {} as $ENV | "
 
 
-@dataclass
-class RunResult:
+class RunResult(Record):
     """The outputs of one run, or the error that stopped it (``timed_out`` when it ran out of time)."""
 
-    results: list[Any] = field(default_factory=list)
-    error: str | None = None
-    timed_out: bool = False
+    __slots__ = ("error", "results", "timed_out")
+    results: list[Any]
+    error: str | None
+    timed_out: bool
+
+    def __init__(self, results: list[Any] | None = None, error: str | None = None, timed_out: bool = False) -> None:
+        """The ``results`` of a run, or its ``error``."""
+        self.results = [] if results is None else results
+        self.error = error
+        self.timed_out = timed_out
 
     @property
     def ok(self) -> bool:

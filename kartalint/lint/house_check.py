@@ -7,7 +7,6 @@ configuration: never a traceback, never a silent pass.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Literal
@@ -100,7 +99,7 @@ def check_rules(config: Config) -> CheckRun:
         if house.examples is None:
             continue
         check.bad, check.good = house.examples
-        anywhere = dataclasses.replace(house, paths=())  # its examples need not be among its paths
+        anywhere = house.replace(paths=())  # its examples need not be among its paths
         _examples(check, Config(root=config.root, house_rules={house.id: anywhere}, max_file_size=config.max_file_size))
         for failure in house_failures([anywhere]):  # failed on an example: said once, where it is declared
             check.problems = [_at(failure)]

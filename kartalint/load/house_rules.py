@@ -16,13 +16,10 @@ reported once, at its place, by whatever runs the rule; the rest of the configur
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
-from typing import Any
 
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.analysis import safety
@@ -30,46 +27,104 @@ from kartalint.jqlang.compile import compile_one
 from kartalint.jqlang.runner import SANDBOX_PRELUDE
 from kartalint.load.configfile import ConfigFile
 from kartalint.load.patterns import PatternSet, check_pattern
-from kartalint.model import Rule, Severity
+from kartalint.model import Frozen, Rule, Severity, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HOUSE_CATEGORY = "house"
 MESSAGE_CAP = 1000  # characters of a finding's message (a message interpolating a huge value is cut)
 
 
-@dataclass(frozen=True)
-class HouseRule:
+class HouseRule(Frozen):
     """One entry of ``house-rules:``, as read: what it checks and where each part is written
-    (1-based line and column in ``source``, the configuration file that declares it)."""
+    (1-based line and column in ``source``, the configuration file that declares it). (A record,
+    not a dataclass: a configuration with house rules is read by every hook call.)"""
 
+    __slots__ = (
+        "_hash",
+        "_rule",
+        "at",
+        "examples",
+        "for_each",
+        "hint",
+        "id",
+        "message",
+        "message_at",
+        "paths",
+        "severity",
+        "source",
+        "when",
+        "when_at",
+        "why",
+    )
     id: str
     severity: Severity
     for_each: str
     when: str
     message: str
-    hint: str = ""
-    why: str = ""
-    paths: tuple[str, ...] = ()
-    examples: tuple[str, str] | None = None  # (bad, good), absolute paths
-    source: str = ""
-    at: tuple[int, int] = (0, 0)  # the entry's `id`
-    when_at: tuple[int, int] = (0, 0)
-    message_at: tuple[int, int] = (0, 0)
+    hint: str
+    why: str
+    paths: tuple[str, ...]
+    examples: tuple[str, str] | None  # (bad, good), absolute paths
+    source: str
+    at: tuple[int, int]  # the entry's `id`
+    when_at: tuple[int, int]
+    message_at: tuple[int, int]
+    _hash: int | None
+    _rule: Rule | None
+
+    def __init__(
+        self,
+        id: str,
+        severity: Severity,
+        for_each: str,
+        when: str,
+        message: str,
+        hint: str = "",
+        why: str = "",
+        paths: tuple[str, ...] = (),
+        examples: tuple[str, str] | None = None,
+        source: str = "",
+        at: tuple[int, int] = (0, 0),
+        when_at: tuple[int, int] = (0, 0),
+        message_at: tuple[int, int] = (0, 0),
+    ) -> None:
+        """The house rule ``id``."""
+        set_field(self, "id", id)
+        set_field(self, "severity", severity)
+        set_field(self, "for_each", for_each)
+        set_field(self, "when", when)
+        set_field(self, "message", message)
+        set_field(self, "hint", hint)
+        set_field(self, "why", why)
+        set_field(self, "paths", paths)
+        set_field(self, "examples", examples)
+        set_field(self, "source", source)
+        set_field(self, "at", at)
+        set_field(self, "when_at", when_at)
+        set_field(self, "message_at", message_at)
+        set_field(self, "_hash", None)  # (pickled without it, ``Frozen.__reduce__``: made again in a worker)
+        set_field(self, "_rule", None)
 
     def __hash__(self) -> int:  # computed once: a rule is looked up on every definition
         """The hash of the rule's fields, kept after the first call."""
-        found: int | None = self.__dict__.get("_hash")
+        found = self._hash
         if found is None:
-            found = hash(dataclasses.astuple(self))
-            self.__dict__["_hash"] = found
+            found = hash(self._key(self))
+            set_field(self, "_hash", found)
         return found
 
-    def __getstate__(self) -> dict[str, Any]:  # (to a worker process: its hash is its own, like its strings')
-        """The rule's fields for a worker process, without its hash and its cached ``rule``."""
-        return {name: value for name, value in self.__dict__.items() if name not in ("_hash", "rule")}
-
-    @functools.cached_property
+    @property
     def rule(self) -> Rule:
         """The rule as every other rule is shown (``kartalint rules``, SARIF, the severities)."""
+        if self._rule is None:
+            set_field(self, "_rule", self._made_rule())
+        assert self._rule is not None
+        return self._rule
+
+    def _made_rule(self) -> Rule:
         return Rule(
             self.id,
             self.severity,
@@ -174,29 +229,42 @@ def _example(layer: ConfigFile, examples: dict[str, Any], which: str, place: tup
     return absolute
 
 
-@dataclass(frozen=True)
-class StaticProblem:
+class StaticProblem(Frozen):
     """Why a house rule cannot run, found without running it: which part (``when`` or
     ``message``) and what is wrong."""
 
+    __slots__ = ("message", "offset", "part")
     part: str
     message: str
-    offset: int = 0  # character of the part where the problem is (0 when not known)
+    offset: int  # character of the part where the problem is (0 when not known)
+
+    def __init__(self, part: str, message: str, offset: int = 0) -> None:
+        """The problem of ``part``."""
+        set_field(self, "part", part)
+        set_field(self, "message", message)
+        set_field(self, "offset", offset)
 
     def place(self, rule: HouseRule) -> tuple[int, int]:
         """(line, column) in the configuration file: the part's value."""
         return rule.when_at if self.part == "when" else rule.message_at
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(Frozen):
     """Why a house rule could not run: the part (``when`` or ``message``) and what happened,
     with the unit it failed on (its index among the units of its kind; None: not on one unit)."""
 
+    __slots__ = ("detail", "part", "static", "unit")
     part: str
     detail: str
-    unit: int | None = None
-    static: bool = False  # found without running it (a ``StaticProblem``)
+    unit: int | None
+    static: bool  # found without running it (a ``StaticProblem``)
+
+    def __init__(self, part: str, detail: str, unit: int | None = None, static: bool = False) -> None:
+        """The failure of ``part``."""
+        set_field(self, "part", part)
+        set_field(self, "detail", detail)
+        set_field(self, "unit", unit)
+        set_field(self, "static", static)
 
 
 def static_problem(rule: HouseRule, compiled: bool = True) -> StaticProblem | None:

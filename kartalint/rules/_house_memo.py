@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from kartalint.jqlang.lexer import Interpolation, JqSyntaxError, tokenize
-from kartalint.model import Path
+from kartalint.model import Path, Record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported when house rules run
     from kartalint.karta import JqField
     from kartalint.load.house_rules import HouseRule
@@ -78,17 +77,32 @@ def _names(program: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@dataclass
-class Recall:
+class Recall(Record):
     """One definition's expressions as the memo found them: the expression rules (in the program's
     order), the group's table, the findings kept per unit index, the units sent (index, key), and
     how many rules the definition was queued for (all of them run: no fewer are read)."""
 
+    __slots__ = ("group", "kept", "rules", "sent", "table")
     group: tuple[HouseRule, ...]
     table: dict[object, Hits]
     kept: dict[int, Hits]
     sent: list[tuple[int, object]]
     rules: int
+
+    def __init__(
+        self,
+        group: tuple[HouseRule, ...],
+        table: dict[object, Hits],
+        kept: dict[int, Hits],
+        sent: list[tuple[int, object]],
+        rules: int,
+    ) -> None:
+        """What the memo found of one definition's expressions."""
+        self.group = group
+        self.table = table
+        self.kept = kept
+        self.sent = sent
+        self.rules = rules
 
 
 def recall(
