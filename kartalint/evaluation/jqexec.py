@@ -26,7 +26,8 @@ from typing import Any
 
 from kartalint.jqlang import parse_cached
 from kartalint.jqlang.finite import finite_output
-from kartalint.jqlang.runner import MAX_RESULTS, BoundedRunner, RunResult
+from kartalint.jqlang.results import RunResult
+from kartalint.jqlang.runner import MAX_RESULTS, BoundedRunner
 
 
 class Outcome:

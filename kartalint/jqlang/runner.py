@@ -26,7 +26,7 @@ import struct
 import time
 from collections.abc import Iterable, Iterator
 
-from kartalint.model import Record
+from kartalint.jqlang.results import RunResult
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,26 +46,6 @@ WORKER_MEMORY_BYTES = 4 * 1024**3
 # are `{}`, and a module directive (`import`, `include`) can only appear first, so after the
 # prelude it is a syntax error: no file is ever read through a definition.
 SANDBOX_PRELUDE = "def env: {}; {} as $ENV | "
-
-
-class RunResult(Record):
-    """The outputs of one run, or the error that stopped it (``timed_out`` when it ran out of time)."""
-
-    __slots__ = ("error", "results", "timed_out")
-    results: list[Any]
-    error: str | None
-    timed_out: bool
-
-    def __init__(self, results: list[Any] | None = None, error: str | None = None, timed_out: bool = False) -> None:
-        """The ``results`` of a run, or its ``error``."""
-        self.results = [] if results is None else results
-        self.error = error
-        self.timed_out = timed_out
-
-    @property
-    def ok(self) -> bool:
-        """Whether the run ended without an error."""
-        return self.error is None
 
 
 def _worker(

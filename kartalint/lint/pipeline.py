@@ -28,7 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the CRD loader is imported only when CRDs are configured
     from kartalint.load.crds import CrdIndex
     from kartalint.load.house_rules import HouseRule
-    from kartalint.rules._house_jq import Queued
+    from kartalint.rules._house_records import Queued
     from kartalint.rules.house import HouseRun
 
 

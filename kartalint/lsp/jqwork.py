@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kartalint.jqlang.runner import BATCH, BoundedRunner, RunResult
+from kartalint.jqlang.results import RunResult
+from kartalint.jqlang.runner import BATCH, BoundedRunner
 
 DOCUMENT_BUDGET = 20.0  # seconds of jq per version of a document, for all its hovers and lenses
 

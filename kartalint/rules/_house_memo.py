@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported when house rules run
     from kartalint.karta import JqField
     from kartalint.load.house_rules import HouseRule
-    from kartalint.rules._house_jq import Outcome
+    from kartalint.rules._house_records import Outcome
 
 MAX_KEPT = 100_000  # expressions kept per group of rules (then forgotten, and kept again)
 

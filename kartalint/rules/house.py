@@ -29,8 +29,9 @@ from kartalint.model import Finding, Path, Rule, Severity, Span, format_path
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported when house rules run
     from kartalint.load.house_rules import Failure, HouseRule
-    from kartalint.rules._house_jq import HouseEngine, Outcome, Pending, Queued
+    from kartalint.rules._house_jq import HouseEngine
     from kartalint.rules._house_memo import Recall
+    from kartalint.rules._house_records import Outcome, Pending, Queued
 
 # The id of the rule this module reports (a constant: a misspelt id is an import error).
 HOUSE_RULE_FAILED = "house-rule-failed"
@@ -223,7 +224,7 @@ def queue_house(
     """Queue one Karta document for the house rules of ``rules`` that can run (``start_house``'s
     None), to be read with a batch of others (``HouseRun.done``, ``drain_house``). ``fields``: its
     jq expressions, when lint has listed them (``Context.jq_fields``)."""
-    from kartalint.rules._house_jq import Queued  # lazy: only when house rules run
+    from kartalint.rules._house_records import Queued  # lazy: only when house rules run
 
     found = _input(document, rules, fields, memo=True)
     if found is None:
@@ -265,7 +266,7 @@ def finish_house(run: HouseRun) -> list[Finding]:
 def queue_file_end() -> Queued:
     """Mark the end of a file's queued documents: once ``done``, its ``failed`` says which rules
     had failed by then (``failures``)."""
-    from kartalint.rules._house_jq import Queued  # lazy: only when house rules run
+    from kartalint.rules._house_records import Queued  # lazy: only when house rules run
 
     end = Queued([], None)
     _engine().queue(end)
