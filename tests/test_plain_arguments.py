@@ -44,6 +44,20 @@ def test_a_plain_lint_command_line_reads_as_the_parser_reads_it(switches: list[s
     assert vars(plain) == parsed(argv)
 
 
+# after `--` (the pre-commit hook's args), a path may start with `-`
+AFTER_DASHES = st.one_of(PATHS, st.sampled_from(["-o.yaml", "-weird.yaml", "--strict", "-q", "--x=y", "-"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(SWITCHES), max_size=4), st.lists(AFTER_DASHES, max_size=5))
+def test_paths_after_two_dashes_read_as_the_parser_reads_them(switches: list[str], paths: list[str]) -> None:
+    argv = ["lint", *switches, "--", *paths]
+    plain = plain_arguments(argv)
+    assert plain is not None
+    assert vars(plain) == parsed(argv)
+    assert plain.paths == paths
+
+
 def test_every_option_of_lint_is_known_to_the_plain_reading() -> None:
     """An option added to ``kartalint lint`` without its default in ``DEFAULTS`` (or a switch whose
     meaning changed) fails here, not in a user's hook."""
@@ -78,7 +92,7 @@ def test_the_defaults_are_fresh_for_every_command_line() -> None:
         ["lint", "-qj1", "a.yaml"],
         ["lint", "--allow", "a.yaml"],  # an abbreviation: argparse's to expand (or refuse)
         ["lint", "a.yaml", "--strict"],  # a switch after a path
-        ["lint", "--", "-a.yaml"],
+        ["lint", "--", "a.yaml", "--", "b.yaml"],  # a second `--`: argparse's own reading
         ["lint", "-a.yaml"],
         ["lint", "--help"],
         ["lint", "-h"],
@@ -130,3 +144,26 @@ def test_a_plain_lint_imports_no_parser_and_a_usage_error_still_says_its_usage(t
     assert wrong.returncode == 2
     assert "usage: kartalint lint" in wrong.stderr
     assert "unrecognized arguments: --allow-emty" in wrong.stderr
+
+
+def test_a_staged_file_named_like_an_option_is_refused_not_read_as_one(tmp_path) -> None:
+    """pre-commit passes staged names after the hook's args: without `--` before them, a staged
+    `-o.yaml` holding a broken definition read as `-o .yaml` (the whole project linted, its report
+    written to `.yaml`, green) and `-weird.yaml` was an unknown option. A word that starts with
+    `-` and names a file here is a usage error naming it; after `--` it is linted."""
+    broken = "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {name: x}\nspec: {}\n"
+    (tmp_path / "-o.yaml").write_text(broken)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    kartalint = [sys.executable, "-m", "kartalint"]
+    refused = subprocess.run(
+        [*kartalint, "lint", "--allow-empty", "-o.yaml"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert refused.returncode == 2
+    assert "'-o.yaml' is a file here and reads as an option" in refused.stderr
+    assert not (tmp_path / ".yaml").exists()
+    linted = subprocess.run(
+        [*kartalint, "lint", "--allow-empty", "--", "-o.yaml"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert linted.returncode == 1 and "-o.yaml:" in linted.stdout, linted.stdout + linted.stderr
+    # an option that names no file is still an option, and a path after `--` is never refused
+    assert plain_arguments(["lint", "--", "-o.yaml"]) is not None

@@ -120,6 +120,7 @@ def test_hook_definitions_are_valid():
     with open(os.path.join(ROOT, ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
         hooks = {h["id"]: h for h in yaml.safe_load(handle)}
     assert hooks["kartalint-lint"]["types_or"] == ["yaml"] and hooks["kartalint-lint"].get("pass_filenames", True)
+    assert hooks["kartalint-lint"]["args"] == ["--"]  # the staged names follow, each a file
     assert hooks["kartalint-test"]["pass_filenames"] is False and hooks["kartalint-test"]["require_serial"] is True
     # any YAML change runs the fixtures, whatever the layout (no files: pattern tied to catalog/ or fixtures/)
     assert hooks["kartalint-test"]["types_or"] == ["yaml"] and "files" not in hooks["kartalint-test"]
@@ -144,6 +145,22 @@ def test_lint_hook_passes_good_fails_broken(sample, precommit_home, kartalint_cl
     assert code == 1, out
     assert "Failed" in out
     assert "catalog/broken.yaml:" in out and "unknown-owner-ref" in out
+
+
+@pytest.mark.slow
+def test_a_staged_file_named_like_an_option_is_linted_by_the_hook(sample, precommit_home, kartalint_clone):
+    """The hook's `args: ["--"]`: a staged `-o.yaml` holding a broken definition is linted and
+    blocks the commit (without `--`, pre-commit's `kartalint lint --allow-empty -o.yaml` read it as
+    `-o .yaml`: the whole project linted, the report written to `.yaml`, green)."""
+    git(sample, "rm", "-q", "--cached", "catalog/broken.yaml")
+    (sample / "catalog" / "broken.yaml").unlink()
+    (sample / "-o.yaml").write_text(BROKEN)
+    git(sample, "add", "--", "-o.yaml")
+    code, out = run_hook(sample, precommit_home, kartalint_clone, "kartalint-lint")  # (--all-files: pre-commit's own
+    # --files reads -o.yaml as an option too)
+    assert code == 1, out
+    assert "-o.yaml:" in out and "unknown-owner-ref" in out
+    assert not (sample / ".yaml").exists()
 
 
 @pytest.mark.slow

@@ -115,6 +115,7 @@ def _run(argv: list[str], prog: str = "kartalint") -> int:
     """Parse the command line and run the command, SIGTERM unwinding it (``_stop_on_sigterm``)."""
     paused = _pause_collector()
     try:
+        refuse_files_read_as_options(argv)
         args: Arguments | Namespace | None = plain_arguments(argv)
         if args is None:  # every other command line: the parser, with argparse, imported now
             args = command("parser").parse(argv, prog)
@@ -134,6 +135,22 @@ def _run(argv: list[str], prog: str = "kartalint") -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def refuse_files_read_as_options(argv: Sequence[str]) -> None:
+    """A usage error when a word of the command line before ``--`` starts with ``-`` and names a
+    file or folder of the current folder: a staged ``-o.yaml`` passed by pre-commit read as ``-o
+    .yaml`` linted the whole project and wrote the report to ``.yaml``, green; ``-weird.yaml``
+    was an unknown option. Such a name is given after ``--`` (the hook's ``args: ["--"]``) or as
+    ``./-o.yaml``."""
+    for word in argv[1:] if argv[:1] and argv[0] in COMMANDS else ():
+        if word == "--":
+            return
+        if word.startswith("-") and word != "-" and os.path.lexists(word):
+            raise UsageError(
+                f"'{word}' is a file here and reads as an option: give file names after `--` "
+                f'(kartalint {argv[0]} [OPTIONS] -- {word}) or as ./{word} (pre-commit: end the hook\'s args with "--")'
+            )
 
 
 def plain_arguments(argv: Sequence[str]) -> Arguments | None:

@@ -59,15 +59,20 @@ SWITCHES = {
 def plain_arguments(argv: list[str]) -> dict[str, object] | None:
     """The arguments of a plain ``kartalint lint`` command line (after ``lint``), as the parser
     reads them, without the parser: switches (``SWITCHES``), then paths (none starting with ``-``
-    but ``-`` itself). None for any other (an option with a value, ``--help``, a path before a
-    switch, ``--``): the parser reads it, and says what is wrong with it."""
+    but ``-`` itself), or ``--`` and then paths (any: the pre-commit hook's ``args: ["--"]``).
+    None for any other (an option with a value, ``--help``, a path before a switch): the parser
+    reads it, and says what is wrong with it."""
     values = {name: list(value) if isinstance(value, list) else value for name, value in DEFAULTS.items()}
     index = 0
     while index < len(argv) and argv[index] in SWITCHES:
         values[SWITCHES[argv[index]]] = True
         index += 1
     paths = argv[index:]
-    if any(path.startswith("-") and path != "-" for path in paths):
+    if paths[:1] == ["--"]:
+        paths = paths[1:]
+        if "--" in paths:  # (argparse's reading of a second one is its own)
+            return None
+    elif any(path.startswith("-") and path != "-" for path in paths):
         return None
     values["paths"] = list(paths)
     return values

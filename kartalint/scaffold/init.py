@@ -96,7 +96,8 @@ def _precommit(repository: str, revision: str, how: str) -> str:
             f"    rev: {revision}",
             "    hooks:",
             "      - id: kartalint-lint",
-            "        args: [--strict]",
+            "        # (`--`: the staged files follow, even one named -x.yaml)",
+            '        args: [--strict, "--"]',
             "      - id: kartalint-test",
             "",
         ]
