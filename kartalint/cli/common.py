@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     """``--config FILE``: the project configuration to read instead of the one found."""
     parser.add_argument(
-        "-c", "--config", help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)"
+        "-c",
+        "--config",
+        metavar="FILE",
+        help="configuration file (default: .kartalint.yaml or pyproject.toml, searched upwards)",
     )
 
 

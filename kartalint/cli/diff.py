@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--head", metavar="REF", help="git revision after the change (default: the working tree)")
     parser.add_argument("-f", "--format", choices=format_choices("diff"), default="text")
-    parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the report to a file instead of stdout")
     parser.add_argument("--fail-on-change", action="store_true", help="exit 1 when any workload or definition changed")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per jq evaluation (default: 10)")
     add_allow_outside_option(parser)

@@ -80,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_coverage_option(parser)
     parser.add_argument("-f", "--format", choices=format_choices("explore"), default="text")
     add_config_option(parser)
-    parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the report to a file instead of stdout")
     add_quiet_option(parser, "only the definitions with failures, and a summary line (text format)")
     add_color_option(parser)
 

@@ -96,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     add_config_option(parser)
     parser.add_argument("--disable", action="append", default=[], metavar="RULE", help="disable a rule (repeatable)")
-    parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the report to a file instead of stdout")
     add_color_option(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
     _add_input_options(parser)

@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _add_draft_options(parser)
     _add_fixture_options(parser)
-    parser.add_argument("-o", "--output", help="write to this file instead of stdout")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to this file instead of stdout")
     add_verbose_option(parser)
 
 

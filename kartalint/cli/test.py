@@ -83,7 +83,7 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
         help="output format (github: one annotation per differing field, at its line in the fixture; "
         "sarif: code scanning results at the same places)",
     )
-    parser.add_argument("-o", "--output", help="write the report to a file instead of stdout")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the report to a file instead of stdout")
     parser.add_argument(
         "--junit-xml", metavar="FILE", help="also write a JUnit XML report to FILE (whatever --format is)"
     )
