@@ -26,6 +26,7 @@ with a summary whose other workloads have none.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -202,7 +203,9 @@ class Comparison:
     def differences(self) -> list[Difference]:
         """Each key (sorted) whose figures differ from the file's, with why."""
         out = []
-        for key in sorted(set(self.full_keys) | set(self.expected.rows) | set(self.notes) | set(self.behind)):
+        rows = self.expected.rows  # (millions of keys, maybe: never copied into a set of tuples)
+        only_mine = sorted(k for k in {*self.full_keys, *self.notes, *self.behind} if k not in rows)
+        for key in heapq.merge(rows.in_order(), only_mine):
             mine = self._sums(key)  # None: no counted workload has this key
             theirs = self.expected.rows.get(key)  # None: the file has no line with this key
             ambiguous = len(self.full_keys.get(key, [])) > 1
@@ -276,7 +279,7 @@ class Comparison:
     def total_differences(self) -> dict[str, tuple[int, Fraction]]:
         """Each column whose total differs: (summary, file)."""
         mine = self.totals
-        theirs = {c: sum((row.get(c, Fraction(0)) for row in self.expected.rows.values()), Fraction(0)) for c in mine}
+        theirs = {c: self.expected.rows.total(c) for c in mine}
         return {c: (mine[c], theirs[c]) for c in mine if mine[c] != theirs[c]}
 
 
