@@ -5,7 +5,6 @@ reads, ``uses`` what is done with the values read."""
 from __future__ import annotations
 
 import json
-import re
 
 from kartalint.jqlang.parser import Node
 from kartalint.jqlang.places import PSEUDO, Path_, Scope, visible
@@ -35,9 +34,6 @@ class PathRead(Frozen):
         return path_text(self.path)
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
 def path_text(path: tuple[str, ...]) -> str:
     """A field path as jq writes it: ``.spec.roles[].name``, ``.limits["nvidia.com/gpu"]`` (``.``
     for the input itself; a computed key ``[?]`` is written ``[]``, any element)."""
@@ -49,7 +45,7 @@ def path_text(path: tuple[str, ...]) -> str:
             part = "[]"
         if part.startswith("["):
             out += part if out else "." + part
-        elif _IDENTIFIER.match(part):
+        elif part.isascii() and part.isidentifier():  # ([A-Za-z_][A-Za-z0-9_]*: no pattern to compile)
             out += "." + part
         else:
             out += ("" if out else ".") + "[" + json.dumps(part) + "]"

@@ -13,8 +13,6 @@ byExpression is unset or the same text with the same expectedResult.
 
 from __future__ import annotations
 
-import re
-
 from kartalint import karta
 from kartalint.karta import as_dict, as_list
 from kartalint.model import Frozen, Rule, Severity, set_field
@@ -131,7 +129,7 @@ def _matcher(status: str, path: tuple, data: Any) -> _Matcher | None:
         text, expected = by_expression.get("expression"), by_expression.get("expectedResult")
         if not isinstance(text, str) or not isinstance(expected, str):
             return None
-        expression = (re.sub(r"\s+", " ", text).strip(), expected)
+        expression = (" ".join(text.split()), expected)  # (what \s+ matches, str.split splits on)
     matcher = _Matcher(
         status, path, _text(phase), tuple(sorted((k, s, r) for k, (s, r) in conditions.items())), expression
     )

@@ -43,7 +43,7 @@ DIRECTIVE = (
 )
 _ATTEMPT = r"#\s*kartalint\s*:\s*(\S*)"  # on the NFKC-folded text from a '#'
 _HASHES = "#\uff03\ufe5f"  # '#' and the characters NFKC folds into it
-_MENTION = re.compile(r"#\s*kartalint\s*:")  # on folded text: a line worth reading
+_MENTION = r"#\s*kartalint\s*:"  # on folded text: a line worth reading (compiled when a text names kartalint)
 ALL = "*"
 _RULE_ID = r"[A-Za-z0-9_][A-Za-z0-9_-]*"  # (a '-' never starts one: ` -- why` is a comment)
 # a key (or a sequence entry) whose value is a block scalar: `key: |`, `key: >-`, `- |2`
@@ -133,7 +133,10 @@ def parse(text: str) -> list[Directive]:
 def scan(text: str) -> tuple[list[Directive], list[Malformed]]:
     """(the directives of a file, with the lines they apply to; the comments that read as
     directives but are not, ``invalid-suppression``)."""
-    if not _MENTION.search(_folded(text)):  # (no line to look at: `apiVersion: kartalint/v1` is none)
+    folded = _folded(text)
+    if "kartalint" not in folded or not re.search(
+        _MENTION, folded
+    ):  # (no line to look at: `apiVersion: kartalint/v1` is none)
         return [], []
     lines = text.splitlines()
     out: list[Directive] = []
@@ -172,7 +175,7 @@ def _folded(text: str) -> str:
 def _attempts(line: str) -> list[tuple[int, str]]:
     """(column from 0 of the '#', the word after ``kartalint:``) of each place in ``line`` that
     reads as ``# kartalint:`` once folded (NFKC, case)."""
-    if not _MENTION.search(_folded(line)):  # (most comments: no character is looked at one by one)
+    if not re.search(_MENTION, _folded(line)):  # (most comments: no character is looked at one by one)
         return []
     found = []
     for index, char in enumerate(line):

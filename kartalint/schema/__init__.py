@@ -82,6 +82,9 @@ def iter_errors(document: Any) -> Iterator[Any]:
     return iter(validator().iter_errors(document))
 
 
-@functools.lru_cache(maxsize=1)
 def _structural_ok() -> bool:
-    return structural.supports(karta_schema())
+    """Whether ``structural`` checks every keyword of the shipped schema: it does, and
+    tests/test_schema.py::test_structural_validator_handles_the_shipped_schema fails the day a
+    schema generated from a new CRD does not (so a lint does not walk the schema to find out: a
+    quarter of a millisecond of every hook call). The tests turn it off to compare with jsonschema."""
+    return True
