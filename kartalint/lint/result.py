@@ -118,7 +118,7 @@ class LintResult(Record):
         if self.templates:
             skipped += f", {len(self.templates)} template(s) skipped"
         if self.excluded:
-            skipped += f", {len(self.excluded)} file(s) given excluded by the configuration"
+            skipped += f", {given_words(self.excluded)} given excluded by the configuration"
         suppressed = f", {self.suppressed} suppressed" if self.suppressed else ""
         if self.baselined is not None:
             suppressed += f", {self.baselined} in the baseline"
@@ -146,6 +146,14 @@ class LintResult(Record):
         the findings already say why: a file that failed to load)."""
         silent = self.missing or allow_empty or self.wrote_baseline is not None or self.exit_code(strict) == 1
         if self.nothing_checked and not silent:
-            why = f": {len(self.excluded)} file(s) given are excluded by the configuration" if self.excluded else ""
+            why = f": {given_words(self.excluded)} given are excluded by the configuration" if self.excluded else ""
             return [f"no Karta definition or fixture found in the given paths (nothing was checked{why})"]
         return []
+
+
+def given_words(paths: list[str]) -> str:
+    """How many files and folders (``folder/``) ``paths`` hold, in words: ``2 file(s)``,
+    ``1 folder(s)``, ``1 file(s) and 1 folder(s)``."""
+    folders = sum(1 for path in paths if path.endswith("/"))
+    words = [f"{len(paths) - folders} file(s)"] if len(paths) > folders else []
+    return " and ".join([*words, f"{folders} folder(s)"] if folders else words)
