@@ -369,6 +369,29 @@ def test_init_pins_a_revision_that_exists():
     assert proc.returncode == 0, (revision, how)
 
 
+@pytest.mark.parametrize(
+    ("build", "said"),
+    [
+        ({"commit": "c44b2bf45b2d729c23dfbfa24cd881f50338cfbd"}, "commit, no release tag at this revision"),
+        ({"tag": "v0.2.0", "commit": "c44b2bf45b2d729c23dfbfa24cd881f50338cfbd"}, "release tag"),
+    ],
+    ids=["commit", "tag"],
+)
+def test_init_says_the_pinned_revision_in_one_pair_of_parentheses(tmp_path, capsys, monkeypatch, build, said):
+    """`kartalint init` from a build without a release tag said `pinned to <sha> (commit (no release
+    tag at this revision))`: one pair of parentheses, and the workflow's comment says the same."""
+    from kartalint.scaffold import release
+
+    monkeypatch.setattr(release, "build_info", lambda: build)
+    revision = build.get("tag") or build["commit"]
+    code, out, err = run(capsys, "init", "--root", str(tmp_path))
+    assert code == 0, err
+    assert f"note: hooks and Action pinned to {revision} ({said})\n" in out, out
+    assert "((" not in out and "))" not in out
+    workflow = (tmp_path / ".github" / "workflows" / "kartalint.yml").read_text()
+    assert f"@{revision}  # {said}\n" in workflow
+
+
 def test_an_unknown_configuration_key_names_the_version_that_refuses_it(tmp_path, capsys, monkeypatch):
     """A `.kartalint.yaml` written for a newer kartalint, read by an older one installed elsewhere
     (a stale `pip install` in the base interpreter): the error says which version knows which keys."""
