@@ -109,6 +109,7 @@ def _add(result: LintResult, outcome: FileOutcome) -> None:
     if outcome.skipped:
         result.skipped_files.append(outcome.path)
         result.skipped_documents += outcome.others
+        result.skipped_file_documents += outcome.others
         return
     result.checked.append(outcome.path)
     result.findings.extend(outcome.findings)
