@@ -146,7 +146,7 @@ _NOT_PLACED = {  # after "N pod(s) given" (owners.why_left_out; every pod's name
     "unowned": "have no owner reference: counted under no workload (a pod counts when its owners lead to it)",
     "other": "belong to {}, which is not a workload of this summary: counted under none",
     "absent": "are owned by {}, not in the pods file: counted under no workload; give the owners in between "
-    "with the pods (kubectl get pods,jobs -A -o yaml)",
+    "with the pods (kubectl get pods,{kinds} -A -o yaml)",
 }
 
 
