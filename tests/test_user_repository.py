@@ -379,7 +379,7 @@ def test_an_excluded_folder_named_on_the_command_line_is_said_with_its_pattern(t
         "kartalint: error: no test case found in charts (0 file(s) searched, 1 folder(s) given excluded by the "
         "configuration; fixtures have kind: KartaFixture)",
     ]
-    code, out, err = run(capsys, "lint", "-f", "json", "definitions")  # not excluded: as before
+    code, _, err = run(capsys, "lint", "-f", "json", "definitions")  # not excluded: as before
     assert code == 0 and "excluded" not in err
 
 
