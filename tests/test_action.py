@@ -254,7 +254,7 @@ def generated_workflow():
     build pins it)."""
     from kartalint.scaffold.init import _workflow
 
-    return _workflow("kartalint/kartalint", "c44b2bf45b2d729c23dfbfa24cd881f50338cfbd", "commit (no release tag)")
+    return _workflow("kartalint/kartalint", "c44b2bf45b2d729c23dfbfa24cd881f50338cfbd", "commit, no release tag")
 
 
 def test_every_action_used_is_pinned_to_a_commit_with_its_release_in_a_comment():

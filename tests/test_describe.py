@@ -528,6 +528,63 @@ def test_one_object_with_a_namespaces_pods_keeps_those_owned_by_what_is_named_af
     (component,) = [c for c in json.loads(out)["components"] if c["hasPodDefinition"]]
     assert (component["pods"]["current"], component["pods"]["ready"]) == (2, 2), component["pods"]
     assert "6 pod(s) given are owned by StatefulSet mlserver-134, StatefulSet mlserver-gpu" in err, err
+    # what to give is the kind of the owners seen, not Jobs (the suggestion said `pods,jobs` whatever they were)
+    assert err.rstrip().endswith("give the owners in between with the pods (kubectl get pods,statefulsets -o yaml)")
+
+
+def test_pods_of_a_deployment_without_their_replicaset_suggest_listing_replicasets(tmp_path, monkeypatch, capsys):
+    """`describe DEPLOYMENTS --pods PODS` (two Deployments, PODS `kubectl get pods -o yaml`): each pod
+    is owned by a Deployment's ReplicaSet, which the file does not hold. The note says to give the owners'
+    kind, `kubectl get pods,replicasets -o yaml` (it said `pods,jobs`, which gets no ReplicaSet).
+    Objects as kubernetes/kubernetes writes them (pkg/controller/deployment/sync.go names the
+    ReplicaSet `<deployment>-<pod-template-hash>`; pkg/controller/replicaset/replica_set.go gives each
+    pod a controller reference to it: metav1.NewControllerRef)."""
+    monkeypatch.chdir(tmp_path)
+    labels = {"app": "web"}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop", "uid": "5b1e4c2a-8f0d-4e61-9d7a-0c2f3b4a5d6e"},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}},
+        },
+        "status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2, "updatedReplicas": 2},
+    }
+    owner = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "name": "web-7c9d8f6b5",
+        "uid": "a3f1d2c4-6b7e-4f80-9a1b-2c3d4e5f6a7b",
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+    pods = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"web-7c9d8f6b5-{suffix}",
+                "namespace": "shop",
+                "labels": {**labels, "pod-template-hash": "7c9d8f6b5"},
+                "ownerReferences": [owner],
+            },
+            "spec": {"containers": [{"name": "web", "image": "nginx"}]},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
+        }
+        for suffix in ("x2k9p", "q7m4z")
+    ]
+    api = json.loads(json.dumps(deployment))
+    api["metadata"].update(name="api", uid="9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b")
+    (tmp_path / "both.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [deployment, api]})
+    )
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": pods}))
+    code, _, err = run(capsys, "describe", "both.yaml", "--pods", "pods.yaml")  # two objects: owners must lead
+    assert code == 0, err
+    assert "2 pod(s) given are owned by ReplicaSet web-7c9d8f6b5, not in the file: left out" in err, err
+    assert "(kubectl get pods,replicasets -o yaml)" in err and "pods,jobs" not in err, err
 
 
 def test_a_project_definition_shadowing_a_bundled_one_is_noted_only_with_verbose(tmp_path, monkeypatch, capsys):

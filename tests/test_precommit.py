@@ -401,3 +401,66 @@ def test_a_teams_repository_hooks_diff_and_action_agree(tmp_path, kartalint_clon
     assert code == 0 and "yaml-template" in out, out
     code, logs, outputs = run_action(repo, {"diff-base": "HEAD"}, tmp_path / "summary2.md")
     assert code == 0 and outputs["failed"] == "false", logs
+
+
+@pytest.mark.slow
+def test_a_commit_that_only_deletes_a_definition_skips_the_test_hook_unless_always_run(
+    tmp_path, kartalint_clone, precommit_home
+):
+    """pre-commit passes no deleted file, so a commit that only deletes a definition its fixtures
+    use skips `kartalint-test` ("no files to check") and commits green; docs/ci.md says so and gives
+    the remedies: the Action's (or `pre-commit run kartalint-test --all-files`) in CI, which fails,
+    or `always_run: true` on the hook, which blocks the commit (at the cost of the fixtures on every
+    commit: the hook does not set it)."""
+    with open(os.path.join(ROOT, "docs", "ci.md"), encoding="utf-8") as handle:
+        page = " ".join(handle.read().split())
+    assert "**A commit that only deletes files skips `kartalint-test`.**" in page
+    assert "`pre-commit run kartalint-test --all-files`" in page and "always_run: true" in page
+    with open(os.path.join(ROOT, ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
+        assert "always_run" not in {key for hook in yaml.safe_load(handle) for key in hook}
+    clone, rev = kartalint_clone
+    repo = tmp_path / "user"
+    (repo / "definitions").mkdir(parents=True)
+    (repo / "definitions" / "trainer.yaml").write_text(BASE_DEFINITION)
+    fixture = {
+        "apiVersion": "kartalint/v1",
+        "kind": "KartaFixture",
+        "name": "running",
+        "source": "test",
+        "definition": "../definitions/trainer.yaml",
+        "object": {
+            "apiVersion": "example.com/v1",
+            "kind": "Trainer",
+            "metadata": {"name": "t"},
+            "spec": {"roles": []},
+            "status": {"phase": "Running"},
+        },
+        "expect": {"statuses": ["Running"]},
+    }
+    (repo / "fixtures").mkdir()
+    (repo / "fixtures" / "running.yaml").write_text(yaml.safe_dump(fixture))
+    hook: dict = {"id": "kartalint-test"}
+    (repo / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump({"repos": [{"repo": clone, "rev": rev, "hooks": [hook]}]})
+    )
+    git(repo, "init", "-q", "-b", "main")
+    env = dict(os.environ, PRE_COMMIT_HOME=precommit_home)
+    env.pop("CI", None)
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo, check=True, capture_output=True, env=env)
+    code, out = commit(repo, precommit_home, "a definition and its fixture")
+    assert code == 0 and "kartalint test (golden fixtures)" in out and "Passed" in out, out
+    (repo / "definitions" / "trainer.yaml").unlink()
+    code, out = commit(repo, precommit_home, "drop the definition")
+    assert code == 0 and "(no files to check)Skipped" in out, out  # the limitation docs/ci.md states
+    code, out = run_hook(repo, precommit_home, kartalint_clone, "kartalint-test")  # CI: --all-files
+    assert code == 1 and "trainer.yaml does not exist" in out, out
+    git(repo, "checkout", "-q", "HEAD~1", "--", "definitions/trainer.yaml")
+    hook["always_run"] = True
+    (repo / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump({"repos": [{"repo": clone, "rev": rev, "hooks": [hook]}]})
+    )
+    code, out = commit(repo, precommit_home, "restore it, the test hook on every commit")
+    assert code == 0, out
+    (repo / "definitions" / "trainer.yaml").unlink()
+    code, out = commit(repo, precommit_home, "drop the definition again")
+    assert code == 1 and "trainer.yaml does not exist" in out, out  # blocked

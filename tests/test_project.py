@@ -299,6 +299,29 @@ def test_describe_format_and_deprecated_output(tmp_path, monkeypatch, capsys):
     )
 
 
+def test_a_file_without_karta_is_counted_once_in_the_summary(tmp_path, monkeypatch, capsys):
+    """`kartalint lint notes.txt` (or a YAML file of another kind): one file without Karta skipped,
+    not also "1 other document(s) skipped" (its documents are the file's, said once); the other
+    documents of a file that holds a Karta are still counted. JSON's `skippedDocuments` keeps
+    counting every non-Karta document of the inputs (docs/output.md)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("remember the rollout\n")
+    (tmp_path / "config.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n---\napiVersion: v1\nkind: Secret\n")
+    (tmp_path / "def.yaml").write_text(BASE_DEFINITION + "---\napiVersion: v1\nkind: ConfigMap\n")
+    for files, said in (
+        (["notes.txt"], "0 file(s), 0 Karta definition(s), 1 file(s) without Karta skipped: "),
+        (["config.yaml"], "0 file(s), 0 Karta definition(s), 1 file(s) without Karta skipped: "),
+        (
+            ["notes.txt", "config.yaml", "def.yaml"],
+            "1 file(s), 1 Karta definition(s), 1 other document(s) skipped, 2 file(s) without Karta skipped: ",
+        ),
+    ):
+        code, _, err = run(capsys, "lint", "--allow-empty", *files)
+        assert code == 0 and f"kartalint: {said}0 error(s)" in err, err
+    code, out, _ = run(capsys, "lint", "-f", "json", "notes.txt", "config.yaml", "def.yaml")
+    assert json.loads(out)["skippedDocuments"] == 4
+
+
 HELM = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  labels: {{- include "x" . | nindent 4 }}\n'
 CLOUDFORMATION = "Resources:\n  Bucket:\n    Type: AWS::S3::Bucket\n    Properties:\n      BucketName: !Ref Name\n"
 
@@ -367,6 +390,29 @@ def test_init_pins_a_revision_that_exists():
         ["git", "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=ROOT, capture_output=True
     )
     assert proc.returncode == 0, (revision, how)
+
+
+@pytest.mark.parametrize(
+    ("build", "said"),
+    [
+        ({"commit": "c44b2bf45b2d729c23dfbfa24cd881f50338cfbd"}, "commit, no release tag at this revision"),
+        ({"tag": "v0.2.0", "commit": "c44b2bf45b2d729c23dfbfa24cd881f50338cfbd"}, "release tag"),
+    ],
+    ids=["commit", "tag"],
+)
+def test_init_says_the_pinned_revision_in_one_pair_of_parentheses(tmp_path, capsys, monkeypatch, build, said):
+    """`kartalint init` from a build without a release tag said `pinned to <sha> (commit (no release
+    tag at this revision))`: one pair of parentheses, and the workflow's comment says the same."""
+    from kartalint.scaffold import release
+
+    monkeypatch.setattr(release, "build_info", lambda: build)
+    revision = build.get("tag") or build["commit"]
+    code, out, err = run(capsys, "init", "--root", str(tmp_path))
+    assert code == 0, err
+    assert f"note: hooks and Action pinned to {revision} ({said})\n" in out, out
+    assert "((" not in out and "))" not in out
+    workflow = (tmp_path / ".github" / "workflows" / "kartalint.yml").read_text()
+    assert f"@{revision}  # {said}\n" in workflow
 
 
 def test_an_unknown_configuration_key_names_the_version_that_refuses_it(tmp_path, capsys, monkeypatch):

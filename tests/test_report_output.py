@@ -170,6 +170,55 @@ def test_a_reader_that_goes_away_ends_the_run_silently_and_not_green(work):
     assert "cannot write" not in done.stderr and "Traceback" not in done.stderr and "Exception" not in done.stderr
 
 
+# Commands whose report on standard output is one write larger than a pipe holds (64 KB): a
+# whole-document format (json, sarif) and document commands, besides the text format's lines.
+BIG_REPORTS = [
+    ["lint", "-f", "json", "many"],
+    ["lint", "-f", "sarif", "many"],
+    ["lint", "-f", "text", "many"],
+    ["test", "-f", "json", "fixtures"],
+    ["rules", "--format", "markdown"],
+    ["catalog", "-f", "json"],
+]
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["PYTHONUNBUFFERED=1", "buffered"])
+@pytest.mark.parametrize("argv", BIG_REPORTS, ids=[" ".join(a) for a in BIG_REPORTS])
+def test_a_reader_that_goes_away_during_a_large_write_ends_the_run_silently(work, argv, unbuffered):
+    """`kartalint lint -f json DIR | head -c1`: the reader takes a byte of the report and goes away
+    while kartalint is still writing it (the report is larger than the pipe holds). Every format and
+    command ends as the text format does: 141, no summary, no message. With PYTHONUNBUFFERED=1 (CI
+    images, Dockerfiles) standard output has no buffer under its text layer, whose single write then
+    returns short when the reader goes, and the text layer dropped the rest without an error: json and
+    sarif reports ended 1 (or 0) with the summary on standard error."""
+    (work / "many").mkdir()
+    for number in range(300):  # ~160 KB of JSON findings
+        text = BASE_DEFINITION.replace("example-com-trainer-v1", f"t{number}").replace("instanceIdPath:", "x:")
+        (work / "many" / f"d{number}.yaml").write_text(text)
+    (work / "fixtures").mkdir()
+    for number in range(300):  # failing cases, each with its differences
+        wrong = dict(FIXTURE, name=f"case {number}", definition="../def.yaml", expect={"statuses": ["Failed"]})
+        (work / "fixtures" / f"f{number}.yaml").write_text(yaml.safe_dump(wrong))
+    read, write = os.pipe()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "kartalint", *argv],
+        cwd=work,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=unmeasured_environment(PYTHONUNBUFFERED=unbuffered),
+    )
+    os.close(write)
+    try:
+        first = os.read(read, 1)  # the report has begun: its write is under way, the pipe full behind it
+    finally:
+        os.close(read)  # the reader goes away
+    err = child.communicate(timeout=120)[1]
+    assert first, err
+    assert child.returncode == 141, err
+    assert err == "", err  # no summary, no "cannot write", no traceback
+
+
 def test_an_output_that_is_not_a_file_is_written_in_place(work, capsys):
     assert main(["lint", "def.yaml", "-o", os.devnull]) == 0
     assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)

@@ -1395,6 +1395,32 @@ def test_an_object_met_again_in_the_same_state_is_counted_once(tmp_path, monkeyp
     code, doc, err = summary_json(capsys, "all.yaml", "later.yaml")
     assert code == 0 and len(doc["rows"]) == 3
     assert f"(uid {first['metadata']['uid']}) at another resourceVersion" in err and "counted twice" in err
+    # the same uid without resourceVersion in either (objects trimmed as `kubectl neat` or a chart
+    # writes them): the same object met again, counted once and said; with it in one only: two
+    # states, counted twice and said (they were both counted without a word)
+    plain = copy.deepcopy(first)
+    del plain["metadata"]["resourceVersion"]
+    (tmp_path / "a.yaml").write_text(as_list([plain]))
+    (tmp_path / "b.yaml").write_text(as_list([plain]))
+    _, alone, _ = summary_json(capsys, "a.yaml")
+    code, doc, err = summary_json(capsys, "a.yaml", "b.yaml")
+    assert code == 0 and doc["totals"]["all"] == alone["totals"]["all"] and len(doc["rows"]) == 1, err
+    assert f"b.yaml:3: the object of a.yaml:3 again (uid {first['metadata']['uid']}): counted once" in err, err
+    moved = copy.deepcopy(plain)  # the same object at another moment, trimmed of resourceVersion
+    moved["status"] = {**moved.get("status", {}), "startTime": "2099-01-01T00:00:00Z"}
+    (tmp_path / "c.yaml").write_text(as_list([moved]))
+    code, doc, err = summary_json(capsys, "a.yaml", "c.yaml")
+    assert code == 0 and len(doc["rows"]) == 2
+    assert (
+        f"c.yaml:3: the object of a.yaml:3 (uid {first['metadata']['uid']}) in another state, neither with a "
+        "resourceVersion to tell them apart: counted twice" in err
+    ), err
+    code, doc, err = summary_json(capsys, "a.yaml", "later.yaml")
+    assert code == 0 and len(doc["rows"]) == 2
+    assert (
+        f"(uid {first['metadata']['uid']}) at another resourceVersion ({later['metadata']['resourceVersion']}, there none)"
+        in err
+    ), err
     # many of each: the first three of each said, and how many more of each, never mixed
     copies = [copy.deepcopy(o) for o in objects[:8]]
     for i, obj in enumerate(copies):

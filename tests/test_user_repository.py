@@ -350,6 +350,39 @@ def test_an_excluded_fixture_named_on_kartalint_test_is_said_with_its_pattern(te
     assert code == 2 and "excluded" not in err and "no test case found in fixtures/ (0 file(s) searched;" in err
 
 
+def test_an_excluded_folder_named_on_the_command_line_is_said_with_its_pattern(team, capsys):
+    """`kartalint lint charts` (and `kartalint test charts`) with `exclude: [charts/]`: the folder is
+    said excluded with the pattern and the configuration file, as a file named is (it said only "no
+    Karta definition or fixture found", as if the folder were empty). A folder below an excluded one
+    is said too; a folder not excluded whose files are skips them unsaid, as before."""
+    (team / "charts" / "extra").mkdir(parents=True)
+    (team / "charts" / "extra" / "karta.yaml").write_text(TEAM_DEFINITION)
+    code, _, err = run(capsys, "lint", "charts")
+    assert code == 2
+    assert err.splitlines() == [
+        "kartalint: note: charts/ is excluded by the pattern 'charts/' of .kartalint.yaml: not read",
+        "kartalint: 0 file(s), 0 Karta definition(s), 1 folder(s) given excluded by the configuration: "
+        "0 error(s), 0 warning(s), 0 info",
+        "kartalint: error: no Karta definition or fixture found in the given paths (nothing was checked: "
+        "1 folder(s) given are excluded by the configuration)",
+    ]
+    code, _, err = run(capsys, "lint", "--allow-empty", "charts/extra/", "charts/trainer/templates/karta.yaml")
+    assert code == 0
+    assert err.splitlines()[0] == (
+        "kartalint: note: 2 paths given (charts/trainer/templates/karta.yaml, charts/extra/) are excluded by the "
+        "pattern 'charts/' of .kartalint.yaml: not read"
+    )
+    code, _, err = run(capsys, "test", "charts")
+    assert code == 2
+    assert err.splitlines() == [
+        "kartalint: note: charts/ is excluded by the pattern 'charts/' of .kartalint.yaml: not read",
+        "kartalint: error: no test case found in charts (0 file(s) searched, 1 folder(s) given excluded by the "
+        "configuration; fixtures have kind: KartaFixture)",
+    ]
+    code, _, err = run(capsys, "lint", "-f", "json", "definitions")  # not excluded: as before
+    assert code == 0 and "excluded" not in err
+
+
 # -- 7. extends, per-file-ignores, a baseline, a JSON Schema; one positioned line per configuration error -----
 
 

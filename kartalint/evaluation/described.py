@@ -52,7 +52,7 @@ _LEFT_OUT = {  # why pods given went to no object described (owners.why_left_out
     "unowned": "have no owner and several objects are described in their namespace: left out",
     "other": "belong to {} (through the owners given), which is not described: left out",
     "absent": "are owned by {}, not in the file: left out; a pod counts when its owners lead to the object "
-    "described: give the owners in between with the pods (kubectl get pods,jobs -o yaml)",
+    "described: give the owners in between with the pods (kubectl get pods,{kinds} -o yaml)",
 }
 
 

@@ -10,6 +10,7 @@ searched in the indexes in order, and every (group, kind) they cover.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -61,11 +62,11 @@ class FileSource:
 
     def items(self) -> Iterator[LoadedObject | LoadProblem]:
         """Every object of every file, one at a time. A file given twice is read once; an object met
-        again in the same state (its uid and resourceVersion seen before: dumps that overlap) is
-        counted once; the same uid at another resourceVersion (dumps of two moments) is counted,
+        again in the same state (its uid and resourceVersion seen before, or its uid without a
+        resourceVersion both times: dumps that overlap) is counted once; the same uid at another resourceVersion (dumps of two moments) is counted,
         and said (``again``)."""
         files: set[str] = set()
-        seen: dict[str, tuple[object, str]] = {}  # uid -> (its resourceVersion, where first met)
+        seen: dict[str, tuple[object, int | None, str]] = {}  # uid -> (resourceVersion, content, where first met)
         for path in self.paths:
             real = os.path.realpath(path) if path != "-" else path
             if real in files:
@@ -77,23 +78,29 @@ class FileSource:
                     continue
                 yield item
 
-    def _counted_once(self, item: LoadedObject, seen: dict[str, tuple[object, str]]) -> bool:
-        """False for an object met before in the same state (a uid and resourceVersion seen); an
-        object of a uid seen at another resourceVersion is counted, and said."""
+    def _counted_once(self, item: LoadedObject, seen: dict[str, tuple[object, int | None, str]]) -> bool:
+        """False for an object met before in the same state: a uid seen with the same
+        resourceVersion, or, without one both times (objects trimmed of it), with the same content.
+        An object of a uid seen in another state (another resourceVersion, one where the other has
+        none, or other content and no resourceVersion) is counted, and said."""
         meta = as_dict(as_dict(item.data).get("metadata"))
         uid, version = meta.get("uid"), meta.get("resourceVersion")
-        if not (isinstance(uid, str) and uid and version is not None):
+        if not (isinstance(uid, str) and uid):
             return True
+        content = _content(item.data) if version is None else None  # (the state of an object without one)
         if uid not in seen:
-            seen[uid] = (version, item.origin)
+            seen[uid] = (version, content, item.origin)
             return True
-        first_version, first = seen[uid]
-        if first_version == version:
+        first_version, first_content, first = seen[uid]
+        if first_version == version and first_content == content:
             self.again.append(f"{item.origin}: the object of {first} again (uid {uid}): counted once")
             return False
+        if first_version == version:  # neither has a resourceVersion
+            where = "in another state, neither with a resourceVersion to tell them apart"
+        else:
+            where = f"at another resourceVersion ({_said(version)}, there {_said(first_version)})"
         self.twice.append(
-            f"{item.origin}: the object of {first} (uid {uid}) at another resourceVersion ({version}, there "
-            f"{first_version}): counted twice (dumps of two moments?)"
+            f"{item.origin}: the object of {first} (uid {uid}) {where}: counted twice (dumps of two moments?)"
         )
         return True
 
@@ -116,6 +123,17 @@ class FileSource:
         return notes, []
 
 
+def _content(data: object) -> int:
+    """What an object holds, as a number equal for equal objects (the state of an object without a
+    resourceVersion)."""
+    return hash(json.dumps(data, sort_keys=True, default=str))
+
+
+def _said(version: object) -> str:
+    """A resourceVersion as a note says it (``none`` when the object has none)."""
+    return "none" if version is None else str(version)
+
+
 def pods_not_placed(pods: PodIndex) -> list[str]:
     """What to say of the pods given (``--pods``) that no workload of the summary got, by why: in
     a namespace without a workload, belonging to something not summarised, or owned by owners not
@@ -128,7 +146,7 @@ _NOT_PLACED = {  # after "N pod(s) given" (owners.why_left_out; every pod's name
     "unowned": "have no owner reference: counted under no workload (a pod counts when its owners lead to it)",
     "other": "belong to {}, which is not a workload of this summary: counted under none",
     "absent": "are owned by {}, not in the pods file: counted under no workload; give the owners in between "
-    "with the pods (kubectl get pods,jobs -A -o yaml)",
+    "with the pods (kubectl get pods,{kinds} -A -o yaml)",
 }
 
 

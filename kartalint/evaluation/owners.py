@@ -225,5 +225,22 @@ def left_out_notes(
     for reason, said in why.items():
         labels = sorted(set(said))
         listed = ", ".join(labels[:3]) + (" and more" if len(labels) > 3 else "")
-        notes.append(f"{len(said)} pod(s) given " + phrases[reason].format(listed))
+        notes.append(f"{len(said)} pod(s) given " + phrases[reason].format(listed, kinds=_resources(labels)))
     return notes
+
+
+def _resources(labels: Sequence[str]) -> str:
+    """The kubectl resources of the owner kinds in ``labels`` ("ReplicaSet web-5d8f" ->
+    ``replicasets``), comma-separated: what to list with the pods (``kubectl get pods,{kinds}``)."""
+    kinds = sorted({label.split(" ", 1)[0] for label in labels} - {"", "None"})
+    return ",".join(_plural(kind.lower()) for kind in kinds) or "OWNER-KINDS"
+
+
+def _plural(kind: str) -> str:
+    """The resource name of a lower-case kind, pluralised as Kubernetes names resources (``job`` ->
+    ``jobs``, ``networkpolicy`` -> ``networkpolicies``, ``ingress`` -> ``ingresses``)."""
+    if kind.endswith("y") and kind[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return kind[:-1] + "ies"
+    if kind.endswith(("s", "x", "z", "ch", "sh")):
+        return kind + "es"
+    return kind + "s"

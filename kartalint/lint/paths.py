@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from kartalint.lint.pipeline import FileOutcome, lint_files
 from kartalint.lint.result import LintResult
-from kartalint.load.discovery import iter_yaml_files
+from kartalint.load.discovery import excluded_folders, iter_yaml_files
 from kartalint.load.documents import display_path
 from kartalint.model import Finding
 from kartalint.project import Config
@@ -39,6 +39,7 @@ def lint_paths(paths: Iterable[str], config: Config, strict_files: bool = False,
                 result.excluded.append(path)
             continue
         wanted.append(path)
+    result.excluded += excluded_folders(paths, wanted, config.excluded)  # said as the files named are
     jobs = worker_count(jobs, len(wanted))
     if config.house_rules:  # a new run: house rules that failed in an earlier one are tried again
         # lazy: the house rules' jq worker, only when house rules run (start-up of lint)
@@ -54,9 +55,9 @@ def lint_paths(paths: Iterable[str], config: Config, strict_files: bool = False,
 
 
 def exclusion_notes(paths: list[str], config: Config, shown: int = 3) -> list[str]:
-    """What to say of files named on the command line that the configuration excludes: one note
-    per ``exclude`` pattern, with the configuration file holding it and the files (the first
-    ``shown`` of them)."""
+    """What to say of files and folders (``folder/``) named on the command line that the
+    configuration excludes: one note per ``exclude`` pattern, with the configuration file holding it
+    and the paths (the first ``shown`` of them)."""
 
     groups: dict[tuple[str, str], list[str]] = {}
     for path in paths:
@@ -66,7 +67,9 @@ def exclusion_notes(paths: list[str], config: Config, shown: int = 3) -> list[st
     notes = []
     for (pattern, source), files in groups.items():
         listed = ", ".join(files[:shown]) + (f" and {len(files) - shown} more" if len(files) > shown else "")
-        what = f"{listed} is" if len(files) == 1 else f"{len(files)} files given ({listed}) are"
+        folders = sum(1 for path in files if path.endswith("/"))
+        kind = "files" if not folders else "folders" if folders == len(files) else "paths"
+        what = f"{listed} is" if len(files) == 1 else f"{len(files)} {kind} given ({listed}) are"
         notes.append(f"{what} excluded by the pattern '{pattern}' of {display_path(source)}: not read")
     return notes
 
@@ -106,6 +109,7 @@ def _add(result: LintResult, outcome: FileOutcome) -> None:
     if outcome.skipped:
         result.skipped_files.append(outcome.path)
         result.skipped_documents += outcome.others
+        result.skipped_file_documents += outcome.others
         return
     result.checked.append(outcome.path)
     result.findings.extend(outcome.findings)

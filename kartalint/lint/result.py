@@ -18,6 +18,7 @@ class LintResult(Record):
         "karta_documents",
         "missing",
         "skipped_documents",
+        "skipped_file_documents",
         "skipped_files",
         "skipped_paths",
         "stale",
@@ -30,7 +31,8 @@ class LintResult(Record):
     missing: list[str]
     karta_documents: int
     fixture_documents: int
-    skipped_documents: int
+    skipped_documents: int  # documents of another kind, in every input
+    skipped_file_documents: int  # those of them in the files without Karta (skipped_files)
     skipped_files: list[str]  # neither Karta nor fixture (not with --strict-files)
     skipped_paths: list[str]  # FIFOs, devices, unreadable folders met in a walk
     templates: list[str]  # Go/Helm templates skipped (a yaml-template note each)
@@ -66,6 +68,7 @@ class LintResult(Record):
         self.karta_documents = karta_documents
         self.fixture_documents = fixture_documents
         self.skipped_documents = skipped_documents
+        self.skipped_file_documents = 0
         self.skipped_files = [] if skipped_files is None else skipped_files
         self.skipped_paths = [] if skipped_paths is None else skipped_paths
         self.templates = [] if templates is None else templates
@@ -112,13 +115,14 @@ class LintResult(Record):
         """The run in one line: what was checked and skipped, what was found, suppressed and absorbed
         by the baseline."""
         counts = self.counts
-        skipped = f", {self.skipped_documents} other document(s) skipped" if self.skipped_documents else ""
+        others = self.skipped_documents - self.skipped_file_documents  # (a file without Karta is said once)
+        skipped = f", {others} other document(s) skipped" if others else ""
         if self.skipped_files:
             skipped += f", {len(self.skipped_files)} file(s) without Karta skipped"
         if self.templates:
             skipped += f", {len(self.templates)} template(s) skipped"
         if self.excluded:
-            skipped += f", {len(self.excluded)} file(s) given excluded by the configuration"
+            skipped += f", {given_words(self.excluded)} given excluded by the configuration"
         suppressed = f", {self.suppressed} suppressed" if self.suppressed else ""
         if self.baselined is not None:
             suppressed += f", {self.baselined} in the baseline"
@@ -146,6 +150,14 @@ class LintResult(Record):
         the findings already say why: a file that failed to load)."""
         silent = self.missing or allow_empty or self.wrote_baseline is not None or self.exit_code(strict) == 1
         if self.nothing_checked and not silent:
-            why = f": {len(self.excluded)} file(s) given are excluded by the configuration" if self.excluded else ""
+            why = f": {given_words(self.excluded)} given are excluded by the configuration" if self.excluded else ""
             return [f"no Karta definition or fixture found in the given paths (nothing was checked{why})"]
         return []
+
+
+def given_words(paths: list[str]) -> str:
+    """How many files and folders (``folder/``) ``paths`` hold, in words: ``2 file(s)``,
+    ``1 folder(s)``, ``1 file(s) and 1 folder(s)``."""
+    folders = sum(1 for path in paths if path.endswith("/"))
+    words = [f"{len(paths) - folders} file(s)"] if len(paths) > folders else []
+    return " and ".join([*words, f"{folders} folder(s)"] if folders else words)

@@ -113,12 +113,21 @@ class Config(Record):
         rel = os.path.relpath(os.path.abspath(path), self.root or os.getcwd()).replace(os.sep, "/")
         return None if rel == ".." or rel.startswith("../") else rel
 
+    def _matched(self, path: str) -> str | None:
+        """``path`` as the ``exclude`` patterns match it: relative to the root, ending in ``/`` when
+        ``path`` does (a folder); None outside the root."""
+        rel = self.relative(path)
+        if rel is not None and rel != "." and path.endswith(("/", os.sep)):
+            return rel + "/"
+        return rel
+
     def excluded(self, path: str) -> bool:
         """Whether ``exclude`` selects ``path`` (gitignore patterns relative to the root only: a
-        pattern never matches a folder above the root, such as the checkout's own name)."""
+        pattern never matches a folder above the root, such as the checkout's own name; a path ending
+        in ``/`` is a folder, which a folder pattern such as ``charts/`` matches)."""
         if not self.exclude:
             return False
-        rel = self.relative(path)
+        rel = self._matched(path)
         if rel is None:
             return False
         if self._excluded is None:
@@ -132,7 +141,7 @@ class Config(Record):
             return None
         import pathspec  # lazy: pathspec only where a pattern could match (start-up of lint)
 
-        rel = self.relative(path) or ""
+        rel = self._matched(path) or ""
         sources = [*self.exclude_from, *[self.source or "the configuration"] * len(self.exclude)]
         for pattern, source in reversed(list(zip(self.exclude, sources[: len(self.exclude)], strict=True))):
             if pathspec.GitIgnoreSpec.from_lines([pattern.lstrip("!")]).match_file(rel):

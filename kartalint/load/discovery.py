@@ -6,7 +6,7 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 
 def iter_yaml_files(
@@ -196,3 +196,19 @@ def glob_inside(base: str, pattern: str, boundary: str, limit: int = 20_000) -> 
     if allowed(base):
         walk(base, 0)
     return sorted(found)
+
+
+def excluded_folders(paths: Iterable[str], kept: Iterable[str], excluded: Callable[[str], bool]) -> list[str]:
+    """The folders among ``paths`` that ``excluded`` (the configuration's ``exclude``) selects and
+    of which no file was ``kept``, each as ``folder/``: named on the command line, they are said
+    with their pattern, as a file named is (``exclusion_notes``)."""
+    kept_real = [os.path.realpath(path) for path in kept if path != "-"]
+    folders = []
+    for path in paths:
+        if path == "-" or not os.path.isdir(path):
+            continue
+        folder = path.rstrip("/" + os.sep) + "/" if path.rstrip("/" + os.sep) else path
+        inside = os.path.realpath(path).rstrip(os.sep) + os.sep
+        if excluded(folder) and not any(real.startswith(inside) for real in kept_real):
+            folders.append(folder)
+    return folders

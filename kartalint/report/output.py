@@ -73,7 +73,11 @@ class GuardedStream(io.TextIOBase):
         if self.stream is None:
             raise OutputError(self.target, "it is closed")
         try:
-            self.stream.write(text)
+            raw = _unbuffered_bytes(self.stream)
+            if raw is None:
+                self.stream.write(text)
+            else:
+                _write_whole(self.stream, raw, text)
         except (OSError, ValueError) as exc:  # ValueError: I/O operation on a closed file
             raise self._failed(exc) from None
 
@@ -117,6 +121,31 @@ class GuardedStream(io.TextIOBase):
     def encoding(self) -> Any:  # type: ignore[override]
         """The encoding of the stream underneath (``utf-8`` when it has none)."""
         return getattr(self.stream, "encoding", "utf-8")
+
+
+def _unbuffered_bytes(stream: IO[str]) -> Any:
+    """The unbuffered byte file under a text stream (standard output under ``PYTHONUNBUFFERED=1``
+    or ``python -u``: a ``TextIOWrapper`` straight over a ``FileIO``), else None. Its text layer
+    writes a long text in one system call and ignores a short count: a pipe whose reader goes away
+    half way takes part of the text, and the rest is dropped without an error (a buffered stream
+    writes the rest and meets the closed pipe)."""
+    raw = getattr(stream, "buffer", None)
+    if isinstance(stream, io.TextIOWrapper) and isinstance(raw, io.RawIOBase) and os.linesep == "\n":
+        return raw
+    return None
+
+
+def _write_whole(stream: Any, raw: Any, text: str) -> None:
+    """Write ``text``, encoded as ``stream`` (a ``TextIOWrapper``) encodes, to its unbuffered byte file ``raw`` until every
+    byte is taken: a short write is followed by another, which meets the error (``BrokenPipeError``
+    once the reader is gone)."""
+    data = memoryview(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+    stream.flush()  # (what the text layer holds goes first)
+    while data:
+        count = raw.write(data)
+        if count is None:  # a non-blocking file that would block
+            raise BlockingIOError(errno.EAGAIN, "it would block")
+        data = data[count:]
 
 
 NOTE = "kartalint: note: "

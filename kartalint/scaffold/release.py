@@ -175,5 +175,5 @@ def pinned_revision() -> tuple:
     if info.get("tag"):
         return info["tag"], "release tag"
     if info.get("commit"):
-        return info["commit"], "commit (no release tag at this revision)"
+        return info["commit"], "commit, no release tag at this revision"
     return release_tag(RELEASE), "no commit recorded in this build: check that the tag exists"

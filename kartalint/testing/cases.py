@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kartalint.karta import as_dict
+from kartalint.lint.result import given_words
 from kartalint.load.confinement import Confinement
 from kartalint.load.definitions import DefinitionFile, DefinitionIndex, format_gvk, object_gvk
-from kartalint.load.discovery import iter_yaml_files, template_marker, template_note
+from kartalint.load.discovery import excluded_folders, iter_yaml_files, template_marker, template_note
 from kartalint.load.documents import load_file
 from kartalint.load.kinds import is_fixture, mentions_case, mentions_karta
 from kartalint.load.objects import load_objects
@@ -71,7 +72,7 @@ class Discovery:
         if selected or allow_empty or (defaults and not self.cases):
             return None
         what = f" matching -k {pattern!r}" if pattern and self.cases else ""
-        excluded = f", {len(self.excluded)} file(s) given excluded by the configuration" if self.excluded else ""
+        excluded = f", {given_words(self.excluded)} given excluded by the configuration" if self.excluded else ""
         return (
             f"no test case found in {', '.join(paths)}{what} "
             f"({self.files} file(s) searched{excluded}; fixtures have kind: KartaFixture)"
@@ -152,6 +153,7 @@ def discover(
     if excluded is not None:  # a file named on the command line and excluded is said (as lint says it)
         out.excluded = [f for f in files if f != "-" and excluded(f) and os.path.abspath(f) in named]
         files = [f for f in files if f == "-" or not excluded(f)]
+        out.excluded += excluded_folders(paths, files, excluded)  # said as the files named are
     given = [p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"]
     definitions = _Definitions(index, list(roots) + given)
     definitions.confinement = confinement
