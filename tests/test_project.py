@@ -368,7 +368,7 @@ def test_init_writes_a_project_and_refuses_to_overwrite(tmp_path, capsys):
     assert hooks["repos"][0] == {
         "repo": "https://example.com/kartalint",
         "rev": "v9.9.9",
-        "hooks": [{"id": "kartalint-lint", "args": ["--strict"]}, {"id": "kartalint-test"}],
+        "hooks": [{"id": "kartalint-lint", "args": ["--strict", "--"]}, {"id": "kartalint-test"}],
     }
     workflow = yaml.safe_load((tmp_path / ".github" / "workflows" / "kartalint.yml").read_text())
     assert workflow["jobs"]["kartalint"]["steps"][1]["uses"] == "kartalint/kartalint@v9.9.9"
