@@ -121,12 +121,9 @@ class Interpolation(Record):
         self.end = end
 
 
-def _is_ident_start(ch: str) -> bool:
-    return ch.isascii() and (ch.isalpha() or ch == "_")
-
-
-def _is_ident_char(ch: str) -> bool:
-    return ch.isascii() and (ch.isalnum() or ch == "_")
+# ASCII letters and `_` (and digits): a set lookup, not two string methods per character
+_IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_IDENT_CHARS = _IDENT_START | frozenset("0123456789")
 
 
 def tokenize(source: str, start: int = 0, stop_at_paren: bool = False) -> list[Token]:
@@ -173,7 +170,7 @@ def tokenize(source: str, start: int = 0, stop_at_paren: bool = False) -> list[T
             tokens.append(Token("NUMBER", source[i:j], i, j))
             i = j
             continue
-        if _is_ident_start(ch):
+        if ch in _IDENT_START:
             j = _ident_end(source, i)
             word = source[i:j]
             tokens.append(Token("KEYWORD" if word in KEYWORDS else "IDENT", word, i, j))
@@ -181,7 +178,7 @@ def tokenize(source: str, start: int = 0, stop_at_paren: bool = False) -> list[T
             continue
         if ch == "$":
             j = i + 1
-            if j < n and _is_ident_start(source[j]):
+            if j < n and source[j] in _IDENT_START:
                 k = _ident_end(source, j)
                 tokens.append(Token("VAR", source[j:k], i, k))
                 i = k
@@ -189,17 +186,17 @@ def tokenize(source: str, start: int = 0, stop_at_paren: bool = False) -> list[T
             raise JqSyntaxError("'$' must be followed by a variable name", i)
         if ch == "@":
             j = i + 1
-            if j < n and _is_ident_start(source[j]):
+            if j < n and source[j] in _IDENT_START:
                 k = j
-                while k < n and _is_ident_char(source[k]):
+                while k < n and source[k] in _IDENT_CHARS:
                     k += 1
                 tokens.append(Token("FORMAT", source[j:k], i, k))
                 i = k
                 continue
             raise JqSyntaxError("'@' must be followed by a format name", i)
-        if ch == "." and i + 1 < n and (_is_ident_start(source[i + 1])):
+        if ch == "." and i + 1 < n and source[i + 1] in _IDENT_START:
             j = i + 1
-            while j < n and _is_ident_char(source[j]):
+            while j < n and source[j] in _IDENT_CHARS:
                 j += 1
             tokens.append(Token("FIELD", source[i + 1 : j], i, j))
             i = j
@@ -225,12 +222,12 @@ def tokenize(source: str, start: int = 0, stop_at_paren: bool = False) -> list[T
 def _ident_end(source: str, i: int) -> int:
     n = len(source)
     j = i
-    while j < n and _is_ident_char(source[j]):
+    while j < n and source[j] in _IDENT_CHARS:
         j += 1
     # module-qualified names: mod::name
-    while j + 2 < n and source[j : j + 2] == "::" and _is_ident_start(source[j + 2]):
+    while j + 2 < n and source[j : j + 2] == "::" and source[j + 2] in _IDENT_START:
         j += 2
-        while j < n and _is_ident_char(source[j]):
+        while j < n and source[j] in _IDENT_CHARS:
             j += 1
     return j
 

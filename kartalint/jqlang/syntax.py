@@ -87,11 +87,13 @@ class TokenStream:
 
     def is_op(self, *ops: str) -> bool:
         """Whether the current token is one of the operators ``ops``."""
-        return self.tok.kind == "OP" and self.tok.value in ops
+        tok = self.tokens[self.pos]  # (not the property: the parser asks this about 100 times per expression)
+        return tok.kind == "OP" and tok.value in ops
 
     def is_kw(self, *words: str) -> bool:
         """Whether the current token is one of the keywords ``words``."""
-        return self.tok.kind == "KEYWORD" and self.tok.value in words
+        tok = self.tokens[self.pos]
+        return tok.kind == "KEYWORD" and tok.value in words
 
     def expect_op(self, op: str) -> Token:
         """The operator ``op``, consumed; a syntax error when something else is there."""

@@ -198,7 +198,7 @@ class TermParser(TokenStream):
         if kind == "NUMBER":
             self.advance()
             text = tok.value
-            number: object = float(text) if any(c in text for c in ".eE") else int(text)
+            number: object = float(text) if ("." in text or "e" in text or "E" in text) else int(text)
             return Node("literal", tok.start, tok.end, number)
         if kind == "STRING":
             self.advance()
