@@ -27,7 +27,9 @@ PAGES: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[tuple
             "Without PATH, the project's definitions and fixtures. Files the configuration excludes are never "
             "read (one named on the command line is said, with the pattern); files that hold neither a Karta "
             "nor a fixture are skipped and counted. The findings a baseline holds (--baseline, "
-            "KARTALINT_BASELINE, baseline: in the configuration) are left out of the report and the exit code.",
+            "KARTALINT_BASELINE, baseline: in the configuration) are left out of the report and the exit code. "
+            "File names that start with '-' go after -- (as the pre-commit hook passes its files); a word "
+            "before -- that starts with '-' and names a file here is refused, not read as an option.",
         ),
         (
             ("0", "no error findings"),
