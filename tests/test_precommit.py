@@ -87,6 +87,25 @@ def sample(tmp_path):
     return repo
 
 
+def running_trainer_fixture(name, definition):
+    """A fixture of a Running Trainer with no role, against ``definition`` (BASE_DEFINITION's)."""
+    return {
+        "apiVersion": "kartalint/v1",
+        "kind": "KartaFixture",
+        "name": name,
+        "source": "test",
+        "definition": definition,
+        "object": {
+            "apiVersion": "example.com/v1",
+            "kind": "Trainer",
+            "metadata": {"name": "t"},
+            "spec": {"roles": []},
+            "status": {"phase": "Running"},
+        },
+        "expect": {"statuses": ["Running"]},
+    }
+
+
 def run_hook(repo, home, clone, hook, *files):
     """Run one of this repository's hooks with real pre-commit in ``repo`` (on ``files``, or on all
     files), configured as a user configures it: the clone, pinned at its revision."""
@@ -165,21 +184,7 @@ def test_a_staged_file_named_like_an_option_is_linted_by_the_hook(sample, precom
 
 @pytest.mark.slow
 def test_test_hook_runs_the_fixtures(sample, precommit_home, kartalint_clone):
-    fixture = {
-        "apiVersion": "kartalint/v1",
-        "kind": "KartaFixture",
-        "name": "f",
-        "source": "test",
-        "definition": "../catalog/good.yaml",
-        "object": {
-            "apiVersion": "example.com/v1",
-            "kind": "Trainer",
-            "metadata": {"name": "t"},
-            "spec": {"roles": []},
-            "status": {"phase": "Running"},
-        },
-        "expect": {"statuses": ["Running"]},
-    }
+    fixture = running_trainer_fixture("f", "../catalog/good.yaml")
     (sample / "fixtures").mkdir()
     (sample / "fixtures" / "f.yaml").write_text(yaml.safe_dump(fixture))
     git(sample, "add", "-A")
@@ -422,21 +427,7 @@ def test_a_commit_that_only_deletes_a_definition_skips_the_test_hook_unless_alwa
     repo = tmp_path / "user"
     (repo / "definitions").mkdir(parents=True)
     (repo / "definitions" / "trainer.yaml").write_text(BASE_DEFINITION)
-    fixture = {
-        "apiVersion": "kartalint/v1",
-        "kind": "KartaFixture",
-        "name": "running",
-        "source": "test",
-        "definition": "../definitions/trainer.yaml",
-        "object": {
-            "apiVersion": "example.com/v1",
-            "kind": "Trainer",
-            "metadata": {"name": "t"},
-            "spec": {"roles": []},
-            "status": {"phase": "Running"},
-        },
-        "expect": {"statuses": ["Running"]},
-    }
+    fixture = running_trainer_fixture("running", "../definitions/trainer.yaml")
     (repo / "fixtures").mkdir()
     (repo / "fixtures" / "running.yaml").write_text(yaml.safe_dump(fixture))
     hook: dict = {"id": "kartalint-test"}
