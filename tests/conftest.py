@@ -161,6 +161,28 @@ def trainer_object(role: str = "worker", replicas: int = 2, phase: str = "Runnin
     }
 
 
+def running_trainer_fixture(name: str, definition: str | None = None) -> dict[str, Any]:
+    """A fixture of a Running Trainer with no role, against ``definition`` (BASE_DEFINITION's; None:
+    the fixture names none)."""
+    fixture: dict[str, Any] = {
+        "apiVersion": "kartalint/v1",
+        "kind": "KartaFixture",
+        "name": name,
+        "source": "test",
+        "object": {
+            "apiVersion": "example.com/v1",
+            "kind": "Trainer",
+            "metadata": {"name": "t"},
+            "spec": {"roles": []},
+            "status": {"phase": "Running"},
+        },
+        "expect": {"statuses": ["Running"]},
+    }
+    if definition is not None:
+        fixture["definition"] = definition
+    return fixture
+
+
 def base() -> dict[str, Any]:
     return copy.deepcopy(yaml.safe_load(BASE_DEFINITION))
 

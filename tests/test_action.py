@@ -12,24 +12,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, ROOT, git
+from conftest import BASE_DEFINITION, ROOT, git, running_trainer_fixture
 from test_ci_outputs import assert_valid_junit
 
 BROKEN = BASE_DEFINITION.replace("ownerRef: trainer", "ownerRef: nobody")
-FIXTURE = {
-    "apiVersion": "kartalint/v1",
-    "kind": "KartaFixture",
-    "name": "f",
-    "source": "test",
-    "object": {
-        "apiVersion": "example.com/v1",
-        "kind": "Trainer",
-        "metadata": {"name": "t"},
-        "spec": {"roles": []},
-        "status": {"phase": "Running"},
-    },
-    "expect": {"statuses": ["Running"]},
-}
+FIXTURE = running_trainer_fixture("f")
 COMMAND = re.compile(
     r"^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=[^:]+::.+$"
 )

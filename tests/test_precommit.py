@@ -17,7 +17,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import BASE_DEFINITION, REFERENCE, ROOT, git
+from conftest import BASE_DEFINITION, REFERENCE, ROOT, git, running_trainer_fixture
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(os.path.join(ROOT, ".git")) or shutil.which("git") is None,  # a worktree has a .git file
@@ -85,25 +85,6 @@ def sample(tmp_path):
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     return repo
-
-
-def running_trainer_fixture(name, definition):
-    """A fixture of a Running Trainer with no role, against ``definition`` (BASE_DEFINITION's)."""
-    return {
-        "apiVersion": "kartalint/v1",
-        "kind": "KartaFixture",
-        "name": name,
-        "source": "test",
-        "definition": definition,
-        "object": {
-            "apiVersion": "example.com/v1",
-            "kind": "Trainer",
-            "metadata": {"name": "t"},
-            "spec": {"roles": []},
-            "status": {"phase": "Running"},
-        },
-        "expect": {"statuses": ["Running"]},
-    }
 
 
 def run_hook(repo, home, clone, hook, *files):
