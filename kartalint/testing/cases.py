@@ -125,8 +125,8 @@ class _Definitions:
             return by_dir, None
         if os.path.abspath(directory) not in self.roots and folder not in FIXTURE_ROOT_NAMES:
             return None, (
-                f"fixture folder {folder!r} names no definition (fixtures/<definition name>/ picks a definition "
-                f"by its metadata.name; set `definition:` in the fixture otherwise); {self.index.describe_search()}"
+                f"fixture folder {folder!r} names no definition (a fixture folder named after a definition's "
+                f"metadata.name picks it; set `definition:` in the fixture otherwise); {self.index.describe_search()}"
             )
         gvk = object_gvk(obj)
         found = self.index.find(gvk)
