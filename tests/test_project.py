@@ -428,3 +428,17 @@ def test_an_unknown_configuration_key_names_the_version_that_refuses_it(tmp_path
     err = capsys.readouterr().err
     assert f".kartalint.yaml:2:1: unknown configuration key(s) explorr (known to kartalint {__version__}: " in err
     assert "explore, extends" in err and "a key of a newer version needs that version" in err
+
+
+def test_a_configured_folder_not_made_yet_is_said_with_the_configuration_that_names_it(tmp_path, capsys, monkeypatch):
+    """Right after `kartalint init` (no --crd), `definitions/` does not exist: lint says which
+    configuration names it (exit 2: nothing to check; a misspelt folder is never a silent green);
+    a path given on the command line is said as before."""
+    code, _, err = run(capsys, "init", "--root", str(tmp_path), "--hooks-repo", "https://example.com/k", "--rev", "v1")
+    assert code == 0, err
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "lint")
+    assert code == 2
+    assert "kartalint: error: definitions: no such file or directory (named in .kartalint.yaml)" in err
+    code, _, err = run(capsys, "lint", "nope.yaml")
+    assert code == 2 and "kartalint: error: nope.yaml: no such file or directory\n" in err

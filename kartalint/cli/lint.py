@@ -14,6 +14,7 @@ from kartalint.lint.baseline import apply, read, render
 from kartalint.lint.paths import exclusion_notes
 from kartalint.lint.pipeline import crd_index
 from kartalint.load.discovery import missing_reason
+from kartalint.load.documents import display_path
 from kartalint.report import format_choices, format_name, make_reporter
 from kartalint.report.output import report_output, write_report
 
@@ -287,8 +288,11 @@ def _lint_and_report(
         result = lint_paths(paths, config, strict_files=request.strict_files, jobs=request.jobs)
         if baseline is not None or request.write_baseline:
             _baseline(request, project, result, baseline)
-        for path in result.missing:
-            sys.stderr.write(f"kartalint: error: {missing_reason(path)}\n")
+        configured = (
+            "" if request.paths or not project.config_file else f" (named in {display_path(project.config_file)})"
+        )
+        for path in result.missing:  # (a folder the configuration names: said so, e.g. right after `kartalint init`)
+            sys.stderr.write(f"kartalint: error: {missing_reason(path)}{configured}\n")
         for message in result.skipped_paths:
             sys.stderr.write(f"kartalint: warning: {message}\n")
         for note in exclusion_notes(result.excluded, config):  # (-q leaves notes out: cli.main)
