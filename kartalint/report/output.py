@@ -57,6 +57,7 @@ class GuardedStream(io.TextIOBase):
         self.colour = colour
         self._pending = ""  # the line being written
         self._continued = False  # the pending text continues a line already flushed
+        self._raw = None if stream is None else _unbuffered_bytes(stream)  # (found once, not at every write)
 
     def _failed(self, exc: BaseException) -> OutputError:
         return OutputError(self.target, exc)
@@ -73,11 +74,10 @@ class GuardedStream(io.TextIOBase):
         if self.stream is None:
             raise OutputError(self.target, "it is closed")
         try:
-            raw = _unbuffered_bytes(self.stream)
-            if raw is None:
+            if self._raw is None:
                 self.stream.write(text)
             else:
-                _write_whole(self.stream, raw, text)
+                _write_whole(self.stream, self._raw, text)
         except (OSError, ValueError) as exc:  # ValueError: I/O operation on a closed file
             raise self._failed(exc) from None
 
