@@ -105,9 +105,9 @@ def _run(tmp_path, monkeypatch, rules: str):
     return remembered, alone, sent
 
 
-def _expression_units(texts: list[str]) -> tuple[int, int]:
-    """(expression units sent, of them as null: remembered) in the batches' texts."""
-    units = [path for text in texts for item in json.loads(text) for path in item["x"]["u"].get("expression", [])]
+def _expression_units(texts: list[str], kind: str = "expression") -> tuple[int, int]:
+    """(units of ``kind`` sent, of them as null: remembered) in the batches' texts."""
+    units = [path for text in texts for item in json.loads(text) for path in item["x"]["u"].get(kind, [])]
     return len(units), sum(path is None for path in units)
 
 
@@ -116,6 +116,8 @@ def test_a_run_that_remembers_reports_what_linting_the_files_one_by_one_reports(
     assert list(remembered.findings) == list(alone.findings)
     units, skipped = _expression_units([t for t in sent if t.startswith("[")])  # (the batches: what remembers)
     assert units and skipped > units / 3  # the second copy of the catalog was not sent again
+    units, skipped = _expression_units([t for t in sent if t.startswith("[")], "status-mapping")
+    assert units and skipped > units / 2  # (and the base definition's statuses after its first copy)
     rules = [f.rule for f in remembered.findings]
     assert rules.count("acme-every-expression") > 300 and "acme-reads-spec" in rules
     failed = [f for f in remembered.findings if f.rule == "house-rule-failed"]
@@ -132,6 +134,19 @@ def test_a_rule_that_reads_more_than_its_unit_is_not_remembered(tmp_path, monkey
     assert list(remembered.findings) == list(alone.findings)
     units, skipped = _expression_units([t for t in sent if t.startswith("[")])
     assert units and skipped == 0
+    units, skipped = _expression_units([t for t in sent if t.startswith("[")], "status-mapping")
+    assert units and skipped > units / 2  # (each kind on its own: the status rule is still pure)
+
+
+def test_a_status_rule_that_reads_more_than_its_unit_is_not_remembered(tmp_path, monkeypatch):
+    rules = RULES.replace("when: 'length >= 1'", "when: 'length >= ($definition.metadata.name | length | . - .)'")
+    remembered, alone, sent = _run(tmp_path, monkeypatch, rules)
+    assert list(remembered.findings) == list(alone.findings)
+    assert sum(f.rule == "acme-status" for f in remembered.findings) > 100
+    units, skipped = _expression_units([t for t in sent if t.startswith("[")], "status-mapping")
+    assert units and skipped == 0
+    units, skipped = _expression_units([t for t in sent if t.startswith("[")])
+    assert units and skipped > units / 3
 
 
 def _rule(when: str, message: str = "m") -> HouseRule:

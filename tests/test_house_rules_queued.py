@@ -1,8 +1,9 @@
 """What a queued run of the house rules (``lint_paths``: batches, ``queue_house``) keeps and sends,
 checked against linting the files one by one (``lint_file``: the document's data at hand, nothing
 remembered, every unit sent): a queued run keeps its document without its data, so a finding on a
-component is placed from the component names noted when it was queued; the expression units
-whose findings are remembered are not walked (the input's ``"e"`` lists the ones sent)."""
+component is placed from the component names noted when it was queued; the expression and
+status-mapping units whose findings are remembered are not walked (the input's ``"e"`` lists, per
+kind, the ones sent)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,10 @@ EXPRESSION_RULES = textwrap.dedent(
         for-each: expression
         when: 'length > 0'
         message: '\\($path[-1]): \\(.)'
+      - id: acme-every-status
+        for-each: status-mapping
+        when: 'length > 0'
+        message: '\\($path[-1]): \\(.[0] | keys | join(","))'
     """
 )
 
@@ -96,6 +101,8 @@ def _sent(tmp_path, monkeypatch, rules: str) -> tuple[list[dict], list, list]:
         text = BASE_DEFINITION.replace("trainer-v1", f"trainer-v{i:02d}")
         if i == 36:
             text = text.replace("(.replicas // 1)", "(.replicas // 4)")
+        if i == 37:  # a status mapping of its own
+            text = text.replace("          - byPhase: Running", "          - byPhase: Started")
         (tmp_path / "defs" / f"d-{i:02d}.yaml").write_text(text)
     config = _config(tmp_path, rules)
     monkeypatch.chdir(tmp_path)
@@ -112,20 +119,36 @@ def _sent(tmp_path, monkeypatch, rules: str) -> tuple[list[dict], list, list]:
     return inputs, list(queued.findings), list(alone.findings)
 
 
-def test_the_expression_units_sent_are_listed_and_the_remembered_ones_not(tmp_path, monkeypatch):
+def test_the_units_sent_are_listed_and_the_remembered_ones_not(tmp_path, monkeypatch):
     inputs, queued, alone = _sent(tmp_path, monkeypatch, EXPRESSION_RULES)
     assert queued == alone
     assert len(inputs) == 40
     for given in inputs:
-        units = given["u"]["expression"]
-        assert given["e"] == [index for index, path in enumerate(units) if path is not None]
+        assert set(given["e"]) == {"expression", "status-mapping"}
+        for kind in ("expression", "status-mapping"):
+            units = given["u"][kind]
+            assert given["e"][kind] == [index for index, path in enumerate(units) if path is not None]
     # the first batch: all sent (nothing read yet); the third (queued once the first was read): what
     # the first found is remembered
-    assert all(len(given["e"]) == len(given["u"]["expression"]) > 0 for given in inputs[:16])
-    assert all(given["e"] == [] for given in inputs[32:36] + inputs[37:])
-    changed = [inputs[36]["u"]["expression"][index] for index in inputs[36]["e"]]
+    for kind in ("expression", "status-mapping"):
+        assert all(len(given["e"][kind]) == len(given["u"][kind]) > 0 for given in inputs[:16])
+        assert all(given["e"][kind] == [] for given in inputs[32:36] + inputs[38:])
+    changed = [inputs[36]["u"]["expression"][index] for index in inputs[36]["e"]["expression"]]
     assert changed == [["spec", "structureDefinition", "childComponents", 0, "scaleDefinition", "replicasPath"]]
+    assert inputs[36]["e"]["status-mapping"] == []
+    changed = [inputs[37]["u"]["status-mapping"][index] for index in inputs[37]["e"]["status-mapping"]]
+    assert changed == [
+        ["spec", "structureDefinition", "rootComponent", "statusDefinition", "statusMappings", "running"]
+    ]
     assert sum("(.replicas // 4)" in f.message for f in queued) == 1
+    statuses = [f.message for f in queued if f.rule == "acme-every-status"]
+    assert (
+        len(statuses) == 80
+        and statuses.count("running: byPhase") == 40
+        and statuses.count("failed: byConditions") == 40
+    )
+    # a remembered finding is placed on its own file's status
+    assert len({(f.file, f.line) for f in queued if f.rule == "acme-every-status"}) == 80
 
 
 def test_rules_that_are_not_remembered_send_every_expression_and_no_list(tmp_path, monkeypatch):

@@ -2,8 +2,8 @@
 bounded jq worker (``jqlang.runner``: sandboxed, time-limited, memory-limited), as definitions run.
 
 The program's input is the definition and the paths of its units (``{"d": definition, "u":
-{"component": [path, ...], ...}}``, and ``"e"``: the indexes of the expression units sent, when
-some are remembered, ``_house_memo``). It walks the units of each kind once and runs on each unit
+{"component": [path, ...], ...}}``, and ``"e"``: per kind, the indexes of the units sent, when
+some of that kind are remembered, ``_house_memo``). It walks the units of each kind once and runs on each unit
 (``$path`` bound to its path) the ``when`` of every rule of that kind: a rule keeps ``true``, fails
 on anything but ``true``, ``false``, ``null`` or no output, and interpolates ``message`` where it
 holds (a rule alone catches its errors; joined, an error stops the program and each rule then runs
@@ -43,12 +43,16 @@ from collections.abc import Sequence
 from kartalint.jqlang.results import RunResult
 from kartalint.jqlang.runner import DEFAULT_TIMEOUT, BoundedRunner
 from kartalint.load.house_rules import MESSAGE_CAP, Failure, HouseRule, StaticProblem, message_program, static_problem
-from kartalint.rules._house_memo import Hits, by_path, pure, settle
+from kartalint.rules._house_filter import One, compile_when
+from kartalint.rules._house_memo import KINDS, Hits, by_path, pure, settle
 from kartalint.rules._house_records import Outcome, Pending, Queued
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+# (kind of unit, its rules, the findings remembered for them, whether the path is part of the key)
+Memo = tuple[str, tuple[HouseRule, ...], dict[object, Hits], bool]
 
 HOUSE_TIMEOUT = DEFAULT_TIMEOUT  # seconds for one definition's house rules (upstream's limit of one query)
 RULES_PER_PROGRAM = 64  # libjq's compile time grows faster than the program
@@ -86,9 +90,13 @@ def program(rules: Sequence[HouseRule]) -> str:
     kinds: dict[str, list[str]] = {}
     for index, rule in enumerate(rules):
         kinds.setdefault(rule.for_each, []).append(f"({rule_part(index, rule, safe=len(rules) == 1)})")
-    # (an expression unit whose findings are remembered comes as null, and the input's "e" lists
-    # the indexes of the others: only they are walked, ``_house_memo``)
-    walk = {"expression": "(if $__kl_e then $__kl_e[] else range(0; length) end) as $__kl_i | .[$__kl_i] | values"}
+    # (a unit whose findings are remembered comes as null, and the input's "e" lists the indexes of
+    # the others of its kind: only they are walked, ``_house_memo``)
+    walk = {
+        kind: f"(if $__kl_e[{json.dumps(kind)}] then $__kl_e[{json.dumps(kind)}][] else range(0; length) end)"
+        " as $__kl_i | .[$__kl_i] | values"
+        for kind in KINDS
+    }
     blocks = [
         f"($__kl_u[{json.dumps(kind)}] | {walk.get(kind, 'range(0; length) as $__kl_i | .[$__kl_i]')} as $path"
         f" | $definition | getpath($path) | {', '.join(parts)})"
@@ -121,9 +129,9 @@ class HouseEngine:
         self._queued: list[Queued] = []  # not sent yet
         self._count = self._chars = 0  # the definitions queued, their JSON's length
         self._flying: list[Queued] | None = None  # the batch the worker computes (the engine is held)
-        self._memo: dict[tuple[HouseRule, ...], dict[object, Hits]] = {}  # by group of expression rules
-        self._last_memo: tuple[Sequence[HouseRule], tuple[tuple[HouseRule, ...], dict[object, Hits], bool] | None]
-        self._last_memo = ((), None)
+        self._memo: dict[tuple[HouseRule, ...], dict[object, Hits]] = {}  # by group of rules of one kind
+        self._last_memo: tuple[Sequence[HouseRule], list[Memo]] = ((), [])
+        self._last_filters: tuple[Sequence[HouseRule], dict[str, list[One]] | None] = ((), None)
 
     def new_run(self) -> None:
         """Forget which rules failed: a new run (``lint_paths``, one lint in the editor) tries them
@@ -133,20 +141,40 @@ class HouseEngine:
             self._sound.clear()
             self._last_runnable = None
             self._memo.clear()
-            self._last_memo = ((), None)
+            self._last_memo = ((), [])
+            self._last_filters = ((), None)
 
-    def memo_for(self, rules: Sequence[HouseRule]) -> tuple[tuple[HouseRule, ...], dict[object, Hits], bool] | None:
-        """For a definition's runnable ``rules``: its expression rules, the findings remembered for
-        them and whether a unit's path is part of its key; None when they cannot be remembered
-        (``_house_memo``: a rule not pure, or rules for more than one program)."""
+    def memo_for(self, rules: Sequence[HouseRule]) -> list[Memo]:
+        """For a definition's runnable ``rules``: per kind of unit remembered (``_house_memo.KINDS``)
+        whose rules are all pure, its rules, the findings remembered for them and whether a unit's
+        path is part of its key (none: a rule not pure in every kind, or rules for more than one
+        program)."""
         last = self._last_memo
         if last[0] is rules:
             return last[1]
-        group = tuple(rule for rule in rules if rule.for_each == "expression")
-        found = None
-        if group and len(rules) <= RULES_PER_PROGRAM and all(pure(rule) for rule in group):
-            found = (group, self._memo.setdefault(group, {}), by_path(group))
+        found: list[Memo] = []
+        if len(rules) <= RULES_PER_PROGRAM:
+            for kind in KINDS:
+                group = tuple(rule for rule in rules if rule.for_each == kind)
+                if group and all(pure(rule) for rule in group):
+                    found.append((kind, group, self._memo.setdefault(group, {}), by_path(group)))
         self._last_memo = (rules, found)
+        return found
+
+    def filters_for(self, rules: Sequence[HouseRule]) -> dict[str, list[One]] | None:
+        """For a definition's runnable ``rules``: each one's ``when`` compiled to Python, by kind of
+        unit (``_house_filter``), or None when one of them is written with more than it copies."""
+        last = self._last_filters
+        if last[0] is rules:
+            return last[1]
+        found: dict[str, list[One]] | None = {}
+        for rule in rules:
+            part = compile_when(rule.when)
+            if part is None or found is None:
+                found = None
+                break
+            found.setdefault(rule.for_each, []).append(part)
+        self._last_filters = (rules, found)
         return found
 
     def runnable(self, rules: Sequence[HouseRule]) -> list[HouseRule]:
@@ -286,8 +314,8 @@ class HouseEngine:
                 self._read_joined(outcome, tuple(rules), RunResult(results=[result]), item.text)
         else:
             outcome = self._run_here(rules, item.text) if rules else Outcome()
-        if item.memo is not None:
-            settle(outcome, item.memo, rules)
+        for memo in item.memo:
+            settle(outcome, memo, rules)
         for rule, failure in outcome.failed.items():
             self.failed[rule] = item.locate(rule, failure) if item.locate is not None else failure
         item.outcome = outcome

@@ -1,16 +1,19 @@
-"""What the house rules found on jq expressions, remembered for a run (``lint_paths``): the
-expressions of a fleet repeat (``.metadata.labels``, ``.spec.replicas`` at the same place of many
-definitions), and a rule that reads nothing but its unit gives the same findings on the same
-expression at the same place.
+"""What the house rules found on jq expressions and status mappings, remembered for a run
+(``lint_paths``): the units of a fleet repeat (``.metadata.labels``, ``.spec.replicas`` at the same
+place of many definitions; the same `running` and `failed` matchers for every kind of one operator),
+and a rule that reads nothing but its unit gives the same findings on the same unit at the same
+place.
 
-An expression unit is a string at a path. When every ``for-each: expression`` rule of a definition
-is pure (``pure``: it names neither ``$definition`` nor a builtin whose result is not a function of
-its input or that reads or writes elsewhere: ``now``, ``input``, ``debug``, ...), what they gave on an expression is kept, keyed
-by the expression and its path (by the expression alone when none of them names ``$path``): the
-next definition with the same expression there is not sent it (its path goes as ``null``, which the
-program skips: the units keep their indexes) and gets the findings kept. Only what a definition's
-rules gave without any of them failing is kept; a rule that fails on a definition reports that
-failure, as without the memo, and nothing kept is added to it.
+An expression unit is a string at a path, a status-mapping unit a list of matchers at a path (its
+key: the list's JSON). When every rule of one of these kinds of a definition is pure (``pure``: it
+names neither ``$definition`` nor a builtin whose result is not a function of its input or that
+reads or writes elsewhere: ``now``, ``input``, ``debug``, ...), what they gave on a unit is kept,
+keyed by the unit and its path (by the unit alone when none of them names ``$path``): the next
+definition with the same unit there is not sent it (its path goes as ``null``, which the program
+skips: the units keep their indexes) and gets the findings kept. Each kind is remembered on its own
+(its own rules, its own table). Only what a definition's rules gave without any of them failing is
+kept; a rule that fails on a definition reports that failure, as without the memo, and nothing kept
+is added to it.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ from kartalint.model import Path, Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported when house rules run
-    from kartalint.karta import JqField
     from kartalint.load.house_rules import HouseRule
     from kartalint.rules._house_records import Outcome
 
-MAX_KEPT = 100_000  # expressions kept per group of rules (then forgotten, and kept again)
+MAX_KEPT = 100_000  # units kept per group of rules (then forgotten, and kept again)
+KINDS = ("expression", "status-mapping")  # the kinds of unit remembered (a definition or a component
+# is rarely met twice whole: what would be kept is never asked for again)
 
 # The builtins whose result is not a function of their input (or that read or write elsewhere)
 _IMPURE_CALLS = frozenset(
@@ -78,9 +82,9 @@ def _names(program: str) -> frozenset[str]:
 
 
 class Recall(Record):
-    """One definition's expressions as the memo found them: the expression rules (in the program's
-    order), the group's table, the findings kept per unit index, the units sent (index, key), and
-    how many rules the definition was queued for (all of them run: no fewer are read)."""
+    """One definition's units of one kind as the memo found them: the rules of that kind (in the
+    program's order), the group's table, the findings kept per unit index, the units sent (index,
+    key), and how many rules the definition was queued for (all of them run: no fewer are read)."""
 
     __slots__ = ("group", "kept", "rules", "sent", "table")
     group: tuple[HouseRule, ...]
@@ -104,25 +108,31 @@ class Recall(Record):
         self.sent = sent
         self.rules = rules
 
+    @property
+    def kind(self) -> str:
+        """The kind of unit (``KINDS``) its rules are for."""
+        return self.group[0].for_each
+
 
 def recall(
     group: tuple[HouseRule, ...],
     table: dict[object, Hits],
     keyed_by_path: bool,
-    fields: Sequence[JqField],
+    units: Sequence[tuple[Path, object]],
     rules: int,
 ) -> tuple[list[Path | None], Recall]:
-    """The expression units' paths to send (``None`` for a unit whose findings are kept) and what
-    was kept (``rules``: how many rules run on the definition, ``group`` among them)."""
+    """The units' paths to send (``None`` for a unit whose findings are kept) and what was kept
+    (``units``: each unit's path and what it is, an expression or a status mapping's JSON;
+    ``rules``: how many rules run on the definition, ``group`` among them)."""
     paths: list[Path | None] = []
     kept: dict[int, Hits] = {}
     sent: list[tuple[int, object]] = []
     get = table.get
-    for index, field in enumerate(fields):
-        key: object = (field.path, field.expression) if keyed_by_path else field.expression
+    for index, (path, unit) in enumerate(units):
+        key: object = (path, unit) if keyed_by_path else unit
         found = get(key)
         if found is None:
-            paths.append(field.path)
+            paths.append(path)
             sent.append((index, key))
         else:
             paths.append(None)

@@ -56,7 +56,7 @@ class Queued(Record):
     rules: list[HouseRule]
     text: str | None
     locate: Callable[[HouseRule, Failure], Failure] | None
-    memo: Recall | None  # its expressions' findings remembered (``_house_memo``)
+    memo: tuple[Recall, ...]  # its units' findings remembered, per kind (``_house_memo``)
     outcome: Outcome | None  # set once run
     failed: dict[HouseRule, Failure]
 
@@ -65,7 +65,7 @@ class Queued(Record):
         rules: list[HouseRule],
         text: str | None,
         locate: Callable[[HouseRule, Failure], Failure] | None = None,
-        memo: Recall | None = None,
+        memo: tuple[Recall, ...] = (),
         outcome: Outcome | None = None,
         failed: dict[HouseRule, Failure] | None = None,
     ) -> None:

@@ -66,12 +66,19 @@ def units(
     found = karta.components(data) if components is None else components
     if kind == "component":
         return [component.path for component in found]
-    out: list[Path] = []
-    for component in found:
+    return [path for path, _ in status_mappings(found)]
+
+
+def status_mappings(components: list[karta.ComponentRef]) -> list[tuple[Path, object]]:
+    """The status-mapping units of ``components`` (their paths, their lists of matchers), in
+    document order."""
+    out: list[tuple[Path, object]] = []
+    for component in components:
         status = component.data.get("statusDefinition")
         mappings = status.get("statusMappings") if isinstance(status, dict) else None
         if isinstance(mappings, dict):
-            out.extend((*component.path, "statusDefinition", "statusMappings", name) for name in mappings)
+            base = (*component.path, "statusDefinition", "statusMappings")
+            out.extend(((*base, name), matchers) for name, matchers in mappings.items())
     return out
 
 
@@ -154,12 +161,12 @@ def _engine() -> HouseEngine:
 
 def _input(
     document: Document, rules: Sequence[HouseRule], fields: list[karta.JqField] | None = None, memo: bool = False
-) -> tuple[list[HouseRule], dict[str, list[Path]], str, Recall | None, list[Path] | None] | None:
+) -> tuple[list[HouseRule], dict[str, list[Path]], str, tuple[Recall, ...], list[Path] | None] | None:
     """The rules of ``rules`` that can run on a Karta document, its units' paths by kind, the
-    program's input, with ``memo`` the findings remembered on its expressions, and the paths of
-    its components named by a string (``unit_span``; with component rules) (None: no rule can run,
-    or the document is no JSON). ``fields``: the document's jq expressions, when lint has listed
-    them (``Context.jq_fields``)."""
+    program's input, with ``memo`` the findings remembered on its expressions and status mappings
+    (per kind), and the paths of its components named by a string (``unit_span``; with component
+    rules) (None: no rule can run, or the document is no JSON). ``fields``: the document's jq
+    expressions, when lint has listed them (``Context.jq_fields``)."""
     house = _engine()
     runnable = house.runnable(rules)
     if not runnable:
@@ -169,25 +176,93 @@ def _input(
     components = karta.components(data) if "component" in kinds or "status-mapping" in kinds else None
     if "expression" in kinds and fields is None:
         fields = list(karta.jq_fields(data))
-    paths = {kind: units(data, kind, components, fields) for kind in kinds}
+    mappings = status_mappings(components) if components is not None and "status-mapping" in kinds else None
+    paths = {
+        kind: [path for path, _ in mappings]
+        if kind == "status-mapping" and mappings is not None
+        else units(data, kind, components, fields)
+        for kind in kinds
+    }
     named = None
     if components is not None and "component" in kinds:
         named = [component.path for component in components if isinstance(component.data.get("name"), str)]
+    if memo and _cleared(house, runnable, data, components, mappings, fields):
+        return None  # (no rule finds anything on it: nothing to send)
     sent: dict[str, Sequence[Path | None]] = paths  # type: ignore[assignment]
-    recalled = None
-    found = house.memo_for(runnable) if memo and fields else None
-    if found is not None and fields is not None:
-        from kartalint.rules._house_memo import recall  # lazy: only when house rules run
-
-        expressions, recalled = recall(*found, fields, len(runnable))
-        sent = {**paths, "expression": expressions}
+    recalled: list[Recall] = []
     try:
+        for kind, group, table, keyed_by_path in house.memo_for(runnable) if memo else ():
+            from kartalint.rules._house_memo import recall  # lazy: only when house rules run
+
+            if kind == "expression":
+                found = [(field.path, field.expression) for field in fields or ()]
+            else:  # (a status mapping by its JSON: the list of matchers as jq reads it)
+                found = [(path, _ENCODE(matchers)) for path, matchers in mappings or ()]
+            if found:
+                kept, remembered = recall(group, table, keyed_by_path, found, len(runnable))
+                sent = {**sent, kind: kept}
+                recalled.append(remembered)
         text = '{"d":' + _ENCODE(data) + ',"u":' + _ENCODE(sent)
-        # the indexes of the expression units sent (the rest remembered): what the program walks
-        text += (',"e":' + _ENCODE([index for index, _ in recalled.sent]) + "}") if recalled is not None else "}"
+        if recalled:  # the indexes of the units sent, per kind (the rest remembered): what the program walks
+            walked = {remembered.kind: [index for index, _ in remembered.sent] for remembered in recalled}
+            text += ',"e":' + _ENCODE(walked)
+        text += "}"
     except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
         return None
-    return runnable, paths, text, recalled, named
+    return runnable, paths, text, tuple(recalled), named
+
+
+def _cleared(
+    house: HouseEngine,
+    rules: list[HouseRule],
+    data: object,
+    components: list[karta.ComponentRef] | None,
+    mappings: list[tuple[Path, object]] | None,
+    fields: list[karta.JqField] | None,
+) -> bool:
+    """Whether no rule of ``rules`` finds anything on the definition, known in this process
+    (``_house_filter``: every rule's ``when`` compiled to Python, each clear on each of its units;
+    a unit remembered clear is not run again, and one found clear is remembered). False: the jq
+    worker decides (a finding, a failure, or a rule or a value not copied here)."""
+    from kartalint.rules._house_filter import Unsure, clear  # lazy: only when house rules run
+    from kartalint.rules._house_memo import MAX_KEPT  # lazy: only when house rules run
+
+    compiled = house.filters_for(rules)
+    if compiled is None:
+        return False
+    memos = {kind: (table, keyed_by_path) for kind, _, table, keyed_by_path in house.memo_for(rules)}
+    variables: dict = {"definition": data}
+    try:
+        for kind, parts in compiled.items():
+            if kind == "definition":
+                found: list[tuple[Path, object, object]] = [((), data, None)]
+            elif kind == "component":
+                found = [(component.path, component.data, None) for component in components or ()]
+            elif kind == "status-mapping":
+                found = [(path, matchers, None) for path, matchers in mappings or ()]
+            else:
+                found = [(field.path, field.expression, field.expression) for field in fields or ()]
+            table, keyed_by_path = memos.get(kind, (None, False))
+            for path, unit, key in found:
+                if table is not None:
+                    if key is None:  # (a status mapping by its JSON: the list of matchers as jq reads it)
+                        key = _ENCODE(unit)
+                    key = (path, key) if keyed_by_path else key
+                    kept = table.get(key)
+                    if kept is not None:
+                        if kept:
+                            return False  # (a finding remembered there: the jq worker makes its message)
+                        continue
+                variables["path"] = path  # (a list when read: ``_house_filter``)
+                for part in parts:
+                    clear(part, unit, variables)
+                if table is not None:
+                    if len(table) >= MAX_KEPT:
+                        table.clear()
+                    table[key] = ()
+    except (Unsure, TypeError, ValueError, RecursionError):
+        return False
+    return True
 
 
 # The program's input as compact JSON, without the encoder's check for cycles (a fifth of its time

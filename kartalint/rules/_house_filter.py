@@ -1,0 +1,602 @@
+"""House rules cleared in this process: a definition on which no house rule finds anything (nearly
+every definition of a repository that holds to its conventions) need not go to the jq worker.
+
+A rule's ``when`` written with a small part of jq (``compile_when``: paths, literals, ``|``, ``,``,
+``//``, ``and``/``or``/``not``, comparisons, ``if``, ``as $x``, ``[...]``, ``map``, ``select``,
+``length``, ``has``, ``contains``, ``startswith``, ``test`` with a plain pattern, ...) is compiled to
+Python here. Such a rule run on a unit says *clear* (every output ``false`` or ``null``, or no
+output) only where libjq gives exactly that; anything else (a ``true``, an output that is neither,
+a value or an operation whose jq meaning is not copied here: what jq would refuse with an error, a
+string with control characters or beyond ASCII under a pattern, a number beyond 2**53, ...) raises
+``Unsure``, and the definition goes to the jq worker as before, which decides. So what lint reports
+is what the jq worker alone reports (tests/test_house_rules_filter.py compares the two on the
+catalog, tests/data and generated units, against libjq itself).
+
+Messages are never made here: a definition with a finding is run by the jq worker.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import Any
+
+from kartalint.jqlang.lexer import JqSyntaxError
+from kartalint.jqlang.parser import parse
+
+# a compiled part of a rule: (input, variables) -> its outputs
+Part = Callable[[Any, dict], list]
+# A part of one output: (input, variables) -> its output. Most of a rule gives one output for one
+# input (a path, a comparison, a test); such a part is compiled without lists of outputs (a third
+# of the time). A part that may give another number of outputs (`select`, `,`, `.[]`, `empty`)
+# inside one that needs one raises ``Unsure`` when it does.
+One = Callable[[Any, dict], object]
+
+MAX_EXACT_INT = 2**53  # beyond, jq's doubles and Python's ints may compare apart
+MAX_PATTERN_INPUT = 4096  # characters a plain pattern is tried on here (else: the jq worker)
+MAX_QUANTIFIERS = 2  # unbounded repetitions in a plain pattern (no catastrophic backtracking)
+
+# a plain pattern: characters, escapes of punctuation, classes, `.`, anchors, \b \s \d \w (and
+# their negations), greedy `*`, `+`, `?`, `{n,m}`: written the same in Oniguruma and Python's `re`,
+# and meaning the same on printable ASCII
+_PLAIN_PATTERN = re.compile(
+    r"(?:[A-Za-z0-9 _\-:/=@,;'\"<>%#~!&]"  # a character standing for itself
+    r"|\\[bBsSdDwW./\-\[\]{}()*+?|^$]"  # an escape
+    r"|\[\^?(?:[A-Za-z0-9 _\-:/.=@,;'\"<>%#~!&]|\\[sSdDwW./\-\[\]])+\]"  # a class
+    r"|[.^$*+?]|\{\d+(?:,\d*)?\})*"  # any character, anchors, repetitions
+)
+_QUANTIFIER = re.compile(r"(?<!\\)(?:[*+]|\{\d+,\})")
+
+
+class Unsure(Exception):
+    """What a rule gives here may not be what libjq gives: let the jq worker decide."""
+
+
+def compile_when(when: str) -> One | None:
+    """``when`` compiled to Python (``clear`` runs it), or None when it is written with more than
+    the part of jq copied here (its definitions always go to the jq worker)."""
+    return _compiled(when)
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(when: str) -> One | None:
+    try:
+        return _one(parse(when))
+    except (JqSyntaxError, _Outside, RecursionError):
+        return None
+
+
+def clear(part: One, unit: Any, variables: dict) -> bool:
+    """Whether a rule compiled to ``part`` finds nothing on ``unit``: True (clear), or ``Unsure``
+    raised (a finding, a failure, or not known here)."""
+    output = part(unit, variables)
+    if output is not None and output is not False:
+        raise Unsure  # (true: a finding, made by the jq worker with its message; else a failure)
+    return True
+
+
+def _one(node: Any) -> One:
+    kind = node.kind
+    if kind == "paren":
+        return _one(node.children[0])
+    if kind == "identity":
+        return lambda value, variables: value
+    if kind == "literal":
+        constant = node.value
+        try:
+            _kind(constant)
+        except Unsure:
+            raise _Outside from None
+        return lambda value, variables: constant
+    if kind == "object" and not node.children:
+        return lambda value, variables: {}
+    if kind == "field":
+        names = []
+        while node.kind == "field":  # (a chain `.a.b.c` read in one step)
+            names.append(node.value)
+            if node.children[0] is None:
+                break
+            node = node.children[0]
+        names.reverse()
+        if node.kind == "field":  # (the chain starts at `.`)
+            return lambda value, variables: _follow(value, names)
+        target = _one(node)
+        return lambda value, variables: _follow(target(value, variables), names)
+    if kind == "binop" and (node.value in ("|", "//", "and", "or") or node.value in _COMPARE):
+        return _one_binop(node)
+    if kind == "if":
+        branches = node.value
+        parts = [_one(child) for child in node.children]
+        tests = [(parts[2 * i], parts[2 * i + 1]) for i in range(branches)]
+        otherwise = parts[2 * branches] if len(parts) > 2 * branches else None
+
+        def choose(value: Any, variables: dict) -> Any:
+            for test, then in tests:
+                if _truthy(test(value, variables)):
+                    return then(value, variables)
+            return otherwise(value, variables) if otherwise is not None else value
+
+        return choose
+    if kind == "bind" and len(node.children) == 3 and node.children[2].kind == "pattern_var":
+        name = node.children[2].value
+        if name in ("path", "definition") or name.startswith("__"):
+            raise _Outside
+        source, body = _one(node.children[0]), _one(node.children[1])
+        return lambda value, variables: body(value, {**variables, name: source(value, variables)})
+    if kind == "call" and not node.children:
+        plain = _PLAIN.get(node.value)
+        if plain is not None:
+            return lambda value, variables: plain(value)
+    if kind == "call" and len(node.children) == 1 and node.value in _WITH_ONE:
+        one, argument = _WITH_ONE[node.value], _one(node.children[0])
+        return lambda value, variables: one(value, argument(value, variables))
+    if kind == "call" and len(node.children) == 1 and node.value == "map":
+        inside = _part(node.children[0])
+
+        def each(value: Any, variables: dict) -> Any:
+            if type(value) is not list:
+                raise Unsure  # (an object's values, or an error)
+            return [out for item in value for out in inside(item, variables)]
+
+        return each
+    part = _part(node)  # (any number of outputs: one is needed here)
+
+    def single(value: Any, variables: dict) -> Any:
+        found = part(value, variables)
+        if len(found) != 1:
+            raise Unsure
+        return found[0]
+
+    return single
+
+
+def _follow(value: Any, names: list[str]) -> Any:
+    """``.a.b.c`` of ``value``: null through null, ``Unsure`` on what jq cannot index by a name."""
+    for name in names:
+        if type(value) is dict:
+            value = value.get(name)
+        elif value is not None:
+            raise Unsure
+    return value
+
+
+def _one_binop(node: Any) -> One:
+    operator = node.value
+    left, right = (_one(child) for child in node.children)
+    if operator == "|":
+        return lambda value, variables: right(left(value, variables), variables)
+    if operator == "//":
+
+        def alternative(value: Any, variables: dict) -> Any:
+            found = left(value, variables)
+            return found if _truthy(found) else right(value, variables)
+
+        return alternative
+    if operator == "and":
+        return lambda value, variables: _truthy(left(value, variables)) and _truthy(right(value, variables))
+    if operator == "or":
+        return lambda value, variables: _truthy(left(value, variables)) or _truthy(right(value, variables))
+    compare = _COMPARE[operator]
+    constant = node.children[1]
+    if (
+        operator in ("==", "!=")
+        and constant.kind == "literal"
+        and (constant.value is None or type(constant.value) is str)
+    ):
+        wanted, equal = constant.value, operator == "=="  # (`.x != null`, `== "name"`: what rules write most)
+        if wanted is None:
+            return lambda value, variables: (left(value, variables) is None) is equal
+
+        def same_string(value: Any, variables: dict) -> Any:
+            found = left(value, variables)
+            if type(found) is not str:
+                _kind(found)  # (Unsure for a value jq has no type for)
+                return not equal
+            return (found == wanted) is equal
+
+        return same_string
+
+    def compared(value: Any, variables: dict) -> Any:
+        other = right(value, variables)  # (jq: the right side first)
+        return compare(left(value, variables), other)
+
+    return compared
+
+
+class _Outside(Exception):
+    """Written with more than the part of jq copied here."""
+
+
+def _kind(value: Any) -> str:
+    """jq's type of a decoded value (``Unsure`` for what jq has no type for, or reads apart)."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "boolean"
+    kind = type(value)
+    if kind is str:
+        return "string"
+    if kind is dict:
+        return "object"
+    if kind is list:
+        return "array"
+    if kind is int:
+        if -MAX_EXACT_INT <= value <= MAX_EXACT_INT:
+            return "number"
+        raise Unsure
+    if kind is float:
+        if value - value == 0:  # (finite)
+            return "number"
+        raise Unsure
+    raise Unsure  # (a YAML timestamp, bytes, ...: the input is no JSON)
+
+
+def _truthy(value: Any) -> bool:
+    return value is not None and value is not False
+
+
+def _equal(left: Any, right: Any) -> bool:
+    kind = _kind(left)
+    if kind != _kind(right):
+        return False
+    if kind == "array":
+        return len(left) == len(right) and all(_equal(a, b) for a, b in zip(left, right, strict=True))
+    if kind == "object":
+        return left.keys() == right.keys() and all(_equal(v, right[k]) for k, v in left.items())
+    return left == right
+
+
+def _ordered(left: Any, right: Any) -> tuple[Any, Any]:
+    """Two values jq orders as Python does (numbers, or strings: by code point), else ``Unsure``."""
+    kind = _kind(left)
+    if kind != _kind(right) or kind not in ("number", "string"):
+        raise Unsure
+    return left, right
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": _equal,
+    "!=": lambda a, b: not _equal(a, b),
+    "<": lambda a, b: _ordered(a, b)[0] < b,
+    "<=": lambda a, b: _ordered(a, b)[0] <= b,
+    ">": lambda a, b: _ordered(a, b)[0] > b,
+    ">=": lambda a, b: _ordered(a, b)[0] >= b,
+}
+
+
+def _part(node: Any) -> Part:
+    kind = node.kind
+    if kind == "identity":
+        return lambda value, variables: [value]
+    if kind == "paren":
+        return _part(node.children[0])
+    if kind == "literal":
+        constant = node.value
+        try:
+            _kind(constant)
+        except Unsure:
+            raise _Outside from None
+        return lambda value, variables: [constant]
+    if kind == "field":
+        return _field(node)
+    if kind == "index":
+        return _index(node)
+    if kind == "var":
+        name = node.value
+        if name.startswith("__") or name == "ENV":
+            raise _Outside
+
+        def variable(value: Any, variables: dict) -> list:
+            if name not in variables:
+                raise Unsure
+            found = variables[name]
+            return [list(found) if type(found) is tuple else found]  # (``$path``: a tuple, a list in jq)
+
+        return variable
+    if kind == "neg":
+        operand = _part(node.children[0])
+
+        def negative(value: Any, variables: dict) -> list:
+            out: list = []
+            for number in operand(value, variables):
+                if _kind(number) != "number":
+                    raise Unsure
+                out.append(-number)
+            return out
+
+        return negative
+    if kind == "object" and not node.children:  # (`{}`, as in `.labels // {}`)
+        return lambda value, variables: [{}]
+    if kind == "array":
+        if not node.children:
+            return lambda value, variables: [[]]
+        inside = _part(node.children[0])
+        return lambda value, variables: [inside(value, variables)]
+    if kind == "binop":
+        return _binop(node)
+    if kind == "if":
+        return _if(node)
+    if kind == "bind":
+        return _bind(node)
+    if kind == "call":
+        return _call(node)
+    if kind == "iterate":
+        target = _target(node.children[0])
+
+        def iterate(value: Any, variables: dict) -> list:
+            out: list = []
+            for found in target(value, variables):
+                kind_ = _kind(found)
+                if kind_ == "array":
+                    out.extend(found)
+                elif kind_ == "object":
+                    out.extend(found.values())
+                else:
+                    raise Unsure
+            return out
+
+        return iterate
+    raise _Outside  # (strings with interpolation, objects, reduce, try, def, `..`, `?`, slices, ...)
+
+
+def _target(node: Any) -> Part:
+    return (lambda value, variables: [value]) if node is None else _part(node)
+
+
+def _field(node: Any) -> Part:
+    name = node.value
+    target = _target(node.children[0])
+
+    def field(value: Any, variables: dict) -> list:
+        out = []
+        for found in target(value, variables):
+            if type(found) is dict:
+                out.append(found.get(name))
+            elif found is None:
+                out.append(None)
+            else:
+                raise Unsure
+        return out
+
+    return field
+
+
+def _index(node: Any) -> Part:
+    target = _target(node.children[0])
+    key = _part(node.children[1])
+
+    def index(value: Any, variables: dict) -> list:
+        out: list = []
+        keys = key(value, variables)
+        if len(keys) != 1:
+            raise Unsure
+        for at in keys:
+            for found in target(value, variables):
+                kinds = (_kind(found), _kind(at))
+                if kinds[0] == "null" and kinds[1] in ("string", "number"):
+                    out.append(None)
+                elif kinds == ("object", "string"):
+                    out.append(found.get(at))
+                elif kinds == ("array", "number") and type(at) is int:
+                    out.append(found[at] if -len(found) <= at < len(found) else None)
+                else:
+                    raise Unsure
+        return out
+
+    return index
+
+
+def _binop(node: Any) -> Part:
+    operator = node.value
+    left, right = (_part(child) for child in node.children)
+    if operator == "|":
+        return lambda value, variables: [out for found in left(value, variables) for out in right(found, variables)]
+    if operator == ",":
+        return lambda value, variables: left(value, variables) + right(value, variables)
+    if operator == "//":
+
+        def alternative(value: Any, variables: dict) -> list:
+            kept = [found for found in left(value, variables) if _truthy(found)]
+            return kept if kept else right(value, variables)
+
+        return alternative
+    if operator in ("and", "or"):
+        stop = operator == "or"  # (the value of the left side that decides without the right)
+
+        def logical(value: Any, variables: dict) -> list:
+            out = []
+            for found in left(value, variables):
+                if _truthy(found) is stop:
+                    out.append(stop)
+                else:
+                    out.extend(_truthy(other) for other in right(value, variables))
+            return out
+
+        return logical
+    compare = _COMPARE.get(operator)
+    if compare is None:
+        raise _Outside  # (arithmetic, assignments, `?//`)
+    return lambda value, variables: [
+        compare(a, b) for b in right(value, variables) for a in left(value, variables)
+    ]  # (jq: the right side's outputs outside, the left side's inside)
+
+
+def _if(node: Any) -> Part:
+    branches = node.value
+    parts = [_part(child) for child in node.children]
+    tests = [(parts[2 * i], parts[2 * i + 1]) for i in range(branches)]
+    otherwise = parts[2 * branches] if len(parts) > 2 * branches else None
+
+    def choose(value: Any, variables: dict, at: int = 0) -> list:
+        if at == len(tests):
+            return otherwise(value, variables) if otherwise is not None else [value]
+        test, then = tests[at]
+        out: list = []
+        for found in test(value, variables):
+            out.extend(then(value, variables) if _truthy(found) else choose(value, variables, at + 1))
+        return out
+
+    return choose
+
+
+def _bind(node: Any) -> Part:
+    if len(node.children) != 3 or node.children[2].kind != "pattern_var":
+        raise _Outside  # (destructuring, `?//`)
+    source, body = _part(node.children[0]), _part(node.children[1])
+    name = node.children[2].value
+    if name in ("path", "definition") or name.startswith("__"):
+        raise _Outside
+
+    def bind(value: Any, variables: dict) -> list:
+        out = []
+        for found in source(value, variables):
+            out.extend(body(value, {**variables, name: found}))
+        return out
+
+    return bind
+
+
+def _strings(value: Any, other: Any) -> tuple[str, str]:
+    if type(value) is not str or type(other) is not str:
+        raise Unsure
+    return value, other
+
+
+def _length(value: Any) -> Any:
+    kind = _kind(value)
+    if kind in ("string", "array", "object"):
+        return len(value)
+    if kind == "null":
+        return 0
+    if kind == "number":
+        return abs(value)
+    raise Unsure
+
+
+def _has(value: Any, key: Any) -> bool:
+    kinds = (_kind(value), _kind(key))
+    if kinds == ("object", "string"):
+        return key in value
+    if kinds == ("array", "number") and type(key) is int:
+        return 0 <= key < len(value)
+    raise Unsure
+
+
+def _contains(value: Any, other: Any) -> bool:
+    text, part = _strings(value, other)
+    if "\0" in text or "\0" in part:
+        raise Unsure
+    return part in text
+
+
+def _split(value: Any, separator: Any) -> list:
+    text, by = _strings(value, separator)
+    if not by:
+        raise Unsure
+    return text.split(by) if text else []
+
+
+def _join(value: Any, separator: Any) -> str:
+    if type(value) is not list or type(separator) is not str:
+        raise Unsure
+    if not all(item is None or type(item) is str for item in value):
+        raise Unsure  # (numbers and booleans as JSON, containers an error)
+    return separator.join("" if item is None else item for item in value)
+
+
+def _ascii_case(upper: bool) -> Callable[[Any], str]:
+    def change(value: Any) -> str:
+        if type(value) is not str or not value.isascii():
+            raise Unsure
+        return value.upper() if upper else value.lower()
+
+    return change
+
+
+def _keys(value: Any) -> list:
+    kind = _kind(value)
+    if kind == "object":
+        return sorted(value)
+    if kind == "array":
+        return list(range(len(value)))
+    raise Unsure
+
+
+# builtins of no argument: input -> output
+_PLAIN: dict[str, Callable[[Any], Any]] = {
+    "not": lambda value: not _truthy(value),
+    "length": _length,
+    "type": _kind,
+    "keys": _keys,
+    "ascii_downcase": _ascii_case(False),
+    "ascii_upcase": _ascii_case(True),
+}
+
+# builtins of one argument, whose outputs are each used: (input, argument) -> output
+_WITH_ONE: dict[str, Callable[[Any, Any], Any]] = {
+    "has": _has,
+    "contains": _contains,
+    "startswith": lambda value, other: _strings(value, other)[0].startswith(other),
+    "endswith": lambda value, other: _strings(value, other)[0].endswith(other),
+    "split": _split,
+    "join": _join,
+}
+
+
+def _call(node: Any) -> Part:
+    name, arguments = node.value, node.children
+    if name in ("true", "false", "null") and not arguments:
+        constant = {"true": True, "false": False, "null": None}[name]
+        return lambda value, variables: [constant]
+    if name == "empty" and not arguments:
+        return lambda value, variables: []
+    plain = _PLAIN.get(name)
+    if plain is not None and not arguments:
+        return lambda value, variables: [plain(value)]
+    one = _WITH_ONE.get(name)
+    if one is not None and len(arguments) == 1:
+        argument = _part(arguments[0])
+        return lambda value, variables: [one(value, given) for given in argument(value, variables)]
+    if name in ("select", "map") and len(arguments) == 1:
+        inside = _part(arguments[0])
+        if name == "select":
+            return lambda value, variables: [value for found in inside(value, variables) if _truthy(found)]
+
+        def each(value: Any, variables: dict) -> list:
+            if type(value) is not list:
+                raise Unsure  # (an object's values, or an error)
+            return [[out for item in value for out in inside(item, variables)]]
+
+        return each
+    if name == "test" and len(arguments) in (1, 2):
+        return _test(arguments)
+    raise _Outside
+
+
+def _test(arguments: list[Any]) -> Part:
+    """``test(pattern)``, ``test(pattern; flags)`` with a plain pattern written as a literal."""
+    pattern = arguments[0]
+    flags = arguments[1] if len(arguments) == 2 else None
+    if pattern.kind != "literal" or not isinstance(pattern.value, str):
+        raise _Outside
+    if flags is not None and not (flags.kind == "literal" and flags.value in (None, "", "i")):
+        raise _Outside
+    text = pattern.value
+    if _PLAIN_PATTERN.fullmatch(text) is None or len(_QUANTIFIER.findall(text)) > MAX_QUANTIFIERS:
+        raise _Outside
+    try:
+        compiled = re.compile(text, re.IGNORECASE if flags is not None and flags.value == "i" else 0)
+    except re.error:
+        raise _Outside from None
+
+    def test(value: Any, variables: dict) -> list:
+        if type(value) is not str or len(value) > MAX_PATTERN_INPUT or not _printable_ascii(value):
+            raise Unsure
+        return [compiled.search(value) is not None]
+
+    return test
+
+
+def _printable_ascii(text: str) -> bool:
+    return text.isascii() and text.isprintable()
