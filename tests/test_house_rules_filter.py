@@ -26,7 +26,8 @@ from kartalint.lint.pipeline import lint_file
 from kartalint.load.documents import load_file
 from kartalint.project import read_config
 from kartalint.rules import registry
-from kartalint.rules._house_filter import Unsure, clear, compile_when
+from kartalint.rules._house_filter import clear, compile_when
+from kartalint.rules._house_values import Unsure
 from kartalint.rules.house import status_mappings
 
 # rules as organisations write them (docs/house-rules.md, bench/house_rules.py) and edge cases of jq

@@ -18,12 +18,23 @@ Messages are never made here: a definition with a finding is run by the jq worke
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from typing import Any
 
 from kartalint.jqlang.lexer import JqSyntaxError
 from kartalint.jqlang.parser import parse
+from kartalint.rules._house_values import (
+    COMPARE,
+    MAX_PATTERN_INPUT,
+    PLAIN,
+    WITH_ONE,
+    Outside,
+    Unsure,
+    kind_of,
+    plain_pattern,
+    printable_ascii,
+    truthy,
+)
 
 # a compiled part of a rule: (input, variables) -> its outputs
 Part = Callable[[Any, dict], list]
@@ -32,25 +43,6 @@ Part = Callable[[Any, dict], list]
 # of the time). A part that may give another number of outputs (`select`, `,`, `.[]`, `empty`)
 # inside one that needs one raises ``Unsure`` when it does.
 One = Callable[[Any, dict], object]
-
-MAX_EXACT_INT = 2**53  # beyond, jq's doubles and Python's ints may compare apart
-MAX_PATTERN_INPUT = 4096  # characters a plain pattern is tried on here (else: the jq worker)
-MAX_QUANTIFIERS = 2  # unbounded repetitions in a plain pattern (no catastrophic backtracking)
-
-# a plain pattern: characters, escapes of punctuation, classes, `.`, anchors, \b \s \d \w (and
-# their negations), greedy `*`, `+`, `?`, `{n,m}`: written the same in Oniguruma and Python's `re`,
-# and meaning the same on printable ASCII
-_PLAIN_PATTERN = re.compile(
-    r"(?:[A-Za-z0-9 _\-:/=@,;'\"<>%#~!&]"  # a character standing for itself
-    r"|\\[bBsSdDwW./\-\[\]{}()*+?|^$]"  # an escape
-    r"|\[\^?(?:[A-Za-z0-9 _\-:/.=@,;'\"<>%#~!&]|\\[sSdDwW./\-\[\]])+\]"  # a class
-    r"|[.^$*+?]|\{\d+(?:,\d*)?\})*"  # any character, anchors, repetitions
-)
-_QUANTIFIER = re.compile(r"(?<!\\)(?:[*+]|\{\d+,\})")
-
-
-class Unsure(Exception):
-    """What a rule gives here may not be what libjq gives: let the jq worker decide."""
 
 
 def compile_when(when: str) -> One | None:
@@ -63,7 +55,7 @@ def compile_when(when: str) -> One | None:
 def _compiled(when: str) -> One | None:
     try:
         return _one(parse(when))
-    except (JqSyntaxError, _Outside, RecursionError):
+    except (JqSyntaxError, Outside, RecursionError):
         return None
 
 
@@ -85,9 +77,9 @@ def _one(node: Any) -> One:
     if kind == "literal":
         constant = node.value
         try:
-            _kind(constant)
+            kind_of(constant)
         except Unsure:
-            raise _Outside from None
+            raise Outside from None
         return lambda value, variables: constant
     if kind == "object" and not node.children:
         return lambda value, variables: {}
@@ -103,7 +95,7 @@ def _one(node: Any) -> One:
             return lambda value, variables: _follow(value, names)
         target = _one(node)
         return lambda value, variables: _follow(target(value, variables), names)
-    if kind == "binop" and (node.value in ("|", "//", "and", "or") or node.value in _COMPARE):
+    if kind == "binop" and (node.value in ("|", "//", "and", "or") or node.value in COMPARE):
         return _one_binop(node)
     if kind == "if":
         branches = node.value
@@ -113,7 +105,7 @@ def _one(node: Any) -> One:
 
         def choose(value: Any, variables: dict) -> Any:
             for test, then in tests:
-                if _truthy(test(value, variables)):
+                if truthy(test(value, variables)):
                     return then(value, variables)
             return otherwise(value, variables) if otherwise is not None else value
 
@@ -121,15 +113,15 @@ def _one(node: Any) -> One:
     if kind == "bind" and len(node.children) == 3 and node.children[2].kind == "pattern_var":
         name = node.children[2].value
         if name in ("path", "definition") or name.startswith("__"):
-            raise _Outside
+            raise Outside
         source, body = _one(node.children[0]), _one(node.children[1])
         return lambda value, variables: body(value, {**variables, name: source(value, variables)})
     if kind == "call" and not node.children:
-        plain = _PLAIN.get(node.value)
+        plain = PLAIN.get(node.value)
         if plain is not None:
             return lambda value, variables: plain(value)
-    if kind == "call" and len(node.children) == 1 and node.value in _WITH_ONE:
-        one, argument = _WITH_ONE[node.value], _one(node.children[0])
+    if kind == "call" and len(node.children) == 1 and node.value in WITH_ONE:
+        one, argument = WITH_ONE[node.value], _one(node.children[0])
         return lambda value, variables: one(value, argument(value, variables))
     if kind == "call" and len(node.children) == 1 and node.value == "map":
         inside = _part(node.children[0])
@@ -170,14 +162,14 @@ def _one_binop(node: Any) -> One:
 
         def alternative(value: Any, variables: dict) -> Any:
             found = left(value, variables)
-            return found if _truthy(found) else right(value, variables)
+            return found if truthy(found) else right(value, variables)
 
         return alternative
     if operator == "and":
-        return lambda value, variables: _truthy(left(value, variables)) and _truthy(right(value, variables))
+        return lambda value, variables: truthy(left(value, variables)) and truthy(right(value, variables))
     if operator == "or":
-        return lambda value, variables: _truthy(left(value, variables)) or _truthy(right(value, variables))
-    compare = _COMPARE[operator]
+        return lambda value, variables: truthy(left(value, variables)) or truthy(right(value, variables))
+    compare = COMPARE[operator]
     constant = node.children[1]
     if (
         operator in ("==", "!=")
@@ -191,7 +183,7 @@ def _one_binop(node: Any) -> One:
         def same_string(value: Any, variables: dict) -> Any:
             found = left(value, variables)
             if type(found) is not str:
-                _kind(found)  # (Unsure for a value jq has no type for)
+                kind_of(found)  # (Unsure for a value jq has no type for)
                 return not equal
             return (found == wanted) is equal
 
@@ -204,67 +196,6 @@ def _one_binop(node: Any) -> One:
     return compared
 
 
-class _Outside(Exception):
-    """Written with more than the part of jq copied here."""
-
-
-def _kind(value: Any) -> str:
-    """jq's type of a decoded value (``Unsure`` for what jq has no type for, or reads apart)."""
-    if value is None:
-        return "null"
-    if value is True or value is False:
-        return "boolean"
-    kind = type(value)
-    if kind is str:
-        return "string"
-    if kind is dict:
-        return "object"
-    if kind is list:
-        return "array"
-    if kind is int:
-        if -MAX_EXACT_INT <= value <= MAX_EXACT_INT:
-            return "number"
-        raise Unsure
-    if kind is float:
-        if value - value == 0:  # (finite)
-            return "number"
-        raise Unsure
-    raise Unsure  # (a YAML timestamp, bytes, ...: the input is no JSON)
-
-
-def _truthy(value: Any) -> bool:
-    return value is not None and value is not False
-
-
-def _equal(left: Any, right: Any) -> bool:
-    kind = _kind(left)
-    if kind != _kind(right):
-        return False
-    if kind == "array":
-        return len(left) == len(right) and all(_equal(a, b) for a, b in zip(left, right, strict=True))
-    if kind == "object":
-        return left.keys() == right.keys() and all(_equal(v, right[k]) for k, v in left.items())
-    return left == right
-
-
-def _ordered(left: Any, right: Any) -> tuple[Any, Any]:
-    """Two values jq orders as Python does (numbers, or strings: by code point), else ``Unsure``."""
-    kind = _kind(left)
-    if kind != _kind(right) or kind not in ("number", "string"):
-        raise Unsure
-    return left, right
-
-
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "==": _equal,
-    "!=": lambda a, b: not _equal(a, b),
-    "<": lambda a, b: _ordered(a, b)[0] < b,
-    "<=": lambda a, b: _ordered(a, b)[0] <= b,
-    ">": lambda a, b: _ordered(a, b)[0] > b,
-    ">=": lambda a, b: _ordered(a, b)[0] >= b,
-}
-
-
 def _part(node: Any) -> Part:
     kind = node.kind
     if kind == "identity":
@@ -274,9 +205,9 @@ def _part(node: Any) -> Part:
     if kind == "literal":
         constant = node.value
         try:
-            _kind(constant)
+            kind_of(constant)
         except Unsure:
-            raise _Outside from None
+            raise Outside from None
         return lambda value, variables: [constant]
     if kind == "field":
         return _field(node)
@@ -285,7 +216,7 @@ def _part(node: Any) -> Part:
     if kind == "var":
         name = node.value
         if name.startswith("__") or name == "ENV":
-            raise _Outside
+            raise Outside
 
         def variable(value: Any, variables: dict) -> list:
             if name not in variables:
@@ -300,7 +231,7 @@ def _part(node: Any) -> Part:
         def negative(value: Any, variables: dict) -> list:
             out: list = []
             for number in operand(value, variables):
-                if _kind(number) != "number":
+                if kind_of(number) != "number":
                     raise Unsure
                 out.append(-number)
             return out
@@ -327,7 +258,7 @@ def _part(node: Any) -> Part:
         def iterate(value: Any, variables: dict) -> list:
             out: list = []
             for found in target(value, variables):
-                kind_ = _kind(found)
+                kind_ = kind_of(found)
                 if kind_ == "array":
                     out.extend(found)
                 elif kind_ == "object":
@@ -337,7 +268,7 @@ def _part(node: Any) -> Part:
             return out
 
         return iterate
-    raise _Outside  # (strings with interpolation, objects, reduce, try, def, `..`, `?`, slices, ...)
+    raise Outside  # (strings with interpolation, objects, reduce, try, def, `..`, `?`, slices, ...)
 
 
 def _target(node: Any) -> Part:
@@ -373,7 +304,7 @@ def _index(node: Any) -> Part:
             raise Unsure
         for at in keys:
             for found in target(value, variables):
-                kinds = (_kind(found), _kind(at))
+                kinds = (kind_of(found), kind_of(at))
                 if kinds[0] == "null" and kinds[1] in ("string", "number"):
                     out.append(None)
                 elif kinds == ("object", "string"):
@@ -397,7 +328,7 @@ def _binop(node: Any) -> Part:
     if operator == "//":
 
         def alternative(value: Any, variables: dict) -> list:
-            kept = [found for found in left(value, variables) if _truthy(found)]
+            kept = [found for found in left(value, variables) if truthy(found)]
             return kept if kept else right(value, variables)
 
         return alternative
@@ -407,16 +338,16 @@ def _binop(node: Any) -> Part:
         def logical(value: Any, variables: dict) -> list:
             out = []
             for found in left(value, variables):
-                if _truthy(found) is stop:
+                if truthy(found) is stop:
                     out.append(stop)
                 else:
-                    out.extend(_truthy(other) for other in right(value, variables))
+                    out.extend(truthy(other) for other in right(value, variables))
             return out
 
         return logical
-    compare = _COMPARE.get(operator)
+    compare = COMPARE.get(operator)
     if compare is None:
-        raise _Outside  # (arithmetic, assignments, `?//`)
+        raise Outside  # (arithmetic, assignments, `?//`)
     return lambda value, variables: [
         compare(a, b) for b in right(value, variables) for a in left(value, variables)
     ]  # (jq: the right side's outputs outside, the left side's inside)
@@ -434,7 +365,7 @@ def _if(node: Any) -> Part:
         test, then = tests[at]
         out: list = []
         for found in test(value, variables):
-            out.extend(then(value, variables) if _truthy(found) else choose(value, variables, at + 1))
+            out.extend(then(value, variables) if truthy(found) else choose(value, variables, at + 1))
         return out
 
     return choose
@@ -442,11 +373,11 @@ def _if(node: Any) -> Part:
 
 def _bind(node: Any) -> Part:
     if len(node.children) != 3 or node.children[2].kind != "pattern_var":
-        raise _Outside  # (destructuring, `?//`)
+        raise Outside  # (destructuring, `?//`)
     source, body = _part(node.children[0]), _part(node.children[1])
     name = node.children[2].value
     if name in ("path", "definition") or name.startswith("__"):
-        raise _Outside
+        raise Outside
 
     def bind(value: Any, variables: dict) -> list:
         out = []
@@ -457,93 +388,6 @@ def _bind(node: Any) -> Part:
     return bind
 
 
-def _strings(value: Any, other: Any) -> tuple[str, str]:
-    if type(value) is not str or type(other) is not str:
-        raise Unsure
-    return value, other
-
-
-def _length(value: Any) -> Any:
-    kind = _kind(value)
-    if kind in ("string", "array", "object"):
-        return len(value)
-    if kind == "null":
-        return 0
-    if kind == "number":
-        return abs(value)
-    raise Unsure
-
-
-def _has(value: Any, key: Any) -> bool:
-    kinds = (_kind(value), _kind(key))
-    if kinds == ("object", "string"):
-        return key in value
-    if kinds == ("array", "number") and type(key) is int:
-        return 0 <= key < len(value)
-    raise Unsure
-
-
-def _contains(value: Any, other: Any) -> bool:
-    text, part = _strings(value, other)
-    if "\0" in text or "\0" in part:
-        raise Unsure
-    return part in text
-
-
-def _split(value: Any, separator: Any) -> list:
-    text, by = _strings(value, separator)
-    if not by:
-        raise Unsure
-    return text.split(by) if text else []
-
-
-def _join(value: Any, separator: Any) -> str:
-    if type(value) is not list or type(separator) is not str:
-        raise Unsure
-    if not all(item is None or type(item) is str for item in value):
-        raise Unsure  # (numbers and booleans as JSON, containers an error)
-    return separator.join("" if item is None else item for item in value)
-
-
-def _ascii_case(upper: bool) -> Callable[[Any], str]:
-    def change(value: Any) -> str:
-        if type(value) is not str or not value.isascii():
-            raise Unsure
-        return value.upper() if upper else value.lower()
-
-    return change
-
-
-def _keys(value: Any) -> list:
-    kind = _kind(value)
-    if kind == "object":
-        return sorted(value)
-    if kind == "array":
-        return list(range(len(value)))
-    raise Unsure
-
-
-# builtins of no argument: input -> output
-_PLAIN: dict[str, Callable[[Any], Any]] = {
-    "not": lambda value: not _truthy(value),
-    "length": _length,
-    "type": _kind,
-    "keys": _keys,
-    "ascii_downcase": _ascii_case(False),
-    "ascii_upcase": _ascii_case(True),
-}
-
-# builtins of one argument, whose outputs are each used: (input, argument) -> output
-_WITH_ONE: dict[str, Callable[[Any, Any], Any]] = {
-    "has": _has,
-    "contains": _contains,
-    "startswith": lambda value, other: _strings(value, other)[0].startswith(other),
-    "endswith": lambda value, other: _strings(value, other)[0].endswith(other),
-    "split": _split,
-    "join": _join,
-}
-
-
 def _call(node: Any) -> Part:
     name, arguments = node.value, node.children
     if name in ("true", "false", "null") and not arguments:
@@ -551,17 +395,17 @@ def _call(node: Any) -> Part:
         return lambda value, variables: [constant]
     if name == "empty" and not arguments:
         return lambda value, variables: []
-    plain = _PLAIN.get(name)
+    plain = PLAIN.get(name)
     if plain is not None and not arguments:
         return lambda value, variables: [plain(value)]
-    one = _WITH_ONE.get(name)
+    one = WITH_ONE.get(name)
     if one is not None and len(arguments) == 1:
         argument = _part(arguments[0])
         return lambda value, variables: [one(value, given) for given in argument(value, variables)]
     if name in ("select", "map") and len(arguments) == 1:
         inside = _part(arguments[0])
         if name == "select":
-            return lambda value, variables: [value for found in inside(value, variables) if _truthy(found)]
+            return lambda value, variables: [value for found in inside(value, variables) if truthy(found)]
 
         def each(value: Any, variables: dict) -> list:
             if type(value) is not list:
@@ -571,7 +415,7 @@ def _call(node: Any) -> Part:
         return each
     if name == "test" and len(arguments) in (1, 2):
         return _test(arguments)
-    raise _Outside
+    raise Outside
 
 
 def _test(arguments: list[Any]) -> Part:
@@ -579,24 +423,14 @@ def _test(arguments: list[Any]) -> Part:
     pattern = arguments[0]
     flags = arguments[1] if len(arguments) == 2 else None
     if pattern.kind != "literal" or not isinstance(pattern.value, str):
-        raise _Outside
+        raise Outside
     if flags is not None and not (flags.kind == "literal" and flags.value in (None, "", "i")):
-        raise _Outside
-    text = pattern.value
-    if _PLAIN_PATTERN.fullmatch(text) is None or len(_QUANTIFIER.findall(text)) > MAX_QUANTIFIERS:
-        raise _Outside
-    try:
-        compiled = re.compile(text, re.IGNORECASE if flags is not None and flags.value == "i" else 0)
-    except re.error:
-        raise _Outside from None
+        raise Outside
+    compiled = plain_pattern(pattern.value, flags is not None and flags.value == "i")
 
     def test(value: Any, variables: dict) -> list:
-        if type(value) is not str or len(value) > MAX_PATTERN_INPUT or not _printable_ascii(value):
+        if type(value) is not str or len(value) > MAX_PATTERN_INPUT or not printable_ascii(value):
             raise Unsure
         return [compiled.search(value) is not None]
 
     return test
-
-
-def _printable_ascii(text: str) -> bool:
-    return text.isascii() and text.isprintable()
