@@ -6,6 +6,7 @@ catalog's units and on generated values, and end to end against linting the file
 
 from __future__ import annotations
 
+import functools
 import glob
 import json
 import os
@@ -58,6 +59,8 @@ WHENS = [
     ".a | not",
     "-(.a // 0) > 1",
     "[.[] | select(. == null)] | length > 0",
+    'test("NVIDIA.COM/GPU"; "i")',
+    '(.name // "") | test("^[A-Z]")',
 ]
 
 OUTSIDE = [
@@ -73,13 +76,16 @@ OUTSIDE = [
 ]
 
 
+@functools.lru_cache(maxsize=64)
+def _program(when: str):
+    """``when`` compiled by libjq as the house rules' program binds it: ``[path, unit]`` in."""
+    return jq.compile(SANDBOX_PRELUDE + f"{{}} as $definition | .[0] as $path | .[1] | ({when}\n)")
+
+
 def libjq(when: str, unit: object, path: list) -> tuple[list, str | None]:
-    """libjq's outputs of ``when`` on ``unit`` (as the house rules' program binds it), or its error."""
-    program = jq.compile(
-        SANDBOX_PRELUDE + f"$__kl_p as $path | $__kl_d as $definition | ({when}\n)", args={"__kl_p": path, "__kl_d": {}}
-    )
+    """libjq's outputs of ``when`` on ``unit``, or its error."""
     try:
-        return program.input_value(unit).all(), None
+        return _program(when).input_value([path, unit]).all(), None
     except ValueError as error:
         return [], str(error)
 

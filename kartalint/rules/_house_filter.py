@@ -42,7 +42,7 @@ Part = Callable[[Any, dict], list]
 # input (a path, a comparison, a test); such a part is compiled without lists of outputs (a third
 # of the time). A part that may give another number of outputs (`select`, `,`, `.[]`, `empty`)
 # inside one that needs one raises ``Unsure`` when it does.
-One = Callable[[Any, dict], object]
+One = Callable[[Any, dict], Any]
 
 
 def compile_when(when: str) -> One | None:
@@ -68,7 +68,9 @@ def clear(part: One, unit: Any, variables: dict) -> bool:
     return True
 
 
-def _one(node: Any) -> One:
+def _one(node: Any, alone: bool = False) -> One:
+    """A part of one output (``alone``: no other way to compile it; else a part of any number of
+    outputs, ``_part``, whose one output is needed here: ``Unsure`` when it gives another number)."""
     kind = node.kind
     if kind == "paren":
         return _one(node.children[0])
@@ -116,22 +118,34 @@ def _one(node: Any) -> One:
             raise Outside
         source, body = _one(node.children[0]), _one(node.children[1])
         return lambda value, variables: body(value, {**variables, name: source(value, variables)})
-    if kind == "call" and not node.children:
-        plain = PLAIN.get(node.value)
-        if plain is not None:
-            return lambda value, variables: plain(value)
-    if kind == "call" and len(node.children) == 1 and node.value in WITH_ONE:
-        one, argument = WITH_ONE[node.value], _one(node.children[0])
-        return lambda value, variables: one(value, argument(value, variables))
-    if kind == "call" and len(node.children) == 1 and node.value == "map":
-        inside = _part(node.children[0])
+    if kind == "var" and not (node.value.startswith("__") or node.value == "ENV"):
+        name = node.value
 
-        def each(value: Any, variables: dict) -> Any:
-            if type(value) is not list:
-                raise Unsure  # (an object's values, or an error)
-            return [out for item in value for out in inside(item, variables)]
+        def variable(value: Any, variables: dict) -> Any:
+            if name not in variables:
+                raise Unsure
+            found = variables[name]
+            return list(found) if type(found) is tuple else found  # (``$path``: a tuple, a list in jq)
 
-        return each
+        return variable
+    if kind == "index":
+        return _index(node)
+    if kind == "neg":
+        operand = _one(node.children[0])
+
+        def negative(value: Any, variables: dict) -> Any:
+            number = operand(value, variables)
+            if kind_of(number) != "number":
+                raise Unsure
+            return -number
+
+        return negative
+    if kind == "call":
+        found = _call(node)
+        if found is not None:
+            return found
+    if alone:
+        raise Outside  # (strings with interpolation, objects, reduce, try, def, `..`, `?`, slices, ...)
     part = _part(node)  # (any number of outputs: one is needed here)
 
     def single(value: Any, variables: dict) -> Any:
@@ -141,6 +155,53 @@ def _one(node: Any) -> One:
         return found[0]
 
     return single
+
+
+def _call(node: Any) -> One | None:
+    """A builtin of one output (None: not one of them)."""
+    name, arguments = node.value, node.children
+    if name in ("true", "false", "null") and not arguments:
+        constant = {"true": True, "false": False, "null": None}[name]
+        return lambda value, variables: constant
+    plain = PLAIN.get(name)
+    if plain is not None and not arguments:
+        return lambda value, variables: plain(value)
+    one = WITH_ONE.get(name)
+    if one is not None and len(arguments) == 1:
+        argument = _one(arguments[0])
+        return lambda value, variables: one(value, argument(value, variables))
+    if name == "map" and len(arguments) == 1:
+        inside = _part(arguments[0])
+
+        def each(value: Any, variables: dict) -> Any:
+            if type(value) is not list:
+                raise Unsure  # (an object's values, or an error)
+            return [out for item in value for out in inside(item, variables)]
+
+        return each
+    if name == "test" and len(arguments) in (1, 2):
+        return _test(arguments)
+    return None
+
+
+def _index(node: Any) -> One:
+    """``.[key]`` of its target: a name of an object, a position of an array, null of null."""
+    target = (lambda value, variables: value) if node.children[0] is None else _one(node.children[0])
+    key = _one(node.children[1])
+
+    def index(value: Any, variables: dict) -> Any:
+        at = key(value, variables)  # (jq: the key first)
+        found = target(value, variables)
+        kinds = (kind_of(found), kind_of(at))
+        if kinds[0] == "null" and kinds[1] in ("string", "number"):
+            return None
+        if kinds == ("object", "string"):
+            return found.get(at)
+        if kinds == ("array", "number") and type(at) is int:
+            return found[at] if -len(found) <= at < len(found) else None
+        raise Unsure
+
+    return index
 
 
 def _follow(value: Any, names: list[str]) -> Any:
@@ -197,63 +258,28 @@ def _one_binop(node: Any) -> One:
 
 
 def _part(node: Any) -> Part:
-    kind = node.kind
-    if kind == "identity":
-        return lambda value, variables: [value]
+    """A part that may give any number of outputs: `,`, `|` after one, `empty`, `select`, `.[]`, and
+    `[...]` collecting them; any other is a part of one output (``_one``), its output in a list."""
+    kind, value_ = node.kind, node.value
     if kind == "paren":
         return _part(node.children[0])
-    if kind == "literal":
-        constant = node.value
-        try:
-            kind_of(constant)
-        except Unsure:
-            raise Outside from None
-        return lambda value, variables: [constant]
-    if kind == "field":
-        return _field(node)
-    if kind == "index":
-        return _index(node)
-    if kind == "var":
-        name = node.value
-        if name.startswith("__") or name == "ENV":
-            raise Outside
-
-        def variable(value: Any, variables: dict) -> list:
-            if name not in variables:
-                raise Unsure
-            found = variables[name]
-            return [list(found) if type(found) is tuple else found]  # (``$path``: a tuple, a list in jq)
-
-        return variable
-    if kind == "neg":
-        operand = _part(node.children[0])
-
-        def negative(value: Any, variables: dict) -> list:
-            out: list = []
-            for number in operand(value, variables):
-                if kind_of(number) != "number":
-                    raise Unsure
-                out.append(-number)
-            return out
-
-        return negative
-    if kind == "object" and not node.children:  # (`{}`, as in `.labels // {}`)
-        return lambda value, variables: [{}]
+    if kind == "binop" and value_ in ("|", ","):
+        left, right = (_part(child) for child in node.children)
+        if value_ == ",":
+            return lambda value, variables: left(value, variables) + right(value, variables)
+        return lambda value, variables: [out for found in left(value, variables) for out in right(found, variables)]
+    if kind == "call" and value_ == "empty" and not node.children:
+        return lambda value, variables: []
+    if kind == "call" and value_ == "select" and len(node.children) == 1:
+        test = _one(node.children[0])
+        return lambda value, variables: [value] if truthy(test(value, variables)) else []
     if kind == "array":
         if not node.children:
             return lambda value, variables: [[]]
         inside = _part(node.children[0])
         return lambda value, variables: [inside(value, variables)]
-    if kind == "binop":
-        return _binop(node)
-    if kind == "if":
-        return _if(node)
-    if kind == "bind":
-        return _bind(node)
-    if kind == "call":
-        return _call(node)
     if kind == "iterate":
-        target = _target(node.children[0])
+        target = (lambda value, variables: [value]) if node.children[0] is None else _part(node.children[0])
 
         def iterate(value: Any, variables: dict) -> list:
             out: list = []
@@ -268,157 +294,11 @@ def _part(node: Any) -> Part:
             return out
 
         return iterate
-    raise Outside  # (strings with interpolation, objects, reduce, try, def, `..`, `?`, slices, ...)
+    one = _one(node, alone=True)
+    return lambda value, variables: [one(value, variables)]
 
 
-def _target(node: Any) -> Part:
-    return (lambda value, variables: [value]) if node is None else _part(node)
-
-
-def _field(node: Any) -> Part:
-    name = node.value
-    target = _target(node.children[0])
-
-    def field(value: Any, variables: dict) -> list:
-        out = []
-        for found in target(value, variables):
-            if type(found) is dict:
-                out.append(found.get(name))
-            elif found is None:
-                out.append(None)
-            else:
-                raise Unsure
-        return out
-
-    return field
-
-
-def _index(node: Any) -> Part:
-    target = _target(node.children[0])
-    key = _part(node.children[1])
-
-    def index(value: Any, variables: dict) -> list:
-        out: list = []
-        keys = key(value, variables)
-        if len(keys) != 1:
-            raise Unsure
-        for at in keys:
-            for found in target(value, variables):
-                kinds = (kind_of(found), kind_of(at))
-                if kinds[0] == "null" and kinds[1] in ("string", "number"):
-                    out.append(None)
-                elif kinds == ("object", "string"):
-                    out.append(found.get(at))
-                elif kinds == ("array", "number") and type(at) is int:
-                    out.append(found[at] if -len(found) <= at < len(found) else None)
-                else:
-                    raise Unsure
-        return out
-
-    return index
-
-
-def _binop(node: Any) -> Part:
-    operator = node.value
-    left, right = (_part(child) for child in node.children)
-    if operator == "|":
-        return lambda value, variables: [out for found in left(value, variables) for out in right(found, variables)]
-    if operator == ",":
-        return lambda value, variables: left(value, variables) + right(value, variables)
-    if operator == "//":
-
-        def alternative(value: Any, variables: dict) -> list:
-            kept = [found for found in left(value, variables) if truthy(found)]
-            return kept if kept else right(value, variables)
-
-        return alternative
-    if operator in ("and", "or"):
-        stop = operator == "or"  # (the value of the left side that decides without the right)
-
-        def logical(value: Any, variables: dict) -> list:
-            out = []
-            for found in left(value, variables):
-                if truthy(found) is stop:
-                    out.append(stop)
-                else:
-                    out.extend(truthy(other) for other in right(value, variables))
-            return out
-
-        return logical
-    compare = COMPARE.get(operator)
-    if compare is None:
-        raise Outside  # (arithmetic, assignments, `?//`)
-    return lambda value, variables: [
-        compare(a, b) for b in right(value, variables) for a in left(value, variables)
-    ]  # (jq: the right side's outputs outside, the left side's inside)
-
-
-def _if(node: Any) -> Part:
-    branches = node.value
-    parts = [_part(child) for child in node.children]
-    tests = [(parts[2 * i], parts[2 * i + 1]) for i in range(branches)]
-    otherwise = parts[2 * branches] if len(parts) > 2 * branches else None
-
-    def choose(value: Any, variables: dict, at: int = 0) -> list:
-        if at == len(tests):
-            return otherwise(value, variables) if otherwise is not None else [value]
-        test, then = tests[at]
-        out: list = []
-        for found in test(value, variables):
-            out.extend(then(value, variables) if truthy(found) else choose(value, variables, at + 1))
-        return out
-
-    return choose
-
-
-def _bind(node: Any) -> Part:
-    if len(node.children) != 3 or node.children[2].kind != "pattern_var":
-        raise Outside  # (destructuring, `?//`)
-    source, body = _part(node.children[0]), _part(node.children[1])
-    name = node.children[2].value
-    if name in ("path", "definition") or name.startswith("__"):
-        raise Outside
-
-    def bind(value: Any, variables: dict) -> list:
-        out = []
-        for found in source(value, variables):
-            out.extend(body(value, {**variables, name: found}))
-        return out
-
-    return bind
-
-
-def _call(node: Any) -> Part:
-    name, arguments = node.value, node.children
-    if name in ("true", "false", "null") and not arguments:
-        constant = {"true": True, "false": False, "null": None}[name]
-        return lambda value, variables: [constant]
-    if name == "empty" and not arguments:
-        return lambda value, variables: []
-    plain = PLAIN.get(name)
-    if plain is not None and not arguments:
-        return lambda value, variables: [plain(value)]
-    one = WITH_ONE.get(name)
-    if one is not None and len(arguments) == 1:
-        argument = _part(arguments[0])
-        return lambda value, variables: [one(value, given) for given in argument(value, variables)]
-    if name in ("select", "map") and len(arguments) == 1:
-        inside = _part(arguments[0])
-        if name == "select":
-            return lambda value, variables: [value for found in inside(value, variables) if truthy(found)]
-
-        def each(value: Any, variables: dict) -> list:
-            if type(value) is not list:
-                raise Unsure  # (an object's values, or an error)
-            return [[out for item in value for out in inside(item, variables)]]
-
-        return each
-    if name == "test" and len(arguments) in (1, 2):
-        return _test(arguments)
-    raise Outside
-
-
-def _test(arguments: list[Any]) -> Part:
+def _test(arguments: list[Any]) -> One:
     """``test(pattern)``, ``test(pattern; flags)`` with a plain pattern written as a literal."""
     pattern = arguments[0]
     flags = arguments[1] if len(arguments) == 2 else None
@@ -428,9 +308,9 @@ def _test(arguments: list[Any]) -> Part:
         raise Outside
     compiled = plain_pattern(pattern.value, flags is not None and flags.value == "i")
 
-    def test(value: Any, variables: dict) -> list:
+    def test(value: Any, variables: dict) -> bool:
         if type(value) is not str or len(value) > MAX_PATTERN_INPUT or not printable_ascii(value):
             raise Unsure
-        return [compiled.search(value) is not None]
+        return compiled.search(value) is not None
 
     return test

@@ -29,7 +29,7 @@ from kartalint.model import Finding, Path, Rule, Severity, Span, format_path
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported when house rules run
     from kartalint.load.house_rules import Failure, HouseRule
-    from kartalint.rules._house_jq import HouseEngine
+    from kartalint.rules._house_jq import HouseEngine, Memo
     from kartalint.rules._house_memo import Recall
     from kartalint.rules._house_records import Outcome, Pending, Queued
 
@@ -177,6 +177,18 @@ def _input(
     if "expression" in kinds and fields is None:
         fields = list(karta.jq_fields(data))
     mappings = status_mappings(components) if components is not None and "status-mapping" in kinds else None
+    remembered = house.memo_for(runnable) if memo else []
+    try:  # the units of the kinds remembered, with what each is keyed by (``_house_memo``)
+        keyed = {
+            kind: [(field.path, field.expression) for field in fields or ()]
+            if kind == "expression"  # (a status mapping by its JSON: the list of matchers as jq reads it)
+            else [(path, _ENCODE(matchers)) for path, matchers in mappings or ()]
+            for kind, _, _, _ in remembered
+        }
+    except (TypeError, ValueError, RecursionError):  # not JSON (its load findings say why): not run
+        return None
+    if memo and _cleared(house, runnable, data, components, mappings, fields, remembered, keyed):
+        return None  # (no rule finds anything on it: nothing to send)
     paths = {
         kind: [path for path, _ in mappings]
         if kind == "status-mapping" and mappings is not None
@@ -186,22 +198,16 @@ def _input(
     named = None
     if components is not None and "component" in kinds:
         named = [component.path for component in components if isinstance(component.data.get("name"), str)]
-    if memo and _cleared(house, runnable, data, components, mappings, fields):
-        return None  # (no rule finds anything on it: nothing to send)
     sent: dict[str, Sequence[Path | None]] = paths  # type: ignore[assignment]
     recalled: list[Recall] = []
     try:
-        for kind, group, table, keyed_by_path in house.memo_for(runnable) if memo else ():
+        for kind, group, table, keyed_by_path in remembered:
             from kartalint.rules._house_memo import recall  # lazy: only when house rules run
 
-            if kind == "expression":
-                found = [(field.path, field.expression) for field in fields or ()]
-            else:  # (a status mapping by its JSON: the list of matchers as jq reads it)
-                found = [(path, _ENCODE(matchers)) for path, matchers in mappings or ()]
-            if found:
-                kept, remembered = recall(group, table, keyed_by_path, found, len(runnable))
+            if keyed[kind]:
+                kept, recalled_here = recall(group, table, keyed_by_path, keyed[kind], len(runnable))
                 sent = {**sent, kind: kept}
-                recalled.append(remembered)
+                recalled.append(recalled_here)
         text = '{"d":' + _ENCODE(data) + ',"u":' + _ENCODE(sent)
         if recalled:  # the indexes of the units sent, per kind (the rest remembered): what the program walks
             walked = {remembered.kind: [index for index, _ in remembered.sent] for remembered in recalled}
@@ -219,35 +225,38 @@ def _cleared(
     components: list[karta.ComponentRef] | None,
     mappings: list[tuple[Path, object]] | None,
     fields: list[karta.JqField] | None,
+    remembered: list[Memo],
+    keyed: dict[str, list[tuple[Path, str]]],
 ) -> bool:
     """Whether no rule of ``rules`` finds anything on the definition, known in this process
     (``_house_filter``: every rule's ``when`` compiled to Python, each clear on each of its units;
-    a unit remembered clear is not run again, and one found clear is remembered). False: the jq
-    worker decides (a finding, a failure, or a rule or a value not copied here)."""
+    a unit remembered clear is not run again, and one found clear is remembered: ``remembered``,
+    the kinds remembered, and ``keyed``, their units' keys). False: the jq worker decides (a
+    finding, a failure, or a rule or a value not copied here)."""
     from kartalint.rules._house_filter import Unsure, clear  # lazy: only when house rules run
     from kartalint.rules._house_memo import MAX_KEPT  # lazy: only when house rules run
 
     compiled = house.filters_for(rules)
     if compiled is None:
         return False
-    memos = {kind: (table, keyed_by_path) for kind, _, table, keyed_by_path in house.memo_for(rules)}
+    tables = {kind: (table, keyed_by_path) for kind, _, table, keyed_by_path in remembered}
     variables: dict = {"definition": data}
     try:
         for kind, parts in compiled.items():
             if kind == "definition":
-                found: list[tuple[Path, object, object]] = [((), data, None)]
+                found: list[tuple[Path, object]] = [((), data)]
             elif kind == "component":
-                found = [(component.path, component.data, None) for component in components or ()]
+                found = [(component.path, component.data) for component in components or ()]
             elif kind == "status-mapping":
-                found = [(path, matchers, None) for path, matchers in mappings or ()]
+                found = mappings or []
             else:
-                found = [(field.path, field.expression, field.expression) for field in fields or ()]
-            table, keyed_by_path = memos.get(kind, (None, False))
-            for path, unit, key in found:
-                if table is not None:
-                    if key is None:  # (a status mapping by its JSON: the list of matchers as jq reads it)
-                        key = _ENCODE(unit)
-                    key = (path, key) if keyed_by_path else key
+                found = [(field.path, field.expression) for field in fields or ()]
+            table, keyed_by_path = tables.get(kind, (None, False))
+            keys = keyed.get(kind)
+            for index, (path, unit) in enumerate(found):
+                key: object = None
+                if table is not None and keys is not None:
+                    key = (path, keys[index][1]) if keyed_by_path else keys[index][1]
                     kept = table.get(key)
                     if kept is not None:
                         if kept:
