@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from kartalint.errors import UsageError
+from kartalint.errors import ConfigError, UsageError
 from kartalint.project import load_project
 from kartalint.report.output import write_report
 from kartalint.rules import registry
@@ -17,6 +17,19 @@ if TYPE_CHECKING:
 
     from kartalint.load.definitions import DefinitionIndex
     from kartalint.project import Project
+
+
+def given_once(option: str, values: list[str] | None) -> str | None:
+    """The one file of an option read from one file (argparse's ``append``: a second one is not
+    dropped in silence, as argparse's last-wins would drop it)."""
+    if not values:
+        return None
+    if len(values) > 1:
+        raise ConfigError(
+            f"{option} given {len(values)} times ({', '.join(values)}): it reads one file; put the documents in one "
+            "(kubectl get pods,jobs -o yaml > pods.yaml, or the files joined with a line '---' between them)"
+        )
+    return values[0]
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:

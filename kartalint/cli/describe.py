@@ -20,6 +20,7 @@ from kartalint.cli.common import (
     add_verbose_option,
     check_timeout,
     emit,
+    given_once,
     project_of,
     say_index,
 )
@@ -61,6 +62,8 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pods",
+        action="append",
+        metavar="FILE",
         help="pods (a PodList, several documents, or one Pod), and their owners (kubectl get pods,jobs -o yaml): "
         "with several objects or with owners, each object gets the pods whose owner references lead to it",
     )
@@ -149,7 +152,7 @@ class DescribeRequest:
             raise ConfigError("--kubectl describes one object: KIND/NAME, or KIND NAME (--summary for many)")
         if args.kubectl and summary and objects:
             raise ConfigError("--summary --kubectl reads every kind the definitions cover: give no OBJECT")
-        request = cls(objects, fmt, output, args.definition, args.pods, tuple(args.catalog), args.timeout,
+        request = cls(objects, fmt, output, args.definition, given_once("--pods", args.pods), tuple(args.catalog), args.timeout,
                       args.force, args.verbose, _cluster(args), summary)  # fmt: skip
         check_timeout(request.timeout)
         return request

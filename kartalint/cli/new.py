@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING, NamedTuple
 
 from kartalint.cli import EXIT_OK, EXIT_USAGE
-from kartalint.cli.common import add_config_option, add_verbose_option, emit, project_of, say_index
+from kartalint.cli.common import add_config_option, add_verbose_option, emit, given_once, project_of, say_index
 from kartalint.errors import ConfigError
 from kartalint.evaluation import Evaluator
 from kartalint.load.confinement import why_not_a_file
@@ -88,7 +88,7 @@ def _add_fixture_options(parser: argparse.ArgumentParser) -> None:
         help="more definitions to choose from, before the project's and the bundled catalog (repeatable)",
     )
     add_config_option(parser)
-    parser.add_argument("--pods", help="pods to include in the fixture")
+    parser.add_argument("--pods", action="append", metavar="FILE", help="pods to include in the fixture")
     parser.add_argument(
         "--pin-lint",
         action="store_true",
@@ -138,9 +138,10 @@ def parse_request(args: argparse.Namespace) -> DraftRequest | FixtureRequest:
     if args.sources:
         raise ConfigError("--from drafts a definition: kartalint new --crd CRD.yaml --from PATH [-o FILE]")
     if len(args.target) == 2 and args.target[0] == "fixture" and not args.crd:
-        if args.target[1] == "-" and args.pods == "-":
+        pods = given_once("--pods", args.pods)
+        if args.target[1] == "-" and pods == "-":
             raise ConfigError("OBJECT and --pods cannot both be read from stdin")
-        return FixtureRequest(str(args.target[1]), args.pods, args.definition, tuple(args.catalog), args.name,
+        return FixtureRequest(str(args.target[1]), pods, args.definition, tuple(args.catalog), args.name,
                               args.source, args.pin_lint, args.output, args.verbose)  # fmt: skip
     raise ConfigError(
         "usage: kartalint new --crd CRD.yaml [--from PATH ...] [--version V] [-o FILE] | "
