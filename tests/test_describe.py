@@ -538,6 +538,14 @@ def test_one_object_with_a_namespaces_pods_keeps_those_owned_by_what_is_named_af
     assert "6 pod(s) given are owned by StatefulSet mlserver-134, StatefulSet mlserver-gpu" in err, err
     # what to give is the kind of the owners seen, not Jobs (the suggestion said `pods,jobs` whatever they were)
     assert err.rstrip().endswith("give the owners in between with the pods (kubectl get pods,statefulsets -o yaml)")
+    # `new fixture` with the same pods holds the pods describe gives the Server, and says the same of the
+    # others (it embedded all eight and pinned six as unmatched pods, which `kartalint test` then warned of)
+    code, _, fixture_err = run(capsys, "new", "fixture", "one.yaml", "--pods", pods, "--definition", "draft.yaml",
+                               "-o", "fixture.yaml")  # fmt: skip
+    assert code == 0, fixture_err
+    fixture = yaml.safe_load((tmp_path / "fixture.yaml").read_text())
+    assert len(fixture["pods"]) == 2 and fixture["expect"].get("unmatchedPods", []) == [], fixture["expect"]
+    assert "6 pod(s) given are owned by StatefulSet mlserver-134, StatefulSet mlserver-gpu" in fixture_err
 
 
 def test_pods_of_a_deployment_without_their_replicaset_suggest_listing_replicasets(tmp_path, monkeypatch, capsys):

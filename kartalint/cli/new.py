@@ -13,9 +13,10 @@ from kartalint.cli import EXIT_OK, EXIT_USAGE
 from kartalint.cli.common import add_config_option, add_verbose_option, emit, given_once, project_of, say_index
 from kartalint.errors import ConfigError
 from kartalint.evaluation import Evaluator
+from kartalint.evaluation.described import pods_of_one
 from kartalint.load.confinement import why_not_a_file
 from kartalint.load.definitions import DefinitionIndex, format_gvk, object_gvk
-from kartalint.load.objects import load_objects, read_pods
+from kartalint.load.objects import load_objects, read_pods_and_owners
 from kartalint.load.observed import read_observed
 from kartalint.report import format_choices, make_document_reporter
 from kartalint.report.drafts import DraftReview
@@ -88,7 +89,12 @@ def _add_fixture_options(parser: argparse.ArgumentParser) -> None:
         help="more definitions to choose from, before the project's and the bundled catalog (repeatable)",
     )
     add_config_option(parser)
-    parser.add_argument("--pods", action="append", metavar="FILE", help="pods to include in the fixture")
+    parser.add_argument(
+        "--pods",
+        action="append",
+        metavar="FILE",
+        help="pods (and their owners) to take the object's from, as describe takes them: the fixture holds those",
+    )
     parser.add_argument(
         "--pin-lint",
         action="store_true",
@@ -157,13 +163,25 @@ def run(args: argparse.Namespace) -> int:
     obj = _one_object(request.object)
     if obj is None:
         return EXIT_USAGE
-    pods = read_pods(request.pods)
+    pods = _pods_of(obj, request.pods)
     project = project_of(args)
     entry = _definition(request, project, obj)
     if entry is None:
         return EXIT_USAGE
     _new_fixture(request, project, obj, pods, entry)
     return EXIT_OK
+
+
+def _pods_of(obj: dict[str, object], path: str | None) -> list[dict[str, object]] | None:
+    """The pods of ``--pods`` (and their owners) that the object gets, as ``describe`` gives them;
+    the others said in a note (None without ``--pods``)."""
+    given = read_pods_and_owners(path)
+    if given is None:
+        return None
+    mine, notes = pods_of_one(obj, *given)
+    for note in notes:
+        sys.stderr.write(f"kartalint: note: {note}\n")
+    return mine
 
 
 def _new_draft(request: DraftRequest) -> int:

@@ -56,6 +56,17 @@ _LEFT_OUT = {  # why pods given went to no object described (owners.why_left_out
 }
 
 
+def pods_of_one(
+    obj: dict[str, object], pods: list[dict[str, object]], owners: list[object]
+) -> tuple[list[dict[str, object]], list[str]]:
+    """The pods of one object among those given (and their owners), as ``describe`` gives it them
+    (``pods_of_each``), and what to say of the others (``kartalint new fixture``: a fixture holds
+    the pods its object gets, not every pod of the file)."""
+    found, left_out = pods_of_each([obj], pods, owners)
+    namespace = as_dict(obj.get("metadata")).get("namespace")
+    return found[0], left_out_notes(left_out, OwnerIndex([*pods, *owners]), _LEFT_OUT, {namespace})
+
+
 @dataclass
 class Choice:
     """One object and what became of it: ``chosen`` with its definition, ``uncovered`` (no
