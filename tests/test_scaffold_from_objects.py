@@ -20,6 +20,8 @@ from conftest import ROOT, run_cli, unwrapped
 from kartalint.cli import main
 from kartalint.evaluation import Evaluator
 from kartalint.evaluation.resources import pod_spec
+from kartalint.load.observed import ObservedObject
+from kartalint.scaffold.observed_selectors import TypeSelector, type_selectors
 
 DATA = pathlib.Path(ROOT) / "tests" / "data" / "from-objects"
 
@@ -345,3 +347,27 @@ def test_lint_strict_names_the_todos_left_in_a_drafts_header(tmp_path, capsys):
     assert main(["lint", "--strict", "-f", "json", str(out)]) == 1
     (header,) = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["line"] == 1]
     assert header["message"] == "the file is still marked as a draft of `kartalint new --crd`", header
+
+
+def test_a_label_whose_value_names_the_workload_is_never_a_roles_selector():
+    """An AppWrapper puts `workload.codeflare.dev/appwrapper: NAME` on every pod it wraps
+    (project-codeflare/appwrapper, internal/controller/appwrapper/resource_management.go). A role
+    seen on one AppWrapper's pods alone has that label with one value, no other role's pod has it
+    with that value: it was drafted as the role's selector, which finds the pods of that one
+    AppWrapper. The workload's name is no role: the role takes a label of its own."""
+
+    def pod(name: str, labels: dict[str, str]) -> ObservedObject:
+        return ObservedObject(f"pods.yaml#{name}", {"kind": "Pod", "metadata": {"name": name, "labels": labels}})
+
+    wrapped = "workload.codeflare.dev/appwrapper"
+    pods_by_role = {
+        "job": [pod("bert-eval-x1", {wrapped: "bert-eval", "batch.kubernetes.io/job-name": "bert-eval"})],
+        "headgroupspec": [pod("ray-tune-head", {wrapped: "ray-tune", "ray.io/group": "headgroup"})],
+    }
+    chosen = type_selectors(pods_by_role, frozenset(["bert-eval", "ray-tune"]))
+    assert chosen == {
+        "job": TypeSelector("batch.kubernetes.io/job-name", None),
+        "headgroupspec": TypeSelector("ray.io/group", "headgroup"),
+    }
+    # (without the workloads' names, the wrapper's label was taken)
+    assert type_selectors(pods_by_role)["job"] == TypeSelector(wrapped, "bert-eval")

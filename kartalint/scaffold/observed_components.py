@@ -259,7 +259,8 @@ def observed_components(
     evidence: Evidence, schema: dict[str, Any], root_name: str, comments: Comments
 ) -> tuple[list[dict[str, Any]], dict[str, CountChoice]]:
     """Every observed role's component, each with the label that tells its pods apart."""
-    selectors = type_selectors({r.role.name: r.all_pods() for r in evidence.roles})
+    names = frozenset(workload.name for workload in evidence.workloads if workload.name)
+    selectors = type_selectors({r.role.name: r.all_pods() for r in evidence.roles}, names)
     children, choices = [], {}
     for observed in evidence.roles:
         selector = selectors.get(observed.role.name)

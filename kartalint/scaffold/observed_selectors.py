@@ -8,7 +8,10 @@ value for each (PyTorchJob's ``replica-type``). Else each role gets a label of i
 pod of it has with one value and no pod of another role has with that value (or at all: a wrapped
 Job's pods have ``batch.kubernetes.io/job-name``, a PyTorchJob's do not). Labels that identify one
 pod or a revision (``pod-template-hash``, ``controller-revision-hash``, an index) come last: a
-selector on them breaks at the next rollout. None that fits: the selector stays a TODO.
+selector on them breaks at the next rollout. A label whose value is the name of a workload observed
+(an AppWrapper's ``workload.codeflare.dev/appwrapper: NAME`` on every pod it wraps) names an object,
+not a role: a selector on it would find the pods of that one object, so it is never chosen. None
+that fits: the selector stays a TODO.
 """
 
 from __future__ import annotations
@@ -41,18 +44,21 @@ def _rank(key: str, named: bool = False) -> tuple[bool, bool, bool, int, str]:
     return (bool(_UNSTABLE.search(key)), not named, "/" not in key, len(key), key)
 
 
-def _constant(pods: list[ObservedObject], key: str) -> str | None:
+def _constant(pods: list[ObservedObject], key: str, names: frozenset[str] = frozenset()) -> str | None:
+    """The one value of ``key`` on every pod of ``pods`` (None: several, missing, or the name of a
+    workload, ``names``)."""
     values = {pod.labels.get(key) for pod in pods}
-    return values.pop() if len(values) == 1 and None not in values else None
+    value = values.pop() if len(values) == 1 and None not in values else None
+    return None if value in names else value
 
 
-def _shared(pods_by_role: dict[str, list[ObservedObject]]) -> dict[str, TypeSelector] | None:
+def _shared(pods_by_role: dict[str, list[ObservedObject]], names: frozenset[str]) -> dict[str, TypeSelector] | None:
     """One label for every role: on every pod, one value per role, all different."""
     roles = list(pods_by_role)
     common = set.intersection(*(set(pod.labels) for pods in pods_by_role.values() for pod in pods))
     fitting: list[tuple[str, dict[str, str]]] = []
     for key in common:
-        values = {role: _constant(pods_by_role[role], key) for role in roles}
+        values = {role: _constant(pods_by_role[role], key, names) for role in roles}
         if None not in values.values() and len(set(values.values())) == len(roles):
             fitting.append((key, {r: v for r, v in values.items() if v is not None}))
     if not fitting:
@@ -62,7 +68,7 @@ def _shared(pods_by_role: dict[str, list[ObservedObject]]) -> dict[str, TypeSele
 
 
 def _own(
-    role: str, pods_by_role: dict[str, list[ObservedObject]]
+    role: str, pods_by_role: dict[str, list[ObservedObject]], names: frozenset[str]
 ) -> list[tuple[tuple[bool, bool, bool, int, str], TypeSelector]]:
     """The labels of ``role``'s own: every pod of it has one (with one value) that no other role's
     pod has with that value (or at all), ranked."""
@@ -71,7 +77,7 @@ def _own(
     keys = set.intersection(*(set(pod.labels) for pod in mine))
     options: list[tuple[tuple[bool, bool, bool, int, str], TypeSelector]] = []
     for key in keys:
-        value = _constant(mine, key)
+        value = _constant(mine, key, names)
         if value is not None and not any(pod.labels.get(key) == value for pod in others):
             options.append((_rank(key, _names(role, value)), TypeSelector(key, value)))
         elif not any(key in pod.labels for pod in others):
@@ -79,16 +85,18 @@ def _own(
     return options
 
 
-def type_selectors(pods_by_role: dict[str, list[ObservedObject]]) -> dict[str, TypeSelector]:
-    """The type selector of each role that has pods (see the module's docstring); a role no label
-    tells apart is left out."""
+def type_selectors(
+    pods_by_role: dict[str, list[ObservedObject]], workload_names: frozenset[str] = frozenset()
+) -> dict[str, TypeSelector]:
+    """The type selector of each role that has pods (see the module's docstring; ``workload_names``:
+    the names of the workloads observed); a role no label tells apart is left out."""
     seen = {role: pods for role, pods in pods_by_role.items() if pods}
     if not seen:
         return {}
-    shared = _shared(seen)
+    shared = _shared(seen, workload_names)
     if shared is not None:
         return shared
-    options = {role: _own(role, seen) for role in seen}
+    options = {role: _own(role, seen, workload_names) for role in seen}
     used: dict[str, int] = {}  # a key several roles can use is preferred (replica-type for master and worker)
     for listed in options.values():
         for key in {option.key for _, option in listed}:
