@@ -108,7 +108,9 @@ def test_pods_that_are_not_pods_are_refused(workdir, capsys):
 def test_pods_given_twice_is_a_usage_error_not_the_last_one_alone(workdir, capsys):
     """argparse keeps the last of an option given twice: the first file of pods was dropped in silence."""
     for command in (["describe", "obj.yaml"], ["new", "fixture", "obj.yaml"]):
-        code, out, err = run(capsys, *command, "--catalog", "defs", "--pods", "pods.yaml", "--pods", "defs/trainer.yaml")
+        code, out, err = run(
+            capsys, *command, "--catalog", "defs", "--pods", "pods.yaml", "--pods", "defs/trainer.yaml"
+        )
         assert code == 2 and out == "", (command, out)
         assert "--pods given 2 times (pods.yaml, defs/trainer.yaml)" in err, (command, err)
 

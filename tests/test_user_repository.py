@@ -269,8 +269,8 @@ def test_duplicate_definitions_are_one_note_and_describe_q_says_none(team, capsy
     assert code == 0 and out.startswith("Job/pi"), err
     notes = [line for line in err.splitlines() if "repeat" in line or "have the same" in line]
     assert notes == [
-        "kartalint: note: 2 definitions repeat the group/version/kind or name of another (the first found is used; "
-        "-v lists them)"
+        "kartalint: note: 2 definitions repeat the group/version/kind or name of another (the first found is used "
+        "where none is named; -v lists them)"
     ], err
     code, _, err = run(capsys, "describe", "job.yaml", "-v")
     assert err.count("have the same group/version/kind batch/v1, Kind=Job; definitions/job-a.yaml is used") == 2, err

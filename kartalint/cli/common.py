@@ -121,7 +121,8 @@ def say_index(
         ),
         (
             duplicates,
-            f"{len(duplicates)} definitions repeat the group/version/kind or name of another (the first found is used",
+            f"{len(duplicates)} definitions repeat the group/version/kind or name of another (the first found is used "
+            "where none is named",
         ),
     ):
         for note in [f"{summary}; -v lists them)"] if len(notes) > 1 and not verbose else notes:

@@ -208,7 +208,10 @@ class DefinitionIndex(Record):
         if other.origin == "bundled" and kept.origin != "bundled":
             self.notes.append(f"{kept.origin} definition {kept.path} shadows the bundled {other.path} (same {what})")
         elif other.origin == kept.origin and kept.origin != "bundled":
-            self.notes.append(f"{kept.path} and {other.path} have the same {what}; {kept.path} is used")
+            self.notes.append(
+                f"{kept.path} and {other.path} have the same {what}; {kept.path} is used where none is named "
+                "(a fixture's `definition:` or --definition uses the one it names)"
+            )
 
     @property
     def definitions(self) -> list[DefinitionFile]:
