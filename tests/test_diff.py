@@ -145,6 +145,20 @@ def test_extraction_error_and_new_lint_finding(repo, capsys):
     assert any("scale-path-not-null-safe" in f for f in doc["definitions"][0]["lint"]["new"])
 
 
+def test_a_finding_on_the_whole_definition_is_placed_at_the_document(repo, capsys):
+    """A house rule of `for-each: definition` finds on the document (its path is empty): diff said
+    `new finding: acme-no-gang at : ...`."""
+    (repo / ".kartalint.yaml").write_text(
+        "house-rules:\n  - {id: acme-no-gang, for-each: definition, when: '.metadata.name | endswith(\"-v2\")',"
+        " message: 'a v2 without a gang'}\n"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "house rules")
+    edit(repo, "name: example-com-trainer-v1", "name: example-com-trainer-v2")
+    doc = diff_json(capsys)
+    assert doc["definitions"][0]["lint"]["new"] == ["acme-no-gang at the document: a v2 without a gang"], doc
+
+
 def test_markdown_comment_has_summary_table_and_mermaid(repo, capsys):
     edit(repo, "replicasPath: .spec.roles[] | (.replicas // 1)", "replicasPath: .spec.roles[] | (.replicas // 1) * 2")
     code, out, _ = run(capsys, "diff", "--base", "main", "-f", "markdown")

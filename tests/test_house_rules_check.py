@@ -109,8 +109,10 @@ def test_wrong_examples_fail_where_they_are_wrong(acme):
     ), lines
     assert "    examples/acme-no-gpu-limits/good.yaml: the example holds no Karta definition" in lines
     assert "PASS acme-inference-degraded" in out
-    code, quiet, _ = run_cli(["rules", "--check", "-q"], cwd=acme)  # the hook's: no PASS line
-    assert code == 1 and quiet.splitlines() == [line for line in lines if not line.startswith("PASS ")]
+    code, quiet, _ = run_cli(["rules", "--check", "-q"], cwd=acme)  # the hook's: failures and the summary
+    assert code == 1 and quiet.splitlines() == [
+        line for line in lines if not line.startswith(("PASS ", "NO EXAMPLES "))
+    ]
     code, out, _ = run_cli(["rules", "--check", "--format", "github"], cwd=acme)
     assert code == 1 and len(out.splitlines()) == 4
     assert (
@@ -156,6 +158,20 @@ def test_without_house_rules_there_is_nothing_to_check(tmp_path):
     assert code == 0 and out.strip().endswith("nothing to check")
     code, out, _err = run_cli(["rules", "--check", "--format", "github"], cwd=tmp_path)
     assert code == 0 and out == ""
+
+
+def test_the_hooks_quiet_check_says_failures_and_the_summary_only(tmp_path):
+    """`rules --check -q` (the pre-commit hook's): a rule without examples is not listed (it printed
+    a `NO EXAMPLES` line for each one, where docs/ci.md says failures and the summary)."""
+    (tmp_path / ".kartalint.yaml").write_text(
+        "house-rules:\n"
+        "  - {id: acme-a, for-each: component, when: '.name == null', message: 'no name'}\n"
+        "  - {id: acme-b, for-each: definition, when: 'false', message: 'never'}\n"
+    )
+    code, out, _err = run_cli(["rules", "--check"], cwd=tmp_path)
+    assert code == 0 and out.count("NO EXAMPLES ") == 2
+    code, quiet, _err = run_cli(["rules", "--check", "-q"], cwd=tmp_path)
+    assert code == 0 and quiet.splitlines() == out.splitlines()[-1:], quiet
 
 
 @pytest.mark.parametrize(

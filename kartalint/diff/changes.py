@@ -60,9 +60,12 @@ class RevisionDefinitions:
 
 def lint_keys(path: str, text: str, config: Config) -> list[tuple[str, str, str]]:
     """What lint reports (warnings and errors) on a definition file's text at one revision, by rule,
-    path and message (positions left out: a line moved is no change)."""
+    path and message (positions left out: a line moved is no change; a finding on the whole
+    definition, a house rule's of `for-each: definition`, is at "the document")."""
     findings = lint_source(load_text(text, path), config, strict_files=True).findings
-    return sorted({(f.rule, format_path(f.path), f.message) for f in findings if f.severity >= Severity.WARNING})
+    return sorted(
+        {(f.rule, format_path(f.path) or "the document", f.message) for f in findings if f.severity >= Severity.WARNING}
+    )
 
 
 @dataclass

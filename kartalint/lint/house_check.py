@@ -62,8 +62,8 @@ class CheckRun:
     quiet: bool = False  # the text shows the rules that did not pass and the summary only (`-q`)
 
     def shown(self) -> list[RuleCheck]:
-        """The rules the text lists: all, or with ``quiet`` those that did not pass."""
-        return [check for check in self.checks if not self.quiet or check.outcome != "passed"]
+        """The rules the text lists: all, or with ``quiet`` (the hook's) those that failed."""
+        return [check for check in self.checks if not self.quiet or check.outcome == "failed"]
 
     def count(self, outcome: CheckOutcome) -> int:
         """How many rules have ``outcome``."""

@@ -17,7 +17,7 @@ def _place(file: str, line: int, column: int) -> str:
 
 
 def render_text(run: CheckRun) -> str:
-    """One line per rule (PASS, FAIL, NO EXAMPLES, where it is declared; with ``-q`` no PASS line),
+    """One line per rule (PASS, FAIL, NO EXAMPLES, where it is declared; with ``-q`` FAIL lines alone),
     each problem under it at its place, then the summary."""
     lines = []
     for check in run.shown():
