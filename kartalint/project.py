@@ -203,7 +203,17 @@ def load_config(explicit: str | None = None, *, rules: Mapping[str, Rule]) -> Co
 class Project(Record):
     """The user's project, built once per run and handed to every stage: root, configuration, reads allowed."""
 
-    __slots__ = ("_definitions", "_files", "allowed", "config", "config_file", "in_project", "notes", "root")
+    __slots__ = (
+        "_definitions",
+        "_files",
+        "allowed",
+        "config",
+        "config_file",
+        "in_project",
+        "notes",
+        "root",
+        "templates",
+    )
     root: str
     config: Config
     config_file: str | None
@@ -212,6 +222,7 @@ class Project(Record):
     allowed: list[str]  # folders the command line allows reads in
     _files: list[str] | None  # the project's YAML files, listed once
     _definitions: PatternSet | None  # the patterns of `definitions:`, made once
+    templates: list[str]  # Go/Helm templates that mention a Karta, met while searching (not definitions)
 
     def __init__(
         self,
@@ -230,6 +241,7 @@ class Project(Record):
         self.in_project = in_project
         self.allowed = [] if allowed is None else allowed
         self._files = None
+        self.templates = []
         self._definitions = None
 
     # -- files ------------------------------------------------------------------------------
@@ -291,6 +303,7 @@ class Project(Record):
             note = f"{len(templates)} Go/Helm template(s) skipped (not definitions; check the rendered output)"
             if note not in self.notes:
                 self.notes.append(note)
+            self.templates += [display_path(p) for p in templates if display_path(p) not in self.templates]
         return out
 
     def definition_paths(self) -> list[str]:

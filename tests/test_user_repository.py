@@ -151,6 +151,17 @@ def test_a_template_is_skipped_with_a_note_by_lint_test_and_diff(team, capsys):
     assert "1 template(s) skipped" in err
     code, out, _ = run(capsys, "lint", "--strict", chart, "--allow-empty")
     assert code == 0 and "yaml-template" in out
+    # without a PATH, where the project is searched (no `definitions:`), the search meets it: the same
+    # finding as named (it was a line on stderr alone: SARIF and the Action's annotations had nothing of it)
+    (team / ".kartalint.yaml").write_text(
+        CONFIG.replace("exclude:\n  - charts/\n", "").replace("definitions: [definitions]\n", "")
+    )
+    for argv in (["lint", "-f", "json"], ["lint", "-f", "json", "."]):
+        code, out, err = run(capsys, *argv)
+        rules = [(os.path.normpath(f["file"]), f["rule"]) for f in json.loads(out)["findings"]]
+        assert code == 0 and (chart, "yaml-template") in rules, (argv, rules, err)
+        assert "Go/Helm template(s) skipped" not in err  # (the note said what the finding now says)
+    (team / ".kartalint.yaml").write_text(CONFIG.replace("exclude:\n  - charts/\n", ""))
     # --strict-files checks it as it is
     code, out, _ = run(capsys, "lint", "--strict-files", "-f", "json", chart)
     assert code == 1 and "yaml-syntax-error" in {f["rule"] for f in json.loads(out)["findings"]}

@@ -235,8 +235,12 @@ def _project_paths(project: Project, allow_empty: bool) -> list[str]:
     note; without it, an error)."""
     definitions = project.definition_paths()
     paths = definitions + [p for p in project.fixture_paths() if p not in definitions]
+    # the templates that mention a Karta, met while searching: linted as a file named is, each with its
+    # `yaml-template` note among the findings (SARIF, annotations), not only a line on stderr
+    paths += [p for p in project.templates if p not in paths]
     for note in project.notes:  # (-q leaves every note out: cli.main)
-        sys.stderr.write(f"kartalint: note: {note}\n")
+        if not (project.templates and "Go/Helm template(s) skipped" in note):
+            sys.stderr.write(f"kartalint: note: {note}\n")
     if paths:
         return paths
     where = (
