@@ -129,3 +129,37 @@ def test_a_run_abandoned_half_way_leaves_the_engine_free(tmp_path, monkeypatch):
     again = lint_file(files[0], config)
     assert again.findings == first.findings
     assert any(f.rule == "acme-definition" for f in again.findings)
+
+
+def test_a_rule_that_never_ends_on_one_definition_of_a_batch_costs_the_time_limit_twice(tmp_path, monkeypatch):
+    """A batch out of time, then each rule alone on its definitions: the rule that never ends runs out
+    of time once more, on its definition (three times before: the batch, the definition, the rule),
+    and what is reported is what the files linted one by one report."""
+    corpus(tmp_path)
+    endless = RULES.replace(
+        'if endswith("-v22") then error("cannot judge \\(.)") else false end',
+        'if endswith("-v22") then (0 | until(false; . + 1)) else false end',
+    )
+    assert endless != RULES
+    (tmp_path / ".kartalint.yaml").write_text(endless)
+    config = read_config(str(tmp_path / ".kartalint.yaml"), rules=registry.RULES)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(_house_jq, "HOUSE_TIMEOUT", 1.0)
+    timed_out = []
+    for name in ("collect", "run_text"):
+        original = getattr(BoundedRunner, name)
+
+        def counted(self, *args, _original=original, **kwargs):
+            result = _original(self, *args, **kwargs)
+            timed_out.extend([result] if result.timed_out else [])
+            return result
+
+        monkeypatch.setattr(BoundedRunner, name, counted)
+    batched = lint_paths(["defs"], config, jobs=1)
+    assert len(timed_out) == 2
+    failed = [f for f in batched.findings if f.rule == "house-rule-failed"]
+    assert len(failed) == 1 and "did not finish within" in failed[0].message and "base-22.yaml" in failed[0].message
+    with monkeypatch.context() as patch:
+        patch.setattr(lint_paths_module, "lint_files", one_by_one)
+        alone = lint_paths(["defs"], config, jobs=1)
+    assert batched.findings == alone.findings

@@ -17,8 +17,8 @@ null, part, error]`` (the rule failed there)::
 
 The program depends only on the rules, so the worker compiles it once. When the joined run cannot
 be read (a rule ran out of time, failed, killed the worker, or does not compile), each rule runs
-alone to say which one failed (a rule that never ends costs its time limit twice, once; three times
-in a batch, ``queue``: the batch, the definition, the rule). A rule that fails is remembered for the run and not run again
+alone to say which one failed (a rule that never ends costs its time limit twice, once: the joined
+run, the rule alone; in a batch, ``queue``, the batch, then each rule alone on each definition). A rule that fails is remembered for the run and not run again
 (``HouseEngine.failed``): it is reported once, where it is written.
 
 ``start`` sends a definition to the worker and returns; ``finish`` collects what it gave: the
@@ -295,14 +295,19 @@ class HouseEngine:
                 self._lock.release()
         runs = {id(item): index for index, item in enumerate(i for i in batch if i.text is not None and i.rules)}
         joined = _batch_parts(results, len(runs))
+        # a batch out of time: a rule never ends on one of its definitions. Each rule then runs alone on
+        # each definition (it would run out of time again on that definition's joined run: the time
+        # limit spent three times, not twice)
+        alone = results is not None and results.timed_out
         with self._lock:
             for item in batch:
                 index = runs.get(id(item))
-                self._read_queued(item, joined[index] if joined is not None and index is not None else None)
+                self._read_queued(item, joined[index] if joined is not None and index is not None else None, alone)
 
-    def _read_queued(self, item: Queued, result: list[Any] | None) -> None:
+    def _read_queued(self, item: Queued, result: list[Any] | None, alone: bool = False) -> None:
         """One definition of a batch read (``result``: its list, when the batch could be read),
-        in order, as if it ran alone (the engine is held)."""
+        in order, as if it ran alone (the engine is held; ``alone``: each rule runs alone, when
+        the batch could not be read)."""
         if item.text is None:
             item.outcome = Outcome()
             item.failed = dict(self.failed)
@@ -312,6 +317,10 @@ class HouseEngine:
             outcome = Outcome()
             if result:  # (else the common case: nothing found, nothing failed)
                 self._read_joined(outcome, tuple(rules), RunResult(results=[result]), item.text)
+        elif alone:
+            outcome = Outcome()
+            for rule in rules:
+                _read(outcome, rule, self._alone(rule, item.text))
         else:
             outcome = self._run_here(rules, item.text) if rules else Outcome()
         for memo in item.memo:
