@@ -43,7 +43,8 @@ RULES = (
         "config",
         "A house rule (`house-rules:` of the configuration) cannot run: its `when` or `message` does not compile or "
         "uses what the sandbox refuses (`input`, `env`, `import`), fails on a definition, or runs out of time.",
-        "make the jq total (`// empty`, `?`) or fix it where the finding points, then run `kartalint rules --check`",
+        "make the jq total (`?` or `try` where a value may have another type, `//` where it may be null) or fix it "
+        "where the finding points, then run `kartalint rules --check`",
         why="A rule that cannot run finds nothing: without this finding a broken house rule would pass every definition in silence. It is reported once, at its place in the configuration, and skipped for the rest of the run (a definition's house rules have upstream's 10 s time limit of one jq query).",
     ),
 )
