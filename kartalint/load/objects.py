@@ -88,17 +88,10 @@ def _objects(
     return objects, errors
 
 
-def read_pods(path: str | None) -> list[dict[str, Any]] | None:
-    """Pods from a file (a PodList such as `kubectl get pods -o yaml` prints, several documents, or
-    one Pod; None without a file); a problem is a usage error (``--pods`` names the file)."""
-    found = read_pods_and_owners(path, owners=False)
-    return None if found is None else found[0]
-
-
-def read_pods_and_owners(path: str | None, owners: bool = True) -> tuple[list[dict[str, Any]], list[Any]] | None:
+def read_pods_and_owners(path: str | None) -> tuple[list[dict[str, Any]], list[Any]] | None:
     """(the pods, the other objects: their owners) of a file such as `kubectl get pods,jobs -o yaml`
     prints (None without a file). A problem is a usage error naming the document: a definition or
-    fixture, an object of another kind where ``owners`` is False, a file without a pod."""
+    fixture, a file without a pod."""
     if not path:
         return None
     pod_objects, pod_errors = load_objects(path)
@@ -109,11 +102,12 @@ def read_pods_and_owners(path: str | None, owners: bool = True) -> tuple[list[di
         kind = pod.data.get("kind")
         if kind is None or kind == "Pod":
             pods.append(pod.data)
-        elif owners and kind not in (KARTA_KIND, FIXTURE_KIND):
+        elif kind not in (KARTA_KIND, FIXTURE_KIND):
             others.append(pod.data)
         else:
-            what = "PodList, Pods or one Pod" + (" and their owners" if owners else "")
-            raise UsageError(f"{pod.origin}: a {str(kind)[:80]!r} is not a Pod (--pods reads a {what})")
+            raise UsageError(
+                f"{pod.origin}: a {str(kind)[:80]!r} is not a Pod (--pods reads a PodList, Pods or one Pod and their owners)"
+            )
     if pod_objects and not pods:
         raise UsageError(f"{path}: no Pod in it (--pods reads a PodList, Pods or one Pod and their owners)")
     return pods, others
